@@ -1,0 +1,48 @@
+# Every target installs what it needs into .venv first (reusing the system's
+# packages where present), so these commands work on a fresh machine.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+export OPENBLAS_NUM_THREADS := 1
+
+.PHONY: install test fuzz lint fmt golden examples bench size demo clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv --system-site-packages $(VENV)
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[test,lint]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+test: install
+	$(BIN)/python -m pytest
+
+fuzz: install
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_fuzz_programs.py
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+fmt: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+golden: install
+	AUTOGRAPH_REGENERATE_GOLDEN=1 $(BIN)/python -m pytest -q tests -k golden
+
+examples: install
+	@for f in examples/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+bench: install
+	@for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+size: install
+	$(BIN)/python -m autograph.tools.size
+
+demo: install
+	$(BIN)/autograph examples/demo.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

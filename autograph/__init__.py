@@ -1,0 +1,19 @@
+"""autograph: converts Python control flow into functional operators.
+
+    >>> import autograph
+    >>> def collatz_steps(n):
+    ...     steps = 0
+    ...     while n != 1:
+    ...         n = n // 2 if n % 2 == 0 else 3 * n + 1
+    ...         steps += 1
+    ...     return steps
+    >>> autograph.to_graph(collatz_steps)(27)
+    111
+
+See API.md for the contract; `to_code` shows what a function becomes.
+"""
+
+from autograph.errors import ConversionError
+from autograph.impl.api import convert, do_not_convert, to_code, to_graph
+
+__all__ = ["ConversionError", "convert", "do_not_convert", "to_code", "to_graph"]

@@ -1,0 +1,1 @@
+"""One rewrite per module; `autograph.impl.transpiler` runs them in order."""

@@ -1,0 +1,31 @@
+"""`assert` statements become `ag__.assert_stmt` calls.
+
+    assert x > 0, 'x must be positive'
+        ->
+    ag__.assert_stmt(x > 0, lambda: 'x must be positive')
+
+The message is a lambda so that it is evaluated only on failure, as in Python.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph.pyct import templates, transformer
+
+
+class AssertTransformer(transformer.Base):
+    """Rewrites `assert`."""
+
+    def visit_Assert(self, node: gast.Assert) -> gast.stmt:
+        self.generic_visit(node)
+        if node.msg is None:
+            return templates.replace("ag__.assert_stmt(test)", test=node.test)[0]
+        return templates.replace(
+            "ag__.assert_stmt(test, lambda: msg)", test=node.test, msg=node.msg
+        )[0]
+
+
+def transform(node: gast.AST, ctx: object) -> gast.AST:
+    """Rewrites the `assert` statements of `node`."""
+    return AssertTransformer(ctx).visit(node)

@@ -1,0 +1,64 @@
+"""Lowers `break` to a flag that the loop tests before each iteration.
+
+    while x > 0:                         break_ = False
+        if x == 3:                       while not break_ and x > 0:
+            break               ->           if x == 3:
+        x -= 1                                   break_ = True
+    else:                                    else:
+        x = -1                                   x -= 1
+                                         if not break_:
+                                             x = -1
+
+A loop's `else` block runs when no `break` happened, so it moves after the
+loop under `if not break_:`. For `for` loops the test is attached to the
+loop (`anno.Basic.EXTRA_LOOP_TEST`) and checked before the next item is drawn.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph.core import jumps
+from autograph.pyct import anno, transformer
+
+
+def add_loop_test(loop: gast.stmt, test: gast.expr) -> None:
+    """Makes `loop` also stop when `test` is false (checked first)."""
+    if isinstance(loop, gast.While):
+        loop.test = gast.BoolOp(op=gast.And(), values=[test, loop.test])
+        return
+    previous = anno.getanno(loop, anno.Basic.EXTRA_LOOP_TEST, None)
+    if previous is not None:
+        test = gast.BoolOp(op=gast.And(), values=[test, previous])
+    anno.setanno(loop, anno.Basic.EXTRA_LOOP_TEST, test)
+
+
+class BreakTransformer(transformer.Base):
+    """Replaces each loop's `break`s by a `break_` flag."""
+
+    def _visit_loop(self, node: gast.stmt) -> gast.stmt | list[gast.stmt]:
+        self.generic_visit(node)  # inner loops own their breaks
+        flag = self.ctx.namer.new_symbol("break_")
+        lowering = jumps.Lowering(
+            lambda s: isinstance(s, gast.Break),
+            lambda s: [jumps.assign(flag, gast.Constant(value=True, kind=None))],
+            flag,
+        )
+        if not lowering.contains(node.body):
+            return node
+        node.body = lowering.block(node.body)
+        add_loop_test(node, jumps.not_(jumps.name(flag)))
+        after: list[gast.stmt] = []
+        if node.orelse:
+            after = [gast.If(test=jumps.not_(jumps.name(flag)), body=node.orelse, orelse=[])]
+            node.orelse = []
+        init = jumps.assign(flag, gast.Constant(value=False, kind=None))
+        return [init, node, *after]
+
+    visit_While = _visit_loop
+    visit_For = _visit_loop
+
+
+def transform(node: gast.AST, ctx: object) -> gast.AST:
+    """Lowers the `break` statements of `node`."""
+    return BreakTransformer(ctx).visit(node)

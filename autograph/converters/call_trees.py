@@ -1,0 +1,87 @@
+"""Calls to user functions go through `ag__.converted_call`.
+
+    y = helper(x, scale=2)    ->    y = ag__.converted_call(helper, x, scale=2)
+    print(y)                  ->    ag__.print_(y)
+
+`converted_call` converts `helper` on first use (recursive conversion) and
+caches it. Calls that certainly need no conversion stay as written, so the
+output stays readable: builtins (except `print`, `range`, `len`, `int`,
+`float`, which become their `ag__` overloads), functions of library modules
+such as `numpy` or `runtime` (`np.sum(x)`, `rt.tanh(x)`), `super()` and the
+`ag__` operators themselves. With `recursive=False` only the overloads are
+rewritten.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph.core import jumps
+from autograph.core.converter import AG, OVERLOADED_BUILTINS
+from autograph.pyct import transformer
+from autograph.pyct.static_analysis import activity
+
+_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
+# Builtins that inspect their caller's frame: wrapping them changes them.
+_FRAME_BUILTINS = {"super", "locals", "globals", "vars", "eval", "exec", "dir"}
+
+
+def _root_name(node: gast.expr) -> str | None:
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
+
+
+class CallTreeTransformer(transformer.Base):
+    """Wraps calls in `ag__.converted_call` or the builtin overloads."""
+
+    def __init__(self, ctx: object) -> None:
+        super().__init__(ctx)
+        self.locals: list[set[str]] = []
+
+    def _visit_function(self, node: gast.FunctionDef) -> gast.FunctionDef:
+        self.locals.append(activity.local_names(node))
+        self.generic_visit(node)
+        self.locals.pop()
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = _visit_function
+
+    def visit_Lambda(self, node: gast.Lambda) -> gast.Lambda:
+        self.locals.append(activity.local_names(node) | self._outer_locals())
+        self.generic_visit(node)
+        self.locals.pop()
+        return node
+
+    def _outer_locals(self) -> set[str]:
+        return self.locals[-1] if self.locals else set()
+
+    def _is_global(self, name: str) -> bool:
+        return not any(name in scope for scope in self.locals)
+
+    def visit_Call(self, node: gast.Call) -> gast.expr:
+        self.generic_visit(node)
+        func = node.func
+        root = _root_name(func)
+        if root == AG:
+            return node
+        if isinstance(func, gast.Name) and self._is_global(func.id):
+            if func.id in OVERLOADED_BUILTINS and self.ctx.is_builtin(func.id):
+                node.func = gast.Attribute(
+                    value=jumps.name(AG), attr=OVERLOADED_BUILTINS[func.id], ctx=gast.Load()
+                )
+                return node
+            if func.id in _FRAME_BUILTINS or self.ctx.is_builtin(func.id):
+                return node
+        if isinstance(func, gast.Attribute) and root and self._is_global(root):
+            if self.ctx.is_library(root):
+                return node
+        if not self.ctx.recursive:
+            return node
+        converted = gast.Attribute(value=jumps.name(AG), attr="converted_call", ctx=gast.Load())
+        return gast.Call(func=converted, args=[func, *node.args], keywords=node.keywords)
+
+
+def transform(node: gast.AST, ctx: object) -> gast.AST:
+    """Rewrites the calls of `node`."""
+    return CallTreeTransformer(ctx).visit(node)

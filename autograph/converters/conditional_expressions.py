@@ -1,0 +1,28 @@
+"""Conditional expressions become `ag__.if_exp`, with lazily evaluated arms.
+
+    y = a if x > 0 else b    ->    y = ag__.if_exp(x > 0, lambda: a, lambda: b)
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph.pyct import templates, transformer
+
+
+class ConditionalExpressionTransformer(transformer.Base):
+    """Rewrites `a if c else b`."""
+
+    def visit_IfExp(self, node: gast.IfExp) -> gast.expr:
+        self.generic_visit(node)
+        return templates.replace_as_expression(
+            "ag__.if_exp(test, lambda: body, lambda: orelse)",
+            test=node.test,
+            body=node.body,
+            orelse=node.orelse,
+        )
+
+
+def transform(node: gast.AST, ctx: object) -> gast.AST:
+    """Rewrites the conditional expressions of `node`."""
+    return ConditionalExpressionTransformer(ctx).visit(node)

@@ -1,0 +1,74 @@
+"""Lowers `continue` to guards over the rest of the loop body.
+
+    for x in xs:                         for x in xs:
+        if x < 0:                 ->         if not x < 0:
+            continue                             total += x
+        total += x
+
+When the statements a `continue` skips can move into the other branch of an
+`if`, no flag is needed (above). Otherwise a `continue_` flag is reset at the
+top of each iteration and the skipped statements run under `if not continue_:`.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph.core import jumps
+from autograph.pyct import transformer
+
+
+class ContinueTransformer(transformer.Base):
+    """Replaces each loop's `continue`s by guards (and a flag if needed)."""
+
+    def _visit_loop(self, node: gast.stmt) -> gast.stmt:
+        self.generic_visit(node)  # inner loops own their continues
+        # The flag gets a real name only if some guard reads it.
+        flag = "continue_flag__"
+        markers: list[gast.stmt] = []
+
+        def replace(stmt: gast.stmt) -> list[gast.stmt]:
+            markers.append(jumps.assign(flag, gast.Constant(value=True, kind=None)))
+            return [markers[-1]]
+
+        lowering = jumps.Lowering(lambda s: isinstance(s, gast.Continue), replace, flag)
+        if not lowering.contains(node.body):
+            return node
+        body = lowering.block(node.body)
+        if lowering.guards_used:
+            reset = jumps.assign(flag, gast.Constant(value=False, kind=None))
+            node.body = [reset, *body]
+            _rename(node.body, flag, self.ctx.namer.new_symbol("continue_"))
+        else:
+            _remove(body, {id(m) for m in markers})
+            node.body = jumps.invert_empty_ifs(body) or [gast.Pass()]
+            jumps.fill_empty_blocks(node)
+        return node
+
+    visit_While = _visit_loop
+    visit_For = _visit_loop
+
+
+def _remove(stmts: list[gast.stmt], ids: set[int]) -> None:
+    stmts[:] = [s for s in stmts if id(s) not in ids]
+    for stmt in stmts:
+        if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list):
+                _remove(block, ids)
+        for handler in getattr(stmt, "handlers", ()):
+            _remove(handler.body, ids)
+
+
+def _rename(stmts: list[gast.stmt], old: str, new: str) -> None:
+    for stmt in stmts:
+        for child in gast.walk(stmt):
+            if isinstance(child, gast.Name) and child.id == old:
+                child.id = new
+
+
+def transform(node: gast.AST, ctx: object) -> gast.AST:
+    """Lowers the `continue` statements of `node`."""
+    return ContinueTransformer(ctx).visit(node)

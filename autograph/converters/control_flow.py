@@ -1,0 +1,288 @@
+"""Turns `if`, `while` and `for` into calls of `ag__.if_stmt/while_stmt/for_stmt`.
+
+Each body becomes a function of the variables it reads and changes (its
+state), returning those the code after it needs; the call returns them:
+
+    if x > 0:                        def if_body():
+        y = x                            return x
+    else:                   ->       def else_body():
+        y = 0                            return 0
+                                     y = ag__.if_stmt(x > 0, if_body, else_body, (), ('y',))
+
+    while i < n:                     def loop_test(i, total):
+        total += i                       return i < n
+        i += 1              ->       def loop_body(i, total):
+                                         total += i
+                                         i += 1
+                                         return (i, total)
+                                     (i, total) = ag__.while_stmt(loop_test, loop_body, (i, total), ('i', 'total'))
+
+An `if` that ends its function (it holds the function's remaining `return`s,
+see `return_statements`) becomes `return ag__.if_stmt(...)`. A variable that
+must travel as state but is unbound before the statement starts as
+`ag__.Undefined('name')`, so reading it later still raises UnboundLocalError.
+The liveness and definedness analyses decide all of this (STYLE 4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import gast
+
+from autograph.core import jumps
+from autograph.core.converter import AG
+from autograph.pyct import anno, templates, transformer
+from autograph.pyct.static_analysis import activity, definedness, liveness
+from autograph.pyct.static_analysis.definedness import Defined
+from autograph.pyct.static_analysis.liveness import Live
+
+_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
+
+
+@dataclass
+class _Scope:
+    """The user function whose statements are being converted."""
+
+    declared: dict[str, str]  # name -> 'global' | 'nonlocal'
+    hoisted: set[str] = field(default_factory=set)
+
+
+def _contains_return(stmts: Iterable[gast.AST]) -> bool:
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.Return):
+            return True
+        if isinstance(node, (*_FUNCTIONS, gast.Lambda, gast.ClassDef)):
+            continue
+        stack.extend(gast.iter_child_nodes(node))
+    return False
+
+
+def _names_tuple(names: Sequence[str]) -> gast.Tuple:
+    return gast.Tuple(
+        elts=[gast.Constant(value=n, kind=None) for n in names], ctx=gast.Load()
+    )
+
+
+def _load_tuple(names: Sequence[str]) -> gast.Tuple:
+    return gast.Tuple(elts=[jumps.name(n) for n in names], ctx=gast.Load())
+
+
+def _returned(names: Sequence[str]) -> gast.expr:
+    """The expression a body returns: one name bare, several as a tuple."""
+    if len(names) == 1:
+        return jumps.name(names[0])
+    return _load_tuple(names)
+
+
+def _undefined(name: str) -> gast.Assign:
+    func = gast.Attribute(value=jumps.name(AG), attr="Undefined", ctx=gast.Load())
+    call = gast.Call(func=func, args=[gast.Constant(value=name, kind=None)], keywords=[])
+    return jumps.assign(name, call)
+
+
+class ControlFlowTransformer(transformer.Base):
+    """Rewrites if/while/for of every function, outermost statement first."""
+
+    def __init__(self, ctx: object) -> None:
+        super().__init__(ctx)
+        self.scopes: list[_Scope] = []
+
+    # --- functions -------------------------------------------------------
+
+    def _visit_function(self, node: gast.FunctionDef) -> gast.FunctionDef:
+        scope = _Scope(declared=activity.declarations(node))
+        self.scopes.append(scope)
+        node.body = self.visit_block(node.body)
+        self.scopes.pop()
+        if scope.hoisted:
+            # Bound on some paths only, by code that stays Python (e.g. a try
+            # block): start them undefined at the top, where it is safe.
+            doc = 1 if _has_docstring(node.body) else 0
+            inits = [_undefined(n) for n in sorted(scope.hoisted)]
+            node.body[doc:doc] = inits
+        return node
+
+    visit_FunctionDef = _visit_function
+    visit_AsyncFunctionDef = _visit_function
+
+    # --- helpers ---------------------------------------------------------
+
+    @property
+    def scope(self) -> _Scope:
+        return self.scopes[-1]
+
+    def _modified(self, nodes: gast.AST | list[gast.AST]) -> set[str]:
+        return activity.writes(nodes) - set(self.scope.declared)
+
+    def _state_inits(self, node: gast.stmt, state: Iterable[str]) -> list[gast.stmt]:
+        """`x = ag__.Undefined('x')` for state that may be unbound here."""
+        may = anno.getanno(node, Defined.MAY_IN, frozenset())
+        must = anno.getanno(node, Defined.MUST_IN, frozenset())
+        before = []
+        for name in state:
+            if name not in may:
+                before.append(_undefined(name))
+            elif name not in must:
+                self.scope.hoisted.add(name)
+        return before
+
+    def _def(self, name: str, params: Sequence[str], body: list[gast.stmt]) -> gast.FunctionDef:
+        """`def name(*params): body`, declaring the scope's globals it assigns."""
+        writes = activity.writes(body)
+        decls: list[gast.stmt] = []
+        for kind, cls in (("global", gast.Global), ("nonlocal", gast.Nonlocal)):
+            names = sorted(n for n, k in self.scope.declared.items() if k == kind and n in writes)
+            if names:
+                decls.append(cls(names=names))
+        (fn,) = templates.replace(
+            "def fn_name(params):\n    body",
+            fn_name=name,
+            params=list(params),
+            body=decls + body,
+        )
+        return fn
+
+    # --- if --------------------------------------------------------------
+
+    def visit_If(self, node: gast.If) -> list[gast.stmt]:
+        live_out = anno.getanno(node, Live.OUT, frozenset())
+        live_in = anno.getanno(node, Live.BODY_IN, frozenset()) | anno.getanno(
+            node, Live.ORELSE_IN, frozenset()
+        )
+        modified = self._modified(node.body) | self._modified(node.orelse)
+        is_tail = _contains_return([node])
+        outputs = [] if is_tail else sorted(modified & live_out)
+        params = sorted(modified & live_in)
+        inits = self._state_inits(node, params)
+        namer = self.ctx.namer
+        body_name = namer.new_symbol("if_body")
+        # Without an else block, if_stmt returns the state as it came in;
+        # write an else_body only when that is not what is needed.
+        orelse_name = None
+        if node.orelse or (is_tail and params) or (outputs and outputs != params):
+            orelse_name = namer.new_symbol("else_body")
+
+        body = self.visit_block(node.body)
+        orelse = self.visit_block(node.orelse)
+        if outputs:
+            body.append(gast.Return(value=_returned(outputs)))
+            orelse.append(gast.Return(value=_returned(outputs)))
+        defs = [self._def(body_name, params, body)]
+        if orelse_name:
+            defs.append(self._def(orelse_name, params, orelse or [gast.Return(value=None)]))
+
+        args = [node.test, jumps.name(defs[0].name)]
+        optional = [
+            jumps.name(orelse_name) if orelse_name else gast.Constant(value=None, kind=None),
+            _load_tuple(params),
+            _names_tuple(outputs),
+        ]
+        while optional and _is_default(optional[-1]):
+            optional.pop()
+        call = gast.Call(func=_ag("if_stmt"), args=args + optional, keywords=[])
+        return [*inits, *defs, _assign(None if is_tail else outputs, call)]
+
+    # --- while -----------------------------------------------------------
+
+    def visit_While(self, node: gast.While) -> list[gast.stmt]:
+        live_out = anno.getanno(node, Live.OUT, frozenset())
+        header = anno.getanno(node, Live.LOOP_HEADER, frozenset())
+        modified = self._modified(node.body) | self._modified(node.test)
+        state = sorted(modified & (header | live_out))
+        inits = self._state_inits(node, state)
+        namer = self.ctx.namer
+        test_name, body_name = namer.new_symbol("loop_test"), namer.new_symbol("loop_body")
+
+        body = self.visit_block(node.body)
+        if state:
+            body.append(gast.Return(value=_returned(state)))
+        test_def = self._def(test_name, state, [gast.Return(value=node.test)])
+        body_def = self._def(body_name, state, body)
+        args = [jumps.name(test_def.name), jumps.name(body_def.name)]
+        if state:
+            args += [_load_tuple(state), _names_tuple(state)]
+        call = gast.Call(func=_ag("while_stmt"), args=args, keywords=[])
+        orelse = self.visit_block(node.orelse)
+        return [*inits, test_def, body_def, _assign(state, call), *orelse]
+
+    # --- for -------------------------------------------------------------
+
+    def visit_For(self, node: gast.For) -> list[gast.stmt]:
+        live_out = anno.getanno(node, Live.OUT, frozenset())
+        header = anno.getanno(node, Live.LOOP_HEADER, frozenset())
+        targets = activity.writes(node.target)
+        modified = self._modified(node.body)
+        state = sorted((modified & (header | live_out)) | (targets & live_out))
+        inits = self._state_inits(node, state)
+        namer = self.ctx.namer
+        body_name = namer.new_symbol("loop_body")
+        extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
+        test_name = namer.new_symbol("extra_test") if extra_test is not None else None
+
+        body = self.visit_block(node.body)
+        if isinstance(node.target, gast.Name) and node.target.id not in state:
+            item = node.target.id
+        else:
+            item = namer.new_symbol("itr")
+            body.insert(0, gast.Assign(targets=[node.target], value=jumps.name(item), type_comment=None))
+        if state:
+            body.append(gast.Return(value=_returned(state)))
+        defs = [self._def(body_name, [item, *state], body)]
+        args = [node.iter, jumps.name(defs[0].name)]
+        if state:
+            args += [_load_tuple(state), _names_tuple(state)]
+        keywords = []
+        if test_name is not None:
+            test_def = self._def(test_name, state, [gast.Return(value=extra_test)])
+            defs.append(test_def)
+            keywords.append(gast.keyword(arg="extra_test", value=jumps.name(test_def.name)))
+        call = gast.Call(func=_ag("for_stmt"), args=args, keywords=keywords)
+        orelse = self.visit_block(node.orelse)
+        return [*inits, *defs, _assign(state, call), *orelse]
+
+
+def _ag(attr: str) -> gast.Attribute:
+    return gast.Attribute(value=jumps.name(AG), attr=attr, ctx=gast.Load())
+
+
+def _is_default(node: gast.expr) -> bool:
+    if isinstance(node, gast.Constant):
+        return node.value is None
+    return isinstance(node, gast.Tuple) and not node.elts
+
+
+def _assign(outputs: Sequence[str] | None, call: gast.expr) -> gast.stmt:
+    """`outputs = call`, `call` alone (no outputs) or `return call` (None)."""
+    if outputs is None:
+        return gast.Return(value=call)
+    if not outputs:
+        return gast.Expr(value=call)
+    if len(outputs) == 1:
+        target: gast.expr = jumps.name(outputs[0], gast.Store)
+    else:
+        target = gast.Tuple(elts=[jumps.name(n, gast.Store) for n in outputs], ctx=gast.Store())
+    return gast.Assign(targets=[target], value=call, type_comment=None)
+
+
+def _has_docstring(body: list[gast.stmt]) -> bool:
+    first = body[0] if body else None
+    return (
+        isinstance(first, gast.Expr)
+        and isinstance(first.value, gast.Constant)
+        and isinstance(first.value.value, str)
+    )
+
+
+def transform(node: gast.AST, ctx: object) -> gast.AST:
+    """Runs liveness and definedness, then rewrites the control flow of `node`."""
+    functions = [node] if isinstance(node, _FUNCTIONS) else [
+        n for n in node.body if isinstance(n, _FUNCTIONS)
+    ]
+    for fn in functions:
+        liveness.annotate(fn)
+        definedness.annotate(fn, converted=True)
+    return ControlFlowTransformer(ctx).visit(node)

@@ -1,0 +1,87 @@
+"""`append`/`pop` on a list variable inside a loop become operators.
+
+    for x in xs:                       for x in xs:
+        out.append(x * 2)      ->          out = ag__.list_append(out, x * 2)
+
+The list becomes loop state, so a graph loop can carry it as a TensorArray.
+Outside loops, and on anything but a plain name, the methods stay as written.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph.pyct import templates, transformer
+
+
+def _method_call(node: gast.expr, method: str) -> gast.Call | None:
+    if (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Attribute)
+        and node.func.attr == method
+        and isinstance(node.func.value, gast.Name)
+        and not node.keywords
+        and not any(isinstance(a, gast.Starred) for a in node.args)
+    ):
+        return node
+    return None
+
+
+class ListTransformer(transformer.Base):
+    """Rewrites list append/pop statements inside loops."""
+
+    def __init__(self, ctx: object) -> None:
+        super().__init__(ctx)
+        self.loop_depth = 0
+
+    def _visit_loop(self, node: gast.stmt) -> gast.stmt:
+        self.loop_depth += 1
+        self.generic_visit(node)
+        self.loop_depth -= 1
+        return node
+
+    visit_For = visit_While = _visit_loop
+
+    def _visit_function(self, node: gast.AST) -> gast.AST:
+        depth, self.loop_depth = self.loop_depth, 0
+        self.generic_visit(node)
+        self.loop_depth = depth
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _visit_function
+
+    def visit_Expr(self, node: gast.Expr) -> gast.stmt:
+        call = _method_call(node.value, "append")
+        if self.loop_depth and call is not None and len(call.args) == 1:
+            name = call.func.value.id
+            return templates.replace(
+                "target = ag__.list_append(target, value)", target=name, value=call.args[0]
+            )[0]
+        call = _method_call(node.value, "pop")
+        if self.loop_depth and call is not None and len(call.args) <= 1:
+            name = call.func.value.id
+            stmt = templates.replace("target = ag__.list_pop(target)[0]", target=name)[0]
+            stmt.value.value.args.extend(call.args)
+            return stmt
+        return node
+
+    def visit_Assign(self, node: gast.Assign) -> gast.stmt:
+        call = _method_call(node.value, "pop")
+        if (
+            self.loop_depth
+            and call is not None
+            and len(call.args) <= 1
+            and len(node.targets) == 1
+        ):
+            name = call.func.value.id
+            stmt = templates.replace(
+                "(target, value) = ag__.list_pop(target)", target=name, value=node.targets[0]
+            )[0]
+            stmt.value.args.extend(call.args)
+            return stmt
+        return node
+
+
+def transform(node: gast.AST, ctx: object) -> gast.AST:
+    """Rewrites list append/pop inside the loops of `node`."""
+    return ListTransformer(ctx).visit(node)

@@ -1,0 +1,186 @@
+"""Makes every `return` the last thing its function does.
+
+Returns at the end of an `if` chain stay returns: the control-flow converter
+turns such an `if` into `return ag__.if_stmt(...)`. When one branch always
+returns, the statements after the `if` move into the other branch:
+
+    def f(x):                      def f(x):
+        if x < 0:                      if x < 0:
+            return 0          ->           return 0
+        y = x * 2                      else:
+        return y                           y = x * 2
+                                           return y
+
+A `return` inside a loop (or before more code in a `with`/`try`) sets flags
+instead; loops stop when `do_return` is set and the function returns after
+them:
+
+    for x in xs:                   do_return = False
+        if x > 0:                  retval_ = ag__.UndefinedReturnValue()
+            return x      ->       for x in xs:          # + extra test: not do_return
+    return -1                          if x > 0:
+                                           retval_ = x
+                                           do_return = True
+                                   if do_return:
+                                       return retval_
+                                   else:
+                                       return -1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import gast
+
+from autograph.converters.break_statements import add_loop_test
+from autograph.core import jumps
+from autograph.core.converter import AG
+from autograph.pyct import transformer
+
+_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
+
+
+class _FunctionReturns:
+    """Return lowering for one function body."""
+
+    def __init__(self, ctx: object) -> None:
+        self.ctx = ctx
+        self.do_return = "do_return_flag__"
+        self.retval = "retval_value__"
+        self.lowering = jumps.Lowering(
+            lambda s: isinstance(s, gast.Return),
+            self._replace,
+            self.do_return,
+            into_loops=True,
+            on_loop=lambda loop: add_loop_test(loop, jumps.not_(jumps.name(self.do_return))),
+        )
+        self.used = False
+
+    def _replace(self, stmt: gast.Return) -> list[gast.stmt]:
+        self.used = True
+        value = stmt.value if stmt.value is not None else gast.Constant(value=None, kind=None)
+        return [
+            jumps.assign(self.retval, value),
+            jumps.assign(self.do_return, gast.Constant(value=True, kind=None)),
+        ]
+
+    def tail_block(self, stmts: Sequence[gast.stmt]) -> list[gast.stmt]:
+        """Lowers the returns of a block that ends its function."""
+        low = self.lowering
+        out: list[gast.stmt] = []
+        for i, stmt in enumerate(stmts):
+            rest = list(stmts[i + 1 :])
+            if not low.contains(stmt):
+                out.append(stmt)
+                continue
+            if isinstance(stmt, gast.Return):
+                out.append(stmt)
+                return out  # anything after it is dead code
+            if isinstance(stmt, gast.If):
+                body_returns = low.always_jumps(stmt.body)
+                orelse_returns = low.always_jumps(stmt.orelse)
+                if body_returns and not orelse_returns:
+                    stmt.orelse = stmt.orelse + rest
+                    rest = []
+                elif orelse_returns and not body_returns:
+                    stmt.body = stmt.body + rest
+                    rest = []
+                elif body_returns and orelse_returns:
+                    rest = []
+                if not rest:
+                    stmt.body = self.tail_block(stmt.body)
+                    stmt.orelse = self.tail_block(stmt.orelse)
+                    out.append(stmt)
+                    return out
+            elif isinstance(stmt, (gast.With, gast.AsyncWith)) and not rest:
+                stmt.body = self.tail_block(stmt.body)
+                out.append(stmt)
+                return out
+            elif (
+                isinstance(stmt, gast.Try)
+                and not rest
+                and not stmt.orelse  # falling off the body runs `else`, not a return
+                and not low.contains(stmt.finalbody)
+            ):
+                stmt.body = self.tail_block(stmt.body)
+                for handler in stmt.handlers:
+                    handler.body = self.tail_block(handler.body)
+                out.append(stmt)
+                return out
+            # A return that does not end the function: flags and a final check.
+            out.extend(low.block([stmt]))
+            check = gast.If(
+                test=jumps.name(self.do_return),
+                body=[gast.Return(value=jumps.name(self.retval))],
+                orelse=rest,
+            )
+            out.extend(self.tail_block([check]))
+            self.used = True
+            return out
+        return out
+
+
+class ReturnTransformer(transformer.Base):
+    """Applies `_FunctionReturns` to every function, innermost first."""
+
+    def _visit_function(self, node: gast.FunctionDef) -> gast.FunctionDef:
+        self.generic_visit(node)
+        returns = _FunctionReturns(self.ctx)
+        body = returns.tail_block(node.body)
+        if returns.used:
+            do_return = self.ctx.namer.new_symbol("do_return")
+            retval = self.ctx.namer.new_symbol("retval_")
+            init = [
+                jumps.assign(returns.do_return, gast.Constant(value=False, kind=None)),
+                jumps.assign(returns.retval, _undefined_return_value()),
+            ]
+            body = _docstring(body) + init + body[len(_docstring(body)) :]
+            for stmt in body:
+                for child in gast.walk(stmt):
+                    if isinstance(child, gast.Name):
+                        if child.id == returns.do_return:
+                            child.id = do_return
+                        elif child.id == returns.retval:
+                            child.id = retval
+                _rename_in_annotations(stmt, returns, do_return, retval)
+        node.body = body
+        return node
+
+    visit_FunctionDef = _visit_function
+    visit_AsyncFunctionDef = _visit_function
+
+
+def _docstring(body: list[gast.stmt]) -> list[gast.stmt]:
+    first = body[0] if body else None
+    if (
+        isinstance(first, gast.Expr)
+        and isinstance(first.value, gast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        return [first]
+    return []
+
+
+def _undefined_return_value() -> gast.expr:
+    func = gast.Attribute(value=jumps.name(AG), attr="UndefinedReturnValue", ctx=gast.Load())
+    return gast.Call(func=func, args=[], keywords=[])
+
+
+def _rename_in_annotations(stmt: gast.stmt, returns: _FunctionReturns, do_return: str,
+                           retval: str) -> None:
+    """Loop tests attached as annotations hold the flag name too."""
+    from autograph.pyct import anno
+
+    for child in gast.walk(stmt):
+        test = anno.getanno(child, anno.Basic.EXTRA_LOOP_TEST, None)
+        if test is None:
+            continue
+        for n in gast.walk(test):
+            if isinstance(n, gast.Name) and n.id == returns.do_return:
+                n.id = do_return
+
+
+def transform(node: gast.AST, ctx: object) -> gast.AST:
+    """Lowers the `return` statements of `node`'s functions."""
+    return ReturnTransformer(ctx).visit(node)

@@ -1,0 +1,96 @@
+"""`del` and reads of variables that may be unbound.
+
+Converted code passes variables between functions, so an unbound variable
+must be a value: `del x` becomes `x = ag__.Undefined('x')`, and a read of a
+local that is not bound on every path becomes `ag__.ld(x)`, which raises the
+`UnboundLocalError` Python would have raised. Reads of surely bound names,
+the common case, stay as they are (STYLE 9: no wrapper on every read).
+
+    def f(c):                         def f(c):
+        if c:                             if c:
+            y = 1              ->             y = 1
+        return y                          return ag__.ld(y)
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph.core import jumps
+from autograph.core.converter import AG
+from autograph.pyct import anno, transformer
+from autograph.pyct.static_analysis import activity, definedness
+from autograph.pyct.static_analysis.definedness import Defined
+
+_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
+
+
+def _ag_call(attr: str, *args: gast.expr) -> gast.Call:
+    func = gast.Attribute(value=jumps.name(AG), attr=attr, ctx=gast.Load())
+    return gast.Call(func=func, args=list(args), keywords=[])
+
+
+class VariablesTransformer(transformer.Base):
+    """Rewrites `del` of locals and reads of maybe-unbound locals."""
+
+    def __init__(self, ctx: object) -> None:
+        super().__init__(ctx)
+        self.locals: list[set[str]] = []
+
+    def _visit_function(self, node: gast.FunctionDef) -> gast.FunctionDef:
+        self.locals.append(activity.local_names(node))
+        node.body = self.visit_block(node.body)
+        self.locals.pop()
+        return node
+
+    visit_FunctionDef = _visit_function
+    visit_AsyncFunctionDef = _visit_function
+
+    def visit_Lambda(self, node: gast.Lambda) -> gast.Lambda:
+        return node  # its reads happen when it is called
+
+    def visit_Name(self, node: gast.Name) -> gast.expr:
+        if (
+            isinstance(node.ctx, gast.Load)
+            and self.locals
+            and node.id in self.locals[-1]
+            and anno.getanno(node, Defined.DEFINITELY, True) is False
+        ):
+            return _ag_call("ld", node)
+        return node
+
+    def visit_AugAssign(self, node: gast.AugAssign) -> gast.stmt:
+        target = node.target
+        if (
+            isinstance(target, gast.Name)
+            and self.locals
+            and target.id in self.locals[-1]
+            and anno.getanno(target, Defined.DEFINITELY, True) is False
+        ):
+            read = _ag_call("ld", jumps.name(target.id))
+            value = gast.BinOp(left=read, op=node.op, right=self.visit(node.value))
+            return gast.Assign(targets=[target], value=value, type_comment=None)
+        self.generic_visit(node)
+        return node
+
+    def visit_Delete(self, node: gast.Delete) -> list[gast.stmt]:
+        out: list[gast.stmt] = []
+        others: list[gast.expr] = []
+        for target in node.targets:
+            if isinstance(target, gast.Name) and self.locals and target.id in self.locals[-1]:
+                value = _ag_call("Undefined", gast.Constant(value=target.id, kind=None))
+                out.append(jumps.assign(target.id, value))
+            else:
+                others.append(self.visit(target))
+        if others:
+            out.insert(0, gast.Delete(targets=others))
+        return out
+
+
+def transform(node: gast.AST, ctx: object) -> gast.AST:
+    """Runs definedness (Python semantics), then rewrites `node`."""
+    for fn in gast.walk(node):
+        if isinstance(fn, _FUNCTIONS):
+            definedness.annotate(fn)
+            break  # annotate() covers nested functions itself
+    return VariablesTransformer(ctx).visit(node)

@@ -1,0 +1,48 @@
+"""The context every converter receives, and the names of converted code.
+
+`Context` carries what a converter may need about the entity being
+converted: its name and file (for errors), one `Namer` for generated names,
+and what its free names refer to (to tell builtins and library modules from
+user code without running anything).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from autograph.pyct import naming
+
+AG = "ag__"  # the name converted code uses for `runtime.operators`
+
+# Builtins that converted code routes through an operator, and the operator.
+OVERLOADED_BUILTINS = {
+    "print": "print_",
+    "range": "range_",
+    "len": "len_",
+    "int": "int_",
+    "float": "float_",
+}
+
+
+@dataclass
+class Context:
+    """What converters know about the entity being converted.
+
+    Attributes:
+        function_name: The user's function name (for messages).
+        filename: The user's file, as shown in messages.
+        namer: Generates names that clash with none of the user's.
+        is_builtin: Whether a free name refers to a Python builtin.
+        is_library: Whether a free name refers to a module (or an object in
+            one) whose calls run as they are, unconverted.
+        recursive: Whether calls to user functions are converted too.
+    """
+
+    function_name: str
+    filename: str
+    namer: naming.Namer
+    is_builtin: Callable[[str], bool] = lambda name: False
+    is_library: Callable[[str], bool] = lambda name: False
+    recursive: bool = True
+    hoisted_undefined: dict[int, set[str]] = field(default_factory=dict)

@@ -1,0 +1,190 @@
+"""Lowering of jumps (`break`, `continue`, `return`) to flags and guards.
+
+Functional control flow has no jumps, so each jump becomes an assignment to a
+flag, and the code a jump would skip runs under a guard. Guards are avoided
+where the structure allows: when one branch of an `if` always jumps, the
+statements after the `if` move into the other branch instead.
+
+    while c:                         while c:
+        if a:                            if a:
+            break              ->            break_ = True
+        x += 1                           else:
+                                             x += 1
+
+`Lowering` is configured per jump kind by the converters that use it.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+
+import gast
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+_LOOPS = (gast.For, gast.While, gast.AsyncFor)
+
+
+def name(id_: str, ctx: type[gast.expr_context] = gast.Load) -> gast.Name:
+    """A gast Name node."""
+    return gast.Name(id=id_, ctx=ctx(), annotation=None, type_comment=None)
+
+
+def assign(target: str, value: gast.expr) -> gast.Assign:
+    """`target = value` as a gast node."""
+    return gast.Assign(targets=[name(target, gast.Store)], value=value, type_comment=None)
+
+
+def not_(expr: gast.expr) -> gast.expr:
+    """`not expr` (converted to `ag__.not_` later by the logical converter)."""
+    return gast.UnaryOp(op=gast.Not(), operand=expr)
+
+
+class Lowering:
+    """Replaces one kind of jump within a block by a flag and guards.
+
+    Args:
+        is_jump: Whether a statement is the jump being lowered.
+        replace: The statements a jump becomes (e.g. `break_ = True`).
+        flag: The flag's name; `if not flag:` guards the statements a jump
+            may skip.
+        into_loops: Whether jumps inside nested loops are lowered too (true
+            for `return`, which leaves every loop).
+        on_loop: Called with each nested loop that contains a lowered jump
+            (only when `into_loops`), e.g. to add an extra loop test.
+    """
+
+    def __init__(
+        self,
+        is_jump: Callable[[gast.stmt], bool],
+        replace: Callable[[gast.stmt], list[gast.stmt]],
+        flag: str,
+        *,
+        into_loops: bool = False,
+        on_loop: Callable[[gast.stmt], None] | None = None,
+    ) -> None:
+        self.is_jump = is_jump
+        self.replace = replace
+        self.flag = flag
+        self.into_loops = into_loops
+        self.on_loop = on_loop
+        self.guards_used = False
+
+    def contains(self, node: gast.AST) -> bool:
+        """Whether `node` (a statement or a list) holds a jump of this kind."""
+        stack: list[gast.AST] = list(node) if isinstance(node, list) else [node]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, gast.stmt) and self.is_jump(item):
+                return True
+            if isinstance(item, _SCOPES):
+                continue  # a jump in a nested function is that function's
+            if isinstance(item, _LOOPS) and not self.into_loops:
+                continue  # a break/continue there is that loop's
+            stack.extend(gast.iter_child_nodes(item))
+        return False
+
+    def always_jumps(self, stmts: Sequence[gast.stmt]) -> bool:
+        """Whether every path through `stmts` ends in a jump of this kind."""
+        for stmt in stmts:
+            if self.is_jump(stmt):
+                return True
+            if isinstance(stmt, gast.If) and stmt.orelse:
+                if self.always_jumps(stmt.body) and self.always_jumps(stmt.orelse):
+                    return True
+        return False
+
+    def block(self, stmts: Sequence[gast.stmt]) -> list[gast.stmt]:
+        """Lowers the jumps of a block; see the module docstring."""
+        out: list[gast.stmt] = []
+        for i, stmt in enumerate(stmts):
+            rest = list(stmts[i + 1 :])
+            if self.is_jump(stmt):
+                out.extend(self.replace(stmt))
+                return out  # what follows a jump never runs
+            if not self.contains(stmt):
+                out.append(stmt)
+                continue
+            if isinstance(stmt, gast.If):
+                body_jumps = self.always_jumps(stmt.body)
+                orelse_jumps = self.always_jumps(stmt.orelse)
+                if body_jumps and not orelse_jumps:
+                    stmt.body = self.block(stmt.body)
+                    stmt.orelse = self.block(stmt.orelse + rest)
+                    out.append(stmt)
+                    return out
+                if orelse_jumps and not body_jumps:
+                    stmt.body = self.block(stmt.body + rest)
+                    stmt.orelse = self.block(stmt.orelse)
+                    out.append(stmt)
+                    return out
+                stmt.body = self.block(stmt.body)
+                stmt.orelse = self.block(stmt.orelse)
+                out.append(stmt)
+                if body_jumps and orelse_jumps:
+                    return out
+            else:
+                self._lower_children(stmt)
+                out.append(stmt)
+            if rest:
+                self.guards_used = True
+                out.append(gast.If(test=not_(name(self.flag)), body=self.block(rest), orelse=[]))
+            return out
+        return out
+
+    def _lower_children(self, stmt: gast.stmt) -> None:
+        if isinstance(stmt, _LOOPS):
+            stmt.body = self.block(stmt.body)
+            stmt.orelse = self.block(stmt.orelse)
+            if self.on_loop is not None:
+                self.on_loop(stmt)
+        elif isinstance(stmt, (gast.With, gast.AsyncWith)):
+            stmt.body = self.block(stmt.body)
+        elif isinstance(stmt, gast.Try):
+            stmt.body = self.block(stmt.body)
+            for handler in stmt.handlers:
+                handler.body = self.block(handler.body)
+            stmt.orelse = self.block(stmt.orelse)
+            stmt.finalbody = self.block(stmt.finalbody)
+        else:  # e.g. `match`: rejected before conversion; keep as is
+            pass
+
+
+def invert_empty_ifs(stmts: list[gast.stmt]) -> list[gast.stmt]:
+    """`if c: (nothing) else: B` -> `if not c: B`; drops `if c: (nothing)`.
+
+    Used after removing flag assignments nobody reads (e.g. a `continue` whose
+    flag guards nothing), recursively over nested blocks.
+    """
+    out: list[gast.stmt] = []
+    for stmt in stmts:
+        for field in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(stmt, field, None), list) and not isinstance(stmt, _SCOPES):
+                setattr(stmt, field, invert_empty_ifs(getattr(stmt, field)))
+        if isinstance(stmt, gast.If) and not stmt.body:
+            if not stmt.orelse:
+                if _may_have_effects(stmt.test):
+                    out.append(gast.Expr(value=stmt.test))
+                continue
+            stmt.test = not_(stmt.test)
+            stmt.body, stmt.orelse = stmt.orelse, []
+        out.append(stmt)
+    return out
+
+
+def _may_have_effects(expr: gast.expr) -> bool:
+    return any(isinstance(n, (gast.Call, gast.NamedExpr, gast.Await)) for n in gast.walk(expr))
+
+
+def fill_empty_blocks(node: gast.AST) -> None:
+    """Puts `pass` into every statement list that lowering left empty."""
+    for child in gast.walk(node):
+        for field in ("body",):
+            block = getattr(child, field, None)
+            if isinstance(block, list) and not block and isinstance(child, gast.stmt):
+                block.append(gast.Pass())
+
+
+def copy_node(node: gast.AST) -> gast.AST:
+    """A deep copy of `node` (annotations included)."""
+    return copy.deepcopy(node)

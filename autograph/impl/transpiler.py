@@ -1,0 +1,262 @@
+"""The conversion pipeline, written once, in order (STYLE 3).
+
+`convert_node` rewrites one function (or lambda) tree; `convert_function`
+adds what a live Python function needs: its source, what its free names
+refer to, and loading the result with the original's globals and closure.
+The CLI uses `convert_node` alone, on source text it never runs.
+"""
+
+from __future__ import annotations
+
+import builtins
+import threading
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import gast
+
+import runtime.operators as operators
+from autograph.converters import (
+    asserts,
+    break_statements,
+    call_trees,
+    cleanup,
+    conditional_expressions,
+    continue_statements,
+    control_flow,
+    lists,
+    logical_expressions,
+    return_statements,
+    variables,
+)
+from autograph.core import unsupported
+from autograph.core.converter import AG, Context
+from autograph.impl import codegen
+from autograph.pyct import loader, naming, parser
+
+_FACTORY = "create_converted_entity"
+
+
+def _reserved_names(node: gast.AST) -> set[str]:
+    names = {AG, _FACTORY}
+    for child in gast.walk(node):
+        if isinstance(child, gast.Name):
+            names.add(child.id)
+        elif isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            names.add(child.name)
+        elif isinstance(child, gast.alias):
+            names.add((child.asname or child.name).split(".")[0])
+    return names
+
+
+def convert_node(
+    node: gast.FunctionDef | gast.Lambda,
+    *,
+    filename: str,
+    is_builtin: Callable[[str], bool] = lambda name: hasattr(builtins, name),
+    is_library: Callable[[str], bool] = lambda name: False,
+    recursive: bool = True,
+) -> gast.FunctionDef | gast.Lambda:
+    """Converts a function or lambda tree in place and returns it.
+
+    Args:
+        node: The tree, with the user's file positions.
+        filename: The user's file, for error messages.
+        is_builtin: Whether a free name of the function is a Python builtin.
+        is_library: Whether a free name refers to library code (calls through
+            it are left as they are).
+        recursive: Whether calls to other functions are converted too.
+
+    Raises:
+        ConversionError: The function uses syntax that is not supported.
+    """
+    name = getattr(node, "name", "<lambda>")
+    unsupported.check(node, function_name=name, filename=filename)
+    ctx = Context(
+        function_name=name,
+        filename=filename,
+        namer=naming.Namer(_reserved_names(node)),
+        is_builtin=is_builtin,
+        is_library=is_library,
+        recursive=recursive,
+    )
+    # Order matters:
+    # - variables reads Python's own definedness, so it runs on the untouched tree;
+    # - returns are lowered before breaks (a return in a loop stops the loop
+    #   with its own flag) and breaks before continues (as in Python, a
+    #   `continue` guard never hides a `break`);
+    # - lists and call_trees see user statements before they move into
+    #   generated functions, and emit ag__ calls that later passes leave alone;
+    # - control_flow needs every jump lowered, and emits `not flag` tests and
+    #   lambdas that the expression converters then rewrite;
+    # - cleanup tidies what control_flow generated.
+    for converter in (
+        variables,
+        asserts,
+        return_statements,
+        break_statements,
+        continue_statements,
+        lists,
+        call_trees,
+        control_flow,
+        conditional_expressions,
+        logical_expressions,
+        cleanup,
+    ):
+        node = converter.transform(node, ctx)
+    codegen.fill_locations(node)
+    return node
+
+
+@dataclass(frozen=True)
+class ConvertedEntity:
+    """A converted function, ready to be bound to a closure.
+
+    Attributes:
+        code: The converted function's code object.
+        source: The converted source, as `to_code` shows it.
+    """
+
+    code: types.CodeType
+    source: str
+
+
+_lock = threading.RLock()
+_cache: dict[tuple[types.CodeType, str, bool], ConvertedEntity] = {}
+
+
+def clear_cache() -> None:
+    """Forgets every conversion (for benchmarks measuring fresh conversions)."""
+    with _lock:
+        _cache.clear()
+
+
+def converted_codes() -> set[types.CodeType]:
+    """Code objects produced by conversion (of the entities and their inner defs)."""
+    with _lock:
+        return {entity.code for entity in _cache.values()}
+
+
+def convert_entity(
+    function: types.FunctionType,
+    *,
+    recursive: bool,
+    is_library: Callable[[str], bool],
+) -> ConvertedEntity:
+    """Converts `function`'s code, once per code object (thread-safe)."""
+    code = function.__code__
+    key = (code, code.co_filename, recursive)
+    entity = _cache.get(key)
+    if entity is not None:
+        return entity
+    with _lock:
+        entity = _cache.get(key)
+        if entity is None:
+            entity = _convert(function, recursive=recursive, is_library=is_library)
+            _cache[key] = entity
+    return entity
+
+
+def _convert(
+    function: types.FunctionType, *, recursive: bool, is_library: Callable[[str], bool]
+) -> ConvertedEntity:
+    parsed = parser.parse_entity(function)
+    scope = {**function.__globals__, **dict.fromkeys(function.__code__.co_freevars)}
+
+    def is_builtin(name: str) -> bool:
+        return name not in scope and hasattr(builtins, name)
+
+    node = convert_node(
+        parsed.node,
+        filename=parsed.filename,
+        is_builtin=is_builtin,
+        is_library=is_library,
+        recursive=recursive,
+    )
+    entity_name = getattr(node, "name", "<lambda>")
+    if isinstance(node, gast.Lambda):
+        definition: gast.stmt = gast.Assign(
+            targets=[gast.Name(id="entity", ctx=gast.Store(), annotation=None, type_comment=None)],
+            value=node,
+            type_comment=None,
+        )
+        returned = "entity"
+    else:
+        definition = node
+        returned = node.name
+    free_vars = list(function.__code__.co_freevars)
+    factory = gast.FunctionDef(
+        name=_FACTORY,
+        args=gast.arguments(
+            args=[_param(n) for n in [AG, *free_vars]],
+            posonlyargs=[],
+            vararg=None,
+            kwonlyargs=[],
+            kw_defaults=[],
+            kwarg=None,
+            defaults=[],
+        ),
+        body=[definition, gast.Return(value=_load(returned))],
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        type_params=[],
+    )
+    module = gast.Module(body=[factory], type_ignores=[])
+    _give_positions(factory, definition)
+    probe = loader.load_function(
+        module,
+        filename=parsed.filename,
+        entity_name=entity_name,
+        free_vars=free_vars,
+        globals_=function.__globals__,
+        closure_values=dict.fromkeys([AG, *free_vars]),
+    )
+    return ConvertedEntity(code=probe.__code__, source=codegen.to_source(node))
+
+
+def instantiate(function: types.FunctionType, entity: ConvertedEntity) -> types.FunctionType:
+    """Binds converted code to `function`'s globals, closure cells and defaults."""
+    cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
+    cells[AG] = operators
+    closure = tuple(
+        c if isinstance(c, types.CellType) else types.CellType(c)
+        for c in (cells[name] for name in entity.code.co_freevars)
+    )
+    new = types.FunctionType(
+        entity.code, function.__globals__, function.__name__, function.__defaults__, closure
+    )
+    new.__kwdefaults__ = function.__kwdefaults__
+    new.__qualname__ = function.__qualname__
+    new.__doc__ = function.__doc__
+    new.__module__ = function.__module__
+    new.__annotations__ = function.__annotations__
+    new.__dict__.update(function.__dict__)
+    new.__ag_original__ = function
+    return new
+
+
+def _param(name: str) -> gast.Name:
+    return gast.Name(id=name, ctx=gast.Param(), annotation=None, type_comment=None)
+
+
+def _load(name: str) -> gast.Name:
+    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _give_positions(factory: gast.FunctionDef, definition: gast.AST) -> None:
+    """The factory wrapper takes the position of the function it wraps."""
+    lineno = getattr(definition, "lineno", 1)
+    for node in gast.walk(factory):
+        if node is definition:
+            continue
+        if "lineno" in getattr(node, "_attributes", ()) and getattr(node, "lineno", None) is None:
+            node.lineno = lineno
+            node.col_offset = 0
+            node.end_lineno = lineno
+            node.end_col_offset = 0
+
+
+__all__ = ["ConvertedEntity", "clear_cache", "convert_entity", "convert_node", "instantiate"]
+

@@ -1,0 +1,196 @@
+"""Annotations: facts that analyses attach to AST nodes for converters to read.
+
+Keys are members of the ``Basic`` and ``Static`` enums; each member's value is
+its documentation. Annotations live in a dict stored in the node's
+``__dict__`` under ``___pyct_anno``. That name is not one of the node's
+``_fields`` or ``_attributes``, so ``gast.gast_to_ast``, ``ast.unparse`` and
+``compile`` never see it, while ``copy.deepcopy`` copies it along with the node.
+
+Example:
+    >>> import gast
+    >>> node = gast.parse("x").body[0]
+    >>> setanno(node, Basic.SKIP_PROCESSING, True)
+    >>> getanno(node, Basic.SKIP_PROCESSING)
+    True
+    >>> hasanno(node, Basic.ORIGIN)
+    False
+    >>> getanno(node, Basic.ORIGIN, default=None) is None
+    True
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+__all__ = [
+    "Basic",
+    "NoValue",
+    "Static",
+    "copyanno",
+    "delanno",
+    "getanno",
+    "hasanno",
+    "keys",
+    "setanno",
+]
+
+ANNO_FIELD = "___pyct_anno"
+"""The node attribute that holds the annotation dict."""
+
+
+class NoValue(enum.Enum):
+    """An enum whose values are documentation: shows members by name only."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.{self.name}"
+
+
+class Basic(NoValue):
+    """Annotations set by the parser, the templates and the converters."""
+
+    QN = "Qualified name of a Name/Attribute/Subscript node: a qual_names.QN"
+    SKIP_PROCESSING = "True on nodes (generated or marked) that converters leave alone"
+    INDENT_BLOCK_REMAINDER = (
+        "A (statement list, new body) pair: the statements after this one that a "
+        "converter moved into a new block (e.g. after a 'return' inside an 'if')"
+    )
+    ORIGIN = "Origin of the node: an OriginInfo"
+    DIRECTIVES = (
+        "User directives on a statement or loop: a dict mapping directive "
+        "function to its keyword arguments"
+    )
+    EXTRA_LOOP_TEST = (
+        "An expression AST: extra test to evaluate before each iteration (for "
+        "loops with break/return)"
+    )
+
+
+class Static(NoValue):
+    """Annotations set by the static analyses (activity, definedness, liveness)."""
+
+    IS_PARAM = "True on a Name node that is a function parameter"
+    SCOPE = "The activity Scope of a statement or expression: names read/modified"
+    ARGS_SCOPE = "The Scope of a call's arguments"
+    COND_SCOPE = "The Scope of an 'if'/'while' test"
+    BODY_SCOPE = "The Scope of a block's body (if, while, for, def, with, try)"
+    ORELSE_SCOPE = "The Scope of an 'else' block (if, while, for, try)"
+    ITERATE_SCOPE = "The Scope of a 'for' target: names bound per iteration"
+    ARGS_AND_BODY_SCOPE = "The Scope of a lambda's parameters and body together"
+    DEFINITIONS = "The reaching definitions of a Name: a list of Definition"
+    ORIG_DEFINITIONS = "DEFINITIONS as they were before any rewrite (read-only)"
+    DEFINED_FNS_IN = "Names of local functions defined on entry to a statement"
+    DEFINED_VARS_IN = "Symbols (QN) certainly defined on entry to a statement"
+    LIVE_VARS_IN = "Symbols (QN) live on entry to a statement"
+    LIVE_VARS_OUT = "Symbols (QN) live on exit from a statement"
+    LIVE_VARS_IN_ELSE = "Symbols (QN) live on entry to a loop's 'else' block"
+
+
+class _Fail:
+    """Sentinel for ``getanno`` without a default."""
+
+    def __repr__(self) -> str:
+        return "<no default>"
+
+
+_FAIL: Any = _Fail()
+
+
+def _annotations(node: Any) -> dict[Any, Any]:
+    return node.__dict__.get(ANNO_FIELD, {})
+
+
+def keys(node: Any) -> frozenset[NoValue]:
+    """The annotation keys present on ``node``.
+
+    Example:
+        >>> import gast
+        >>> keys(gast.Pass())
+        frozenset()
+    """
+    return frozenset(_annotations(node))
+
+
+def getanno(node: Any, key: Any, default: Any = _FAIL) -> Any:
+    """Returns annotation ``key`` of ``node``.
+
+    Args:
+        node: Any AST node.
+        key: A ``Basic`` or ``Static`` member (any hashable works).
+        default: Returned when the annotation is missing.
+
+    Raises:
+        KeyError: The annotation is missing and no default was given.
+
+    Example:
+        >>> import gast
+        >>> getanno(gast.Pass(), Basic.QN, "none")
+        'none'
+    """
+    annotations = _annotations(node)
+    if key in annotations:
+        return annotations[key]
+    if default is _FAIL:
+        raise KeyError(f"{type(node).__name__} node has no annotation {key!r}")
+    return default
+
+
+def hasanno(node: Any, key: Any) -> bool:
+    """Whether ``node`` has annotation ``key``.
+
+    Example:
+        >>> import gast
+        >>> hasanno(gast.Pass(), Basic.QN)
+        False
+    """
+    return key in _annotations(node)
+
+
+def setanno(node: Any, key: Any, value: Any) -> None:
+    """Sets annotation ``key`` of ``node`` to ``value`` (replacing any old value).
+
+    Example:
+        >>> import gast
+        >>> node = gast.Pass()
+        >>> setanno(node, Basic.QN, "x")
+        >>> getanno(node, Basic.QN)
+        'x'
+    """
+    node.__dict__.setdefault(ANNO_FIELD, {})[key] = value
+
+
+def delanno(node: Any, key: Any) -> None:
+    """Removes annotation ``key`` from ``node``.
+
+    Raises:
+        KeyError: ``node`` has no such annotation.
+
+    Example:
+        >>> import gast
+        >>> node = gast.Pass()
+        >>> setanno(node, Basic.QN, "x")
+        >>> delanno(node, Basic.QN)
+        >>> hasanno(node, Basic.QN)
+        False
+    """
+    annotations = _annotations(node)
+    if key not in annotations:
+        raise KeyError(f"{type(node).__name__} node has no annotation {key!r}")
+    del annotations[key]
+    if not annotations:
+        del node.__dict__[ANNO_FIELD]
+
+
+def copyanno(from_node: Any, to_node: Any, key: Any) -> None:
+    """Copies annotation ``key`` (the same value object) if ``from_node`` has it.
+
+    Example:
+        >>> import gast
+        >>> a, b = gast.Pass(), gast.Pass()
+        >>> setanno(a, Basic.QN, "x")
+        >>> copyanno(a, b, Basic.QN)
+        >>> getanno(b, Basic.QN)
+        'x'
+    """
+    if hasanno(from_node, key):
+        setanno(to_node, key, getanno(from_node, key))

@@ -1,0 +1,389 @@
+"""From a function object to a gast tree whose positions are the user's.
+
+``parse_entity`` reads a function's source (through ``inspect`` and
+``linecache``, so functions typed into IPython/Jupyter cells work too), parses
+it with ``gast`` and leaves every node's ``lineno``/``col_offset``/
+``end_lineno``/``end_col_offset`` equal to its position in the original file.
+Code compiled from the tree therefore carries the user's line numbers.
+
+An indented definition (a method, a nested function) is parsed inside an
+``if 1:`` block rather than after dedenting it: columns then need no
+correction, and multi-line strings whose lines are indented less than the
+``def`` (which defeat ``textwrap.dedent``) parse as they are.
+
+Example:
+    >>> def double(x):
+    ...     return 2 * x
+    >>> parse_entity(double).node.name
+    'double'
+    >>> unparse(parse_source("y = 2 * x"))
+    'y = 2 * x'
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import dataclasses
+import inspect
+import types
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gast
+
+from autograph.errors import ConversionError
+from autograph.pyct import origin_info
+
+__all__ = ["ParsedEntity", "parse_entity", "parse_source", "unparse"]
+
+
+_BUILTIN_TYPES = (
+    types.BuiltinFunctionType,
+    types.MethodDescriptorType,
+    types.WrapperDescriptorType,
+    types.MethodWrapperType,
+    types.ClassMethodDescriptorType,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class ParsedEntity:
+    """A function's tree and the source it came from.
+
+    Attributes:
+        node: The ``FunctionDef``/``AsyncFunctionDef`` (decorators removed,
+            positions kept) or the ``Lambda``; positions are ``filename``'s.
+        source: The entity's own text: the ``def`` block with its decorators,
+            dedented, or the lambda expression. For display; ``node`` is what
+            the file really parses to.
+        filename: The file, as the code object names it (``co_filename``).
+        lineno: 1-based line in ``filename`` where ``source`` starts.
+        col_offset: Column in ``filename`` where ``source`` starts (the indent
+            removed, or the lambda's column; UTF-8 bytes, as in ``ast``).
+    """
+
+    node: gast.FunctionDef | gast.AsyncFunctionDef | gast.Lambda
+    source: str
+    filename: str
+    lineno: int
+    col_offset: int
+
+
+def parse_source(source: str, filename: str = "<string>") -> gast.Module:
+    """Parses ``source`` with gast; positions are those of ``source`` as given.
+
+    Example:
+        >>> parse_source("x = 1").body[0].lineno
+        1
+    """
+    return gast.parse(source, filename=filename)
+
+
+def unparse(node: gast.AST | Sequence[gast.AST]) -> str:
+    """Python source for a gast node or a list of nodes (no trailing newline).
+
+    Example:
+        >>> unparse(parse_source("if x:\\n  y = 1").body)
+        'if x:\\n    y = 1'
+    """
+    if isinstance(node, (list, tuple)):
+        if all(isinstance(item, gast.stmt) for item in node):
+            node = gast.Module(body=list(node), type_ignores=[])
+        else:
+            return "\n".join(unparse(item) for item in node)
+    tree = gast.gast_to_ast(node)
+    ast.fix_missing_locations(tree)
+    return ast.unparse(tree)
+
+
+def parse_entity(entity: Callable[..., Any]) -> ParsedEntity:
+    """Parses a function, method or lambda into a tree with the file's positions.
+
+    Args:
+        entity: A Python function (``def`` or ``lambda``), a bound or unbound
+            method, or a ``staticmethod``/``classmethod`` object. It is used as
+            it is: ``__wrapped__`` is not followed.
+
+    Returns:
+        The parsed entity.
+
+    Raises:
+        ConversionError: ``entity`` is not a Python function, its source is
+            not available, the source found does not define it, or it is a
+            lambda that cannot be told apart from another on its line.
+
+    Example:
+        >>> square = lambda x: x * x
+        >>> parsed = parse_entity(square)
+        >>> parsed.source
+        'lambda x: x * x'
+    """
+    function = _as_function(entity)
+    lines, start = _find_source(function)
+    if function.__code__.co_name == "<lambda>":
+        return _parse_lambda(function, lines, start)
+    return _parse_def(function, lines, start)
+
+
+def _as_function(entity: Any) -> Any:
+    function = getattr(entity, "__func__", entity)
+    if not inspect.isfunction(function):
+        name = getattr(entity, "__qualname__", None) or repr(entity)
+        kind = type(entity).__name__
+        if isinstance(function, _BUILTIN_TYPES):
+            reason = "it is a built-in (written in C), which has no Python source"
+        elif hasattr(entity, "__wrapped__"):
+            reason = (
+                f"only Python functions and methods can be converted, got a {kind} "
+                "wrapper; convert the function it wraps (its __wrapped__)"
+            )
+        else:
+            reason = f"only Python functions and methods can be converted, got {kind}"
+        raise ConversionError(reason, function_name=name)
+    return function
+
+
+def _find_source(function: Any) -> tuple[list[str], int]:
+    """All lines of the function's file and the 0-based index where it starts."""
+    try:
+        lines, start = inspect.findsource(function)
+    except (OSError, TypeError) as error:
+        code = function.__code__
+        raise ConversionError(
+            f"its source code is not available ({error}); functions made by "
+            "exec/eval without a linecache entry, or typed into a plain python "
+            "REPL, cannot be converted: define it in a file or a notebook cell",
+            function_name=function.__name__,
+            filename=code.co_filename,
+            lineno=code.co_firstlineno,
+        ) from error
+    return lines, start
+
+
+def _error(function: Any, reason: str, lineno: int | None = None) -> ConversionError:
+    code = function.__code__
+    lineno = code.co_firstlineno if lineno is None else lineno
+    return ConversionError(
+        reason,
+        function_name=function.__name__,
+        filename=code.co_filename,
+        lineno=lineno,
+        source_line=origin_info.source_line(code.co_filename, lineno) or None,
+    )
+
+
+def _indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t\f"))]
+
+
+def _parse_block(block: Sequence[str], first_lineno: int) -> list[gast.stmt]:
+    """Parses ``block`` (lines starting at file line ``first_lineno``).
+
+    Returns the block's statements with positions moved to the file's.
+    """
+    text = "".join(block)
+    if _indent_of(block[0]):
+        # The header line sits at line 2, so file line = parsed line + delta.
+        statements = gast.parse("if 1:\n" + text).body[0].body
+        delta = first_lineno - 2
+    else:
+        statements = gast.parse(text).body
+        delta = first_lineno - 1
+    for statement in statements:
+        _shift_lines(statement, delta)
+    return statements
+
+
+def _shift_lines(tree: gast.AST, delta: int) -> None:
+    if not delta:
+        return
+    for node in gast.walk(tree):
+        if getattr(node, "lineno", None) is not None:
+            node.lineno += delta
+        if getattr(node, "end_lineno", None) is not None:
+            node.end_lineno += delta
+
+
+def _parse_def(function: Any, lines: list[str], start: int) -> ParsedEntity:
+    block = inspect.getblock(lines[start:])
+    try:
+        statements = _parse_block(block, start + 1)
+    except SyntaxError as error:
+        raise _error(function, f"its source does not parse: {error.msg}") from error
+    node = statements[0] if statements else None
+    name = function.__code__.co_name
+    if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) or (
+        node.name != name
+    ):
+        raise _error(
+            function,
+            f"the source found does not define {name!r} (was the file changed "
+            "after it was imported?)",
+        )
+    node.decorator_list = []
+    indent = _indent_of(block[0])
+    source = "".join(
+        line[len(indent) :] if line.startswith(indent) else line for line in block
+    )
+    return ParsedEntity(
+        node=node,
+        source=source,
+        filename=function.__code__.co_filename,
+        lineno=start + 1,
+        col_offset=len(indent),
+    )
+
+
+def _parse_lambda(function: Any, lines: list[str], start: int) -> ParsedEntity:
+    code = function.__code__
+    candidates = None
+    # The block inspect finds (from the lambda's line to the end of its logical
+    # line) parses on its own unless the lambda sits inside a multi-line
+    # expression; then the whole file is parsed to find it.
+    with contextlib.suppress(SyntaxError):
+        candidates = _lambdas_on_line(
+            _parse_block(inspect.getblock(lines[start:]), start + 1),
+            code.co_firstlineno,
+        )
+    if not candidates:
+        try:
+            tree = gast.parse("".join(lines))
+        except SyntaxError as error:
+            raise _error(
+                function, f"the source around it does not parse: {error.msg}"
+            ) from error
+        candidates = _lambdas_on_line(tree.body, code.co_firstlineno)
+    if not candidates:
+        raise _error(
+            function,
+            "no lambda found at its line (was the file changed after it was imported?)",
+        )
+    matches = _match_lambda(code, candidates)
+    if not matches:
+        raise _error(
+            function,
+            "no lambda on its line matches its code (was the file changed after "
+            "it was imported?)",
+        )
+    if len(matches) > 1:
+        raise _error(
+            function,
+            f"the lambda is ambiguous: {len(matches)} lambdas on this line look "
+            "alike; define it on its own line or use a def",
+        )
+    node = matches[0]
+    return ParsedEntity(
+        node=node,
+        source=_segment(lines, node),
+        filename=code.co_filename,
+        lineno=node.lineno,
+        col_offset=node.col_offset,
+    )
+
+
+def _lambdas_on_line(statements: Sequence[gast.stmt], lineno: int) -> list[Any]:
+    return [
+        node
+        for statement in statements
+        for node in gast.walk(statement)
+        if isinstance(node, gast.Lambda) and node.lineno == lineno
+    ]
+
+
+def _span(node: gast.AST) -> tuple[int, int, int, int]:
+    return (node.lineno, node.end_lineno, node.col_offset, node.end_col_offset)
+
+
+def _code_positions(code: Any) -> set[tuple[int, int, int, int]]:
+    """The source spans of the code's instructions; empty where Python keeps
+    none (before 3.11, or with ``-X no_debug_ranges``)."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        return set()
+    return {span for span in positions() if None not in span}
+
+
+def _match_lambda(code: Any, candidates: list[Any]) -> list[Any]:
+    """The candidates that compile to ``code``.
+
+    With instruction positions (3.11+), a lambda's code always holds an
+    instruction spanning exactly the lambda's body (the one computing the
+    returned value), and distinct lambdas have distinct body spans. Without
+    them, candidates are told apart by their parameters and by the names their
+    body uses; lambdas alike in both stay ambiguous.
+    """
+    positions = _code_positions(code)
+    if positions:
+        matches = [node for node in candidates if _span(node.body) in positions]
+        if matches:
+            return matches
+    signature = _code_signature(code)
+    matches = [node for node in candidates if _node_signature(node) == signature]
+    if len(matches) > 1:
+        names = _code_names(code)
+        matches = [node for node in matches if _node_names(node) == names]
+    return matches
+
+
+def _code_signature(code: Any) -> tuple[Any, ...]:
+    flags = code.co_flags
+    count = code.co_argcount + code.co_kwonlyargcount
+    names = list(code.co_varnames)
+    vararg = names[count] if flags & inspect.CO_VARARGS else None
+    kwarg = names[count + bool(vararg)] if flags & inspect.CO_VARKEYWORDS else None
+    return (
+        tuple(names[: code.co_argcount]),
+        tuple(names[code.co_argcount : count]),
+        vararg,
+        kwarg,
+        code.co_posonlyargcount,
+    )
+
+
+def _node_signature(node: gast.Lambda) -> tuple[Any, ...]:
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    return (
+        tuple(arg.id for arg in positional),
+        tuple(arg.id for arg in args.kwonlyargs),
+        args.vararg.id if args.vararg else None,
+        args.kwarg.id if args.kwarg else None,
+        len(args.posonlyargs),
+    )
+
+
+def _code_names(code: Any) -> set[str]:
+    names = {
+        *code.co_names,
+        *code.co_varnames,
+        *code.co_freevars,
+        *code.co_cellvars,
+    }
+    for const in code.co_consts:
+        if inspect.iscode(const):
+            names |= _code_names(const)
+    return {name for name in names if not name.startswith(".")}
+
+
+def _node_names(node: gast.Lambda) -> set[str]:
+    # Defaults are evaluated outside the lambda's code, so only the parameters
+    # and the body count.
+    params = node.args
+    every = [*params.posonlyargs, *params.args, *params.kwonlyargs]
+    every += [params.vararg, params.kwarg]
+    names = {arg.id for arg in every if arg is not None}
+    for child in gast.walk(node.body):
+        if isinstance(child, gast.Name):
+            names.add(child.id)
+        elif isinstance(child, gast.Attribute):
+            names.add(child.attr)
+    return names
+
+
+def _segment(lines: Sequence[str], node: gast.AST) -> str:
+    """The source text of ``node`` (positions are UTF-8 byte columns)."""
+    chunk = [line.encode("utf-8") for line in lines[node.lineno - 1 : node.end_lineno]]
+    chunk[-1] = chunk[-1][: node.end_col_offset]
+    chunk[0] = chunk[0][node.col_offset :]
+    return b"".join(chunk).decode("utf-8")

@@ -1,0 +1,221 @@
+"""Definedness: which local names are bound, possibly or surely, at each point.
+
+One forward walk over the structured statements (loops take a second pass).
+A state is a pair of sets: `may` (bound on some path) and `must` (bound on
+every path); `None` stands for "unreachable" (after `return`, `break`, ...).
+
+Two modes:
+- plain: Python's own semantics; used to find reads that may raise
+  `UnboundLocalError` (the variables converter wraps them in `ag__.ld`).
+- converted (`converted=True`): a converted `if` or loop binds every variable
+  it outputs on every path (to an `Undefined` where Python would leave it
+  unbound); used by the control-flow converter to decide where such
+  `Undefined` initial values are needed.
+
+    >>> import gast
+    >>> from autograph.pyct import anno
+    >>> fn = gast.parse("def f(c):\\n  if c:\\n    y = 1\\n  return y").body[0]
+    >>> annotate(fn)
+    >>> anno.getanno(fn.body[1].value, Defined.DEFINITELY)
+    False
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import gast
+
+from autograph.pyct import anno
+from autograph.pyct.static_analysis import activity
+from autograph.pyct.static_analysis.liveness import Live
+
+
+class Defined(enum.Enum):
+    """Definedness annotations."""
+
+    DEFINITELY = "On a Name being read: is it bound on every path here? A bool."
+    MAY_IN = "On a statement: names bound on some path before it: a frozenset."
+    MUST_IN = "On a statement: names bound on every path before it: a frozenset."
+    BODY_MUST_OUT = (
+        "On if/loops: names bound on every path that reaches the end of the "
+        "body (all names when no path does): a frozenset or None."
+    )
+    ORELSE_MUST_OUT = "Like BODY_MUST_OUT, for the else block."
+
+
+@dataclass(frozen=True)
+class _State:
+    may: frozenset[str]
+    must: frozenset[str]
+
+    def bind(self, names: set[str] | frozenset[str]) -> _State:
+        return _State(self.may | names, self.must | names)
+
+    def unbind(self, names: set[str] | frozenset[str]) -> _State:
+        return _State(self.may - names, self.must - names)
+
+
+def _merge(*states: _State | None) -> _State | None:
+    live = [s for s in states if s is not None]
+    if not live:
+        return None
+    may = frozenset().union(*(s.may for s in live))
+    must = live[0].must.intersection(*(s.must for s in live[1:]))
+    return _State(may, must)
+
+
+class _ReadMarker(gast.NodeVisitor):
+    """Marks each Name read (outside nested scopes) as definitely bound or not."""
+
+    def __init__(self, must: frozenset[str]) -> None:
+        self.must = must
+
+    def visit_Name(self, node: gast.Name) -> None:
+        if isinstance(node.ctx, gast.Load):
+            anno.setanno(node, Defined.DEFINITELY, node.id in self.must)
+
+    def _skip(self, node: gast.AST) -> None:
+        pass  # reads inside nested scopes happen later, when called
+
+    visit_Lambda = visit_FunctionDef = visit_AsyncFunctionDef = _skip
+    visit_ClassDef = visit_ListComp = visit_SetComp = _skip
+    visit_DictComp = visit_GeneratorExp = _skip
+
+
+class _Analyzer:
+    def __init__(self, converted: bool) -> None:
+        self.converted = converted
+        # Per enclosing loop: states at its `break`s and its `continue`s.
+        self.breaks: list[list[_State | None]] = []
+        self.continues: list[list[_State | None]] = []
+
+    def mark(self, node: gast.AST | None, state: _State) -> None:
+        if node is not None:
+            _ReadMarker(state.must).visit(node)
+
+    def block(self, stmts: Sequence[gast.stmt], state: _State | None) -> _State | None:
+        for stmt in stmts:
+            if state is None:
+                break  # unreachable code: leave it unannotated
+            anno.setanno(stmt, Defined.MAY_IN, state.may)
+            anno.setanno(stmt, Defined.MUST_IN, state.must)
+            method = getattr(self, "visit_" + type(stmt).__name__, self.simple)
+            state = method(stmt, state)
+        return state
+
+    def simple(self, node: gast.stmt, state: _State) -> _State:
+        self.mark(node, state)
+        return state.bind(activity.writes(node) - activity.deletes(node)).unbind(
+            activity.deletes(node)
+        )
+
+    def visit_AugAssign(self, node: gast.AugAssign, state: _State) -> _State:
+        self.mark(node.value, state)
+        if isinstance(node.target, gast.Name):
+            anno.setanno(node.target, Defined.DEFINITELY, node.target.id in state.must)
+        else:
+            self.mark(node.target, state)
+        return state.bind(activity.writes(node))
+
+    def _converted_outputs(self, node: gast.stmt, state: _State | None) -> _State | None:
+        if state is None or not self.converted:
+            return state
+        outputs = activity.writes(node) & anno.getanno(node, Live.OUT, frozenset())
+        return state.bind(outputs)
+
+    def visit_If(self, node: gast.If, state: _State) -> _State | None:
+        self.mark(node.test, state)
+        body = self.block(node.body, state)
+        orelse = self.block(node.orelse, state)
+        anno.setanno(node, Defined.BODY_MUST_OUT, body.must if body else None)
+        anno.setanno(node, Defined.ORELSE_MUST_OUT, orelse.must if orelse else None)
+        return self._converted_outputs(node, _merge(body, orelse))
+
+    def _loop(self, node: gast.stmt, state: _State, item_names: set[str]) -> _State | None:
+        header: _State | None = state
+        for _ in range(2):  # a second pass sees what the first iteration bound
+            self.breaks.append([])
+            self.continues.append([])
+            body = self.block(node.body, header.bind(item_names))
+            breaks = self.breaks.pop()
+            header = _merge(state, body, *self.continues.pop())
+        anno.setanno(node, Defined.BODY_MUST_OUT, body.must if body else None)
+        orelse = self.block(node.orelse, header)
+        return self._converted_outputs(node, _merge(orelse, *breaks))
+
+    def visit_While(self, node: gast.While, state: _State) -> _State | None:
+        self.mark(node.test, state)
+        return self._loop(node, state, set())
+
+    def visit_For(self, node: gast.For, state: _State) -> _State | None:
+        self.mark(node.iter, state)
+        return self._loop(node, state, activity.writes(node.target))
+
+    def visit_Break(self, node: gast.Break, state: _State) -> None:
+        if self.breaks:
+            self.breaks[-1].append(state)
+
+    def visit_Continue(self, node: gast.Continue, state: _State) -> None:
+        if self.continues:
+            self.continues[-1].append(state)
+
+    def visit_Return(self, node: gast.Return, state: _State) -> None:
+        self.mark(node.value, state)
+
+    def visit_Raise(self, node: gast.Raise, state: _State) -> None:
+        self.mark(node, state)
+
+    def visit_With(self, node: gast.With, state: _State) -> _State | None:
+        for item in node.items:
+            self.mark(item.context_expr, state)
+            if item.optional_vars is not None:
+                state = state.bind(activity.writes(item.optional_vars))
+        return self.block(node.body, state)
+
+    visit_AsyncWith = visit_With
+
+    def visit_Try(self, node: gast.Try, state: _State) -> _State | None:
+        body = self.block(node.body, state)
+        # A handler may start anywhere in the body: what the body binds is
+        # possible there, nothing more is certain.
+        may = state.may | activity.writes(node.body)
+        entry = _State(may, state.must)
+        ends = []
+        for handler in node.handlers:
+            start = entry
+            if handler.name is not None:
+                start = start.bind({handler.name.id})
+            ends.append(self.block(handler.body, start))
+        after = _merge(self.block(node.orelse, body), *ends)
+        if not node.finalbody:
+            return after
+        final = self.block(node.finalbody, _merge(after, entry))
+        if after is None or final is None:
+            return None
+        return after.bind(final.must)
+
+    visit_TryStar = visit_Try
+
+    def visit_FunctionDef(self, node: gast.FunctionDef, state: _State) -> _State:
+        self.mark(node.args, state)
+        for decorator in node.decorator_list:
+            self.mark(decorator, state)
+        annotate(node, converted=self.converted)
+        return state.bind({node.name})
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+
+def annotate(fn: gast.FunctionDef | gast.AsyncFunctionDef, *, converted: bool = False) -> None:
+    """Annotates `fn`'s statements and reads (and nested functions') with `Defined`.
+
+    Args:
+        fn: The function.
+        converted: Use converted-code semantics (see the module docstring);
+            needs `liveness.annotate(fn)` first.
+    """
+    params = activity.writes(fn.args)
+    _Analyzer(converted).block(fn.body, _State(frozenset(params), frozenset(params)))

@@ -1,0 +1,259 @@
+"""Conversion time: the sample corpus, and generated functions of growing size.
+
+Two figures:
+
+* the median time ``autograph.to_graph`` takes to convert each function of
+  the sample corpus (tests/samples) from scratch (target: at most 1 ms for a
+  5-15 line function);
+* the time to convert generated functions of 10, 100 and 1,000 statements,
+  in three shapes (a mix of ifs and loops, a chain of if/else blocks, and
+  ifs without else), in total and per statement; the marginal cost of a
+  statement should stay flat as size grows (conversion is meant to be
+  linear; see DESIGN.md).
+
+Every timed conversion is a cache miss: each round re-imports the corpus
+from a fresh temporary file, with its lines shifted, so every function has a
+new code object; generated functions get a new name and file per round.
+``autograph.impl.api.clear_cache()`` is called between rounds when it exists.
+
+Run: ``python bench/bench_conversion.py`` (or ``make bench``). Writes
+``bench/results/conversion.json``. Never asserts on timings.
+"""
+
+import os
+
+os.environ["OPENBLAS_NUM_THREADS"] = "1"  # before anything imports NumPy
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import functools
+import importlib
+import importlib.util
+import inspect
+import itertools
+import statistics
+import tempfile
+from collections.abc import Callable, Iterator
+from types import ModuleType
+from typing import Any
+
+import autograph
+from bench._timing import time_call, write_results
+from tests.samples import TOPICS
+
+TARGET_MS = 1.0
+CORPUS_ROUNDS = 15
+SIZES = (10, 100, 1000)
+_ids = itertools.count()
+
+
+def clear_cache() -> None:
+    """Empties autograph's conversion cache, if it has one."""
+    try:
+        api = importlib.import_module("autograph.impl.api")
+    except ImportError:
+        return
+    clear = getattr(api, "clear_cache", None)
+    if callable(clear):
+        clear()
+
+
+def import_fresh(source: str, directory: Path, package: str | None) -> ModuleType:
+    """Imports ``source`` as a new module from a new file in ``directory``.
+
+    Args:
+        source: Module source text.
+        directory: Where to write the file.
+        package: The package the module belongs to (for relative imports).
+
+    Returns:
+        The executed module.
+    """
+    stem = f"_fresh_{os.getpid()}_{next(_ids)}"
+    name = f"{package}.{stem}" if package else stem
+    path = directory / f"{stem}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def unwrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The plain function behind a partial or a bound method."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return getattr(fn, "__func__", fn)
+
+
+def corpus_copies(directory: Path, rounds: int) -> Iterator[list[Any]]:
+    """Yields, per round, fresh copies of every corpus sample.
+
+    Each round imports every topic module again from a new file with its
+    lines shifted down by the round number, so no code object repeats.
+    """
+    sources = [
+        Path(importlib.import_module(f"tests.samples.{topic}").__file__).read_text()
+        for topic in TOPICS
+    ]
+    for round_index in range(rounds):
+        samples: list[Any] = []
+        for source in sources:
+            shifted = "\n" * (round_index + 1) + source
+            module = import_fresh(shifted, directory, "tests.samples")
+            samples.extend(module.SAMPLES)
+        yield samples
+
+
+def bench_corpus(directory: Path) -> dict[str, Any]:
+    """Median fresh conversion time of each corpus function, and a summary."""
+    times: dict[str, list[float]] = {}
+    lines: dict[str, int] = {}
+    for samples in corpus_copies(directory, CORPUS_ROUNDS):
+        clear_cache()
+        for sample in samples:
+            convert = functools.partial(autograph.to_graph, sample.fn)
+            times.setdefault(sample.id, []).append(time_call(convert))
+            lines[sample.id] = len(inspect.getsourcelines(unwrap(sample.fn))[0])
+    per_function = {
+        name: {"lines": lines[name], "median_ms": statistics.median(ts) * 1e3}
+        for name, ts in times.items()
+    }
+    typical = sorted(
+        row["median_ms"] for row in per_function.values() if 5 <= row["lines"] <= 15
+    )
+    summary = {
+        "functions": len(per_function),
+        "functions_5_to_15_lines": len(typical),
+        "median_ms_5_to_15_lines": statistics.median(typical),
+        "p90_ms_5_to_15_lines": typical[int(0.9 * (len(typical) - 1))],
+        "max_ms_5_to_15_lines": typical[-1],
+        "target_ms": TARGET_MS,
+        "within_target": statistics.median(typical) <= TARGET_MS,
+    }
+    return {"summary": summary, "functions": per_function}
+
+
+def _mixed_statement(k: int) -> list[str]:
+    v, w = f"v{k % 10}", f"v{(k + 3) % 10}"
+    shapes = [
+        [f"if {v} > {k % 7}:", f"    {w} = {w} + {v}", "else:", f"    {w} = {w} - 1"],
+        ["for i in range(n):", f"    {v} = {v} + i"],
+        [f"while {v} > 100:", f"    {v} = {v} - 7"],
+        [f"{v} = {w} * 2 - {k % 5}"],
+        [f"if {v} < {w}:", f"    {v} = {w}"],
+    ]
+    return shapes[k % len(shapes)]
+
+
+def _if_else_statement(k: int) -> list[str]:
+    v = f"v{k % 10}"
+    return [f"if {v} > {k % 7}:", f"    {v} = {v} - 1", "else:", f"    {v} = {v} + 2"]
+
+
+def _if_statement(k: int) -> list[str]:
+    v = f"v{k % 10}"
+    return [f"if {v} > {k % 7}:", f"    {v} = {v} - 1"]
+
+
+SHAPES: dict[str, Callable[[int], list[str]]] = {
+    "mixed": _mixed_statement,
+    "if_else_chain": _if_else_statement,
+    "sequential_ifs": _if_statement,
+}
+
+
+def generated_source(name: str, shape: Callable[[int], list[str]], size: int) -> str:
+    """A function of ``size`` top-level statements (plus set-up and return)."""
+    body = [f"v{k} = x + {k}" for k in range(10)]
+    for k in range(size):
+        body += shape(k)
+    body.append("return " + " + ".join(f"v{k}" for k in range(10)))
+    return f"def {name}(x, n):\n" + "".join(f"    {line}\n" for line in body)
+
+
+def time_generated(
+    shape: Callable[[int], list[str]], size: int, directory: Path
+) -> tuple[float, int]:
+    """Median fresh conversion time (s) of a generated function, and its lines."""
+    times = []
+    for _ in range(3 if size >= 1000 else 7):
+        name = f"generated_{next(_ids)}"
+        source = generated_source(name, shape, size)
+        fn = getattr(import_fresh(source, directory, None), name)
+        clear_cache()
+        times.append(time_call(functools.partial(autograph.to_graph, fn)))
+    return statistics.median(times), source.count("\n")
+
+
+def bench_generated(directory: Path) -> dict[str, Any]:
+    """Fresh conversion time of generated functions, and its growth.
+
+    The marginal cost of a statement, (t(large) - t(small)) / (large - small),
+    is the same for every step of sizes when conversion is linear, so
+    ``marginal_growth`` (last step over first) is then about 1.
+    """
+    results: dict[str, Any] = {}
+    for shape_name, shape in SHAPES.items():
+        sizes = {}
+        for size in SIZES:
+            median, lines = time_generated(shape, size, directory)
+            sizes[size] = {
+                "statements": size,
+                "lines": lines,
+                "median_ms": median * 1e3,
+                "us_per_statement": median / size * 1e6,
+            }
+        marginal = {
+            f"{small}->{large}": (
+                (sizes[large]["median_ms"] - sizes[small]["median_ms"])
+                / (large - small)
+                * 1e3
+            )
+            for small, large in itertools.pairwise(SIZES)
+        }
+        first, *_, last = marginal.values()
+        results[shape_name] = {
+            "sizes": {str(size): row for size, row in sizes.items()},
+            "marginal_us_per_statement": marginal,
+            "marginal_growth": last / first,
+        }
+    return results
+
+
+def main() -> None:
+    """Runs both benches, prints their figures, writes the JSON."""
+    with tempfile.TemporaryDirectory(prefix="autograph-bench-") as tmp:
+        directory = Path(tmp)
+        corpus = bench_corpus(directory)
+        generated = bench_generated(directory)
+    summary = corpus["summary"]
+    print(
+        f"corpus: {summary['functions']} functions; 5-15 lines "
+        f"({summary['functions_5_to_15_lines']}): median "
+        f"{summary['median_ms_5_to_15_lines']:.3f} ms, p90 "
+        f"{summary['p90_ms_5_to_15_lines']:.3f} ms (target <= {TARGET_MS} ms)"
+    )
+    for shape_name, rows in generated.items():
+        figures = ", ".join(
+            f"{size}: {row['median_ms']:.1f} ms ({row['us_per_statement']:.0f} us/stmt)"
+            for size, row in rows["sizes"].items()
+        )
+        print(
+            f"{shape_name:15} {figures};"
+            f" marginal cost growth {rows['marginal_growth']:.2f}x"
+        )
+    path = write_results(
+        "conversion",
+        {"target_ms": TARGET_MS, "corpus": corpus, "generated": generated},
+    )
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

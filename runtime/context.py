@@ -1,0 +1,54 @@
+"""Which graph, if any, ops are being added to (one stack per thread).
+
+`runtime.graph.Graph.as_default()` pushes onto this stack; every op looks at
+`STATE.graph` to decide between running at once (None: eager) and adding a
+node. It lives in its own module so that `tensor` and `graph` can both read it
+without importing each other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["STATE", "eager_scope", "get_default_graph"]
+
+
+class _State(threading.local):
+    # The class attribute is the per-thread default; `graph` is read on every
+    # op, so it is a plain attribute rather than `stack[-1]`.
+    graph: Any = None
+
+    def __init__(self) -> None:
+        self.stack: list[Any] = []
+
+
+STATE = _State()
+
+
+def get_default_graph() -> Any:
+    """The `Graph` being built on this thread, or None in eager mode."""
+    return STATE.graph
+
+
+@contextlib.contextmanager
+def push(graph: Any) -> Iterator[Any]:
+    """Makes `graph` (a Graph, or None for eager) current inside the block."""
+    state = STATE
+    state.stack.append(state.graph)
+    state.graph = graph
+    try:
+        yield graph
+    finally:
+        state.graph = state.stack.pop()
+
+
+def eager_scope() -> contextlib.AbstractContextManager[Any]:
+    """Runs ops eagerly inside the block, even while a graph is being built.
+
+    Used to evaluate a `Variable`'s initial value, like TensorFlow's
+    `init_scope`.
+    """
+    return push(None)

@@ -1,0 +1,72 @@
+"""Errors raised while running ops, eagerly or in a graph.
+
+    >>> import runtime as rt
+    >>> try:
+    ...     rt.gather([1, 2, 3], 7)
+    ... except rt.errors.InvalidArgumentError as e:
+    ...     print(e.op_type)
+    GatherV2
+
+Errors found while *building* a graph that are about types (`int32 + float32`)
+raise `TypeError`; wrong values or shapes raise `InvalidArgumentError` both at
+build time (when shapes are static) and at run time.
+"""
+
+from __future__ import annotations
+
+__all__ = ["InvalidArgumentError", "OpError"]
+
+
+class OpError(Exception):
+    """An op could not run.
+
+    Attributes:
+        message: What went wrong, without the op context.
+        op_type: The op's type (`"MatMul"`), or None.
+        op_name: The graph node's name (`"matmul_1"`), or None for eager ops.
+        location: `file:line` of the user code that created the op, or None.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        op_type: str | None = None,
+        op_name: str | None = None,
+        location: str | None = None,
+    ) -> None:
+        self.message = message
+        self.op_type = op_type
+        self.op_name = op_name
+        self.location = location
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        text = self.message
+        if self.op_type is not None:
+            text += f" [Op:{self.op_type}]"
+        if self.op_name is not None:
+            text += f" (node '{self.op_name}'"
+            if self.location:
+                text += f", created at {self.location}"
+            text += ")"
+        elif self.location:
+            text += f" (at {self.location})"
+        return text
+
+    def with_context(
+        self,
+        op_type: str,
+        op_name: str | None = None,
+        location: str | None = None,
+    ) -> OpError:
+        """A copy of this error that names the op (keeps any context it has)."""
+        if self.op_type is not None and (self.op_name or op_name is None):
+            return self
+        return type(self)(self.message, op_type, op_name, location)
+
+    def __reduce__(self):  # pragma: no cover - pickling support only
+        return type(self), (self.message, self.op_type, self.op_name, self.location)
+
+
+class InvalidArgumentError(OpError):
+    """An op got a value it cannot work on: out-of-range index, wrong shape."""

@@ -1,0 +1,413 @@
+"""Graphs of operations, built by running ops while a graph is the default.
+
+    >>> import runtime as rt
+    >>> g = rt.Graph()
+    >>> with g.as_default():
+    ...     x = g.placeholder(rt.float32, (None, 3), "x")
+    ...     y = x * 2.0 + 1.0
+    >>> y
+    <rt.Tensor 'add:0' shape=(None, 3) dtype=float32>
+    >>> [op.name for op in g.get_operations()]
+    ['x', 'const', 'mul', 'const_1', 'add']
+
+A node is (op type, inputs, attrs), the type naming an entry of
+`runtime.op_registry`. Each `Operation` also records its control inputs (the
+automatic control dependencies that keep effects in program order) and the
+user's `file:line` that created it. `cond`/`while` nodes keep their branch and
+body functions as `Graph` attrs; such a subgraph has an `outer_graph`, and a
+tensor of an outer graph used inside it is *captured*: the subgraph gets a
+placeholder for it and the `cond`/`while` node an extra input.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from runtime import context, dtypes
+from runtime import op_registry as registry
+from runtime.shapes import Shape, as_shape
+from runtime.tensor import (
+    EagerTensor,
+    SymbolicTensor,
+    _contains_tensor,
+    _dtype_error,
+    as_numpy,
+    conversion_for,
+)
+
+__all__ = [
+    "Graph",
+    "Operation",
+    "SourceLocation",
+    "add_internal_path",
+    "add_source_mapper",
+    "get_default_graph",
+]
+
+get_default_graph = context.get_default_graph
+
+
+@dataclasses.dataclass(frozen=True)
+class SourceLocation:
+    """Where user code created an op."""
+
+    filename: str
+    lineno: int
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.lineno}"
+
+
+_RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
+_INTERNAL_PATHS: list[str] = [
+    _RUNTIME_DIR + os.sep,
+    os.path.join(os.path.dirname(_RUNTIME_DIR), "autograph") + os.sep,
+]
+_SOURCE_MAPPERS: list[Callable[[str, int], tuple[str, int] | None]] = []
+
+
+def add_internal_path(prefix: str) -> None:
+    """Frames from files under `prefix` are never reported as user code."""
+    _INTERNAL_PATHS.append(prefix)
+
+
+def add_source_mapper(mapper: Callable[[str, int], tuple[str, int] | None]) -> None:
+    """Registers `mapper(filename, lineno) -> (filename, lineno) | None`.
+
+    When an op is created from a frame whose file a mapper recognizes (such as
+    generated code), the mapped location is recorded instead; mapped frames
+    count as user code even under an internal path.
+    """
+    _SOURCE_MAPPERS.append(mapper)
+
+
+def user_location(skip: int = 1) -> SourceLocation | None:
+    """The first stack frame outside the `runtime`/`autograph` packages."""
+    frame = sys._getframe(skip)
+    internal = tuple(_INTERNAL_PATHS)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        for mapper in _SOURCE_MAPPERS:
+            mapped = mapper(filename, frame.f_lineno)
+            if mapped is not None:
+                return SourceLocation(*mapped)
+        if not filename.startswith(internal):
+            return SourceLocation(filename, frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
+class Operation:
+    """One node: `type(inputs, **attrs) -> outputs`.
+
+    Attributes:
+        name: Unique within its graph (`add`, `add_1`, `cond`, `while`).
+        type: The op type, a key of `runtime.op_registry`.
+        inputs: The tensors it reads, all of its own graph.
+        attrs: Static parameters (plain data; subgraphs for cond/while).
+        outputs: Its result tensors.
+        control_inputs: Operations that must run before it.
+        location: Where user code created it, or None.
+        graph: The graph it belongs to.
+        stateful: True if it must run even when its outputs are unused.
+    """
+
+    __slots__ = (
+        "attrs",
+        "control_inputs",
+        "graph",
+        "inputs",
+        "location",
+        "name",
+        "opdef",
+        "outputs",
+        "stateful",
+        "type",
+    )
+
+    def __init__(
+        self,
+        graph: Graph,
+        opdef: registry.OpDef,
+        name: str,
+        inputs: tuple[SymbolicTensor, ...],
+        attrs: dict[str, Any],
+        specs: Sequence[tuple[dtypes.DType, Shape]],
+        control_inputs: list[Operation],
+        location: SourceLocation | None,
+        stateful: bool,
+    ) -> None:
+        self.graph = graph
+        self.opdef = opdef
+        self.type = opdef.name
+        self.name = name
+        self.inputs = inputs
+        self.attrs = attrs
+        self.control_inputs = control_inputs
+        self.location = location
+        self.stateful = stateful
+        self.outputs = tuple(
+            SymbolicTensor(self, i, dtype, shape) for i, (dtype, shape) in enumerate(specs)
+        )
+
+    @property
+    def traceback_line(self) -> str | None:
+        """`file:line` of the user code that created this op, or None."""
+        return None if self.location is None else str(self.location)
+
+    def __repr__(self) -> str:
+        return f"<rt.Operation {self.name!r} type={self.type}>"
+
+
+class Graph:
+    """A dataflow graph: operations in creation order.
+
+    Args:
+        name: A label for dumps and DOT output.
+        outer_graph: For a cond branch or loop body, the graph it is nested
+            in; tensors of outer graphs are captured as placeholders.
+
+    Attributes:
+        inputs: Placeholders that receive the inputs (for subgraphs: loop
+            variables, then captures).
+        outputs: The tensors a subgraph returns.
+        captures: (outer tensor, placeholder here) pairs, in capture order.
+        variables: id -> `Variable` for every variable an op here touches.
+        created_variables: Variables created while this graph was the default.
+    """
+
+    def __init__(self, name: str = "graph", *, outer_graph: Graph | None = None):
+        self.name = name
+        self.outer_graph = outer_graph
+        self.inputs: list[SymbolicTensor] = []
+        self.outputs: list[SymbolicTensor] = []
+        self.captures: list[tuple[SymbolicTensor, SymbolicTensor]] = []
+        self.variables: dict[int, Any] = {}
+        self.created_variables: list[Any] = []
+        self._ops: list[Operation] = []
+        self._by_name: dict[str, Operation] = {}
+        self._name_counts: dict[str, int] = {}
+        self._captured: dict[int, SymbolicTensor] = {}
+        self._eager_consts: dict[int, tuple[Any, SymbolicTensor]] = {}
+        self._last_stateful: Operation | None = None
+        self._last_write: dict[int, Operation] = {}
+        self._reads_since_write: dict[int, list[Operation]] = {}
+        self.is_stateful = False
+
+    # -- building ------------------------------------------------------------
+
+    def as_default(self) -> AbstractContextManager[Graph]:
+        """Ops created inside the `with` block are added to this graph."""
+        return context.push(self)
+
+    def unique_name(self, base: str) -> str:
+        """`base`, or `base_1`, `base_2`, ... if taken."""
+        count = self._name_counts.get(base)
+        if count is None and base not in self._by_name:
+            self._name_counts[base] = 0
+            return base
+        count = count or 0
+        while True:
+            count += 1
+            name = f"{base}_{count}"
+            if name not in self._by_name:
+                self._name_counts[base] = count
+                return name
+
+    def placeholder(
+        self, dtype: dtypes.DType | str, shape: Any = None, name: str | None = None
+    ) -> SymbolicTensor:
+        """A graph input of `dtype` and static `shape` (None dims: any size).
+
+        Appends it to `self.inputs`.
+        """
+        dtype = dtypes.as_dtype(dtype)
+        shape = as_shape(shape)
+        attrs = {"dtype": dtype, "shape": shape}
+        op = self.create_op("Placeholder", (), attrs, name=name or "placeholder")
+        tensor = op.outputs[0]
+        self.inputs.append(tensor)
+        return tensor
+
+    def constant(self, value: Any, name: str | None = None) -> SymbolicTensor:
+        """A `Const` node holding the NumPy value `value`."""
+        dtype = dtypes.from_numpy(value.dtype)
+        op = self.create_op("Const", (), {"value": value, "dtype": dtype}, name=name)
+        return op.outputs[0]
+
+    def create_op(
+        self,
+        op_type: str | registry.OpDef,
+        inputs: Sequence[SymbolicTensor],
+        attrs: dict[str, Any] | None = None,
+        *,
+        name: str | None = None,
+        specs: Sequence[tuple[dtypes.DType, Shape]] | None = None,
+        stateful: bool | None = None,
+    ) -> Operation:
+        """Adds a node; its inputs must already be tensors of this graph.
+
+        Runs the op's shape/dtype rule unless `specs` gives the outputs, and
+        adds the automatic control dependencies of stateful ops.
+
+        Raises:
+            TypeError, InvalidArgumentError: From the op's rule.
+        """
+        opdef = op_type if isinstance(op_type, registry.OpDef) else registry.get(op_type)
+        attrs = {} if attrs is None else attrs
+        inputs = tuple(inputs)
+        for t in inputs:
+            if t._op.graph is not self:
+                raise ValueError(f"input {t.name!r} of {opdef.name} is from another graph")
+        if specs is None:
+            specs = opdef.rule(inputs, attrs)
+        name = self.unique_name(name or opdef.default_name)
+        if stateful is None:
+            stateful = opdef.stateful
+        location = None if opdef.name == "Placeholder" else user_location(2)
+        op = Operation(
+            self, opdef, name, inputs, attrs, specs, [], location, stateful
+        )
+        self._add_control_dependencies(op)
+        self._ops.append(op)
+        self._by_name[name] = op
+        return op
+
+    def _add_control_dependencies(self, op: Operation) -> None:
+        """Orders effects: stateful ops in program order; variable reads
+        after the previous write of that variable and before the next."""
+        access = op.opdef.var_access
+        var_id = op.attrs.get("var_id") if access else None
+        if var_id is not None:
+            variable = registry.lookup_variable(var_id)
+            graph: Graph | None = self
+            while graph is not None:
+                graph.variables[var_id] = variable
+                graph = graph.outer_graph
+        controls = op.control_inputs
+        if op.stateful:
+            self.is_stateful = True
+            if self._last_stateful is not None:
+                controls.append(self._last_stateful)
+            if access == "write":
+                controls.extend(
+                    r for r in self._reads_since_write.pop(var_id, ()) if r not in controls
+                )
+                self._last_write[var_id] = op
+            self._last_stateful = op
+        elif access == "read":
+            last = self._last_write.get(var_id)
+            if last is not None:
+                controls.append(last)
+            self._reads_since_write.setdefault(var_id, []).append(op)
+
+    def convert(
+        self,
+        value: Any,
+        dtype: dtypes.DType | None = None,
+        dtype_hint: dtypes.DType | None = None,
+    ) -> SymbolicTensor:
+        """`value` as a tensor of this graph (capturing or adding a Const)."""
+        if type(value) is SymbolicTensor:
+            if value._op.graph is not self:
+                value = self.capture(value)
+            if dtype is not None and value._dtype is not dtype:
+                raise _dtype_error(value, dtype)
+            return value
+        convert = conversion_for(value)
+        if convert is not None:
+            return convert(value, dtype)  # type: ignore[return-value]
+        if type(value) is EagerTensor:
+            cached = self._eager_consts.get(id(value))
+            if cached is None:
+                if dtype is not None and value.dtype is not dtype:
+                    raise _dtype_error(value, dtype)
+                cached = (value, self.constant(value._value))
+                self._eager_consts[id(value)] = cached
+            tensor = cached[1]
+            if dtype is not None and tensor._dtype is not dtype:
+                raise _dtype_error(value, dtype)
+            return tensor
+        if isinstance(value, (list, tuple)) and _contains_tensor(value):
+            from runtime.ops import array
+
+            items = [self.convert(v, dtype, dtype_hint) for v in value]
+            return array.stack(items)  # type: ignore[return-value]
+        return self.constant(as_numpy(value, dtype, dtype_hint))
+
+    def convert_hinted(self, value: Any, dtype_hint: dtypes.DType | None) -> Any:
+        """`convert(value, dtype_hint=dtype_hint)`."""
+        return self.convert(value, None, dtype_hint)
+
+    def capture(self, tensor: SymbolicTensor) -> SymbolicTensor:
+        """`tensor` (of an outer graph) as a placeholder of this graph.
+
+        Raises:
+            ValueError: If `tensor` belongs to no graph this one is nested in.
+        """
+        if tensor._op.graph is self:
+            return tensor
+        inner = self._captured.get(id(tensor))
+        if inner is not None:
+            return inner
+        if self.outer_graph is None:
+            raise ValueError(
+                f"the tensor {tensor.name!r} belongs to another graph: a graph "
+                "tensor cannot be used outside the function (or branch, or loop "
+                "body) that created it"
+            )
+        outer = self.outer_graph.capture(tensor)
+        inner = self._captured.get(id(outer))
+        if inner is None:
+            attrs = {"dtype": outer.dtype, "shape": outer.shape}
+            op = self.create_op("Placeholder", (), attrs, name=outer._op.name)
+            inner = op.outputs[0]
+            self.captures.append((outer, inner))
+            self._captured[id(outer)] = inner
+        self._captured[id(tensor)] = inner
+        return inner
+
+    # -- reading -------------------------------------------------------------
+
+    def get_operations(self) -> list[Operation]:
+        """The operations in creation order."""
+        return list(self._ops)
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        """The operation called `name` (KeyError if none)."""
+        return self._by_name[name]
+
+    def get_tensor_by_name(self, name: str) -> SymbolicTensor:
+        """The tensor `"op_name:index"`."""
+        op_name, _, index = name.rpartition(":")
+        return self._by_name[op_name].outputs[int(index)]
+
+    def subgraphs(self) -> Iterator[tuple[str, Graph]]:
+        """(path, graph) for every cond/while subgraph, depth first."""
+        for op in self._ops:
+            for key, value in op.attrs.items():
+                if isinstance(value, Graph):
+                    yield f"{op.name}/{key}", value
+                    for path, sub in value.subgraphs():
+                        yield f"{op.name}/{key}/{path}", sub
+
+    def as_graph_def(self) -> Any:
+        """A plain-data view (`GraphDef`): `.node` with `.name .op .input .attr`."""
+        from runtime.graph_def import graph_def
+
+        return graph_def(self)
+
+    def to_dot(self) -> str:
+        """Graphviz DOT text; cond/while bodies appear as clusters."""
+        from runtime.graph_def import to_dot
+
+        return to_dot(self)
+
+    def __repr__(self) -> str:
+        return f"<rt.Graph {self.name!r} with {len(self._ops)} ops>"
+

@@ -1,0 +1,376 @@
+"""The op table, and `apply`: run an op now, or add it to the graph.
+
+A node is (op type, inputs, attrs). This module maps each op type to one
+`OpDef`: its shape/dtype rule (used while building graphs), its NumPy kernel
+(used eagerly and by the executor) and whether it is stateful. Every op type
+that can appear in a graph is registered here, `Placeholder`, `Const`, `If`
+and `While` included.
+
+    >>> import runtime as rt
+    >>> from runtime import op_registry
+    >>> op_registry.get("Add").kernel is np.add
+    True
+    >>> op_registry.apply("Add", (rt.constant(1), 2))
+    <rt.Tensor: shape=(), dtype=int32, numpy=3>
+
+`apply` is the one entry point of every op function in `runtime.ops`.
+Eagerly it checks dtypes, then calls the kernel and translates NumPy's
+exceptions into `InvalidArgumentError`; it does not run the shape rule (NumPy
+checks shapes anyway), which keeps the eager path short. While a graph is
+being built it converts the inputs to graph tensors, runs the rule (so shape
+errors are found at build time) and adds a node.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.context import STATE
+from runtime.errors import InvalidArgumentError, OpError
+from runtime.shapes import Shape
+from runtime.tensor import (
+    EagerTensor,
+    SymbolicTensor,
+    Tensor,
+    _CONVERSIONS,
+    as_numpy,
+)
+
+__all__ = [
+    "OpDef",
+    "apply",
+    "bind_kernel",
+    "get",
+    "lookup_variable",
+    "names",
+    "register",
+    "register_variable",
+]
+
+Rule = Callable[[Sequence[Any], dict[str, Any]], list[tuple[dtypes.DType, Shape]]]
+# Exceptions from NumPy kernels that mean "bad value", not "bug".
+KERNEL_ERRORS = (ValueError, IndexError, ArithmeticError)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class OpDef:
+    """Everything the runtime knows about one op type.
+
+    Attributes:
+        name: The op type (`"MatMul"`).
+        rule: (input tensors, attrs) -> [(dtype, static shape)] per output;
+            raises TypeError/InvalidArgumentError for bad inputs.
+        kernel: `kernel(*numpy_inputs, **attrs)` -> a NumPy value (a tuple of
+            them for several outputs, None for none). None for the ops the
+            executor handles itself (Placeholder, Const, If, While).
+        stateful: Runs even when its outputs are unused, in program order.
+        num_outputs: How many outputs `apply` returns (1: a tensor, 0: None,
+            n > 1 or -1 (as many as the rule gives): a tuple).
+        unify: Which inputs must share one dtype: a count of leading inputs,
+            -1 for all, or a tuple of positions. Python values among them take
+            that dtype.
+        allowed: The dtypes allowed for the unified inputs (None: any).
+        may_warn: The kernel may emit NumPy floating-point warnings, which
+            the runtime silences (TensorFlow gives inf/nan quietly).
+        var_access: "read" or "write" for ops on a Variable (`var_id` attr).
+        bind: attrs -> kernel of the inputs only; defaults to a partial.
+        eager_check: Called with the input values and attrs before an eager
+            kernel runs, for checks the graph rule makes statically.
+        default_name: The node name used when none is given.
+    """
+
+    name: str
+    rule: Rule
+    kernel: Callable[..., Any] | None
+    stateful: bool = False
+    num_outputs: int = 1
+    unify: int | tuple[int, ...] = 0
+    allowed: frozenset[dtypes.DType] | None = None
+    may_warn: bool = False
+    var_access: str | None = None
+    bind: Callable[[dict[str, Any]], Callable[..., Any]] | None = None
+    eager_check: Callable[..., None] | None = None
+    default_name: str = ""
+    np_allowed: frozenset[Any] | None = dataclasses.field(init=False, default=None)
+    unify_positions: tuple[int, ...] = dataclasses.field(init=False, default=())
+
+    def __post_init__(self) -> None:
+        if not self.default_name:
+            snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", self.name).lower()
+            object.__setattr__(self, "default_name", snake)
+        if isinstance(self.unify, tuple):
+            object.__setattr__(self, "unify_positions", self.unify)
+        elif self.unify > 0:
+            object.__setattr__(self, "unify_positions", tuple(range(self.unify)))
+        if self.allowed is not None:
+            np_allowed = frozenset(d.np_dtype for d in self.allowed)
+            object.__setattr__(self, "np_allowed", np_allowed)
+
+    def __repr__(self) -> str:
+        return f"OpDef({self.name!r})"
+
+
+_OPS: dict[str, OpDef] = {}
+
+
+def register(opdef: OpDef) -> OpDef:
+    """Adds `opdef` to the table (ValueError if its name is taken)."""
+    if opdef.name in _OPS:
+        raise ValueError(f"op {opdef.name!r} is already registered")
+    _OPS[opdef.name] = opdef
+    return opdef
+
+
+def get(name: str) -> OpDef:
+    """The OpDef for op type `name`.
+
+    Raises:
+        KeyError: For an unknown op type.
+    """
+    try:
+        return _OPS[name]
+    except KeyError:
+        raise KeyError(f"unknown op type {name!r}") from None
+
+
+def names() -> list[str]:
+    """All registered op types, sorted."""
+    return sorted(_OPS)
+
+
+def bind_kernel(opdef: OpDef, attrs: dict[str, Any]) -> Callable[..., Any]:
+    """The kernel with `attrs` bound: a function of the input values only."""
+    if opdef.bind is not None:
+        return opdef.bind(attrs)
+    if not attrs:
+        return opdef.kernel  # type: ignore[return-value]
+    return functools.partial(opdef.kernel, **attrs)  # type: ignore[arg-type]
+
+
+# -- variables: graph ops refer to them by a stable id -------------------------
+
+_VARIABLES: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+_NEXT_VARIABLE_ID = [0]
+
+
+def register_variable(variable: Any) -> int:
+    """Gives `variable` its id (held weakly here; graphs hold it strongly)."""
+    _NEXT_VARIABLE_ID[0] += 1
+    var_id = _NEXT_VARIABLE_ID[0]
+    _VARIABLES[var_id] = variable
+    return var_id
+
+
+def lookup_variable(var_id: int) -> Any:
+    """The live `Variable` with id `var_id` (KeyError if it is gone)."""
+    return _VARIABLES[var_id]
+
+
+# -- apply -------------------------------------------------------------------
+
+_UNTYPED = object()
+_NO_ATTRS: dict[str, Any] = {}
+_PY_ORDER = (dtypes.bool_, dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)
+
+
+def apply(
+    op: OpDef | str,
+    inputs: Sequence[Any],
+    attrs: dict[str, Any] = _NO_ATTRS,
+    name: str | None = None,
+) -> Any:
+    """Runs op `op` on `inputs` now, or adds it to the graph being built.
+
+    Returns:
+        An EagerTensor or SymbolicTensor (a tuple for several outputs, None
+        for ops without outputs).
+
+    Raises:
+        TypeError: For inputs of the wrong dtype.
+        InvalidArgumentError: For bad values (eagerly) or statically bad
+            shapes (while building a graph).
+    """
+    if type(op) is str:
+        op = get(op)
+    graph = STATE.graph
+    if graph is None:
+        return _eager(op, inputs, attrs)
+    return _symbolic(graph, op, inputs, attrs, name)
+
+
+def _eager(op: OpDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> Any:
+    # Fast path: every input already an eager tensor; unified ones agree.
+    values: Any = []
+    for x in inputs:
+        if type(x) is not EagerTensor:
+            values = None
+            break
+        values.append(x._value)
+    if values and op.unify:
+        positions = op.unify_positions or range(len(values))
+        np_dtype = values[positions[0]].dtype
+        for i in positions:
+            if values[i].dtype != np_dtype:
+                values = None
+                break
+        else:
+            if op.np_allowed is not None and np_dtype not in op.np_allowed:
+                values = None
+    if values is None:
+        values = _eager_values(op, inputs)
+    if op.eager_check is not None:
+        op.eager_check(*values, **attrs)
+    try:
+        if op.may_warn:
+            with np.errstate(all="ignore"):
+                out = op.kernel(*values, **attrs)  # type: ignore[misc]
+        else:
+            out = op.kernel(*values, **attrs)  # type: ignore[misc]
+    except OpError as e:
+        raise e.with_context(op.name, location=_location()) from None
+    except KERNEL_ERRORS as e:
+        raise _eager_failure(op, values, attrs, e) from e
+    n = op.num_outputs
+    if n == 1:
+        return EagerTensor(out)
+    if n == 0:
+        return None
+    return tuple([EagerTensor(o) for o in out])
+
+
+def _eager_values(op: OpDef, inputs: Sequence[Any]) -> list[Any]:
+    values: list[Any] = []
+    for x in inputs:
+        t = type(x)
+        if t is EagerTensor:
+            values.append(x._value)
+        elif t is SymbolicTensor:
+            raise TypeError(
+                f"{op.name}: the symbolic tensor {x.name!r} was used outside "
+                "the graph that defines it (no graph is being built); graph "
+                "tensors cannot leak out of a traced function"
+            )
+        elif t in _CONVERSIONS:
+            values.append(_CONVERSIONS[t](x, None)._value)  # type: ignore[attr-defined]
+        elif t is np.ndarray:
+            values.append(as_numpy(x))
+        else:
+            values.append(_UNTYPED)
+    _unify(op, inputs, values, _eager_dtype, _eager_convert)
+    return values
+
+
+def _eager_dtype(value: Any) -> dtypes.DType:
+    return dtypes.from_numpy(value.dtype)
+
+
+def _eager_convert(value: Any, hint: dtypes.DType | None) -> Any:
+    return as_numpy(value, None, hint)
+
+
+def _unify(
+    op: OpDef,
+    inputs: Sequence[Any],
+    values: list[Any],
+    dtype_of: Callable[[Any], dtypes.DType],
+    convert: Callable[[Any, dtypes.DType | None], Any],
+) -> None:
+    """Converts the Python values in `values` (in place) and checks dtypes."""
+    positions = op.unify_positions or (range(len(values)) if op.unify else ())
+    common: dtypes.DType | None = None
+    for i in positions:
+        if values[i] is not _UNTYPED:
+            dtype = dtype_of(values[i])
+            if common is None:
+                common = dtype
+            elif dtype is not common:
+                raise TypeError(
+                    f"{op.name}: operands must have the same dtype, got "
+                    f"{common} and {dtype}; use rt.cast to convert one of them"
+                )
+    if common is None and positions:
+        common = _python_default([inputs[i] for i in positions])
+    for i, v in enumerate(values):
+        if v is _UNTYPED:
+            unified = i in positions
+            try:
+                values[i] = convert(inputs[i], common if unified else None)
+            except TypeError as e:
+                raise TypeError(f"{op.name}: {e}") from None
+            if unified and dtype_of(values[i]) is not common:
+                raise TypeError(
+                    f"{op.name}: cannot use {inputs[i]!r} with a {common} operand; "
+                    "use rt.cast to convert one of them"
+                )
+    if op.allowed is not None and common is not None and common not in op.allowed:
+        allowed = ", ".join(d.name for d in dtypes.ALL if d in op.allowed)
+        raise TypeError(f"{op.name} does not support {common} tensors (only {allowed})")
+
+
+def _python_default(values: Sequence[Any]) -> dtypes.DType | None:
+    """The dtype Python operands share when no operand is a tensor."""
+    best: dtypes.DType | None = None
+    for v in values:
+        dtype = dtypes.from_numpy(as_numpy(v).dtype)
+        if dtype is dtypes.string:
+            return dtype
+        if best is None or (
+            dtype in _PY_ORDER and best in _PY_ORDER
+            and _PY_ORDER.index(dtype) > _PY_ORDER.index(best)
+        ):
+            best = dtype
+    return best
+
+
+def _location() -> str | None:
+    from runtime.graph import user_location
+
+    location = user_location(1)
+    return None if location is None else str(location)
+
+
+def _eager_failure(
+    op: OpDef, values: Sequence[Any], attrs: dict[str, Any], error: Exception
+) -> InvalidArgumentError:
+    """A readable error: the op's own rule message when it has one."""
+    message = str(error)
+    try:
+        op.rule([EagerTensor(v) for v in values], attrs)
+    except InvalidArgumentError as e:
+        message = e.message
+    except Exception:  # noqa: BLE001 - fall back to NumPy's message
+        pass
+    return InvalidArgumentError(message, op.name, None, _location())
+
+
+def _symbolic(
+    graph: Any, op: OpDef, inputs: Sequence[Any], attrs: dict[str, Any], name: str | None
+) -> Any:
+    tensors: list[Any] = []
+    for x in inputs:
+        t = type(x)
+        if t is SymbolicTensor or t is EagerTensor or t in _CONVERSIONS or t is np.ndarray:
+            tensors.append(graph.convert(x))
+        else:
+            tensors.append(_UNTYPED)
+    if op.unify or any(t is _UNTYPED for t in tensors):
+        _unify(op, inputs, tensors, _graph_dtype, graph.convert_hinted)
+    node = graph.create_op(op, tensors, attrs, name=name)
+    n = op.num_outputs
+    if n == 1:
+        return node.outputs[0]
+    if n == 0:
+        return None
+    return node.outputs
+
+
+def _graph_dtype(value: Tensor) -> dtypes.DType:
+    return value.dtype

@@ -1,0 +1,37 @@
+"""The `ag__` surface: what converted code calls.
+
+Generated source refers to this package as `ag__`. Every operator dispatches
+on the type of one value through `dispatch.TABLES`: a type registered by a
+backend (graph tensors, by `runtime.operators.graph_backend` when present)
+builds graph ops; everything else runs as the plain Python it replaces.
+"""
+
+from runtime.operators.calls import converted_call
+from runtime.operators.control_flow import for_stmt, if_stmt, while_stmt
+from runtime.operators.data_structures import list_append, list_pop
+from runtime.operators.exceptions import assert_stmt
+from runtime.operators.logical import and_, if_exp, not_, or_
+from runtime.operators.py_builtins import float_, int_, len_, print_, range_
+from runtime.operators.variables import Undefined, UndefinedReturnValue, ld
+
+__all__ = [
+    "Undefined",
+    "UndefinedReturnValue",
+    "and_",
+    "assert_stmt",
+    "converted_call",
+    "float_",
+    "for_stmt",
+    "if_exp",
+    "if_stmt",
+    "int_",
+    "ld",
+    "len_",
+    "list_append",
+    "list_pop",
+    "not_",
+    "or_",
+    "print_",
+    "range_",
+    "while_stmt",
+]

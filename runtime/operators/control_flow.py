@@ -1,0 +1,171 @@
+"""Control-flow statements as functions: `if_stmt`, `while_stmt`, `for_stmt`.
+
+Converted code passes the variables a statement changes explicitly: each body
+is a function of the statement's state that returns the new state, and the
+operator returns the final state. One variable travels bare, several as a
+tuple, none as nothing:
+
+    (i, total) = ag__.while_stmt(loop_test, loop_body, (i, total), ('i', 'total'))
+
+Each operator only *dispatches* (STYLE 6): if a backend registered the type of
+the value that decides the control flow (the condition, or the iterable), the
+backend builds a graph op; otherwise the statement runs as the plain Python
+shown at the top of each docstring, which is also the code that runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from runtime.operators.dispatch import TABLES
+
+_IF = TABLES["if_stmt"]
+_WHILE = TABLES["while_stmt"]
+_FOR = TABLES["for_stmt"]
+
+
+def if_stmt(
+    cond: Any,
+    body: Callable[..., Any],
+    orelse: Callable[..., Any] | None = None,
+    state: tuple[Any, ...] = (),
+    names: tuple[str, ...] = (),
+) -> Any:
+    """Runs `body(*state)` if `cond` is true, else `orelse(*state)`.
+
+    Plain-Python equivalent (what runs unless a backend claims `cond`):
+
+        if cond:
+            return body(*state)
+        return orelse(*state) if orelse else state
+
+    Args:
+        cond: The condition.
+        body: The true branch; takes the state, returns the outputs.
+        orelse: The false branch, or None when the statement has no `else`
+            (the outputs are then the state, unchanged).
+        state: Values of the variables the branches read and change.
+        names: The user's names of the outputs, for error messages.
+
+    Returns:
+        The outputs: one value bare, several as a tuple, none as None.
+    """
+    impl = _IF.get(type(cond))
+    if impl is not None:
+        return impl(cond, body, orelse, state, names)
+    if cond:
+        return body(*state)
+    if orelse is not None:
+        return orelse(*state)
+    return _unpack(state)
+
+
+def while_stmt(
+    test: Callable[..., Any],
+    body: Callable[..., Any],
+    state: tuple[Any, ...] = (),
+    names: tuple[str, ...] = (),
+) -> Any:
+    """Runs `body` while `test` holds, passing the loop variables through.
+
+    Plain-Python equivalent (what runs unless a backend claims the first
+    value of `test`):
+
+        while test(*state):
+            state = body(*state)
+        return state
+
+    Args:
+        test: The loop condition, a function of the loop variables.
+        body: The loop body: takes the loop variables, returns them updated.
+        state: Initial values of the loop variables.
+        names: The user's names of the loop variables, for error messages.
+
+    Returns:
+        The final loop variables: one bare, several as a tuple, none as None.
+    """
+    cond = test(*state)
+    impl = _WHILE.get(type(cond))
+    if impl is not None:
+        return impl(test, body, state, names, cond)
+    count = len(state)
+    if count == 1:
+        (value,) = state
+        while cond:
+            value = body(value)
+            cond = test(value)
+        return value
+    while cond:
+        result = body(*state)
+        state = result if count else ()
+        cond = test(*state)
+    return _unpack(state)
+
+
+def for_stmt(
+    iterable: Any,
+    body: Callable[..., Any],
+    state: tuple[Any, ...] = (),
+    names: tuple[str, ...] = (),
+    extra_test: Callable[..., Any] | None = None,
+) -> Any:
+    """Runs `body` once per item of `iterable`, passing the state through.
+
+    Plain-Python equivalent (what runs unless a backend claims `iterable`):
+
+        for item in iterable:
+            if extra_test is not None and not extra_test(*state):
+                break
+            state = body(item, *state)
+        return state
+
+    `extra_test` comes from `break` and `return` inside the loop: it is checked
+    before the next item is drawn, so an iterator is not advanced past the
+    item that broke the loop.
+
+    Args:
+        iterable: What to iterate over.
+        body: Takes the item and the state, returns the new state.
+        state: Initial values of the loop variables.
+        names: The user's names of the loop variables, for error messages.
+        extra_test: A function of the state; the loop stops when it is false.
+
+    Returns:
+        The final loop variables: one bare, several as a tuple, none as None.
+    """
+    impl = _FOR.get(type(iterable))
+    if impl is not None:
+        return impl(iterable, body, state, names, extra_test)
+    count = len(state)
+    if extra_test is None:
+        if count == 1:
+            (value,) = state
+            for item in iterable:
+                value = body(item, value)
+            return value
+        for item in iterable:
+            result = body(item, *state)
+            if count:
+                state = result
+        return _unpack(state)
+    iterator = iter(iterable)
+    while extra_test(*state):
+        try:
+            item = next(iterator)
+        except StopIteration:
+            break
+        result = body(item, *state)
+        if count == 1:
+            state = (result,)
+        elif count:
+            state = result
+    return _unpack(state)
+
+
+def _unpack(state: tuple[Any, ...]) -> Any:
+    if not state:
+        return None
+    if len(state) == 1:
+        return state[0]
+    return state

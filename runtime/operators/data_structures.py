@@ -1,0 +1,33 @@
+"""List `append`/`pop` in loops, as functions that return the list.
+
+Inside a loop, `items.append(x)` becomes `items = ag__.list_append(items, x)`
+so that the list is loop state; a graph loop turns it into a TensorArray,
+whose `append` returns a new array. On a Python list both are the method.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime.operators.dispatch import TABLES
+
+_APPEND = TABLES["list_append"]
+_POP = TABLES["list_pop"]
+
+
+def list_append(target: Any, value: Any) -> Any:
+    """`target.append(value)`, returning `target` (or the new TensorArray)."""
+    impl = _APPEND.get(type(target))
+    if impl is not None:
+        return impl(target, value)
+    target.append(value)
+    return target
+
+
+def list_pop(target: Any, *index: Any) -> tuple[Any, Any]:
+    """`target.pop(*index)`, returning `(target, popped_value)`."""
+    impl = _POP.get(type(target))
+    if impl is not None:
+        return impl(target, *index)
+    value = target.pop(*index)
+    return target, value

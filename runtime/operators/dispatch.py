@@ -1,0 +1,70 @@
+"""The one dispatch point between plain Python and a graph backend.
+
+Every operator that converted code calls (`if_stmt`, `while_stmt`, `and_`,
+...) asks this registry for an implementation keyed by the *type* of the value
+it dispatches on (a condition, an iterable, a list). A missing entry means
+"run as plain Python". A backend registers one function per operator:
+
+    >>> from runtime.operators import dispatch
+    >>> class Traced: ...
+    >>> dispatch.register("not_", Traced, lambda value: "graph not")
+    >>> dispatch.lookup("not_", Traced()) is not None
+    True
+    >>> dispatch.lookup("not_", True) is None
+    True
+    >>> dispatch.unregister("not_", Traced)
+
+The graph backend (`runtime.operators.graph_backend`) registers
+`runtime.tensor.SymbolicTensor`; another backend (say JAX tracers) would be
+one more set of entries, not a fork of the operators.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+# Operator name -> {value type -> implementation}. The operators read these
+# dicts directly on their hot path (one dict lookup per dispatch).
+TABLES: dict[str, dict[type, Callable[..., Any]]] = {
+    name: {}
+    for name in (
+        "if_stmt",
+        "while_stmt",
+        "for_stmt",
+        "and_",
+        "or_",
+        "not_",
+        "if_exp",
+        "assert_stmt",
+        "print_",
+        "range_",
+        "len_",
+        "int_",
+        "float_",
+        "list_append",
+        "list_pop",
+    )
+}
+
+
+def register(operator: str, value_type: type, impl: Callable[..., Any]) -> None:
+    """Makes `operator` call `impl` when its dispatch value is a `value_type`."""
+    if operator not in TABLES:
+        raise KeyError(f"unknown operator {operator!r}; known: {sorted(TABLES)}")
+    TABLES[operator][value_type] = impl
+
+
+def unregister(operator: str, value_type: type) -> None:
+    """Removes a registration made by `register` (no error if absent)."""
+    TABLES[operator].pop(value_type, None)
+
+
+def lookup(operator: str, value: Any) -> Callable[..., Any] | None:
+    """The implementation registered for `type(value)`, or None for Python."""
+    return TABLES[operator].get(type(value))
+
+
+def is_dispatched(value: Any) -> bool:
+    """True if any backend claims `value` (e.g. it is a graph tensor)."""
+    return type(value) in TABLES["if_stmt"]

@@ -1,0 +1,68 @@
+"""`and`, `or`, `not` and conditional expressions as functions.
+
+The right operand of `and`/`or` and both arms of a conditional expression
+arrive as functions, so they are evaluated only when Python would:
+
+    >>> and_(0, lambda: 1 / 0)
+    0
+    >>> or_(0, lambda: 'right')
+    'right'
+    >>> if_exp(True, lambda: 'yes', lambda: 1 / 0)
+    'yes'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from runtime.operators.dispatch import TABLES
+
+_AND = TABLES["and_"]
+_OR = TABLES["or_"]
+_NOT = TABLES["not_"]
+_IF_EXP = TABLES["if_exp"]
+
+
+def and_(a: Any, b: Callable[[], Any]) -> Any:
+    """`a and b()`; a graph tensor `a` gives a graph op evaluating b lazily."""
+    impl = _AND.get(type(a))
+    if impl is not None:
+        return impl(a, b)
+    return a and b()
+
+
+def or_(a: Any, b: Callable[[], Any]) -> Any:
+    """`a or b()`; a graph tensor `a` gives a graph op evaluating b lazily."""
+    impl = _OR.get(type(a))
+    if impl is not None:
+        return impl(a, b)
+    return a or b()
+
+
+def not_(a: Any) -> Any:
+    """`not a`; a graph tensor gives `logical_not`."""
+    impl = _NOT.get(type(a))
+    if impl is not None:
+        return impl(a)
+    return not a
+
+
+def if_exp(
+    cond: Any,
+    if_true: Callable[[], Any],
+    if_false: Callable[[], Any],
+    expr_repr: str = "",
+) -> Any:
+    """`if_true() if cond else if_false()`; a graph tensor gives a graph cond.
+
+    Args:
+        cond: The condition.
+        if_true: The value when true, as a function.
+        if_false: The value when false, as a function.
+        expr_repr: The user's source of the expression, for error messages.
+    """
+    impl = _IF_EXP.get(type(cond))
+    if impl is not None:
+        return impl(cond, if_true, if_false, expr_repr)
+    return if_true() if cond else if_false()

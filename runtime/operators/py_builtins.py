@@ -1,0 +1,70 @@
+"""Builtins whose meaning changes for graph tensors: print, range, len, int, float.
+
+Converted code calls `ag__.print_(...)` where the user wrote `print(...)`.
+With no graph tensor among the arguments each one *is* the builtin.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from runtime.operators.dispatch import TABLES
+
+_PRINT = TABLES["print_"]
+_RANGE = TABLES["range_"]
+_LEN = TABLES["len_"]
+_INT = TABLES["int_"]
+_FLOAT = TABLES["float_"]
+
+
+def _claimed(table: dict[type, Any], args: tuple[Any, ...]) -> Any:
+    for arg in args:
+        impl = table.get(type(arg))
+        if impl is not None:
+            return impl
+    return None
+
+
+def print_(*args: Any, **kwargs: Any) -> None:
+    """`print(*args, **kwargs)`; with a graph tensor argument, a graph print op.
+
+    `sys.stdout` is looked up when the print runs, as `print` does.
+    """
+    impl = _claimed(_PRINT, args)
+    if impl is not None:
+        impl(*args, **kwargs)
+        return
+    builtins.print(*args, **kwargs)
+
+
+def range_(*args: Any) -> Any:
+    """`range(*args)`; with a graph tensor argument, a graph range."""
+    impl = _claimed(_RANGE, args)
+    if impl is not None:
+        return impl(*args)
+    return range(*args)
+
+
+def len_(value: Any) -> Any:
+    """`len(value)`; for a graph tensor of unknown length, a graph op."""
+    impl = _LEN.get(type(value))
+    if impl is not None:
+        return impl(value)
+    return len(value)
+
+
+def int_(value: Any = 0, *args: Any) -> Any:
+    """`int(value, *args)`; for a graph tensor, a cast to int32."""
+    impl = _INT.get(type(value))
+    if impl is not None:
+        return impl(value, *args)
+    return int(value, *args)
+
+
+def float_(value: Any = 0.0) -> Any:
+    """`float(value)`; for a graph tensor, a cast to float32."""
+    impl = _FLOAT.get(type(value))
+    if impl is not None:
+        return impl(value)
+    return float(value)

@@ -1,0 +1,65 @@
+"""Undefined values: what a variable holds before its first assignment.
+
+Converted code passes state explicitly, so a variable that Python would leave
+unbound (assigned in one branch only, deleted with `del`, first assigned in a
+loop) holds an `Undefined` instead. Reading it through `ld` raises the same
+`UnboundLocalError` Python would have raised at that read:
+
+    >>> y = Undefined('y')
+    >>> ld(y)
+    Traceback (most recent call last):
+    ...
+    UnboundLocalError: cannot access local variable 'y' where it is not associated with a value
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+
+def _unbound_message(name: str) -> str:
+    # The wording changed in 3.11; use the running interpreter's.
+    if sys.version_info >= (3, 11):
+        return f"cannot access local variable '{name}' where it is not associated with a value"
+    return f"local variable '{name}' referenced before assignment"
+
+
+class Undefined:
+    """The value of a variable that has not been assigned (yet) on this path.
+
+    Attributes:
+        symbol_name: The user's variable name, for error messages.
+    """
+
+    __slots__ = ("symbol_name",)
+
+    def __init__(self, symbol_name: str) -> None:
+        self.symbol_name = symbol_name
+
+    def __repr__(self) -> str:
+        return f"Undefined({self.symbol_name!r})"
+
+    def __bool__(self) -> bool:
+        raise UnboundLocalError(_unbound_message(self.symbol_name))
+
+
+class UndefinedReturnValue(Undefined):
+    """The return value of a function that has not returned yet."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__("retval_")
+
+
+def ld(value: Any) -> Any:
+    """Reads a variable that may be undefined on some path (raises like Python)."""
+    if type(value) is Undefined:
+        raise UnboundLocalError(_unbound_message(value.symbol_name))
+    return value
+
+
+def is_undefined(value: Any) -> bool:
+    """True for `Undefined` and `UndefinedReturnValue` values."""
+    return isinstance(value, Undefined)

@@ -1,0 +1,308 @@
+"""Elementwise math, comparisons, logic and matmul.
+
+    >>> import runtime as rt
+    >>> rt.add([1.0, 2.0], 1.0).numpy()
+    array([2., 3.], dtype=float32)
+    >>> rt.matmul([[1, 2]], [[3], [4]]).numpy()
+    array([[11]], dtype=int32)
+
+Binary ops broadcast like NumPy. Their operands must share a dtype; Python
+scalars and lists take the tensor operand's dtype, and `int32 + float32`
+raises TypeError naming the op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.errors import InvalidArgumentError
+from runtime.op_registry import OpDef, apply, register
+from runtime.ops import rules
+from runtime.shapes import Shape, broadcast, format_shape
+from runtime.tensor import Tensor, TensorLike
+
+_NUMERIC = dtypes.NUMERIC
+_FLOATING = dtypes.FLOATING
+_BOOL = frozenset({dtypes.bool_})
+_NO_ATTRS: dict[str, Any] = {}
+
+
+def _binary(
+    name: str,
+    kernel: Callable[..., Any],
+    allowed: frozenset[dtypes.DType] | None,
+    result: str = "same",
+    may_warn: bool = False,
+    default_name: str = "",
+) -> OpDef:
+    return register(
+        OpDef(
+            name,
+            rules.elementwise(name, result),
+            kernel,
+            unify=2,
+            allowed=allowed,
+            may_warn=may_warn,
+            default_name=default_name,
+        )
+    )
+
+
+def _unary(
+    name: str,
+    kernel: Callable[..., Any],
+    allowed: frozenset[dtypes.DType] | None,
+    may_warn: bool = False,
+    out: dtypes.DType | None = None,
+) -> OpDef:
+    return register(
+        OpDef(
+            name, rules.unary(out), kernel, unify=1, allowed=allowed, may_warn=may_warn
+        )
+    )
+
+
+def _check_int_divisor(x: Any, y: Any) -> None:
+    if y.dtype.kind == "i" and not np.all(y):
+        raise InvalidArgumentError("Integer division by zero")
+
+
+def _floordiv_kernel(x: Any, y: Any) -> Any:
+    _check_int_divisor(x, y)
+    return np.floor_divide(x, y)
+
+
+def _mod_kernel(x: Any, y: Any) -> Any:
+    _check_int_divisor(x, y)
+    return np.mod(x, y)
+
+
+def _sigmoid_kernel(x: Any) -> Any:
+    return 1 / (1 + np.exp(-x))
+
+
+def _relu_kernel(x: Any) -> Any:
+    return np.maximum(x, 0)
+
+
+_ADD = _binary("Add", np.add, _NUMERIC | {dtypes.string})
+_SUB = _binary("Sub", np.subtract, _NUMERIC)
+_MUL = _binary("Mul", np.multiply, _NUMERIC)
+_DIV = _binary("Div", np.true_divide, _NUMERIC, "truediv", may_warn=True)
+_FLOORDIV = _binary("FloorDiv", _floordiv_kernel, _NUMERIC, may_warn=True)
+_MOD = _binary("FloorMod", _mod_kernel, _NUMERIC, may_warn=True)
+_POW = _binary("Pow", np.power, _NUMERIC, may_warn=True)
+_MAXIMUM = _binary("Maximum", np.maximum, _NUMERIC)
+_MINIMUM = _binary("Minimum", np.minimum, _NUMERIC)
+_GREATER = _binary("Greater", np.greater, _NUMERIC, "bool")
+_GREATER_EQUAL = _binary("GreaterEqual", np.greater_equal, _NUMERIC, "bool")
+_LESS = _binary("Less", np.less, _NUMERIC, "bool")
+_LESS_EQUAL = _binary("LessEqual", np.less_equal, _NUMERIC, "bool")
+_EQUAL = _binary("Equal", np.equal, None, "bool")
+_NOT_EQUAL = _binary("NotEqual", np.not_equal, None, "bool")
+_AND = _binary("LogicalAnd", np.logical_and, _BOOL)
+_OR = _binary("LogicalOr", np.logical_or, _BOOL)
+
+_ABS = _unary("Abs", np.abs, _NUMERIC)
+_NEG = _unary("Neg", np.negative, _NUMERIC)
+_SQUARE = _unary("Square", np.square, _NUMERIC)
+_RELU = _unary("Relu", _relu_kernel, _NUMERIC)
+_EXP = _unary("Exp", np.exp, _FLOATING, may_warn=True)
+_LOG = _unary("Log", np.log, _FLOATING, may_warn=True)
+_SQRT = _unary("Sqrt", np.sqrt, _FLOATING, may_warn=True)
+_TANH = _unary("Tanh", np.tanh, _FLOATING)
+_SIGMOID = _unary("Sigmoid", _sigmoid_kernel, _FLOATING, may_warn=True)
+_SIN = _unary("Sin", np.sin, _FLOATING)
+_COS = _unary("Cos", np.cos, _FLOATING)
+_NOT = _unary("LogicalNot", np.logical_not, _BOOL)
+
+
+def _matmul_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
+    a, b = inputs
+    rules.require_rank(a, 2, "MatMul", "In[0]")
+    rules.require_rank(b, 2, "MatMul", "In[1]")
+    if a.shape is None or b.shape is None:
+        return [(a.dtype, None)]
+    k_a, k_b = a.shape[-1], b.shape[-2]
+    if k_a is not None and k_b is not None and k_a != k_b:
+        raise InvalidArgumentError(
+            f"Matrix size-incompatible: In[0]: {format_shape(a.shape)}, "
+            f"In[1]: {format_shape(b.shape)}",
+            "MatMul",
+        )
+    batch: Shape = broadcast(a.shape[:-2], b.shape[:-2], "MatMul")
+    return [(a.dtype, (*batch, a.shape[-2], b.shape[-1]))]  # type: ignore[misc]
+
+
+def _matmul_check(a: Any, b: Any) -> None:
+    if a.ndim < 2 or b.ndim < 2:
+        raise InvalidArgumentError(
+            f"In[0] and In[1] must have rank >= 2, got shapes {a.shape} and {b.shape}"
+        )
+
+
+_MATMUL = register(
+    OpDef(
+        "MatMul",
+        _matmul_rule,
+        np.matmul,
+        unify=2,
+        allowed=_NUMERIC,
+        eager_check=_matmul_check,
+        default_name="matmul",
+    )
+)
+
+
+def add(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """`x + y` elementwise (also concatenates strings)."""
+    return apply(_ADD, (x, y), _NO_ATTRS, name)
+
+
+def subtract(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """`x - y` elementwise."""
+    return apply(_SUB, (x, y), _NO_ATTRS, name)
+
+
+def multiply(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """`x * y` elementwise."""
+    return apply(_MUL, (x, y), _NO_ATTRS, name)
+
+
+def divide(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """`x / y` elementwise; integer operands give float64, as in TensorFlow."""
+    return apply(_DIV, (x, y), _NO_ATTRS, name)
+
+
+def floordiv(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """`x // y` elementwise; integer division by zero is InvalidArgumentError."""
+    return apply(_FLOORDIV, (x, y), _NO_ATTRS, name)
+
+
+def mod(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """`x % y` elementwise, with the sign of `y` (Python's and floormod's)."""
+    return apply(_MOD, (x, y), _NO_ATTRS, name)
+
+
+def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:  # noqa: A001
+    """`x ** y` elementwise."""
+    return apply(_POW, (x, y), _NO_ATTRS, name)
+
+
+def maximum(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """The larger of `x` and `y`, elementwise."""
+    return apply(_MAXIMUM, (x, y), _NO_ATTRS, name)
+
+
+def minimum(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """The smaller of `x` and `y`, elementwise."""
+    return apply(_MINIMUM, (x, y), _NO_ATTRS, name)
+
+
+def abs(x: TensorLike, name: str | None = None) -> Tensor:  # noqa: A001
+    """`|x|` elementwise."""
+    return apply(_ABS, (x,), _NO_ATTRS, name)
+
+
+def negative(x: TensorLike, name: str | None = None) -> Tensor:
+    """`-x` elementwise."""
+    return apply(_NEG, (x,), _NO_ATTRS, name)
+
+
+def square(x: TensorLike, name: str | None = None) -> Tensor:
+    """`x * x` elementwise."""
+    return apply(_SQUARE, (x,), _NO_ATTRS, name)
+
+
+def exp(x: TensorLike, name: str | None = None) -> Tensor:
+    """`e ** x` elementwise (floating dtypes)."""
+    return apply(_EXP, (x,), _NO_ATTRS, name)
+
+
+def log(x: TensorLike, name: str | None = None) -> Tensor:
+    """Natural logarithm elementwise (floating dtypes)."""
+    return apply(_LOG, (x,), _NO_ATTRS, name)
+
+
+def sqrt(x: TensorLike, name: str | None = None) -> Tensor:
+    """Square root elementwise (floating dtypes)."""
+    return apply(_SQRT, (x,), _NO_ATTRS, name)
+
+
+def tanh(x: TensorLike, name: str | None = None) -> Tensor:
+    """Hyperbolic tangent elementwise (floating dtypes)."""
+    return apply(_TANH, (x,), _NO_ATTRS, name)
+
+
+def sigmoid(x: TensorLike, name: str | None = None) -> Tensor:
+    """`1 / (1 + exp(-x))` elementwise (floating dtypes)."""
+    return apply(_SIGMOID, (x,), _NO_ATTRS, name)
+
+
+def relu(x: TensorLike, name: str | None = None) -> Tensor:
+    """`max(x, 0)` elementwise."""
+    return apply(_RELU, (x,), _NO_ATTRS, name)
+
+
+def sin(x: TensorLike, name: str | None = None) -> Tensor:
+    """Sine elementwise (floating dtypes)."""
+    return apply(_SIN, (x,), _NO_ATTRS, name)
+
+
+def cos(x: TensorLike, name: str | None = None) -> Tensor:
+    """Cosine elementwise (floating dtypes)."""
+    return apply(_COS, (x,), _NO_ATTRS, name)
+
+
+def matmul(a: TensorLike, b: TensorLike, name: str | None = None) -> Tensor:
+    """Matrix product of rank >= 2 tensors (leading dims broadcast)."""
+    return apply(_MATMUL, (a, b), _NO_ATTRS, name)
+
+
+def greater(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """`x > y` elementwise, as bool."""
+    return apply(_GREATER, (x, y), _NO_ATTRS, name)
+
+
+def greater_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """`x >= y` elementwise, as bool."""
+    return apply(_GREATER_EQUAL, (x, y), _NO_ATTRS, name)
+
+
+def less(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """`x < y` elementwise, as bool."""
+    return apply(_LESS, (x, y), _NO_ATTRS, name)
+
+
+def less_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """`x <= y` elementwise, as bool."""
+    return apply(_LESS_EQUAL, (x, y), _NO_ATTRS, name)
+
+
+def equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """`x == y` elementwise, as bool (any dtype, strings included)."""
+    return apply(_EQUAL, (x, y), _NO_ATTRS, name)
+
+
+def not_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """`x != y` elementwise, as bool."""
+    return apply(_NOT_EQUAL, (x, y), _NO_ATTRS, name)
+
+
+def logical_and(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """`x and y` elementwise on bool tensors."""
+    return apply(_AND, (x, y), _NO_ATTRS, name)
+
+
+def logical_or(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    """`x or y` elementwise on bool tensors."""
+    return apply(_OR, (x, y), _NO_ATTRS, name)
+
+
+def logical_not(x: TensorLike, name: str | None = None) -> Tensor:
+    """`not x` elementwise on bool tensors."""
+    return apply(_NOT, (x,), _NO_ATTRS, name)

@@ -1,0 +1,486 @@
+"""Tensors: eager ones hold a NumPy value, symbolic ones name a graph output.
+
+    >>> import runtime as rt
+    >>> rt.constant([1.0, 2.0])
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
+
+Two concrete classes, so that dispatch can be done by type:
+`EagerTensor` (a value computed now) and `SymbolicTensor` (output `index` of an
+`Operation` in a `Graph`, known only by dtype and static shape). Python
+operators (`+`, `@`, `[]`, ...) are installed on `Tensor` by
+`runtime.ops.overloads`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.context import STATE
+from runtime.shapes import Shape, format_shape
+
+if TYPE_CHECKING:
+    from runtime.graph import Graph, Operation
+
+__all__ = [
+    "EagerTensor",
+    "SymbolicTensor",
+    "Tensor",
+    "TensorLike",
+    "as_numpy",
+    "convert_to_tensor",
+    "is_symbolic",
+    "is_tensor",
+    "register_tensor_conversion",
+]
+
+# Anything an op accepts as an operand: a tensor, a Variable, a Python scalar,
+# a nested list, or a NumPy array.
+TensorLike = Any
+
+_FROM_NUMPY = dtypes._FROM_NUMPY
+_INT32 = np.iinfo(np.int32)
+
+
+class Tensor:
+    """A multi-dimensional array of one dtype: eager or symbolic."""
+
+    __slots__ = ()
+    # NumPy defers binary operators (`ndarray + tensor`) to our reflected ones.
+    __array_priority__ = 100
+    # Elementwise __eq__ (installed by overloads) must not disable hashing.
+    __hash__ = object.__hash__
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        """The element type."""
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> Shape:
+        """A tuple of ints and None (unknown size); None for an unknown rank."""
+        raise NotImplementedError
+
+    @property
+    def ndim(self) -> int | None:
+        """The rank, or None when unknown."""
+        shape = self.shape
+        return None if shape is None else len(shape)
+
+    def get_shape(self) -> Shape:
+        """Same as `.shape` (TensorFlow spelling)."""
+        return self.shape
+
+    def __copy__(self) -> Tensor:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        # Tensors are immutable values: copies may share them.
+        return self
+
+
+class EagerTensor(Tensor):
+    """A tensor whose value is known: a NumPy array or NumPy scalar."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: Any) -> None:
+        self._value = value
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return _FROM_NUMPY[self._value.dtype]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._value.shape
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def name(self) -> str:
+        raise AttributeError("Tensor.name is undefined for eager tensors")
+
+    def numpy(self) -> Any:
+        """The value as a NumPy array (a NumPy scalar for rank 0)."""
+        return self._value
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        return np.asarray(self._value, dtype=dtype)
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __index__(self) -> int:
+        if self._value.dtype.kind not in "iu":
+            raise TypeError(
+                f"only integer scalar tensors can be used as an index, "
+                f"got dtype {self.dtype}"
+            )
+        return int(self._value)
+
+    def __int__(self) -> int:
+        return int(self._value)
+
+    def __float__(self) -> float:
+        return float(self._value)
+
+    def __len__(self) -> int:
+        if not self._value.ndim:
+            raise TypeError("len() of a scalar tensor")
+        return len(self._value)
+
+    def __iter__(self) -> Iterator[EagerTensor]:
+        if not self._value.ndim:
+            raise TypeError("iteration over a 0-d tensor")
+        return (EagerTensor(v) for v in self._value)
+
+    def __format__(self, spec: str) -> str:
+        if not self._value.ndim:
+            return format(self._value.item(), spec)
+        return format(str(self), spec)
+
+    def __repr__(self) -> str:
+        value = self._value
+        if self.dtype is dtypes.variant:
+            text = repr(value)
+        elif value.ndim:
+            text = repr(value)
+        else:
+            text = np.array2string(np.asarray(value))
+        return f"<rt.Tensor: shape={format_shape(self.shape)}, dtype={self.dtype}, numpy={text}>"
+
+    def __str__(self) -> str:
+        return (
+            f"rt.Tensor({np.asarray(self._value)}, shape={format_shape(self.shape)}, "
+            f"dtype={self.dtype})"
+        )
+
+
+class SymbolicTensor(Tensor):
+    """Output `index` of an `Operation` in a `Graph`: a value known at run time.
+
+    Its `dtype` and static `shape` (None for unknown sizes) are known while the
+    graph is built; using it where Python needs a concrete value (`bool()`,
+    `iter()`, `len()` of an unknown first dimension) raises TypeError.
+    """
+
+    __slots__ = ("_dtype", "_index", "_op", "_shape")
+
+    def __init__(self, op: Operation, index: int, dtype: dtypes.DType, shape: Shape):
+        self._op = op
+        self._index = index
+        self._dtype = dtype
+        self._shape = shape
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> Shape:
+        return self._shape
+
+    @property
+    def op(self) -> Operation:
+        """The operation that produces this tensor."""
+        return self._op
+
+    @property
+    def graph(self) -> Graph:
+        """The graph this tensor belongs to."""
+        return self._op.graph
+
+    @property
+    def value_index(self) -> int:
+        """Which output of `op` this is."""
+        return self._index
+
+    @property
+    def name(self) -> str:
+        """`"op_name:index"`."""
+        return f"{self._op.name}:{self._index}"
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            f"using the symbolic tensor {self.name!r} as a Python bool is not "
+            "allowed: its value is only known when the graph runs. Convert the "
+            "function with autograph (autograph.function or autograph.to_graph) "
+            "so that `if`/`while` on it become graph ops, or use rt.cond / "
+            "rt.while_loop"
+        )
+
+    def __index__(self) -> int:
+        raise TypeError(
+            f"the symbolic tensor {self.name!r} cannot be used as a Python int; "
+            "its value is only known when the graph runs"
+        )
+
+    def __len__(self) -> int:
+        shape = self._shape
+        if shape is None or not shape or shape[0] is None:
+            raise TypeError(
+                f"len() of the symbolic tensor {self.name!r} with shape "
+                f"{format_shape(shape)} is not known while tracing; use "
+                "rt.shape(x)[0] or rt.size(x)"
+            )
+        return shape[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        raise TypeError(
+            f"iterating over the symbolic tensor {self.name!r} is not allowed "
+            "in Python; convert the function with autograph so that `for` on it "
+            "becomes a graph loop, or use rt.while_loop"
+        )
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        raise TypeError(
+            f"the symbolic tensor {self.name!r} has no NumPy value while tracing"
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"<rt.Tensor {self.name!r} shape={format_shape(self._shape)} "
+            f"dtype={self._dtype}>"
+        )
+
+    __str__ = __repr__
+
+
+def is_tensor(value: Any) -> bool:
+    """True for eager and symbolic tensors."""
+    return isinstance(value, Tensor)
+
+
+def is_symbolic(value: Any) -> bool:
+    """True for a graph tensor (a `SymbolicTensor`)."""
+    return type(value) is SymbolicTensor
+
+
+# type -> fn(value, dtype) -> Tensor; lets `Variable` (and other objects that
+# stand for a tensor) take part in conversion without a circular import.
+_CONVERSIONS: dict[type, Callable[[Any, dtypes.DType | None], Tensor]] = {}
+
+
+def register_tensor_conversion(
+    cls: type, fn: Callable[[Any, dtypes.DType | None], Tensor]
+) -> None:
+    """Makes `convert_to_tensor` turn instances of `cls` into `fn(value, dtype)`."""
+    _CONVERSIONS[cls] = fn
+
+
+def conversion_for(value: Any) -> Callable[[Any, dtypes.DType | None], Tensor] | None:
+    """The registered conversion for `type(value)`, if any."""
+    return _CONVERSIONS.get(type(value))
+
+
+def convert_to_tensor(
+    value: Any,
+    dtype: dtypes.DType | str | None = None,
+    *,
+    dtype_hint: dtypes.DType | None = None,
+) -> Tensor:
+    """`value` as a tensor: eager when no graph is being built.
+
+    While a graph is being built this gives the symbolic tensor itself
+    (captured from an outer graph if needed) or a captured `Const` node.
+
+    Args:
+        value: A tensor, `Variable`, Python scalar, nested list or NumPy array.
+        dtype: The required dtype; a tensor of another dtype raises TypeError.
+        dtype_hint: The dtype Python values should take, if they can.
+
+    Raises:
+        TypeError: When `value` cannot have the required dtype.
+    """
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+    graph = STATE.graph
+    if graph is not None:
+        return graph.convert(value, dtype, dtype_hint)
+    if type(value) is EagerTensor:
+        if dtype is not None and value.dtype is not dtype:
+            raise _dtype_error(value, dtype)
+        return value
+    if type(value) is SymbolicTensor:
+        raise TypeError(
+            f"the symbolic tensor {value.name!r} was used outside the graph that "
+            "defines it (no graph is being built); graph tensors cannot leak out "
+            "of a traced function"
+        )
+    convert = _CONVERSIONS.get(type(value))
+    if convert is not None:
+        return convert(value, dtype)
+    if isinstance(value, (list, tuple)) and _contains_tensor(value):
+        from runtime.ops import array
+
+        return array.stack([convert_to_tensor(v, dtype, dtype_hint=dtype_hint) for v in value])
+    return EagerTensor(as_numpy(value, dtype, dtype_hint))
+
+
+def _dtype_error(value: Tensor, dtype: dtypes.DType) -> TypeError:
+    return TypeError(
+        f"expected a {dtype} tensor but got a {value.dtype} tensor; use "
+        f"rt.cast(x, rt.{dtype}) to convert it"
+    )
+
+
+def _contains_tensor(value: Any) -> bool:
+    for v in value:
+        if isinstance(v, Tensor) or type(v) in _CONVERSIONS:
+            return True
+        if isinstance(v, (list, tuple)) and _contains_tensor(v):
+            return True
+    return False
+
+
+def as_numpy(
+    value: Any,
+    dtype: dtypes.DType | None = None,
+    dtype_hint: dtypes.DType | None = None,
+    *,
+    cast: bool = False,
+) -> Any:
+    """Converts a Python or NumPy value to a NumPy array of a runtime dtype.
+
+    Python values take `dtype`, else `dtype_hint` when they fit it, else the
+    default dtypes (float32, int32 or int64 if too large, bool, string). NumPy
+    arrays keep their dtype; asking for another raises TypeError unless `cast`.
+
+    Raises:
+        TypeError: For values that don't fit `dtype` (1.5 as int32, an int
+            out of range) or that have no runtime dtype.
+    """
+    if isinstance(value, (np.ndarray, np.generic)):
+        return _numpy_value(value, dtype, cast)
+    if isinstance(value, EagerTensor):
+        return _numpy_value(value._value, dtype, cast)
+    target = dtype or dtype_hint
+    if isinstance(value, (bool, numbers.Number, str)):
+        if target is not None:
+            converted = _scalar_as(value, target, strict=dtype is not None)
+            if converted is not None:
+                return converted
+        return _scalar_default(value)
+    if isinstance(value, (list, tuple)):
+        return _sequence_value(value, dtype, dtype_hint)
+    if isinstance(value, dtypes.DType):
+        raise TypeError(f"cannot convert the dtype {value!r} to a tensor")
+    if value is None:
+        raise TypeError("cannot convert None to a tensor")
+    raise TypeError(f"cannot convert {type(value).__name__} {value!r} to a tensor")
+
+
+def _numpy_value(value: Any, dtype: dtypes.DType | None, cast: bool) -> Any:
+    if value.dtype.kind in "US":
+        value = np.asarray(value).astype(object)
+    current = dtypes.from_numpy(value.dtype)
+    if dtype is None or dtype is current:
+        return value
+    if cast:
+        if (dtype is dtypes.string) != (current is dtypes.string):
+            raise TypeError(f"cannot cast a {current} value to {dtype}")
+        return np.asarray(value).astype(dtype.np_dtype)
+    if isinstance(value, np.generic):
+        # NumPy scalars behave like Python scalars: they adopt the dtype.
+        converted = _scalar_as(value.item(), dtype, strict=True)
+        if converted is not None:
+            return converted
+    raise TypeError(
+        f"expected a {dtype} value but got a NumPy {current} value; use "
+        f"rt.cast(x, rt.{dtype}) or .astype to convert it"
+    )
+
+
+def _scalar_default(value: Any) -> Any:
+    if isinstance(value, bool):
+        return np.bool_(value)
+    if isinstance(value, str):
+        return np.array(value, dtype=object)
+    if isinstance(value, numbers.Integral):
+        value = int(value)
+        if _INT32.min <= value <= _INT32.max:
+            return np.int32(value)
+        try:
+            return np.int64(value)
+        except OverflowError:
+            raise TypeError(f"the int {value} does not fit in int64") from None
+    if isinstance(value, numbers.Real):
+        return np.float32(value)
+    raise TypeError(f"cannot convert {type(value).__name__} {value!r} to a tensor")
+
+
+def _scalar_as(value: Any, dtype: dtypes.DType, *, strict: bool) -> Any:
+    """`value` as a NumPy scalar of `dtype`; None (or TypeError if strict)."""
+    kind = dtype.np_dtype.kind
+    ok = False
+    if kind == "b":
+        ok = isinstance(value, (bool, np.bool_))
+    elif kind in "if":
+        if isinstance(value, numbers.Real) and not isinstance(value, str):
+            ok = kind == "f" or isinstance(value, numbers.Integral) or float(value).is_integer()
+    elif dtype is dtypes.string:
+        ok = isinstance(value, str)
+    if ok:
+        try:
+            if dtype is dtypes.string:
+                return np.array(value, dtype=object)
+            return dtype.np_dtype.type(value)
+        except OverflowError:
+            if strict:
+                raise TypeError(f"the value {value!r} does not fit in {dtype}") from None
+            return None
+    if strict:
+        raise TypeError(
+            f"cannot convert {value!r} to a {dtype} tensor; use rt.cast to convert "
+            "explicitly"
+        )
+    return None
+
+
+def _sequence_value(
+    value: Any, dtype: dtypes.DType | None, dtype_hint: dtypes.DType | None
+) -> np.ndarray:
+    try:
+        array = np.array(value)
+    except ValueError as e:
+        raise ValueError(f"cannot convert {value!r} to a tensor: {e}") from None
+    kind = array.dtype.kind
+    if kind in "USO":
+        if kind == "O" and not all(isinstance(v, str) for v in array.flat):
+            raise TypeError(f"cannot convert {value!r} to a tensor")
+        array = array.astype(object)
+        inferred = dtypes.string
+    elif kind == "b":
+        inferred = dtypes.bool_
+    elif kind in "iu":
+        inferred = dtypes.int32
+        if array.size and (array.min() < _INT32.min or array.max() > _INT32.max):
+            inferred = dtypes.int64
+    elif kind == "f":
+        inferred = dtypes.float32
+    else:
+        raise TypeError(f"cannot convert {value!r} to a tensor")
+    target = dtype or dtype_hint
+    if target is not None and target is not inferred:
+        t_kind = target.np_dtype.kind
+        fits = (
+            (t_kind == "f" and inferred.is_numeric)
+            or (t_kind == "i" and inferred.is_integer)
+            or (t_kind == "i" and kind == "f" and bool(np.all(np.mod(array, 1) == 0)))
+            or (t_kind == "b" and inferred is dtypes.bool_)
+            or (target is dtypes.string and inferred is dtypes.string)
+        )
+        if fits:
+            return array.astype(target.np_dtype)
+        if dtype is not None:
+            raise TypeError(f"cannot convert {value!r} to a {dtype} tensor")
+    if array.size == 0 and target is not None and dtype is not None:
+        return array.astype(target.np_dtype)
+    return array.astype(inferred.np_dtype)
