@@ -279,10 +279,8 @@ def _has_docstring(body: list[gast.stmt]) -> bool:
 
 def transform(node: gast.AST, ctx: object) -> gast.AST:
     """Runs liveness and definedness, then rewrites the control flow of `node`."""
-    functions = [node] if isinstance(node, _FUNCTIONS) else [
-        n for n in node.body if isinstance(n, _FUNCTIONS)
-    ]
-    for fn in functions:
-        liveness.annotate(fn)
-        definedness.annotate(fn, converted=True)
+    if not isinstance(node, _FUNCTIONS):
+        return node  # a lambda has no statements
+    liveness.annotate(node)
+    definedness.annotate(node, converted=True)
     return ControlFlowTransformer(ctx).visit(node)

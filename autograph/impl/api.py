@@ -18,14 +18,18 @@ function; a wrapper marked `do_not_convert` (or wrapping a marked function:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import sys
+import threading
 import types
+from collections.abc import Iterator
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import runtime.operators.calls as operator_calls
+from runtime.operators import dispatch
 from autograph import errors
 from autograph.impl import transpiler
 
@@ -100,12 +104,25 @@ def _marked(func: Any) -> bool:
     return False
 
 
-def _convert_function(func: types.FunctionType, recursive: bool) -> types.FunctionType:
+def _library_predicate(func: types.FunctionType) -> Callable[[str], bool]:
+    """`is_library(name)` for the free names of `func` (closure, then globals)."""
+    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+
     def is_library(name: str) -> bool:
+        if name in cells:
+            try:
+                return _is_library_value(cells[name].cell_contents)
+            except ValueError:  # empty cell
+                return False
         if name in func.__globals__:
             return _is_library_value(func.__globals__[name])
         return False
 
+    return is_library
+
+
+def _convert_function(func: types.FunctionType, recursive: bool) -> types.FunctionType:
+    is_library = _library_predicate(func)
     entity = transpiler.convert_entity(func, recursive=recursive, is_library=is_library)
     return transpiler.instantiate(func, entity)
 
@@ -182,6 +199,47 @@ def _unwrap_entity(entity: Any) -> Any:
     return entity
 
 
+class _Mode(threading.local):
+    force_converted = False
+
+
+_mode = _Mode()
+
+
+@contextlib.contextmanager
+def always_run_converted() -> Iterator[None]:
+    """Within this block, `to_graph` results run their converted code always.
+
+    Outside it, while no graph is being built, they run the original function:
+    every operator would reduce to the plain Python it replaces, so the result
+    is the same, without the overhead. Tests use this to exercise the
+    converted code on Python values.
+    """
+    previous, _mode.force_converted = _mode.force_converted, True
+    try:
+        yield
+    finally:
+        _mode.force_converted = previous
+
+
+def _dispatcher(original: types.FunctionType, converted: types.FunctionType) -> Any:
+    """Runs `converted` while a backend is active (or forced), else `original`."""
+    active = dispatch.any_active
+    mode = _mode
+
+    @functools.wraps(original)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if mode.force_converted or active():
+            return converted(*args, **kwargs)
+        return original(*args, **kwargs)
+
+    run.__ag_converted__ = converted  # type: ignore[attr-defined]
+    run.__ag_python_function__ = original  # type: ignore[attr-defined]
+    setattr(run, _DO_NOT_CONVERT, True)  # plumbing, and already converted
+    del run.__wrapped__  # `_marked` must not look through to the original
+    return run
+
+
 def to_graph(entity: F, *, recursive: bool = True) -> F:
     """Returns the converted version of `entity`.
 
@@ -231,7 +289,7 @@ def to_graph(entity: F, *, recursive: bool = True) -> F:
             )
         converted = _convert_function(entity, recursive)
         _remember_converted(converted)
-        return converted
+        return _dispatcher(entity, converted)
     call = getattr(type(entity), "__call__", None)
     if isinstance(call, types.FunctionType) and not isinstance(entity, type):
         return types.MethodType(to_graph(call, recursive=recursive), entity)
@@ -266,9 +324,7 @@ def to_code(entity: Callable[..., Any], *, recursive: bool = True) -> str:
             )
         entity = call
 
-    def is_library(name: str) -> bool:
-        return name in entity.__globals__ and _is_library_value(entity.__globals__[name])
-
+    is_library = _library_predicate(entity)
     return transpiler.convert_entity(entity, recursive=recursive, is_library=is_library).source
 
 

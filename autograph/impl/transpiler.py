@@ -36,6 +36,7 @@ from autograph.impl import codegen
 from autograph.pyct import loader, naming, parser
 
 _FACTORY = "create_converted_entity"
+_LAMBDA = "converted_lambda__"
 
 
 def _reserved_names(node: gast.AST) -> set[str]:
@@ -177,15 +178,20 @@ def _convert(
     entity_name = getattr(node, "name", "<lambda>")
     if isinstance(node, gast.Lambda):
         definition: gast.stmt = gast.Assign(
-            targets=[gast.Name(id="entity", ctx=gast.Store(), annotation=None, type_comment=None)],
+            targets=[gast.Name(id=_LAMBDA, ctx=gast.Store(), annotation=None, type_comment=None)],
             value=node,
             type_comment=None,
         )
-        returned = "entity"
+        returned = _LAMBDA
     else:
         definition = node
         returned = node.name
     free_vars = list(function.__code__.co_freevars)
+    body: list[gast.stmt] = [definition, gast.Return(value=_load(returned))]
+    if returned not in free_vars:
+        # `def f` binds `f` in the factory; a recursive call in `f` must still
+        # reach the module's `f`, as in the original.
+        body.insert(0, gast.Global(names=[returned]))
     factory = gast.FunctionDef(
         name=_FACTORY,
         args=gast.arguments(
@@ -197,7 +203,7 @@ def _convert(
             kwarg=None,
             defaults=[],
         ),
-        body=[definition, gast.Return(value=_load(returned))],
+        body=body,
         decorator_list=[],
         returns=None,
         type_comment=None,

@@ -26,8 +26,9 @@ import ast
 import contextlib
 import dataclasses
 import inspect
+import tokenize
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import gast
@@ -161,9 +162,9 @@ def _find_source(function: Any) -> tuple[list[str], int]:
     return lines, start
 
 
-def _error(function: Any, reason: str, lineno: int | None = None) -> ConversionError:
+def _error(function: Any, reason: str) -> ConversionError:
     code = function.__code__
-    lineno = code.co_firstlineno if lineno is None else lineno
+    lineno = code.co_firstlineno
     return ConversionError(
         reason,
         function_name=function.__name__,
@@ -171,6 +172,10 @@ def _error(function: Any, reason: str, lineno: int | None = None) -> ConversionE
         lineno=lineno,
         source_line=origin_info.source_line(code.co_filename, lineno) or None,
     )
+
+
+_UNREADABLE = (SyntaxError, tokenize.TokenError)
+"""What reading a block out of a file can raise (a partial source)."""
 
 
 def _indent_of(line: str) -> str:
@@ -206,11 +211,11 @@ def _shift_lines(tree: gast.AST, delta: int) -> None:
 
 
 def _parse_def(function: Any, lines: list[str], start: int) -> ParsedEntity:
-    block = inspect.getblock(lines[start:])
     try:
+        block = inspect.getblock(lines[start:])
         statements = _parse_block(block, start + 1)
-    except SyntaxError as error:
-        raise _error(function, f"its source does not parse: {error.msg}") from error
+    except _UNREADABLE as error:
+        raise _error(function, f"its source does not parse: {error}") from error
     node = statements[0] if statements else None
     name = function.__code__.co_name
     if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) or (
@@ -237,29 +242,18 @@ def _parse_def(function: Any, lines: list[str], start: int) -> ParsedEntity:
 
 def _parse_lambda(function: Any, lines: list[str], start: int) -> ParsedEntity:
     code = function.__code__
-    candidates = None
-    # The block inspect finds (from the lambda's line to the end of its logical
-    # line) parses on its own unless the lambda sits inside a multi-line
-    # expression; then the whole file is parsed to find it.
-    with contextlib.suppress(SyntaxError):
-        candidates = _lambdas_on_line(
-            _parse_block(inspect.getblock(lines[start:]), start + 1),
-            code.co_firstlineno,
-        )
-    if not candidates:
-        try:
-            tree = gast.parse("".join(lines))
-        except SyntaxError as error:
-            raise _error(
-                function, f"the source around it does not parse: {error.msg}"
-            ) from error
-        candidates = _lambdas_on_line(tree.body, code.co_firstlineno)
+    candidates: list[Any] = []
+    matches: list[Any] = []
+    for statements in _lambda_contexts(function, lines, start):
+        candidates = _lambdas_on_line(statements, code.co_firstlineno)
+        matches = _match_lambda(code, candidates)
+        if matches:
+            break
     if not candidates:
         raise _error(
             function,
             "no lambda found at its line (was the file changed after it was imported?)",
         )
-    matches = _match_lambda(code, candidates)
     if not matches:
         raise _error(
             function,
@@ -280,6 +274,23 @@ def _parse_lambda(function: Any, lines: list[str], start: int) -> ParsedEntity:
         lineno=node.lineno,
         col_offset=node.col_offset,
     )
+
+
+def _lambda_contexts(
+    function: Any, lines: list[str], start: int
+) -> Iterator[list[gast.stmt]]:
+    """Statements around a lambda, with file positions: first the block inspect
+    finds (from the lambda's line to the end of its logical line), which parses
+    on its own unless the lambda sits inside a multi-line expression; then the
+    whole file."""
+    with contextlib.suppress(*_UNREADABLE):
+        yield _parse_block(inspect.getblock(lines[start:]), start + 1)
+    try:
+        yield gast.parse("".join(lines)).body
+    except SyntaxError as error:
+        raise _error(
+            function, f"the source around it does not parse: {error.msg}"
+        ) from error
 
 
 def _lambdas_on_line(statements: Sequence[gast.stmt], lineno: int) -> list[Any]:

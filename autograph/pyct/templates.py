@@ -44,8 +44,9 @@ Example:
     ...     key="scale",
     ...     value=parser.parse_source("2 * k").body[0].value,
     ... )
-    >>> parser.unparse(nodes)
-    'x, y = ag__.step((x, y), scale=2 * k)'
+    >>> (assign,) = nodes
+    >>> parser.unparse(assign.targets[0]), parser.unparse(assign.value)
+    ('(x, y)', 'ag__.step((x, y), scale=2 * k)')
 """
 
 from __future__ import annotations

@@ -48,6 +48,30 @@ TABLES: dict[str, dict[type, Callable[..., Any]]] = {
 }
 
 
+# Functions that say whether a backend is active right now (e.g. a graph is
+# being built). While none is, no value can be claimed by a backend.
+_ACTIVITY_CHECKS: list[Callable[[], bool]] = []
+
+
+def register_activity_check(check: Callable[[], bool]) -> None:
+    """Registers a backend's "am I active?" predicate (see `any_active`)."""
+    if check not in _ACTIVITY_CHECKS:
+        _ACTIVITY_CHECKS.append(check)
+
+
+def any_active() -> bool:
+    """Whether any backend is active, i.e. some value may be dispatched.
+
+    While this is false every operator runs its plain-Python equivalent, so a
+    converted function computes exactly what the original does; `to_graph`
+    uses that to run the original directly, at no overhead.
+    """
+    for check in _ACTIVITY_CHECKS:
+        if check():
+            return True
+    return False
+
+
 def register(operator: str, value_type: type, impl: Callable[..., Any]) -> None:
     """Makes `operator` call `impl` when its dispatch value is a `value_type`."""
     if operator not in TABLES:

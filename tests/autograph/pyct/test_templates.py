@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 
 import gast
@@ -18,6 +19,11 @@ def _stmts(source: str) -> list[gast.stmt]:
     return parser.parse_source(source).body
 
 
+def _py(source: str) -> str:
+    """``source`` as this Python's ``ast.unparse`` writes it (3.10 differs)."""
+    return ast.unparse(ast.parse(source))
+
+
 def _ctx_names(node: gast.AST) -> list[tuple[str, str]]:
     """(text, ctx) of every node that has a ctx, outermost first."""
     return [
@@ -27,18 +33,18 @@ def _ctx_names(node: gast.AST) -> list[tuple[str, str]]:
     ]
 
 
-# --- str replacements ---------------------------------------------------------
+# --- str replacements ---
 
 
 def test_a_str_becomes_a_name_that_loads_where_it_is_read():
     (stmt,) = templates.replace("result = fn(arg)", fn="g", arg="x", result="y")
-    assert parser.unparse(stmt) == "y = g(x)"
+    assert parser.unparse(stmt) == _py("y = g(x)")
     assert _ctx_names(stmt) == [("y", "Store"), ("g", "Load"), ("x", "Load")]
 
 
 def test_a_dotted_str_becomes_an_attribute_chain():
     (stmt,) = templates.replace("target = 1", target="self.state.count")
-    assert parser.unparse(stmt) == "self.state.count = 1"
+    assert parser.unparse(stmt) == _py("self.state.count = 1")
     assert _ctx_names(stmt.targets[0]) == [
         ("self.state.count", "Store"),
         ("self.state", "Load"),
@@ -54,13 +60,13 @@ def test_a_str_that_is_not_a_name_is_rejected():
     )
 
 
-# --- expression replacements --------------------------------------------------
+# --- expression replacements ---
 
 
 def test_an_expression_is_copied_and_takes_the_ctx_of_its_place():
     user_target = _expr("a[i]")  # a Load expression, as read in the user's code
     (stmt,) = templates.replace("target = 0", target=user_target)
-    assert parser.unparse(stmt) == "a[i] = 0"
+    assert parser.unparse(stmt) == _py("a[i] = 0")
     assert type(stmt.targets[0].ctx).__name__ == "Store"
     assert type(user_target.ctx).__name__ == "Load"  # the caller's node is unchanged
     assert stmt.targets[0] is not user_target
@@ -71,7 +77,7 @@ def test_one_node_inserted_twice_gives_two_independent_copies():
     (stmt,) = templates.replace("out = (value, value)", out="y", value=value)
     first, second = stmt.value.elts
     assert first is not second
-    assert parser.unparse(stmt) == "y = (x + 1, x + 1)"
+    assert parser.unparse(stmt) == _py("y = (x + 1, x + 1)")
 
 
 def test_copies_keep_the_annotations_of_the_replacement():
@@ -99,12 +105,12 @@ def test_copy_node_copies_fields_positions_and_annotation_dicts():
     assert not anno.hasanno(node, anno.Basic.QN)
 
 
-# --- sequence replacements -----------------------------------------------------
+# --- sequence replacements ---
 
 
 def test_a_list_of_names_in_a_target_becomes_a_stored_tuple():
     (stmt,) = templates.replace("state = fn(state)", state=["a", "b"], fn="step")
-    assert parser.unparse(stmt) == "a, b = step((a, b))"
+    assert parser.unparse(stmt) == _py("a, b = step((a, b))")
     target, loaded = stmt.targets[0], stmt.value.args[0]
     assert _ctx_names(target) == [("(a, b)", "Store"), ("a", "Store"), ("b", "Store")]
     assert _ctx_names(loaded) == [("(a, b)", "Load"), ("a", "Load"), ("b", "Load")]
@@ -112,12 +118,12 @@ def test_a_list_of_names_in_a_target_becomes_a_stored_tuple():
 
 def test_a_one_element_list_becomes_a_one_element_tuple():
     (stmt,) = templates.replace("state = fn()", state=["a"], fn="step")
-    assert parser.unparse(stmt) == "a, = step()"
+    assert parser.unparse(stmt) == _py("a, = step()")
 
 
 def test_an_empty_list_becomes_the_empty_tuple():
     (stmt,) = templates.replace("state = fn(state)", state=[], fn="step")
-    assert parser.unparse(stmt) == "() = step(())"
+    assert parser.unparse(stmt) == _py("() = step(())")
 
 
 def test_a_list_mixing_names_and_expressions_fixes_each_elements_ctx():
@@ -126,14 +132,14 @@ def test_a_list_mixing_names_and_expressions_fixes_each_elements_ctx():
         target=["a", _expr("b.c"), _expr("d[0]"), _expr("*rest")],
         items="xs",
     )
-    assert parser.unparse(stmt) == "for a, b.c, d[0], *rest in xs:\n    pass"
+    assert parser.unparse(stmt) == _py("for a, b.c, d[0], *rest in xs:\n    pass")
     assert [type(e.ctx).__name__ for e in stmt.target.elts] == ["Store"] * 4
     assert type(stmt.target.elts[3].value.ctx).__name__ == "Store"
 
 
 def test_a_list_in_a_del_statement_deletes_each_element():
     (stmt,) = templates.replace("del target", target=["a", _expr("b[0]")])
-    assert parser.unparse(stmt) == "del (a, b[0])"
+    assert parser.unparse(stmt) == _py("del (a, b[0])")
     assert [type(e.ctx).__name__ for e in stmt.targets[0].elts] == ["Del", "Del"]
 
 
@@ -141,32 +147,37 @@ def test_an_expression_that_cannot_be_assigned_is_rejected_in_a_target():
     with pytest.raises(ValueError) as caught:
         templates.replace("target = 1", target=_expr("f()"))
     assert str(caught.value) == (
-        "replacement for 'target' lands in a Store position, where a Call "
-        "cannot stand"
+        "replacement for 'target' lands in a Store position, where a Call cannot stand"
     )
 
 
-# --- statement replacements ------------------------------------------------------
+# --- statement replacements ---
 
 
 def test_statements_replace_a_placeholder_that_stands_alone():
     body = _stmts("y = x * 2\nreturn y")
-    (fn,) = templates.replace("def fn(x):\n    before\n    body", fn="f", body=body,
-                              before=_stmts("x = x + 1")[0])
-    assert parser.unparse(fn) == "def f(x):\n    x = x + 1\n    y = x * 2\n    return y"
+    (fn,) = templates.replace(
+        "def fn(x):\n    before\n    body",
+        fn="f",
+        body=body,
+        before=_stmts("x = x + 1")[0],
+    )
+    assert parser.unparse(fn) == _py(
+        "def f(x):\n    x = x + 1\n    y = x * 2\n    return y"
+    )
 
 
 def test_an_empty_statement_list_removes_the_line_and_empty_blocks_get_pass():
     (stmt,) = templates.replace(
         "if test:\n    body\nelse:\n    orelse", test="c", body=[], orelse=[]
     )
-    assert parser.unparse(stmt) == "if c:\n    pass"
+    assert parser.unparse(stmt) == _py("if c:\n    pass")
 
 
 def test_an_expression_for_a_statement_placeholder_becomes_an_expression_statement():
     (stmt,) = templates.replace("body", body=_expr("print(x)"))
     assert isinstance(stmt, gast.Expr)
-    assert parser.unparse(stmt) == "print(x)"
+    assert parser.unparse(stmt) == _py("print(x)")
 
 
 def test_a_statement_in_an_expression_position_is_rejected():
@@ -192,7 +203,7 @@ def test_definition_parameter_and_keyword_names_are_replaced():
         kw="options",
         arg="factor",
     )
-    assert parser.unparse(fn) == (
+    assert parser.unparse(fn) == _py(
         "def loop_body(self, i, total, *rest, scale=1, **options):\n"
         "    return call(factor=scale)"
     )
@@ -202,7 +213,7 @@ def test_definition_parameter_and_keyword_names_are_replaced():
 
 def test_an_empty_parameter_list_leaves_no_parameters():
     (fn,) = templates.replace("def fn(params):\n    pass", fn="f", params=[])
-    assert parser.unparse(fn) == "def f():\n    pass"
+    assert parser.unparse(fn) == _py("def f():\n    pass")
 
 
 def test_a_list_for_a_single_parameter_slot_is_rejected():
@@ -220,7 +231,7 @@ def test_a_definition_name_must_be_an_identifier():
         templates.replace("def fn():\n    pass", fn=3)
 
 
-# --- checks and positions --------------------------------------------------------------
+# --- checks and positions ---
 
 
 def test_a_keyword_that_is_not_a_placeholder_is_rejected_by_name():
@@ -256,7 +267,7 @@ def test_a_filled_template_compiles_and_runs():
     assert namespace["add"](2, 5) == 5
 
 
-# --- replace_as_expression ---------------------------------------------------------------
+# --- replace_as_expression ---
 
 
 def test_replace_as_expression_returns_one_expression():
@@ -264,7 +275,7 @@ def test_replace_as_expression_returns_one_expression():
         "ag__.and_(left, lambda: right)", left="a", right=_expr("b or c")
     )
     assert isinstance(node, gast.Call)
-    assert parser.unparse(node) == "ag__.and_(a, lambda: b or c)"
+    assert parser.unparse(node) == _py("ag__.and_(a, lambda: b or c)")
 
 
 def test_replace_as_expression_rejects_statements():

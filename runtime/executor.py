@@ -1,0 +1,287 @@
+"""Runs graphs: plan once, then run straight-line Python that calls kernels.
+
+    >>> import numpy as np, runtime as rt
+    >>> from runtime import executor
+    >>> g = rt.Graph()
+    >>> with g.as_default():
+    ...     x = g.placeholder(rt.float32, (None,), "x")
+    ...     y = rt.tanh(x) * 2.0
+    >>> run = executor.compile(g, [x], [y])
+    >>> run([np.zeros(2, np.float32)])
+    [array([0., 0.], dtype=float32)]
+
+`compile` plans once: it keeps only the ops the outputs need plus every
+stateful op (non-strict execution: an unused failing op never runs), in
+creation order (which is a topological order, and program order for
+effects). It then generates one Python function for the plan, where each op
+is one line `t5 = k5(t1, t3)` calling the op's kernel with its attrs already
+bound; `If` becomes an `if`/`else` and `While` a `while` loop, with their
+subgraphs inlined the same way. Constants and kernels are the function's
+default arguments, so the hot path is local-variable loads and calls.
+
+An exception from a kernel is mapped back, by the generated line it came
+from, to the op that raised it: the error names the op and the user's
+`file:line` that created it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import linecache
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from runtime.errors import InvalidArgumentError, OpError
+from runtime.graph import Graph, Operation
+from runtime.op_registry import KERNEL_ERRORS, bind_kernel
+from runtime.tensor import SymbolicTensor
+
+__all__ = ["CompiledGraph", "compile"]
+
+_FILE_IDS = itertools.count()
+
+
+def compile(  # noqa: A001 - the name the rest of the project uses
+    graph: Graph, inputs: Sequence[SymbolicTensor], outputs: Sequence[SymbolicTensor]
+) -> CompiledGraph:
+    """Plans `graph` for feeding `inputs` and fetching `outputs`.
+
+    Returns:
+        A callable taking a list of NumPy values (one per input) and returning
+        a list of NumPy values (arrays or NumPy scalars, one per output).
+
+    Raises:
+        ValueError: If an output or needed placeholder is not part of the plan.
+    """
+    return CompiledGraph(graph, inputs, outputs)
+
+
+class CompiledGraph:
+    """A graph planned for fixed inputs and outputs; call it with values.
+
+    Attributes:
+        graph: The graph it runs.
+        inputs: The placeholders it feeds, in argument order.
+        outputs: The tensors it returns.
+        source: The generated Python (for reading and debugging).
+        ops: The planned operations of the top-level graph, in run order.
+    """
+
+    def __init__(
+        self,
+        graph: Graph,
+        inputs: Sequence[SymbolicTensor],
+        outputs: Sequence[SymbolicTensor],
+    ) -> None:
+        self.graph = graph
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        for t in self.outputs:
+            if not isinstance(t, SymbolicTensor) or t.graph is not graph:
+                raise ValueError(f"output {t!r} is not a tensor of graph {graph.name!r}")
+        for t in self.inputs:
+            if t.graph is not graph or t.op.type != "Placeholder":
+                raise ValueError(f"input {t!r} is not a placeholder of {graph.name!r}")
+        gen = _Codegen()
+        self._fn = gen.build(graph, self.inputs, self.outputs)
+        self.source = gen.source
+        self._filename = gen.filename
+        self._line_ops = gen.line_ops
+        self.ops = gen.top_level_ops
+        self._arity = len(self.inputs)
+
+    def __call__(self, args: Sequence[Any]) -> list[Any]:
+        """Runs the plan on `args` (NumPy values, one per input)."""
+        if len(args) != self._arity:
+            raise TypeError(f"expected {self._arity} inputs, got {len(args)}")
+        try:
+            return self._fn(*args)
+        except (OpError, *KERNEL_ERRORS) as e:
+            raise self._locate(e) from e
+
+    def _locate(self, error: Exception) -> Exception:
+        op = None
+        tb = error.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self._filename:
+                op = self._line_ops.get(tb.tb_lineno, op)
+            tb = tb.tb_next
+        if op is None:
+            return error
+        message = error.message if isinstance(error, OpError) else str(error)
+        return InvalidArgumentError(message, op.type, op.name, op.traceback_line)
+
+    def __repr__(self) -> str:
+        return f"<CompiledGraph of {self.graph.name!r}: {len(self.ops)} ops>"
+
+
+def _needed_ops(graph: Graph, targets: Sequence[SymbolicTensor]) -> list[Operation]:
+    """Ops the targets or the graph's effects depend on, in creation order."""
+    needed: set[int] = set()
+    stack = [t.op for t in targets] + [op for op in graph._ops if op.stateful]
+    while stack:
+        op = stack.pop()
+        if id(op) in needed:
+            continue
+        needed.add(id(op))
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    return [op for op in graph._ops if id(op) in needed]
+
+
+class _Codegen:
+    """Writes the Python function for a planned graph."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.line_ops: dict[int, Operation] = {}
+        self.bound: dict[str, Any] = {}
+        self.counter = itertools.count()
+        self.may_warn = False
+        self.top_level_ops: list[Operation] = []
+        self.filename = f"<rt-executor-{next(_FILE_IDS)}>"
+        self.source = ""
+
+    def fresh(self, prefix: str = "t") -> str:
+        return f"{prefix}{next(self.counter)}"
+
+    def bind(self, value: Any, prefix: str) -> str:
+        name = self.fresh(prefix)
+        self.bound[name] = value
+        return name
+
+    def emit(self, indent: int, text: str, op: Operation | None = None) -> None:
+        self.lines.append("    " * indent + text)
+        if op is not None:
+            self.line_ops[len(self.lines)] = op
+
+    def build(
+        self, graph: Graph, inputs: list[SymbolicTensor], outputs: list[SymbolicTensor]
+    ) -> Any:
+        args = [self.fresh("a") for _ in inputs]
+        env = {id(t): name for t, name in zip(inputs, args)}
+        body_start = len(self.lines)
+        results = self.emit_graph(graph, env, outputs, 2, top_level=True)
+        self.emit(2, "return [" + ", ".join(results) + "]")
+        body = self.lines[body_start:]
+        if self.may_warn:
+            header2 = "    with _errstate(all='ignore'):"
+        else:
+            header2 = "    if True:"
+        params = args + [f"{name}={name}" for name in self.bound]
+        header1 = f"def run({', '.join(params)}):"
+        self.lines = [header1, header2, *body]
+        self.line_ops = {k + 2 - body_start: v for k, v in self.line_ops.items()}
+        self.source = "\n".join(self.lines) + "\n"
+        namespace: dict[str, Any] = {"_errstate": np.errstate, **self.bound}
+        code = builtins.compile(self.source, self.filename, "exec")
+        exec(code, namespace)  # noqa: S102 - our own generated source
+        linecache.cache[self.filename] = (
+            len(self.source),
+            None,
+            self.source.splitlines(True),
+            self.filename,
+        )
+        return namespace["run"]
+
+    def emit_graph(
+        self,
+        graph: Graph,
+        env: dict[int, str],
+        targets: Sequence[SymbolicTensor],
+        indent: int,
+        top_level: bool = False,
+    ) -> list[str]:
+        """Emits `graph`'s planned ops; returns the expressions of `targets`."""
+        ops = _needed_ops(graph, targets)
+        if top_level:
+            self.top_level_ops = ops
+        for op in ops:
+            kind = op.type
+            if kind == "Placeholder":
+                if id(op.outputs[0]) not in env:
+                    raise ValueError(
+                        f"the placeholder {op.name!r} is needed for the outputs but "
+                        "is not one of the inputs"
+                    )
+            elif kind == "Const":
+                env[id(op.outputs[0])] = self.bind(op.attrs["value"], "c")
+            elif kind == "Identity":
+                env[id(op.outputs[0])] = env[id(op.inputs[0])]
+            elif kind == "If":
+                self.emit_if(op, env, indent)
+            elif kind == "While":
+                self.emit_while(op, env, indent)
+            else:
+                self.emit_kernel(op, env, indent)
+        return [env[id(t)] for t in targets]
+
+    def emit_kernel(self, op: Operation, env: dict[int, str], indent: int) -> None:
+        if op.opdef.kernel is None and op.opdef.bind is None:
+            raise ValueError(f"the executor cannot run op type {op.type!r}")
+        self.may_warn = self.may_warn or op.opdef.may_warn
+        kernel = self.bind(bind_kernel(op.opdef, op.attrs), "k")
+        call = f"{kernel}({', '.join(env[id(t)] for t in op.inputs)})"
+        names = [self.fresh() for _ in op.outputs]
+        for t, name in zip(op.outputs, names):
+            env[id(t)] = name
+        if op.opdef.num_outputs == 0:
+            self.emit(indent, call, op)
+        elif op.opdef.num_outputs == 1:
+            self.emit(indent, f"{names[0]} = {call}", op)
+        else:
+            self.emit(indent, f"{', '.join(names)}, = {call}", op)
+
+    def _branch(
+        self, graph: Graph, outer: list[str], results: list[str], indent: int
+    ) -> None:
+        env = {id(p): name for p, name in zip(graph.inputs, outer)}
+        start = len(self.lines)
+        values = self.emit_graph(graph, env, graph.outputs, indent)
+        if results:
+            self.emit(indent, f"{', '.join(results)} = {', '.join(values)}")
+        if len(self.lines) == start:
+            self.emit(indent, "pass")
+
+    def emit_if(self, op: Operation, env: dict[int, str], indent: int) -> None:
+        pred, *captured = (env[id(t)] for t in op.inputs)
+        results = [self.fresh() for _ in op.outputs]
+        for t, name in zip(op.outputs, results):
+            env[id(t)] = name
+        self.emit(indent, f"if {pred}:", op)
+        self._branch(op.attrs["then_branch"], captured, results, indent + 1)
+        self.emit(indent, "else:", op)
+        self._branch(op.attrs["else_branch"], captured, results, indent + 1)
+
+    def emit_while(self, op: Operation, env: dict[int, str], indent: int) -> None:
+        n = op.attrs["num_loop_vars"]
+        inputs = [env[id(t)] for t in op.inputs]
+        limit = inputs.pop() if op.attrs["has_maximum_iterations"] else None
+        loop_vars = [self.fresh("v") for _ in range(n)]
+        if loop_vars:
+            self.emit(indent, f"{', '.join(loop_vars)}, = {', '.join(inputs[:n])},", op)
+        captured = inputs[n:]
+        counter = None
+        if limit is not None:
+            counter = self.fresh("i")
+            self.emit(indent, f"{counter} = 0", op)
+        self.emit(indent, "while True:", op)
+        if counter is not None:
+            self.emit(indent + 1, f"if {counter} >= {limit}:", op)
+            self.emit(indent + 2, "break", op)
+        cond, body = op.attrs["cond"], op.attrs["body"]
+        cond_env = {id(p): name for p, name in zip(cond.inputs, loop_vars + captured)}
+        (test,) = self.emit_graph(cond, cond_env, cond.outputs, indent + 1)
+        self.emit(indent + 1, f"if not {test}:", op)
+        self.emit(indent + 2, "break", op)
+        body_env = {id(p): name for p, name in zip(body.inputs, loop_vars + captured)}
+        values = self.emit_graph(body, body_env, body.outputs, indent + 1)
+        if loop_vars:
+            self.emit(indent + 1, f"{', '.join(loop_vars)}, = {', '.join(values)},", op)
+        if counter is not None:
+            self.emit(indent + 1, f"{counter} += 1", op)
+        for t, name in zip(op.outputs, loop_vars):
+            env[id(t)] = name

@@ -1,0 +1,213 @@
+"""Nested structures of tuples, lists, dicts and namedtuples (like `tf.nest`).
+
+    >>> flatten({"b": [1, 2], "a": (3,)})
+    [3, 1, 2]
+    >>> pack_sequence_as(({"x": 0}, [0, 0]), [1, 2, 3])
+    ({'x': 1}, [2, 3])
+    >>> map_structure(lambda a, b: a + b, (1, [2]), (10, [20]))
+    (11, [22])
+
+Dicts are visited in sorted key order; None is a leaf. With
+`expand_composites=True`, composite values (a `TensorArray`) are flattened
+into their component tensors and rebuilt from them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+__all__ = [
+    "assert_same_structure",
+    "flatten",
+    "flatten_with_paths",
+    "is_nested",
+    "map_structure",
+    "pack_sequence_as",
+]
+
+
+def _is_namedtuple(value: Any) -> bool:
+    return isinstance(value, tuple) and hasattr(type(value), "_fields")
+
+
+def is_nested(value: Any) -> bool:
+    """True for tuples, lists and dicts (the containers nest walks into)."""
+    return isinstance(value, (tuple, list, Mapping))
+
+
+def _is_composite(value: Any) -> bool:
+    return hasattr(value, "_rt_components")
+
+
+def _sorted_keys(mapping: Mapping[Any, Any]) -> list[Any]:
+    try:
+        return sorted(mapping)
+    except TypeError:
+        return sorted(mapping, key=repr)
+
+
+def _children(value: Any) -> list[Any]:
+    if isinstance(value, Mapping):
+        return [value[k] for k in _sorted_keys(value)]
+    return list(value)
+
+
+def flatten(structure: Any, expand_composites: bool = False) -> list[Any]:
+    """The leaves of `structure`, depth first."""
+    out: list[Any] = []
+    _flatten(structure, expand_composites, out)
+    return out
+
+
+def _flatten(value: Any, expand: bool, out: list[Any]) -> None:
+    if is_nested(value):
+        for child in _children(value):
+            _flatten(child, expand, out)
+    elif expand and _is_composite(value):
+        out.extend(value._rt_components())
+    else:
+        out.append(value)
+
+
+def flatten_with_paths(
+    structure: Any, expand_composites: bool = False
+) -> list[tuple[tuple[Any, ...], Any]]:
+    """(path, leaf) pairs; a path is the keys/indices leading to the leaf."""
+    out: list[tuple[tuple[Any, ...], Any]] = []
+
+    def walk(value: Any, path: tuple[Any, ...]) -> None:
+        if isinstance(value, Mapping):
+            for k in _sorted_keys(value):
+                walk(value[k], (*path, k))
+        elif is_nested(value):
+            for i, child in enumerate(value):
+                walk(child, (*path, i))
+        elif expand_composites and _is_composite(value):
+            out.extend((path, c) for c in value._rt_components())
+        else:
+            out.append((path, value))
+
+    walk(structure, ())
+    return out
+
+
+def _rebuild(template: Any, children: list[Any]) -> Any:
+    if isinstance(template, Mapping):
+        keys = _sorted_keys(template)
+        by_key = dict(zip(keys, children))
+        result = {k: by_key[k] for k in template}
+        return result if type(template) is dict else type(template)(result)
+    if _is_namedtuple(template):
+        return type(template)(*children)
+    if isinstance(template, tuple):
+        return tuple(children) if type(template) is tuple else type(template)(children)
+    return children if type(template) is list else type(template)(children)
+
+
+def pack_sequence_as(
+    structure: Any, flat_sequence: Sequence[Any], expand_composites: bool = False
+) -> Any:
+    """`flat_sequence` arranged like `structure`.
+
+    Raises:
+        ValueError: When the number of leaves differs.
+    """
+    flat = list(flat_sequence)
+    position = [0]
+
+    def build(template: Any) -> Any:
+        if is_nested(template):
+            return _rebuild(template, [build(c) for c in _children(template)])
+        if expand_composites and _is_composite(template):
+            n = len(template._rt_components())
+            parts = flat[position[0] : position[0] + n]
+            position[0] += n
+            return template._rt_from_components(parts)
+        item = flat[position[0]] if position[0] < len(flat) else None
+        position[0] += 1
+        return item
+
+    expected = len(flatten(structure, expand_composites))
+    if expected != len(flat):
+        raise ValueError(
+            f"the structure has {expected} leaves but {len(flat)} values were given"
+        )
+    return build(structure)
+
+
+def map_structure(
+    fn: Callable[..., Any], *structures: Any, expand_composites: bool = False
+) -> Any:
+    """`fn` applied to the corresponding leaves of `structures`."""
+    if not structures:
+        raise ValueError("map_structure needs at least one structure")
+    for other in structures[1:]:
+        assert_same_structure(structures[0], other, expand_composites=expand_composites)
+    flats = [flatten(s, expand_composites) for s in structures]
+    results = [fn(*leaves) for leaves in zip(*flats)]
+    return pack_sequence_as(structures[0], results, expand_composites)
+
+
+def describe(structure: Any) -> str:
+    """A short text of a structure's shape: `(., [., .], {'a': .})`."""
+    if isinstance(structure, Mapping):
+        inner = ", ".join(f"{k!r}: {describe(structure[k])}" for k in _sorted_keys(structure))
+        return "{" + inner + "}"
+    if _is_namedtuple(structure):
+        inner = ", ".join(describe(c) for c in structure)
+        return f"{type(structure).__name__}({inner})"
+    if isinstance(structure, tuple):
+        inner = ", ".join(describe(c) for c in structure)
+        return f"({inner},)" if len(structure) == 1 else f"({inner})"
+    if isinstance(structure, list):
+        return "[" + ", ".join(describe(c) for c in structure) + "]"
+    if _is_composite(structure):
+        return type(structure).__name__
+    return "."
+
+
+def assert_same_structure(
+    a: Any, b: Any, check_types: bool = True, expand_composites: bool = False
+) -> None:
+    """Raises unless `a` and `b` nest the same way.
+
+    Raises:
+        ValueError: Different nesting or number of elements (or dict keys).
+        TypeError: Same nesting but different container types (tuple vs list),
+            when `check_types`.
+    """
+    problem = _difference(a, b, check_types)
+    if problem is not None:
+        kind, detail = problem
+        message = (
+            f"the two structures don't match: {describe(a)} vs. {describe(b)} "
+            f"({detail})"
+        )
+        raise (TypeError if kind == "type" else ValueError)(message)
+
+
+def _difference(a: Any, b: Any, check_types: bool) -> tuple[str, str] | None:
+    nested_a, nested_b = is_nested(a), is_nested(b)
+    if nested_a != nested_b:
+        return "value", "a container vs. a single value"
+    if _is_composite(a) or _is_composite(b):
+        if type(a) is not type(b):
+            return "value", f"{type(a).__name__} vs. {type(b).__name__}"
+        return None
+    if not nested_a:
+        return None
+    if isinstance(a, Mapping) != isinstance(b, Mapping):
+        return "value", f"{type(a).__name__} vs. {type(b).__name__}"
+    if isinstance(a, Mapping):
+        if set(a) != set(b):
+            return "value", f"keys {sorted(map(repr, a))} vs. {sorted(map(repr, b))}"
+    elif len(a) != len(b):
+        return "value", f"{len(a)} vs. {len(b)} elements"
+    if check_types and type(a) is not type(b):
+        return "type", f"{type(a).__name__} vs. {type(b).__name__}"
+    for ca, cb in zip(_children(a), _children(b)):
+        problem = _difference(ca, cb, check_types)
+        if problem is not None:
+            return problem
+    return None

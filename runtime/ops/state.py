@@ -1,0 +1,367 @@
+"""Ops with effects: variables, `print`, `Assert`.
+
+    >>> import runtime as rt
+    >>> v = rt.Variable(1.0)
+    >>> _ = v.assign_add(2.0)
+    >>> v.numpy()
+    array(3., dtype=float32)
+    >>> rt.print("v is", v)
+    v is 3
+
+In a graph these ops are stateful: they run on every call, even when nothing
+uses their outputs, in the order the program created them; a variable read
+runs after the writes to that variable created before it.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.context import STATE, eager_scope
+from runtime.errors import InvalidArgumentError
+from runtime.op_registry import (
+    OpDef,
+    apply,
+    lookup_variable,
+    register,
+    register_variable,
+)
+from runtime.ops import rules
+from runtime.ops.printing import format_template
+from runtime.shapes import Shape, as_shape, format_shape, is_compatible
+from runtime.tensor import (
+    EagerTensor,
+    SymbolicTensor,
+    Tensor,
+    TensorLike,
+    conversion_for,
+    convert_to_tensor,
+    register_tensor_conversion,
+)
+
+__all__ = ["Assert", "Variable", "print_"]
+
+
+# -- variables ---------------------------------------------------------------------
+
+
+def _var_spec(attrs: dict[str, Any]) -> rules.Spec:
+    return (attrs["dtype"], attrs["shape"])
+
+
+def _read_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
+    return [_var_spec(attrs)]
+
+
+def _assign_check(value: Any, var_id: int, dtype: dtypes.DType, shape: Shape) -> None:
+    """Raises TypeError/ValueError unless `value` (tensor or array) fits."""
+    value_dtype = dtypes.from_numpy(value.dtype) if isinstance(value.dtype, np.dtype) else value.dtype
+    name = _var_name(var_id)
+    if value_dtype is not dtype:
+        raise TypeError(
+            f"cannot assign a {value_dtype} value to the {dtype} variable {name!r}; "
+            f"use rt.cast(value, rt.{dtype})"
+        )
+    if not is_compatible(shape, tuple(value.shape) if value.shape is not None else None):
+        raise ValueError(
+            f"cannot assign a value of shape {format_shape(value.shape)} to the "
+            f"variable {name!r} of shape {format_shape(shape)}"
+        )
+
+
+def _var_name(var_id: int) -> str:
+    try:
+        return lookup_variable(var_id).name
+    except KeyError:
+        return f"variable {var_id}"
+
+
+def _assign_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
+    _assign_check(inputs[0], **attrs)
+    return [_var_spec(attrs)]
+
+
+def _read_bind(attrs: dict[str, Any]) -> Any:
+    var = lookup_variable(attrs["var_id"])
+    return lambda: var._value
+
+
+def _assign_bind(mode: str) -> Any:
+    def bind(attrs: dict[str, Any]) -> Any:
+        var = lookup_variable(attrs["var_id"])
+
+        def kernel(value: Any) -> Any:
+            return var._store(value, mode)
+
+        return kernel
+
+    return bind
+
+
+def _assign_kernel(mode: str) -> Any:
+    def kernel(value: Any, var_id: int, dtype: dtypes.DType, shape: Shape) -> Any:
+        return lookup_variable(var_id)._store(value, mode)
+
+    return kernel
+
+
+_READ = register(
+    OpDef(
+        "ReadVariableOp",
+        _read_rule,
+        lambda var_id, dtype, shape: lookup_variable(var_id)._value,
+        var_access="read",
+        bind=_read_bind,
+        default_name="read",
+    )
+)
+
+
+def _register_assign(name: str, mode: str, default_name: str) -> OpDef:
+    return register(
+        OpDef(
+            name,
+            _assign_rule,
+            _assign_kernel(mode),
+            stateful=True,
+            var_access="write",
+            bind=_assign_bind(mode),
+            eager_check=_assign_check,
+            default_name=default_name,
+        )
+    )
+
+
+_ASSIGN = _register_assign("AssignVariableOp", "set", "assign")
+_ASSIGN_ADD = _register_assign("AssignAddVariableOp", "add", "assign_add")
+_ASSIGN_SUB = _register_assign("AssignSubVariableOp", "sub", "assign_sub")
+
+
+class Variable:
+    """A mutable tensor, shared by every graph that uses it.
+
+    Usable as an operand everywhere (it stands for its current value). Graph
+    ops refer to it by `id`, a stable per-variable number.
+
+    Args:
+        initial_value: A value, tensor (not symbolic) or a callable giving one.
+        dtype: Its dtype (default: that of the initial value).
+        name: A label for messages and reprs.
+        shape: Its static shape; None dims let assignments change that size.
+    """
+
+    __array_priority__ = 100
+    __hash__ = object.__hash__
+
+    def __init__(
+        self,
+        initial_value: Any,
+        dtype: dtypes.DType | str | None = None,
+        name: str | None = None,
+        trainable: bool = True,
+        shape: Any = None,
+    ) -> None:
+        dtype = None if dtype is None else dtypes.as_dtype(dtype)
+        with eager_scope():
+            if callable(initial_value):
+                initial_value = initial_value()
+            if isinstance(initial_value, SymbolicTensor):
+                raise ValueError(
+                    "a Variable's initial value must not depend on graph tensors; "
+                    "create it with a concrete value"
+                )
+            tensor = convert_to_tensor(initial_value, dtype_hint=dtype)
+            if dtype is not None and tensor.dtype is not dtype:
+                raise TypeError(
+                    f"the initial value has dtype {tensor.dtype}, not {dtype}"
+                )
+        value = np.array(tensor.numpy())
+        self._value = value
+        self._dtype = tensor.dtype
+        self._shape = tuple(value.shape) if shape is None else as_shape(shape)
+        self.name = name or "Variable"
+        self.trainable = trainable
+        self.id = register_variable(self)
+        graph = STATE.graph
+        while graph is not None:
+            graph.created_variables.append(self)
+            graph = graph.outer_graph
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        """The element type."""
+        return self._dtype
+
+    @property
+    def shape(self) -> Shape:
+        """The static shape."""
+        return self._shape
+
+    @property
+    def ndim(self) -> int | None:
+        """The rank."""
+        return None if self._shape is None else len(self._shape)
+
+    def numpy(self) -> np.ndarray:
+        """The current value (eagerly)."""
+        return self._value
+
+    def read_value(self) -> Tensor:
+        """The current value: an eager tensor, or a read op while tracing."""
+        if STATE.graph is None:
+            return EagerTensor(self._value)
+        return apply(_READ, (), self._attrs())
+
+    value = read_value
+
+    def _attrs(self) -> dict[str, Any]:
+        return {"var_id": self.id, "dtype": self._dtype, "shape": self._shape}
+
+    def _assign(self, op: OpDef, value: Any, name: str | None) -> Tensor:
+        value = convert_to_tensor(value, dtype_hint=self._dtype)
+        return apply(op, (value,), self._attrs(), name)
+
+    def assign(self, value: TensorLike, read_value: bool = True, name: str | None = None) -> Tensor:
+        """Sets the value; returns the new value."""
+        return self._assign(_ASSIGN, value, name)
+
+    def assign_add(self, delta: TensorLike, read_value: bool = True, name: str | None = None) -> Tensor:
+        """Adds `delta`; returns the new value."""
+        return self._assign(_ASSIGN_ADD, delta, name)
+
+    def assign_sub(self, delta: TensorLike, read_value: bool = True, name: str | None = None) -> Tensor:
+        """Subtracts `delta`; returns the new value."""
+        return self._assign(_ASSIGN_SUB, delta, name)
+
+    def _store(self, value: Any, mode: str) -> Any:
+        """Kernel side of the assign ops (values already checked)."""
+        if mode == "add":
+            value = np.add(self._value, value)
+        elif mode == "sub":
+            value = np.subtract(self._value, value)
+        if np.shape(value) != np.shape(self._value) and not is_compatible(
+            self._shape, np.shape(value)
+        ):
+            raise InvalidArgumentError(
+                f"cannot assign a value of shape {np.shape(value)} to the variable "
+                f"{self.name!r} of shape {format_shape(self._shape)}"
+            )
+        value = np.array(value, dtype=self._dtype.np_dtype)
+        self._value = value
+        return value
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        return np.asarray(self._value, dtype=dtype)
+
+    def __bool__(self) -> bool:
+        return bool(self.read_value())
+
+    def __index__(self) -> int:
+        return self.read_value().__index__()
+
+    def __int__(self) -> int:
+        return int(self.read_value())
+
+    def __float__(self) -> float:
+        return float(self.read_value())
+
+    def __len__(self) -> int:
+        return len(self.read_value())
+
+    def __iter__(self) -> Any:
+        return iter(self.read_value())
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Variable:
+        # Like TensorFlow: a deep copy is a new variable with a copy of the value.
+        return Variable(copy.deepcopy(self._value, memo), name=self.name, shape=self._shape)
+
+    def __repr__(self) -> str:
+        return (
+            f"<rt.Variable '{self.name}:0' shape={format_shape(self._shape)} "
+            f"dtype={self._dtype}, numpy={self._value!r}>"
+        )
+
+
+def _convert_variable(var: Variable, dtype: dtypes.DType | None) -> Tensor:
+    tensor = var.read_value()
+    if dtype is not None and var.dtype is not dtype:
+        raise TypeError(
+            f"expected a {dtype} tensor but got the {var.dtype} variable {var.name!r}"
+        )
+    return tensor
+
+
+register_tensor_conversion(Variable, _convert_variable)
+
+
+# -- print and Assert ---------------------------------------------------------------
+
+
+def _template(value: Any, parts: list[Any]) -> tuple[Any, ...]:
+    if isinstance(value, (Tensor, np.ndarray)) or conversion_for(value) is not None:
+        parts.append(convert_to_tensor(value))
+        return ("tensor", len(parts) - 1)
+    if isinstance(value, (list, tuple)):
+        opening, closing = ("[", "]") if isinstance(value, list) else ("(", ")")
+        return ("seq", opening, closing, tuple(_template(v, parts) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((repr(k), _template(v, parts)) for k, v in value.items()))
+    return ("text", str(value))
+
+
+def _print_kernel(*values: Any, template: Any, sep: str, end: str, summarize: int) -> None:
+    text = sep.join(format_template(t, values, summarize) for t in template)
+    sys.stdout.write(text + end)
+
+
+_PRINT = register(
+    OpDef("PrintV2", rules.no_outputs, _print_kernel, stateful=True, num_outputs=0,
+          default_name="print")
+)
+
+
+def print_(*values: Any, sep: str = " ", end: str = "\n", summarize: int = 3) -> None:
+    """Prints `values` to `sys.stdout` when it runs (every call, in a graph).
+
+    Tensors print like `tf.print` does (`[1 2.5]`, strings as they are);
+    other values print as `str()` shows them. Exported as `rt.print`.
+    """
+    parts: list[Any] = []
+    template = tuple(_template(v, parts) for v in values)
+    attrs = {"template": template, "sep": sep, "end": end, "summarize": summarize}
+    apply(_PRINT, parts, attrs)
+
+
+def _assert_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
+    if inputs[0].dtype is not dtypes.bool_:
+        raise TypeError(f"Assert: the condition must be bool, got {inputs[0].dtype}")
+    return []
+
+
+def _assert_kernel(condition: Any, *data: Any, template: Any, summarize: int) -> None:
+    if not np.all(condition):
+        text = " ".join(format_template(t, data, summarize) for t in template)
+        raise InvalidArgumentError(f"assertion failed: {text}" if text else "assertion failed")
+
+
+_ASSERT = register(
+    OpDef("Assert", _assert_rule, _assert_kernel, stateful=True, num_outputs=0)
+)
+
+
+def Assert(  # noqa: N802 - TensorFlow's name
+    condition: TensorLike, data: Sequence[Any] = (), summarize: int = 3, name: str | None = None
+) -> None:
+    """Raises InvalidArgumentError with `data` in its message unless every
+    element of `condition` is true (checked on every call, in a graph)."""
+    condition = convert_to_tensor(condition, dtype_hint=dtypes.bool_)
+    parts: list[Any] = []
+    template = tuple(_template(v, parts) for v in data)
+    # Template refers to `data` positions, which follow the condition.
+    apply(_ASSERT, [condition, *parts], {"template": template, "summarize": summarize}, name)

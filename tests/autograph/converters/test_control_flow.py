@@ -1,0 +1,164 @@
+from autograph.converters import control_flow
+from tests.autograph.converters.util import apply, run, same
+
+
+def test_if_else_assigning_one_variable_returns_it_from_both_branches():
+    same(
+        apply([control_flow], """
+            def f(x):
+                if x > 0:
+                    y = x
+                else:
+                    y = 0
+                return y
+        """),
+        """
+        def f(x):
+            def if_body():
+                y = x
+                return y
+            def else_body():
+                y = 0
+                return y
+            y = ag__.if_stmt(x > 0, if_body, else_body, (), ('y',))
+            return y
+        """,
+    )
+
+
+def test_if_without_else_passes_its_state_through():
+    same(
+        apply([control_flow], """
+            def f(x):
+                if x < 0:
+                    x = -x
+                return x
+        """),
+        """
+        def f(x):
+            def if_body(x):
+                x = -x
+                return x
+            x = ag__.if_stmt(x < 0, if_body, None, (x,), ('x',))
+            return x
+        """,
+    )
+
+
+def test_variable_set_in_one_branch_only_starts_undefined():
+    same(
+        apply([control_flow], """
+            def f(c):
+                if c:
+                    y = 1
+                return y
+        """),
+        """
+        def f(c):
+            y = ag__.Undefined('y')
+            def if_body(y):
+                y = 1
+                return y
+            y = ag__.if_stmt(c, if_body, None, (y,), ('y',))
+            return y
+        """,
+    )
+
+
+def test_while_loop_carries_exactly_the_variables_it_needs():
+    same(
+        apply([control_flow], """
+            def f(n):
+                i = 0
+                total = 0
+                while i < n:
+                    tmp = i * 2
+                    total += tmp
+                    i += 1
+                return total
+        """),
+        """
+        def f(n):
+            i = 0
+            total = 0
+            def loop_test(i, total):
+                return i < n
+            def loop_body(i, total):
+                tmp = i * 2
+                total += tmp
+                i += 1
+                return (i, total)
+            i, total = ag__.while_stmt(loop_test, loop_body, (i, total), ('i', 'total'))
+            return total
+        """,
+    )
+
+
+def test_for_loop_passes_the_item_first():
+    same(
+        apply([control_flow], """
+            def f(xs):
+                s = 0
+                for x in xs:
+                    s += x
+                return s
+        """),
+        """
+        def f(xs):
+            s = 0
+            def loop_body(x, s):
+                s += x
+                return s
+            s = ag__.for_stmt(xs, loop_body, (s,), ('s',))
+            return s
+        """,
+    )
+
+
+def test_for_loop_target_used_after_the_loop_is_state():
+    assert run("""
+        def f(xs):
+            for x in xs:
+                pass
+            return x
+    """, [1, 2, 3]) == 3
+
+
+def test_tuple_target_is_unpacked_from_the_item():
+    assert run("""
+        def f(pairs):
+            t = 0
+            for a, b in pairs:
+                t += a * b
+            return t
+    """, [(1, 2), (3, 4)]) == 14
+
+
+def test_if_that_ends_the_function_returns_the_if_stmt_result():
+    same(
+        apply([control_flow], """
+            def f(x):
+                if x > 0:
+                    return x
+                else:
+                    return -x
+        """),
+        """
+        def f(x):
+            def if_body():
+                return x
+            def else_body():
+                return -x
+            return ag__.if_stmt(x > 0, if_body, else_body)
+        """,
+    )
+
+
+def test_global_and_nonlocal_names_are_declared_not_passed():
+    code = apply([control_flow], """
+        def f(x):
+            global G
+            if x:
+                G = 1
+    """)
+    assert "global G" in code and "('G',)" not in code

@@ -1,0 +1,87 @@
+from autograph.converters import (
+    asserts,
+    call_trees,
+    conditional_expressions,
+    lists,
+    logical_expressions,
+    variables,
+)
+from tests.autograph.converters.util import apply, run, same
+
+
+def test_and_or_not_become_lazy_operators():
+    same(
+        apply([logical_expressions], "def f(a, b, c):\n    return a and b or not c\n"),
+        """
+        def f(a, b, c):
+            return ag__.or_(ag__.and_(a, lambda: b), lambda: ag__.not_(c))
+        """,
+    )
+
+
+def test_right_operand_is_not_evaluated_when_not_needed():
+    assert run("def f(x):\n    return x and 1 // 0\n", 0) == 0
+    assert run("def f(x):\n    return x or 1 // 0\n", 5) == 5
+
+
+def test_conditional_expression_evaluates_only_the_taken_arm():
+    same(
+        apply([conditional_expressions], "def f(x):\n    return 1 if x else 2\n"),
+        "def f(x):\n    return ag__.if_exp(x, lambda: 1, lambda: 2)",
+    )
+    assert run("def f(x):\n    return 1 if x else 1 // 0\n", True) == 1
+
+
+def test_assert_message_is_a_lambda():
+    same(
+        apply([asserts], "def f(x):\n    assert x > 0, 'bad'\n"),
+        "def f(x):\n    ag__.assert_stmt(x > 0, lambda: 'bad')",
+    )
+
+
+def test_calls_to_user_functions_are_wrapped_and_print_is_overloaded():
+    same(
+        apply([call_trees], "def f(x):\n    print(helper(x, k=1))\n    return len(x)\n"),
+        """
+        def f(x):
+            ag__.print_(ag__.converted_call(helper, x, k=1))
+            return ag__.len_(x)
+        """,
+    )
+
+
+def test_list_append_in_a_loop_returns_the_list():
+    same(
+        apply([lists], "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out\n"),
+        """
+        def f(xs):
+            out = []
+            for x in xs:
+                out = ag__.list_append(out, x)
+            return out
+        """,
+    )
+
+
+def test_list_pop_in_a_loop_returns_the_list_and_the_value():
+    assert run("""
+        def f(stack):
+            got = []
+            while stack:
+                x = stack.pop()
+                got.append(x)
+            return got
+    """, [1, 2, 3]) == [3, 2, 1]
+
+
+def test_del_makes_the_name_undefined_and_a_later_read_raises():
+    code = apply([variables], "def f(x):\n    del x\n    return x\n")
+    assert "x = ag__.Undefined('x')" in code and "ag__.ld(x)" in code
+    import pytest
+
+    with pytest.raises(UnboundLocalError):
+        run("def f(x):\n    del x\n    return x\n", 1)
+
+
+def test_surely_bound_reads_are_not_wrapped():
+    assert "ld" not in apply([variables], "def f(x):\n    y = x\n    return y\n")

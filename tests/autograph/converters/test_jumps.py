@@ -1,0 +1,183 @@
+from autograph.converters import (
+    break_statements,
+    continue_statements,
+    control_flow,
+    return_statements,
+)
+from tests.autograph.converters.util import apply, run, same
+
+
+def test_break_becomes_a_flag_tested_by_the_loop():
+    same(
+        apply([break_statements], """
+            def f(x):
+                while x > 0:
+                    if x == 3:
+                        break
+                    x -= 1
+                return x
+        """),
+        """
+        def f(x):
+            break_ = False
+            while not break_ and x > 0:
+                if x == 3:
+                    break_ = True
+                else:
+                    x -= 1
+            return x
+        """,
+    )
+
+
+def test_loop_else_runs_only_without_a_break():
+    source = """
+        def f(xs):
+            for x in xs:
+                if x < 0:
+                    break
+            else:
+                return 'no negative'
+            return 'found'
+    """
+    assert run(source, [1, 2]) == "no negative"
+    assert run(source, [1, -2]) == "found"
+
+
+def test_break_in_a_for_loop_does_not_draw_another_item():
+    source = """
+        def f(it):
+            for x in it:
+                if x == 2:
+                    break
+            return next(it)
+    """
+    assert run(source, iter([1, 2, 3, 4])) == 3
+
+
+def test_continue_as_the_end_of_an_if_needs_no_flag():
+    same(
+        apply([continue_statements], """
+            def f(xs):
+                t = 0
+                for x in xs:
+                    if x < 0:
+                        continue
+                    t += x
+                return t
+        """),
+        """
+        def f(xs):
+            t = 0
+            for x in xs:
+                if not x < 0:
+                    t += x
+            return t
+        """,
+    )
+
+
+def test_nested_continue_uses_a_flag_reset_every_iteration():
+    code = apply([continue_statements], """
+        def f(xs):
+            t = 0
+            for x in xs:
+                if x > 0:
+                    if x > 5:
+                        continue
+                    t += 100
+                t += x
+            return t
+    """)
+    assert "continue_ = False" in code and "if not continue_:" in code
+    assert run("""
+        def f(xs):
+            t = 0
+            for x in xs:
+                if x > 0:
+                    if x > 5:
+                        continue
+                    t += 100
+                t += x
+            return t
+    """, [1, 6, -1]) == 100
+
+
+def test_early_return_moves_the_rest_into_the_else_branch():
+    same(
+        apply([return_statements], """
+            def f(x):
+                if x < 0:
+                    return 0
+                y = x * 2
+                return y
+        """),
+        """
+        def f(x):
+            if x < 0:
+                return 0
+            else:
+                y = x * 2
+                return y
+        """,
+    )
+
+
+def test_return_inside_a_loop_sets_flags_and_stops_the_loop():
+    code = apply([return_statements, control_flow], """
+        def f(xs):
+            for x in xs:
+                if x > 0:
+                    return x
+            return -1
+    """)
+    assert "do_return = False" in code and "extra_test" in code
+    source = """
+        def f(xs):
+            for x in xs:
+                if x > 0:
+                    return x
+            return -1
+    """
+    assert run(source, [-1, 2, 3]) == 2
+    assert run(source, [-1]) == -1
+
+
+def test_return_from_nested_loops_leaves_all_of_them():
+    source = """
+        def f(grid):
+            for row in grid:
+                for v in row:
+                    if v == 0:
+                        return 'zero'
+                    if v < 0:
+                        break
+            return 'none'
+    """
+    assert run(source, [[1, -1, 0], [2, 0]]) == "zero"
+    assert run(source, [[1, -1, 0], [2, 3]]) == "none"
+
+
+def test_bare_return_and_falling_off_the_end_give_none():
+    source = """
+        def f(x):
+            if x > 0:
+                return
+            x = 1
+    """
+    assert run(source, 1) is None
+    assert run(source, -1) is None
+
+
+def test_return_inside_with_before_more_code():
+    source = """
+        def f(cm, x):
+            with cm:
+                if x:
+                    return 'early'
+            return 'late'
+    """
+    import contextlib
+
+    assert run(source, contextlib.nullcontext(), True) == "early"
+    assert run(source, contextlib.nullcontext(), False) == "late"

@@ -1,0 +1,53 @@
+import gast
+
+from autograph.pyct.static_analysis import activity
+
+
+def _body(src: str) -> list[gast.stmt]:
+    return gast.parse(src).body
+
+
+def test_assignment_reads_its_value_and_writes_its_target():
+    stmts = _body("y = x + 1")
+    assert activity.reads(stmts) == {"x"}
+    assert activity.writes(stmts) == {"y"}
+
+
+def test_augmented_assignment_reads_and_writes_its_target():
+    stmts = _body("z += y")
+    assert activity.reads(stmts) == {"z", "y"}
+    assert activity.writes(stmts) == {"z"}
+
+
+def test_attribute_and_subscript_targets_only_read_the_base():
+    stmts = _body("a.b = 1\nc[i] = 2")
+    assert activity.reads(stmts) == {"a", "c", "i"}
+    assert activity.writes(stmts) == set()
+
+
+def test_nested_function_reads_its_free_names_and_binds_its_name():
+    stmts = _body("def g(q=d):\n    w2 = 1\n    return q + w + w2")
+    assert activity.reads(stmts) == {"d", "w"}
+    assert activity.writes(stmts) == {"g"}
+
+
+def test_comprehension_variables_stay_inside_but_walrus_targets_escape():
+    stmts = _body("y = [k for k in r if (m := k)]")
+    assert activity.reads(stmts) == {"r"}
+    assert activity.writes(stmts) == {"y", "m"}
+
+
+def test_imports_bind_their_top_level_name():
+    assert activity.writes(_body("import os.path\nfrom a import b as c")) == {"os", "c"}
+
+
+def test_del_writes_and_deletes_the_name():
+    stmts = _body("del x")
+    assert activity.writes(stmts) == {"x"}
+    assert activity.deletes(stmts) == {"x"}
+
+
+def test_local_names_exclude_global_and_nonlocal_declarations():
+    fn = _body("def f(a):\n    global g\n    g = 1\n    b = 2")[0]
+    assert activity.local_names(fn) == {"a", "b"}
+    assert activity.declarations(fn) == {"g": "global"}

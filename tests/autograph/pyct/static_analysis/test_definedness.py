@@ -1,0 +1,43 @@
+import gast
+
+from autograph.pyct import anno
+from autograph.pyct.static_analysis import definedness, liveness
+from autograph.pyct.static_analysis.definedness import Defined
+
+
+def _fn(src: str, converted: bool = False) -> gast.FunctionDef:
+    fn = gast.parse(src).body[0]
+    liveness.annotate(fn)
+    definedness.annotate(fn, converted=converted)
+    return fn
+
+
+def test_a_name_assigned_in_one_branch_is_not_definitely_defined_after():
+    fn = _fn("def f(c):\n  if c:\n    y = 1\n  return y")
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
+    assert anno.getanno(fn.body[1], Defined.MAY_IN) == {"c", "y"}
+
+
+def test_a_name_assigned_in_both_branches_is_definitely_defined_after():
+    fn = _fn("def f(c):\n  if c:\n    y = 1\n  else:\n    y = 2\n  return y")
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is True
+
+
+def test_del_makes_a_name_undefined():
+    fn = _fn("def f(x):\n  del x\n  return x")
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
+
+
+def test_a_branch_that_returns_does_not_leave_names_undefined():
+    fn = _fn("def f(c):\n  if c:\n    return 0\n  else:\n    y = 1\n  return y")
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is True
+
+
+def test_a_name_first_assigned_in_a_loop_may_be_undefined_after_it():
+    fn = _fn("def f(xs):\n  for x in xs:\n    last = x\n  return last")
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
+
+
+def test_converted_semantics_bind_the_outputs_of_a_converted_if():
+    fn = _fn("def f(c):\n  if c:\n    y = 1\n  z = y\n  return z", converted=True)
+    assert "y" in anno.getanno(fn.body[1], Defined.MUST_IN)

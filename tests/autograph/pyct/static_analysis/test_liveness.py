@@ -1,0 +1,48 @@
+import gast
+
+from autograph.pyct import anno
+from autograph.pyct.static_analysis import liveness
+from autograph.pyct.static_analysis.liveness import Live
+
+
+def _fn(src: str) -> gast.FunctionDef:
+    fn = gast.parse(src).body[0]
+    liveness.annotate(fn)
+    return fn
+
+
+def test_a_variable_read_after_an_if_is_live_out_of_it():
+    fn = _fn("def f(x):\n  y = 1\n  if x:\n    y = 2\n  return y")
+    assert anno.getanno(fn.body[1], Live.OUT) == {"y"}
+
+
+def test_a_variable_overwritten_on_every_path_is_not_live_into_the_if():
+    fn = _fn("def f(x):\n  if x:\n    y = 2\n  else:\n    y = 3\n  return y")
+    assert "y" not in anno.getanno(fn.body[0], Live.IN)
+
+
+def test_a_variable_set_in_one_branch_only_is_live_into_the_other():
+    fn = _fn("def f(x, y):\n  if x:\n    y = 2\n  return y")
+    assert anno.getanno(fn.body[0], Live.ORELSE_IN) == {"y"}
+    assert anno.getanno(fn.body[0], Live.BODY_IN) == set()
+
+
+def test_loop_header_sees_values_carried_between_iterations():
+    fn = _fn("def f(n):\n  i = 0\n  t = 0\n  while i < n:\n    t = t + i\n    i += 1\n  return t")
+    assert anno.getanno(fn.body[2], Live.LOOP_HEADER) == {"i", "n", "t"}
+
+
+def test_a_temporary_inside_a_loop_is_not_live_at_its_header():
+    fn = _fn("def f(xs):\n  s = 0\n  for x in xs:\n    tmp = x * 2\n    s += tmp\n  return s")
+    assert anno.getanno(fn.body[1], Live.LOOP_HEADER) == {"s"}
+
+
+def test_nothing_is_live_after_a_return():
+    fn = _fn("def f(x):\n  return x")
+    assert anno.getanno(fn.body[0], Live.OUT) == set()
+
+
+def test_liveness_of_a_long_chain_of_ifs_is_computed_in_one_pass():
+    body = "".join(f"  if x > {i}:\n    y = y + {i}\n" for i in range(300))
+    fn = _fn(f"def f(x):\n  y = 0\n{body}  return y")
+    assert anno.getanno(fn.body[1], Live.OUT) == {"x", "y"}

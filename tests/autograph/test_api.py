@@ -1,0 +1,304 @@
+"""The public compiler API: entities, recursion, caching, errors, threads."""
+
+import functools
+import threading
+
+import pytest
+
+import autograph
+from autograph.impl import api, transpiler
+
+
+def run_converted(f, *args, **kwargs):
+    with api.always_run_converted():
+        return autograph.to_graph(f)(*args, **kwargs)
+
+
+def test_plain_function_converts_and_behaves_like_the_original():
+    def relu(x):
+        if x > 0:
+            return x
+        return 0
+
+    assert run_converted(relu, 3) == 3
+    assert run_converted(relu, -3) == 0
+
+
+def test_nested_function_keeps_its_closure_and_shares_nonlocal_writes():
+    def outer():
+        count = 0
+
+        def bump(n):
+            nonlocal count
+            for _ in range(n):
+                if count < 100:
+                    count += 1
+            return count
+
+        return bump, lambda: count
+
+    bump, read = outer()
+    assert run_converted(bump, 3) == 3
+    assert read() == 3  # the original closure saw the converted function's writes
+
+
+def test_global_writes_reach_the_module():
+    global COUNTER
+    COUNTER = 0
+
+    def incr(n):
+        global COUNTER
+        while n > 0:
+            COUNTER += 1
+            n -= 1
+
+    run_converted(incr, 4)
+    assert COUNTER == 4
+
+
+class Accumulator:
+    def __init__(self):
+        self.total = 0
+
+    def add_positive(self, xs):
+        for x in xs:
+            if x > 0:
+                self.total += x
+        return self.total
+
+
+def test_bound_and_unbound_methods_convert():
+    acc = Accumulator()
+    assert run_converted(acc.add_positive, [1, -2, 3]) == 4
+    assert run_converted(Accumulator.add_positive, Accumulator(), [5]) == 5
+
+
+def test_partial_converts_its_function_and_keeps_its_arguments():
+    def scale(factor, x):
+        return x * factor if x > 0 else 0
+
+    assert run_converted(functools.partial(scale, 3), 2) == 6
+
+
+def test_lambda_with_a_conditional_expression_converts():
+    f = lambda x: x if x > 0 else -x  # noqa: E731
+    assert run_converted(f, -4) == 4
+    assert "ag__.if_exp" in autograph.to_code(f)
+
+
+def test_two_lambdas_on_one_line_are_told_apart():
+    pos, neg = (lambda x: x > 0 and x), (lambda x: x < 0 or x)  # noqa: E731
+    assert run_converted(pos, 2) == 2
+    assert run_converted(neg, 2) == 2
+
+
+def test_args_kwargs_and_defaults_are_kept():
+    def f(a, b=2, *rest, c=3, **kw):
+        total = a + b + c
+        for r in rest:
+            total += r
+        return total, sorted(kw)
+
+    assert run_converted(f, 1, 2, 3, 4, c=5, z=1) == (15, ["z"])
+    assert run_converted(f, 1) == (6, [])
+
+
+def fact(n):
+    if n <= 1:
+        return 1
+    return n * fact(n - 1)
+
+
+def test_recursion_goes_through_converted_calls():
+    assert run_converted(fact, 6) == 720
+    assert "ag__.converted_call(fact, n - 1)" in autograph.to_code(fact)
+
+
+def test_calls_into_builtins_and_libraries_stay_unwrapped():
+    import math
+
+    def f(xs):
+        return math.sqrt(len(xs)) + abs(min(xs))
+
+    code = autograph.to_code(f)
+    assert "math.sqrt(ag__.len_(xs))" in code
+    assert "abs(min(xs))" in code
+
+
+def test_comprehensions_try_and_with_run_as_python():
+    import contextlib
+
+    def f(xs):
+        out = [x * 2 for x in xs if x]
+        try:
+            r = 1 // out[0]
+        except ZeroDivisionError:
+            r = -1
+        finally:
+            out.append(0)
+        with contextlib.suppress(KeyError):
+            if r < 0:
+                r = -2
+        return out, r
+
+    assert run_converted(f, [0, 3]) == ([6, 0], 0)
+
+
+def test_do_not_convert_is_honoured_directly_and_recursively():
+    @autograph.do_not_convert
+    def helper(x):
+        return x
+
+    def f(x):
+        return helper(x)
+
+    assert autograph.to_graph(helper) is helper
+    assert run_converted(f, 1) == 1
+
+
+def test_functools_wraps_carries_the_do_not_convert_mark():
+    @autograph.do_not_convert
+    def inner(x):
+        return x
+
+    @functools.wraps(inner)
+    def wrapper(x):
+        return inner(x)
+
+    assert autograph.to_graph(wrapper) is wrapper
+
+
+def test_convert_decorator_converts_on_first_call():
+    @autograph.convert()
+    def double_if_positive(x):
+        if x > 0:
+            x = x * 2
+        return x
+
+    assert double_if_positive(3) == 6
+    assert "ag__.if_stmt" in autograph.to_code(double_if_positive)
+
+
+def test_generator_is_rejected_with_its_location():
+    def gen(n):
+        yield n
+
+    with pytest.raises(autograph.ConversionError, match="generator") as info:
+        autograph.to_graph(gen)
+    assert info.value.filename.endswith("test_api.py")
+
+
+def test_yield_in_a_nested_function_is_rejected_with_a_caret():
+    def f(n):
+        def g():
+            yield n
+
+        return g
+
+    with pytest.raises(autograph.ConversionError) as info:
+        autograph.to_graph(f)
+    text = str(info.value)
+    assert "'yield' is not supported" in text
+    assert "yield n" in text and "^" in text
+    assert info.value.lineno == f.__code__.co_firstlineno + 2
+
+
+def test_match_statement_is_rejected():
+    namespace = {}
+    source = "def f(x):\n    match x:\n        case 1:\n            return 1\n"
+    import linecache
+
+    linecache.cache["<match-test>"] = (len(source), None, source.splitlines(True), "<match-test>")
+    exec(compile(source, "<match-test>", "exec"), namespace)
+    with pytest.raises(autograph.ConversionError, match="'match' statements are not supported"):
+        autograph.to_graph(namespace["f"])
+
+
+def test_nested_class_is_rejected():
+    def f():
+        class Point:
+            pass
+
+        return Point
+
+    with pytest.raises(autograph.ConversionError, match="class defined inside"):
+        autograph.to_graph(f)
+
+
+def test_errors_in_converted_code_point_at_the_users_line():
+    def divide(x):
+        if x > 0:
+            y = 1 // (x - x)
+        else:
+            y = 0
+        return y
+
+    with pytest.raises(ZeroDivisionError) as info:
+        run_converted(divide, 1)
+    frames = [(tb.tb_frame.f_code.co_filename, tb.tb_lineno) for tb in _tb(info.value)]
+    assert (__file__, divide.__code__.co_firstlineno + 2) in frames
+
+
+def _tb(exc):
+    tb = exc.__traceback__
+    while tb is not None:
+        yield tb
+        tb = tb.tb_next
+
+
+def test_to_code_is_deterministic_and_has_no_absolute_paths():
+    def f(x):
+        while x > 10:
+            x = x // 2
+        return x
+
+    first, second = autograph.to_code(f), autograph.to_code(f)
+    assert first == second
+    assert "/" not in first.replace("//", "")
+
+
+def test_sixteen_threads_converting_one_function_get_one_conversion():
+    def target(x):
+        if x > 0:
+            return x + 1
+        return x - 1
+
+    transpiler.clear_cache()
+    calls = []
+    original = transpiler._convert
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    transpiler._convert = counting
+    errors, results = [], []
+    barrier = threading.Barrier(16)
+
+    def work():
+        try:
+            barrier.wait()
+            results.append(run_converted(target, 1))
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(16)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        transpiler._convert = original
+    assert not errors
+    assert results == [2] * 16
+    assert len(calls) == 1
+
+
+def test_without_a_backend_active_the_original_runs_at_no_cost():
+    def f(x):
+        return x + 1
+
+    converted = autograph.to_graph(f)
+    assert converted.__ag_python_function__ is f
+    assert converted(1) == 2
