@@ -192,6 +192,7 @@ class Graph:
         self._ops: list[Operation] = []
         self._by_name: dict[str, Operation] = {}
         self._name_counts: dict[str, int] = {}
+        self._taken: set[str] = set()
         self._captured: dict[int, SymbolicTensor] = {}
         self._eager_consts: dict[int, tuple[Any, SymbolicTensor]] = {}
         self._last_stateful: Operation | None = None
@@ -206,17 +207,19 @@ class Graph:
         return context.push(self)
 
     def unique_name(self, base: str) -> str:
-        """`base`, or `base_1`, `base_2`, ... if taken."""
+        """`base`, or `base_1`, `base_2`, ... if taken; the name is reserved."""
         count = self._name_counts.get(base)
-        if count is None and base not in self._by_name:
+        if count is None and base not in self._taken:
             self._name_counts[base] = 0
+            self._taken.add(base)
             return base
         count = count or 0
         while True:
             count += 1
             name = f"{base}_{count}"
-            if name not in self._by_name:
+            if name not in self._taken:
                 self._name_counts[base] = count
+                self._taken.add(name)
                 return name
 
     def placeholder(
@@ -249,11 +252,13 @@ class Graph:
         name: str | None = None,
         specs: Sequence[tuple[dtypes.DType, Shape]] | None = None,
         stateful: bool | None = None,
+        name_is_unique: bool = False,
     ) -> Operation:
         """Adds a node; its inputs must already be tensors of this graph.
 
         Runs the op's shape/dtype rule unless `specs` gives the outputs, and
-        adds the automatic control dependencies of stateful ops.
+        adds the automatic control dependencies of stateful ops. Pass
+        `name_is_unique` for a name already taken from `unique_name`.
 
         Raises:
             TypeError, InvalidArgumentError: From the op's rule.
@@ -266,7 +271,8 @@ class Graph:
                 raise ValueError(f"input {t.name!r} of {opdef.name} is from another graph")
         if specs is None:
             specs = opdef.rule(inputs, attrs)
-        name = self.unique_name(name or opdef.default_name)
+        if not (name_is_unique and name):
+            name = self.unique_name(name or opdef.default_name)
         if stateful is None:
             stateful = opdef.stateful
         location = None if opdef.name == "Placeholder" else user_location(2)

@@ -13,29 +13,88 @@ from __future__ import annotations
 import gast
 
 from autograph.pyct import transformer
+from autograph.pyct.static_analysis import activity
+
+
+def _names(node: gast.expr | None) -> list[str] | None:
+    """`x` -> ['x'], `(a, b)` -> ['a', 'b'], anything else -> None."""
+    if isinstance(node, gast.Name):
+        return [node.id]
+    if isinstance(node, gast.Tuple) and all(isinstance(e, gast.Name) for e in node.elts):
+        return [e.id for e in node.elts]
+    return None
+
+
+def _is_pure(node: gast.expr) -> bool:
+    """Evaluating it has no effect and can't fail: a name or a constant."""
+    return isinstance(node, (gast.Name, gast.Constant))
 
 
 class CleanupTransformer(transformer.Base):
-    """Folds `name = value; return name` at the end of generated functions."""
+    """Folds the assignments that end a generated function into its return.
+
+        x = expr; return x                 ->  return expr
+        (a, b) = call(); return (a, b)     ->  return call()
+        a = 1; b = y; return (a, b)        ->  return (1, y)   (pure values only)
+    """
 
     def visit_FunctionDef(self, node: gast.FunctionDef) -> gast.FunctionDef:
         self.generic_visit(node)
-        if node.name not in self.ctx.namer.generated:
-            return node
         body = node.body
-        if len(body) >= 2:
-            last, previous = body[-1], body[-2]
-            if (
-                isinstance(last, gast.Return)
-                and isinstance(last.value, gast.Name)
-                and isinstance(previous, gast.Assign)
-                and len(previous.targets) == 1
-                and isinstance(previous.targets[0], gast.Name)
-                and previous.targets[0].id == last.value.id
-                and not any(isinstance(s, (gast.Global, gast.Nonlocal)) for s in body)
+        if node.name not in self.ctx.namer.generated or not body:
+            return node
+        if any(isinstance(s, (gast.Global, gast.Nonlocal)) for s in body):
+            return node
+        last = body[-1]
+        returned = _names(last.value) if isinstance(last, gast.Return) else None
+        if not returned or len(body) < 2:
+            return node
+        previous = body[-2]
+        if isinstance(previous, gast.Assign) and len(previous.targets) == 1:
+            if _names(previous.targets[0]) == returned and self._unused_before(
+                body[:-2], returned
             ):
                 body[-2:] = [gast.Return(value=previous.value)]
+                return node
+        self._fold_pure(body, returned)
         return node
+
+    @staticmethod
+    def _unused_before(stmts: list[gast.stmt], names: list[str]) -> bool:
+        return not (activity.reads(stmts) & set(names))
+
+    def _fold_pure(self, body: list[gast.stmt], returned: list[str]) -> None:
+        """Folds `name = <name or constant>` statements right before the return."""
+        values: dict[str, gast.expr] = {}
+        start = len(body) - 1
+        while start > 0:
+            stmt = body[start - 1]
+            if not (
+                isinstance(stmt, gast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name)
+                and stmt.targets[0].id in returned
+                and stmt.targets[0].id not in values
+                and _is_pure(stmt.value)
+            ):
+                break
+            # A value must not read a name assigned earlier in the group.
+            values[stmt.targets[0].id] = stmt.value
+            start -= 1
+        if not values:
+            return
+        group = body[start:-1]
+        assigned: set[str] = set()
+        for stmt in group:
+            if activity.reads(stmt.value) & assigned:
+                return
+            assigned.add(stmt.targets[0].id)
+        if activity.reads(body[:start]) & assigned:
+            return  # e.g. a nested function reads them: keep the bindings
+        elts = [values.get(n, gast.Name(id=n, ctx=gast.Load(), annotation=None,
+                                         type_comment=None)) for n in returned]
+        value = elts[0] if len(elts) == 1 else gast.Tuple(elts=elts, ctx=gast.Load())
+        body[start:] = [gast.Return(value=value)]
 
 
 def transform(node: gast.AST, ctx: object) -> gast.AST:

@@ -202,9 +202,11 @@ class ControlFlowTransformer(transformer.Base):
             body.append(gast.Return(value=_returned(state)))
         test_def = self._def(test_name, state, [gast.Return(value=node.test)])
         body_def = self._def(body_name, state, body)
+        # The loop variables' names are the loop functions' parameters; the
+        # operator reads them from there for its messages.
         args = [jumps.name(test_def.name), jumps.name(body_def.name)]
         if state:
-            args += [_load_tuple(state), _names_tuple(state)]
+            args.append(_load_tuple(state))
         call = gast.Call(func=_ag("while_stmt"), args=args, keywords=[])
         orelse = self.visit_block(node.orelse)
         return [*inits, test_def, body_def, _assign(state, call), *orelse]
@@ -234,7 +236,7 @@ class ControlFlowTransformer(transformer.Base):
         defs = [self._def(body_name, [item, *state], body)]
         args = [node.iter, jumps.name(defs[0].name)]
         if state:
-            args += [_load_tuple(state), _names_tuple(state)]
+            args.append(_load_tuple(state))
         keywords = []
         if test_name is not None:
             test_def = self._def(test_name, state, [gast.Return(value=extra_test)])

@@ -121,13 +121,35 @@ class _FunctionReturns:
         return out
 
 
+def _single_return(stmts: list[gast.stmt]) -> gast.expr | None:
+    if len(stmts) == 1 and isinstance(stmts[0], gast.Return):
+        value = stmts[0].value
+        return value if value is not None else gast.Constant(value=None, kind=None)
+    return None
+
+
+def _returns_to_expressions(stmts: list[gast.stmt]) -> list[gast.stmt]:
+    """`if c: return a / else: return b` at the end -> `return a if c else b`."""
+    if not stmts:
+        return stmts
+    last = stmts[-1]
+    if isinstance(last, gast.If):
+        last.body = _returns_to_expressions(last.body)
+        last.orelse = _returns_to_expressions(last.orelse)
+        body, orelse = _single_return(last.body), _single_return(last.orelse)
+        if body is not None and orelse is not None:
+            expr = gast.IfExp(test=last.test, body=body, orelse=orelse)
+            stmts[-1] = gast.Return(value=expr)
+    return stmts
+
+
 class ReturnTransformer(transformer.Base):
     """Applies `_FunctionReturns` to every function, innermost first."""
 
     def _visit_function(self, node: gast.FunctionDef) -> gast.FunctionDef:
         self.generic_visit(node)
         returns = _FunctionReturns(self.ctx)
-        body = returns.tail_block(node.body)
+        body = _returns_to_expressions(returns.tail_block(node.body))
         if returns.used:
             do_return = self.ctx.namer.new_symbol("do_return")
             retval = self.ctx.namer.new_symbol("retval_")

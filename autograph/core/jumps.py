@@ -179,10 +179,9 @@ def _may_have_effects(expr: gast.expr) -> bool:
 def fill_empty_blocks(node: gast.AST) -> None:
     """Puts `pass` into every statement list that lowering left empty."""
     for child in gast.walk(node):
-        for field in ("body",):
-            block = getattr(child, field, None)
-            if isinstance(block, list) and not block and isinstance(child, gast.stmt):
-                block.append(gast.Pass())
+        block = getattr(child, "body", None)
+        if isinstance(block, list) and not block:
+            block.append(gast.Pass())
 
 
 def copy_node(node: gast.AST) -> gast.AST:

@@ -48,22 +48,72 @@ def to_source(node: gast.AST) -> str:
 
 
 def _wrap(line: str) -> list[str]:
-    """Splits a long statement after the '(' of its outermost call."""
+    """Re-emits a long statement with its expression broken over lines."""
     indent = line[: len(line) - len(line.lstrip())]
     try:
-        tree = ast.parse(line.strip())
+        stmt = ast.parse(line.strip()).body[0]
     except SyntaxError:
         return [line]
-    stmt = tree.body[0]
     value = getattr(stmt, "value", None)
-    if not isinstance(value, ast.Call):
+    if value is None:
         return [line]
-    head = line.strip()[: value.func.end_col_offset + 1]  # up to and with '('
-    args = [ast.unparse(a) for a in value.args]
-    args += [ast.unparse(k) if k.arg is None else f"{k.arg}={ast.unparse(k.value)}"
-             for k in value.keywords]
+    prefix = line.strip()[: value.col_offset]  # e.g. 'return ' or '(a, b) = '
+    lines = _format(value, indent, len(indent) + len(prefix))
+    return [indent + prefix + lines[0], *lines[1:]]
+
+
+def _format(node: ast.expr, indent: str, column: int) -> list[str]:
+    """Lines for `node`; the first continues at `column`, the rest are indented.
+
+    Calls break after '(' with their arguments packed greedily one level
+    deeper, lambdas keep their body on their line, binary operators break
+    before the operator inside parentheses.
+    """
+    text = ast.unparse(node)
+    if column + len(text) <= MAX_LINE:
+        return [text]
     inner = indent + "    "
-    body = ", ".join(args)
-    if len(inner) + len(body) + 1 <= MAX_LINE:
-        return [indent + head, inner + body + ")"]
-    return [indent + head] + [inner + a + "," for a in args] + [indent + ")"]
+    if isinstance(node, ast.Call):
+        pieces = [_format(a, inner, len(inner)) for a in node.args]
+        for k in node.keywords:
+            head = "**" if k.arg is None else f"{k.arg}="
+            value = _format(k.value, inner, len(inner) + len(head))
+            pieces.append([head + value[0], *value[1:]])
+        lines = [ast.unparse(node.func) + "("]
+        current = ""
+        for i, piece in enumerate(pieces):
+            piece = [*piece[:-1], piece[-1] + (")" if i == len(pieces) - 1 else ",")]
+            if len(piece) == 1 and len(inner) + len(current) + 1 + len(piece[0]) <= MAX_LINE:
+                current = f"{current} {piece[0]}" if current else piece[0]
+                continue
+            if current:
+                lines.append(inner + current)
+                current = ""
+            if len(piece) == 1:
+                current = piece[0]
+            else:
+                lines.append(inner + piece[0])
+                lines.extend(piece[1:])
+        if current:
+            lines.append(inner + current)
+        if not pieces:
+            lines[0] += ")"
+        return lines
+    if isinstance(node, ast.Lambda):
+        head = "lambda" + (f" {ast.unparse(node.args)}" if node.args.args else "") + ": "
+        body = _format(node.body, indent, column + len(head))
+        return [head + body[0], *body[1:]]
+    if isinstance(node, ast.BinOp):
+        left = _format(node.left, inner, column + 1)
+        op = _BINOPS.get(type(node.op), "?")
+        right = _format(node.right, inner, len(inner) + len(op) + 1)
+        right[-1] += ")"
+        return ["(" + left[0], *left[1:], f"{inner}{op} {right[0]}", *right[1:]]
+    return [text]
+
+
+_BINOPS = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+    ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|",
+    ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
+}

@@ -138,8 +138,9 @@ def load_function(
 
     Returns:
         The function, named after its code object, with no defaults,
-        keyword defaults or annotations: copy those from the original
-        function (they must be the original objects, not re-evaluated).
+        keyword defaults or annotations, and the ``__qualname__`` of a
+        function nested in the factory: copy those from the original function
+        (defaults must be the original objects, not re-evaluated).
 
     Raises:
         ValueError: The module does not have the factory's shape, or a free

@@ -102,7 +102,7 @@ def copy_node(node: NodeT) -> NodeT:
     return new
 
 
-def replace(template: str, **replacements: Any) -> list[gast.stmt]:
+def replace(template: str, /, **replacements: Any) -> list[gast.stmt]:
     """Parses ``template`` and substitutes its placeholders (see module doc).
 
     Args:
@@ -130,7 +130,7 @@ def replace(template: str, **replacements: Any) -> list[gast.stmt]:
     return _substitute(module, replacements, template).body
 
 
-def replace_as_expression(template: str, **replacements: Any) -> gast.expr:
+def replace_as_expression(template: str, /, **replacements: Any) -> gast.expr:
     """Like ``replace`` for a template that is a single expression.
 
     Raises:

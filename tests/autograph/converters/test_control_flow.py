@@ -88,7 +88,7 @@ def test_while_loop_carries_exactly_the_variables_it_needs():
                 total += tmp
                 i += 1
                 return (i, total)
-            i, total = ag__.while_stmt(loop_test, loop_body, (i, total), ('i', 'total'))
+            i, total = ag__.while_stmt(loop_test, loop_body, (i, total))
             return total
         """,
     )
@@ -109,7 +109,7 @@ def test_for_loop_passes_the_item_first():
             def loop_body(x, s):
                 s += x
                 return s
-            s = ag__.for_stmt(xs, loop_body, (s,), ('s',))
+            s = ag__.for_stmt(xs, loop_body, (s,))
             return s
         """,
     )

@@ -272,6 +272,17 @@ def test_a_function_from_a_notebook_cell_parses_with_the_cells_positions():
     assert square.source == "lambda v: v * v"
 
 
+def test_a_comment_indented_less_than_its_method_does_not_break_parsing():
+    filename = "<ipython-input-4-comment>"
+    cell = "class C:\n    def m(self):\n# legal, and defeats dedent\n        return 1\n"
+    try:
+        parsed = parser.parse_entity(_run_cell(cell, filename)["C"].m)
+    finally:
+        linecache.cache.pop(filename, None)
+    assert parsed.source == "def m(self):\n# legal, and defeats dedent\n    return 1\n"
+    assert (parsed.node.body[0].lineno, parsed.node.body[0].col_offset) == (4, 8)
+
+
 def test_a_function_whose_source_is_gone_is_refused_with_its_name():
     namespace: dict = {}
     exec(compile("def ghost():\n    pass\n", "<nowhere>", "exec"), namespace)
@@ -320,6 +331,24 @@ def test_a_source_that_no_longer_defines_the_function_is_refused():
         linecache.cache[filename] = (9, None, ["def after():\n", "    return 1\n"], "")
         with pytest.raises(ConversionError, match="does not define 'before'"):
             parser.parse_entity(namespace["before"])
+    finally:
+        linecache.cache.pop(filename, None)
+
+
+def test_a_truncated_source_is_refused_as_unparsable():
+    filename = "<truncated-cell>"
+    try:
+        namespace = _run_cell(
+            "def cut(x):\n    return (x +\n            1)\n", filename
+        )
+        linecache.cache[filename] = (
+            9,
+            None,
+            ["def cut(x):\n", "    return (x +\n"],
+            "",
+        )
+        with pytest.raises(ConversionError, match="its source does not parse"):
+            parser.parse_entity(namespace["cut"])
     finally:
         linecache.cache.pop(filename, None)
 

@@ -1,0 +1,179 @@
+"""runtime: tensors, graphs, ops and control flow (imported as `rt`).
+
+    >>> import runtime as rt
+    >>> x = rt.constant([1.0, 2.0])
+    >>> rt.reduce_sum(x * 2.0)
+    <rt.Tensor: shape=(), dtype=float32, numpy=6.0>
+
+Every op runs eagerly (returning an eager tensor at once) or, while a
+`Graph` is the default, adds a node to it. This module only re-exports; see
+API.md for the contract. `runtime` never imports `autograph`.
+"""
+
+from runtime import control_flow as _control_flow
+from runtime import errors, nest
+from runtime.control_flow import cond, while_loop
+from runtime.dtypes import DType, as_dtype, float32, float64, int32, int64, string
+from runtime.dtypes import bool_ as bool  # noqa: A004 - TensorFlow's name
+from runtime.graph import Graph, Operation
+from runtime.ops import random
+from runtime.ops.array import (
+    cast,
+    concat,
+    constant,
+    expand_dims,
+    eye,
+    fill,
+    gather,
+    identity,
+    ones,
+    ones_like,
+    pad,
+    range,  # noqa: A004
+    reshape,
+    shape,
+    size,
+    squeeze,
+    stack,
+    transpose,
+    where,
+    zeros,
+    zeros_like,
+)
+from runtime.ops.indexing import newaxis
+from runtime.ops.math import (
+    abs,  # noqa: A004
+    add,
+    cos,
+    divide,
+    equal,
+    exp,
+    floordiv,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    logical_and,
+    logical_not,
+    logical_or,
+    matmul,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    pow,  # noqa: A004
+    relu,
+    sigmoid,
+    sin,
+    sqrt,
+    square,
+    subtract,
+    tanh,
+)
+from runtime.ops.reduction import (
+    argmax,
+    argmin,
+    reduce_all,
+    reduce_any,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+)
+from runtime.ops.state import Assert, Variable
+from runtime.ops.state import print_ as print  # noqa: A004
+from runtime.ops.tensor_array import TensorArray
+from runtime.tensor import Tensor, convert_to_tensor
+from runtime.tensor_spec import TensorSpec
+
+del _control_flow
+
+__all__ = [
+    "Assert",
+    "DType",
+    "Graph",
+    "Operation",
+    "Tensor",
+    "TensorArray",
+    "TensorSpec",
+    "Variable",
+    "abs",
+    "add",
+    "argmax",
+    "argmin",
+    "as_dtype",
+    "bool",
+    "cast",
+    "concat",
+    "cond",
+    "constant",
+    "convert_to_tensor",
+    "cos",
+    "divide",
+    "equal",
+    "errors",
+    "exp",
+    "expand_dims",
+    "eye",
+    "fill",
+    "float32",
+    "float64",
+    "floordiv",
+    "gather",
+    "greater",
+    "greater_equal",
+    "identity",
+    "int32",
+    "int64",
+    "less",
+    "less_equal",
+    "log",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "matmul",
+    "maximum",
+    "minimum",
+    "mod",
+    "multiply",
+    "negative",
+    "nest",
+    "newaxis",
+    "not_equal",
+    "ones",
+    "ones_like",
+    "pad",
+    "pow",
+    "print",
+    "random",
+    "range",
+    "reduce_all",
+    "reduce_any",
+    "reduce_max",
+    "reduce_mean",
+    "reduce_min",
+    "reduce_prod",
+    "reduce_sum",
+    "relu",
+    "reshape",
+    "shape",
+    "sigmoid",
+    "sin",
+    "size",
+    "sqrt",
+    "square",
+    "squeeze",
+    "stack",
+    "string",
+    "subtract",
+    "tanh",
+    "transpose",
+    "where",
+    "while_loop",
+    "zeros",
+    "zeros_like",
+]

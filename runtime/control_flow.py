@@ -1,0 +1,495 @@
+"""`cond` and `while_loop`: Python control flow, or one graph node.
+
+    >>> import runtime as rt
+    >>> rt.cond(rt.constant(True), lambda: 1, lambda: 2)
+    1
+    >>> rt.while_loop(lambda i: i < 3, lambda i: i + 1, [0])
+    [3]
+
+Eagerly (a `pred` that is not a graph tensor; no graph being built for
+`while_loop`) each runs exactly its plain-Python equivalent, given at the top
+of its docstring. While a graph is being built they trace their functions
+into subgraphs and add one node, `cond` or `while`, whose attrs hold the
+subgraphs. Messages name the user's variables when `names` is given
+(parallel to the top-level outputs / loop variables, or to their flattened
+leaves); otherwise they count positions (`output 0`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from runtime import dtypes, nest
+from runtime.context import STATE
+from runtime.graph import Graph
+from runtime.op_registry import OpDef, register
+from runtime.shapes import as_shape, format_shape, is_compatible, merge
+from runtime.tensor import SymbolicTensor, Tensor, conversion_for, is_symbolic
+
+__all__ = ["cond", "while_loop"]
+
+_PASSTHROUGH = object()
+
+
+def _if_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[Any]:
+    pairs = zip(attrs["then_branch"].outputs, attrs["else_branch"].outputs)
+    return [(a.dtype, merge(a.shape, b.shape)) for a, b in pairs]
+
+
+def _while_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[Any]:
+    loop_vars = attrs["body"].inputs[: attrs["num_loop_vars"]]
+    return [(p.dtype, p.shape) for p in loop_vars]
+
+
+# The executor runs these itself, inlining their subgraphs (kernel None).
+register(OpDef("If", _if_rule, None, default_name="cond"))
+register(OpDef("While", _while_rule, None, default_name="while"))
+
+
+def cond(
+    pred: Any,
+    true_fn: Callable[[], Any],
+    false_fn: Callable[[], Any],
+    *,
+    names: Sequence[str] | None = None,
+) -> Any:
+    """Runs one of two branches; a graph `cond` node for a graph-tensor `pred`.
+
+    The plain-Python equivalent (what runs unless `pred` is a graph tensor)::
+
+        if pred:
+            return true_fn()
+        else:
+            return false_fn()
+
+    For a graph tensor, both functions are traced into subgraphs; they must
+    return the same structure, with the same dtype at each position (shapes
+    may differ: the result gets None for the dimensions that do). Effects in a
+    branch (`rt.print`, variable writes) run only when that branch runs.
+
+    Raises:
+        TypeError: A non-bool `pred`; dtypes that differ between branches.
+        ValueError: A non-scalar `pred`; structures that differ.
+    """
+    if not is_symbolic(pred):
+        if pred:
+            return true_fn()
+        else:
+            return false_fn()
+    return _graph_cond(pred, true_fn, false_fn, names)
+
+
+def while_loop(
+    cond: Callable[..., Any],
+    body: Callable[..., Any],
+    loop_vars: Any,
+    maximum_iterations: Any = None,
+    *,
+    names: Sequence[str] | None = None,
+    shape_invariants: Sequence[Any] | None = None,
+) -> Any:
+    """Repeats `body` while `cond` holds; one graph `while` node in a graph.
+
+    The plain-Python equivalent (what runs when no graph is being built)::
+
+        i = 0
+        while (maximum_iterations is None or i < maximum_iterations) and cond(
+            *loop_vars
+        ):
+            loop_vars = body(*loop_vars)
+            i += 1
+        return loop_vars
+
+    `loop_vars` is a tuple or list (a single value is also accepted and
+    passed as the one argument). While a graph is being built, Python values
+    among the loop variables become tensors when the loop starts; the body
+    must keep each variable's structure, dtype and shape (`shape_invariants`,
+    parallel to the flattened loop variables, may relax shapes with None).
+    TensorArrays are loop variables too (through their handle).
+
+    Raises:
+        TypeError: A loop variable changes dtype; a non-bool condition.
+        ValueError: A loop variable changes shape or structure, or is None.
+    """
+    graph = STATE.graph
+    if graph is None:
+        single = not isinstance(loop_vars, (list, tuple))
+        values = (loop_vars,) if single else loop_vars
+        limit = None if maximum_iterations is None else int(maximum_iterations)
+        i = 0
+        while (limit is None or i < limit) and cond(*values):
+            values = body(*values)
+            if single or (len(loop_vars) == 1 and not isinstance(values, (list, tuple))):
+                values = (values,)
+            i += 1
+        return values[0] if single else values
+    return _graph_while(
+        graph, cond, body, loop_vars, maximum_iterations, names, shape_invariants
+    )
+
+
+# -- naming ---------------------------------------------------------------------------
+
+
+def _leaf_names(
+    structure: Any, paths: list[tuple[Any, ...]], names: Sequence[str] | None, what: str
+) -> list[str]:
+    """How messages refer to each flattened leaf."""
+    if names:
+        names = list(names)
+        top = structure if isinstance(structure, (list, tuple)) else None
+        if top is not None and len(names) == len(top):
+            return [
+                repr(names[p[0]] + "".join(f"[{k!r}]" for k in p[1:]))
+                if p
+                else repr(names[0])
+                for p in paths
+            ]
+        if len(names) == len(paths):
+            return [repr(n) for n in names]
+        if top is None and len(names) == 1:
+            return [repr(names[0] + "".join(f"[{k!r}]" for k in p)) for p in paths]
+    return [f"{what} {i}" for i in range(len(paths))]
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, Tensor) or conversion_for(value) is not None:
+        return "a tensor"
+    return f"a {type(value).__name__}"
+
+
+def _is_typed(value: Any) -> bool:
+    return isinstance(value, Tensor) or conversion_for(value) is not None or hasattr(
+        value, "dtype"
+    )
+
+
+def _convertible(value: Any) -> bool:
+    if _is_typed(value) or isinstance(value, (bool, int, float, str)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_convertible(v) for v in value)
+    return False
+
+
+def _convert(graph: Graph, value: Any, hint: dtypes.DType | None) -> SymbolicTensor:
+    with graph.as_default():
+        return graph.convert(value, None, hint)
+
+
+def _reserve(outer: Graph, base: str) -> str:
+    return outer.unique_name(base)
+
+
+def _union_captures(outer: Graph, graphs: Sequence[Graph]) -> list[SymbolicTensor]:
+    """The outer tensors any of `graphs` captured; every graph gets them all."""
+    seen: dict[int, SymbolicTensor] = {}
+    for g in graphs:
+        for outer_tensor, _ in g.captures:
+            seen.setdefault(id(outer_tensor), outer_tensor)
+    captured = list(seen.values())
+    for g in graphs:
+        for t in captured:
+            g.capture(t)
+    return captured
+
+
+def _placeholders_for(graph: Graph, captured: list[SymbolicTensor]) -> list[SymbolicTensor]:
+    return [graph._captured[id(t)] for t in captured]
+
+
+# -- cond ----------------------------------------------------------------------------
+
+
+def _check_predicate(pred: SymbolicTensor, what: str) -> None:
+    if pred.dtype is not dtypes.bool_:
+        raise TypeError(f"the condition of {what} must be a bool scalar, got a {pred.dtype} tensor")
+    if pred.shape is not None and pred.shape != ():
+        raise ValueError(
+            f"the condition of {what} must be a scalar, got shape {format_shape(pred.shape)}"
+        )
+
+
+def _graph_cond(
+    pred: Any,
+    true_fn: Callable[[], Any],
+    false_fn: Callable[[], Any],
+    names: Sequence[str] | None,
+) -> Any:
+    outer = STATE.graph
+    if outer is None:
+        raise TypeError(
+            f"the condition {pred.name!r} is a graph tensor but no graph is being built"
+        )
+    pred = outer.convert(pred)
+    _check_predicate(pred, "rt.cond")
+    name = _reserve(outer, "cond")
+    branches = []
+    for label, fn in (("then_branch", true_fn), ("else_branch", false_fn)):
+        g = Graph(f"{name}/{label}", outer_graph=outer)
+        with g.as_default():
+            branches.append((g, fn()))
+    (then_g, then_out), (else_g, else_out) = branches
+    _check_same_structure(then_out, else_out, names)
+    then_flat = nest.flatten_with_paths(then_out, expand_composites=True)
+    else_flat = [v for _, v in nest.flatten_with_paths(else_out, expand_composites=True)]
+    labels = _leaf_names(then_out, [p for p, _ in then_flat], names, "output")
+    results: list[Any] = []
+    specs = []
+    for label, (_, a), b in zip(labels, then_flat, else_flat):
+        pair = _branch_outputs(then_g, else_g, a, b, label)
+        if pair is _PASSTHROUGH:
+            results.append(a)
+            continue
+        ta, tb = pair
+        then_g.outputs.append(ta)
+        else_g.outputs.append(tb)
+        specs.append((ta.dtype, merge(ta.shape, tb.shape)))
+        results.append(None)
+    captured = _union_captures(outer, (then_g, else_g))
+    for g in (then_g, else_g):
+        g.inputs = _placeholders_for(g, captured)
+    op = outer.create_op(
+        "If",
+        [pred, *captured],
+        {"then_branch": then_g, "else_branch": else_g},
+        name=name,
+        name_is_unique=True,
+        specs=specs,
+        stateful=then_g.is_stateful or else_g.is_stateful,
+    )
+    outputs = iter(op.outputs)
+    leaves = [next(outputs) if r is None else r for r in results]
+    return nest.pack_sequence_as(then_out, leaves, expand_composites=True)
+
+
+def _check_same_structure(a: Any, b: Any, names: Sequence[str] | None) -> None:
+    try:
+        nest.assert_same_structure(a, b, check_types=False, expand_composites=True)
+    except (ValueError, TypeError):
+        pass
+    else:
+        return
+    if (
+        names
+        and isinstance(a, (list, tuple))
+        and isinstance(b, (list, tuple))
+        and len(a) == len(b) == len(names)
+    ):
+        for name, x, y in zip(names, a, b):
+            try:
+                nest.assert_same_structure(x, y, check_types=False, expand_composites=True)
+            except (ValueError, TypeError):
+                raise ValueError(
+                    f"{name!r} is {_describe(x)} in the true branch but {_describe(y)} "
+                    "in the false branch; both branches must give it the same structure"
+                ) from None
+    raise ValueError(
+        f"the true branch returns {_describe(a)} but the false branch returns "
+        f"{_describe(b)}; both branches must return the same structure"
+    )
+
+
+def _describe(value: Any) -> str:
+    if nest.is_nested(value):
+        return nest.describe(value)
+    return _kind(value)
+
+
+def _branch_outputs(then_g: Graph, else_g: Graph, a: Any, b: Any, label: str) -> Any:
+    if a is None or b is None:
+        if a is None and b is None:
+            return _PASSTHROUGH
+        raise ValueError(
+            f"{label} is {_kind(a)} in the true branch but {_kind(b)} in the false "
+            "branch; give it a value in both branches"
+        )
+    if a is b and not _convertible(a):
+        return _PASSTHROUGH
+    for value, branch in ((a, "true"), (b, "false")):
+        if not _convertible(value):
+            raise TypeError(
+                f"{label} is {_kind(value)} in the {branch} branch, which cannot be "
+                "the result of a graph cond"
+            )
+    if _is_typed(a) or not _is_typed(b):
+        ta = _convert(then_g, a, None)
+        tb = _convert(else_g, b, ta.dtype)
+    else:
+        tb = _convert(else_g, b, None)
+        ta = _convert(then_g, a, tb.dtype)
+    if ta.dtype is not tb.dtype:
+        raise TypeError(
+            f"{label} has dtype {ta.dtype} in the true branch but {tb.dtype} in the "
+            "false branch; cast one of them so they match"
+        )
+    return ta, tb
+
+
+# -- while_loop -------------------------------------------------------------------------
+
+
+def _graph_while(
+    outer: Graph,
+    cond_fn: Callable[..., Any],
+    body_fn: Callable[..., Any],
+    loop_vars: Any,
+    maximum_iterations: Any,
+    names: Sequence[str] | None,
+    shape_invariants: Sequence[Any] | None,
+) -> Any:
+    single = not isinstance(loop_vars, (list, tuple))
+    structure = (loop_vars,) if single else loop_vars
+    flat = nest.flatten_with_paths(structure, expand_composites=True)
+    labels = [
+        f"loop variable {n}" if n.startswith("'") else n
+        for n in _leaf_names(structure, [p for p, _ in flat], names, "loop variable")
+    ]
+    inits = [_loop_init(outer, v, label) for label, (_, v) in zip(labels, flat)]
+    if shape_invariants is not None and len(shape_invariants) != len(inits):
+        raise ValueError(
+            f"shape_invariants has {len(shape_invariants)} entries for {len(inits)} "
+            "loop variables (flattened)"
+        )
+    shapes = [
+        t.shape if shape_invariants is None else as_shape(shape_invariants[i])
+        for i, t in enumerate(inits)
+    ]
+    for label, t, shape in zip(labels, inits, shapes):
+        if not is_compatible(shape, t.shape):
+            raise ValueError(
+                f"{label} has shape {format_shape(t.shape)}, which does not fit its "
+                f"shape invariant {format_shape(shape)}"
+            )
+    name = _reserve(outer, "while")
+    graphs = []
+    for label in ("cond", "body"):
+        g = Graph(f"{name}/{label}", outer_graph=outer)
+        for n, (t, shape) in enumerate(zip(inits, shapes)):
+            g.placeholder(t.dtype, shape, _placeholder_name(names, n, flat))
+        graphs.append(g)
+    cond_g, body_g = graphs
+    loop_inputs = {id(g): list(g.inputs) for g in graphs}
+
+    def arguments(g: Graph) -> Any:
+        packed = nest.pack_sequence_as(structure, g.inputs, expand_composites=True)
+        return packed
+
+    with cond_g.as_default():
+        args = arguments(cond_g)
+        test = cond_g.convert(cond_fn(*args), None, dtypes.bool_)
+    _check_predicate(test, "rt.while_loop")
+    cond_g.outputs = [test]
+    with body_g.as_default():
+        args = arguments(body_g)
+        result = body_fn(*args)
+        if len(structure) == 1 and not isinstance(result, (list, tuple)):
+            result = (result,)
+        _check_body_structure(structure, result, names)
+        new_flat = [v for _, v in nest.flatten_with_paths(result, expand_composites=True)]
+        outputs = []
+        for label, value, t, shape in zip(labels, new_flat, inits, shapes):
+            outputs.append(_body_output(body_g, value, t, shape, label))
+    body_g.outputs = outputs
+    captured = _union_captures(outer, graphs)
+    for g in graphs:
+        g.inputs = loop_inputs[id(g)] + _placeholders_for(g, captured)
+    inputs = [*inits, *captured]
+    if maximum_iterations is not None:
+        limit = outer.convert(maximum_iterations, None, dtypes.int32)
+        if limit.dtype not in dtypes.INTEGER:
+            raise TypeError(f"maximum_iterations must be an integer, got {limit.dtype}")
+        inputs.append(limit)
+    op = outer.create_op(
+        "While",
+        inputs,
+        {
+            "cond": cond_g,
+            "body": body_g,
+            "num_loop_vars": len(inits),
+            "has_maximum_iterations": maximum_iterations is not None,
+        },
+        name=name,
+        name_is_unique=True,
+        specs=[(t.dtype, shape) for t, shape in zip(inits, shapes)],
+        stateful=cond_g.is_stateful or body_g.is_stateful,
+    )
+    packed = nest.pack_sequence_as(result, list(op.outputs), expand_composites=True)
+    return packed[0] if single else packed
+
+
+def _placeholder_name(names: Sequence[str] | None, n: int, flat: list[Any]) -> str:
+    if names and len(names) == len(flat) and names[n].isidentifier():
+        return names[n]
+    return "loop_var"
+
+
+def _loop_init(outer: Graph, value: Any, label: str) -> SymbolicTensor:
+    if value is None:
+        raise ValueError(f"{label} is None before the loop; give it a tensor value before the loop")
+    if not _convertible(value):
+        raise TypeError(f"{label} is {_kind(value)}, which cannot be a graph loop variable")
+    return outer.convert(value)
+
+
+def _check_body_structure(structure: Any, result: Any, names: Sequence[str] | None) -> None:
+    try:
+        nest.assert_same_structure(structure, result, check_types=False, expand_composites=True)
+    except (ValueError, TypeError):
+        pass
+    else:
+        return
+    if isinstance(result, (list, tuple)) and len(result) != len(structure):
+        named = f" ({', '.join(map(repr, names))})" if names else ""
+        raise ValueError(
+            f"the loop body returned {len(result)} values for {len(structure)} loop "
+            f"variables{named}"
+        )
+    if names and len(names) == len(structure) and isinstance(result, (list, tuple)):
+        for name, before, after in zip(names, structure, result):
+            try:
+                nest.assert_same_structure(before, after, check_types=False, expand_composites=True)
+            except (ValueError, TypeError):
+                raise ValueError(
+                    f"loop variable {name!r} is {_describe(before)} before the loop but "
+                    f"{_describe(after)} after one iteration; it must keep the same "
+                    "structure"
+                ) from None
+    raise ValueError(
+        f"the loop body returns {_describe(result)} but the loop variables are "
+        f"{_describe(structure)}; it must return the same structure"
+    )
+
+
+def _less_specific(shape: Any, than: Any) -> bool:
+    if than is None:
+        return False
+    if shape is None:
+        return True
+    return any(t is not None and s is None for s, t in zip(shape, than))
+
+
+def _body_output(
+    body_g: Graph, value: Any, init: SymbolicTensor, shape: Any, label: str
+) -> SymbolicTensor:
+    if value is None:
+        raise ValueError(f"{label} is None after one iteration; it must stay a tensor")
+    if not _convertible(value):
+        raise TypeError(f"{label} is {_kind(value)} after one iteration, which cannot be a graph loop variable")
+    out = body_g.convert(value, None, init.dtype)
+    if out.dtype is not init.dtype:
+        raise TypeError(
+            f"{label} changed dtype from {init.dtype} to {out.dtype} after one "
+            "iteration; cast it before the loop"
+        )
+    if not is_compatible(shape, out.shape) or _less_specific(out.shape, shape):
+        raise ValueError(
+            f"{label} changed shape from {format_shape(shape)} to "
+            f"{format_shape(out.shape)} after one iteration; keep its shape the same "
+            "in every iteration, or give a shape_invariants entry with None for the "
+            "dimensions that change"
+        )
+    return out

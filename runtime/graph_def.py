@@ -1,0 +1,179 @@
+"""Plain-data and text views of a graph: `GraphDef`, its text dump, DOT.
+
+    >>> import runtime as rt
+    >>> g = rt.Graph()
+    >>> with g.as_default():
+    ...     x = g.placeholder(rt.float32, (2,), "x")
+    ...     y = rt.negative(x)
+    >>> print(g.as_graph_def())
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr { key: "dtype" value: float32 }
+      attr { key: "shape" value: (2,) }
+    }
+    node {
+      name: "neg"
+      op: "Neg"
+      input: "x"
+    }
+    <BLANKLINE>
+
+Input names follow TensorFlow: `op` for output 0, `op:k` for output k, and
+`^op` for a control input.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import numpy as np
+
+from runtime.dtypes import DType
+from runtime.ops.printing import format_value
+from runtime.shapes import format_shape
+
+__all__ = ["GraphDef", "NodeDef", "graph_def", "to_dot"]
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeDef:
+    """One node as plain data.
+
+    Attributes:
+        name: The node's unique name.
+        op: Its op type (a key of `runtime.op_registry`).
+        input: Input tensor names, then `^name` control inputs.
+        attr: Its attrs (subgraphs as nested `GraphDef`s).
+        location: `file:line` of the user code that created it, or None.
+    """
+
+    name: str
+    op: str
+    input: list[str]
+    attr: dict[str, Any]
+    location: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class GraphDef:
+    """A graph as plain data; `str()` is a readable text dump.
+
+    Attributes:
+        node: The nodes in creation order.
+        inputs: For subgraphs, the names of its input placeholders.
+        outputs: For subgraphs, the names of the tensors it returns.
+    """
+
+    node: list[NodeDef]
+    inputs: list[str] = dataclasses.field(default_factory=list)
+    outputs: list[str] = dataclasses.field(default_factory=list)
+
+    def __str__(self) -> str:
+        return "".join(line + "\n" for line in _text_lines(self, 0))
+
+
+def _tensor_name(tensor: Any) -> str:
+    index = tensor.value_index
+    return tensor.op.name if index == 0 else f"{tensor.op.name}:{index}"
+
+
+def graph_def(graph: Any) -> GraphDef:
+    """The GraphDef of `graph` (subgraphs included, recursively)."""
+    from runtime.graph import Graph
+
+    nodes = []
+    for op in graph.get_operations():
+        inputs = [_tensor_name(t) for t in op.inputs]
+        inputs += [f"^{c.name}" for c in op.control_inputs]
+        attrs = {
+            k: graph_def(v) if isinstance(v, Graph) else v for k, v in op.attrs.items()
+        }
+        nodes.append(NodeDef(op.name, op.type, inputs, attrs, op.traceback_line))
+    return GraphDef(
+        nodes,
+        [_tensor_name(t) for t in graph.inputs],
+        [_tensor_name(t) for t in graph.outputs],
+    )
+
+
+def _format_attr(value: Any) -> str:
+    if isinstance(value, DType):
+        return value.name
+    if isinstance(value, (np.ndarray, np.generic)):
+        array = np.asarray(value)
+        return f"{array.dtype.name} {format_shape(array.shape)} {format_value(array)}"
+    if isinstance(value, str):
+        return json.dumps(value)
+    return repr(value)
+
+
+def _text_lines(gdef: GraphDef, depth: int) -> list[str]:
+    pad = "  " * depth
+    lines = [f'{pad}input: "{name}"' for name in gdef.inputs]
+    for node in gdef.node:
+        lines.append(f"{pad}node {{")
+        lines.append(f'{pad}  name: "{node.name}"')
+        lines.append(f'{pad}  op: "{node.op}"')
+        lines.extend(f'{pad}  input: "{name}"' for name in node.input)
+        for key, value in node.attr.items():
+            if isinstance(value, GraphDef):
+                lines.append(f"{pad}  attr {{")
+                lines.append(f'{pad}    key: "{key}"')
+                lines.append(f"{pad}    value {{")
+                lines.extend(_text_lines(value, depth + 3))
+                lines.append(f"{pad}    }}")
+                lines.append(f"{pad}  }}")
+            else:
+                lines.append(f'{pad}  attr {{ key: "{key}" value: {_format_attr(value)} }}')
+        lines.append(f"{pad}}}")
+    lines.extend(f'{pad}output: "{name}"' for name in gdef.outputs)
+    return lines
+
+
+def _dot_id(text: str) -> str:
+    return '"' + text.replace('"', '\\"') + '"'
+
+
+def to_dot(graph: Any) -> str:
+    """Graphviz DOT text for `graph`; cond/while subgraphs are clusters."""
+    lines = [
+        f"digraph {_dot_id(graph.name)} {{",
+        "  compound=true;",
+        '  node [shape=box, style=rounded, fontname="Helvetica"];',
+    ]
+    _dot_body(graph, "", lines, 1)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _dot_body(graph: Any, prefix: str, lines: list[str], depth: int) -> None:
+    from runtime.graph import Graph
+
+    pad = "  " * depth
+    for op in graph.get_operations():
+        node = _dot_id(prefix + op.name)
+        lines.append(f'{pad}{node} [label="{op.name}\\n{op.type}"];')
+        for t in op.inputs:
+            lines.append(f"{pad}{_dot_id(prefix + t.op.name)} -> {node};")
+        for c in op.control_inputs:
+            lines.append(f"{pad}{_dot_id(prefix + c.name)} -> {node} [style=dashed];")
+        for key, value in op.attrs.items():
+            if not isinstance(value, Graph):
+                continue
+            path = f"{prefix}{op.name}/{key}/"
+            lines.append(f"{pad}subgraph {_dot_id('cluster_' + path[:-1])} {{")
+            lines.append(f'{pad}  label="{op.name}: {key}";')
+            lines.append(f"{pad}  style=dashed;")
+            _dot_body(value, path, lines, depth + 1)
+            lines.append(f"{pad}}}")
+            ops = value.get_operations()
+            if ops:
+                anchor = _dot_id(path + ops[0].name)
+                cluster = _dot_id("cluster_" + path[:-1])
+                lines.append(
+                    f"{pad}{node} -> {anchor} [style=dotted, arrowhead=none, "
+                    f"lhead={cluster}];"
+                )
