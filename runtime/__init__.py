@@ -14,7 +14,7 @@ from runtime import control_flow as _control_flow
 from runtime import errors, nest
 from runtime.control_flow import cond, while_loop
 from runtime.dtypes import DType, as_dtype, float32, float64, int32, int64, string
-from runtime.dtypes import bool_ as bool  # noqa: A004 - TensorFlow's name
+from runtime.dtypes import bool_ as bool
 from runtime.graph import Graph, Operation
 from runtime.ops import random
 from runtime.ops.array import (
@@ -29,7 +29,7 @@ from runtime.ops.array import (
     ones,
     ones_like,
     pad,
-    range,  # noqa: A004
+    range,
     reshape,
     shape,
     size,
@@ -42,7 +42,7 @@ from runtime.ops.array import (
 )
 from runtime.ops.indexing import newaxis
 from runtime.ops.math import (
-    abs,  # noqa: A004
+    abs,
     add,
     cos,
     divide,
@@ -64,7 +64,7 @@ from runtime.ops.math import (
     multiply,
     negative,
     not_equal,
-    pow,  # noqa: A004
+    pow,
     relu,
     sigmoid,
     sin,
@@ -85,7 +85,7 @@ from runtime.ops.reduction import (
     reduce_sum,
 )
 from runtime.ops.state import Assert, Variable
-from runtime.ops.state import print_ as print  # noqa: A004
+from runtime.ops.state import print_ as print
 from runtime.ops.tensor_array import TensorArray
 from runtime.tensor import Tensor, convert_to_tensor
 from runtime.tensor_spec import TensorSpec

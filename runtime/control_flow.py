@@ -30,6 +30,7 @@ from runtime.tensor import SymbolicTensor, Tensor, conversion_for, is_symbolic
 __all__ = ["cond", "while_loop"]
 
 _PASSTHROUGH = object()
+_PENDING = object()
 
 
 def _if_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[Any]:
@@ -120,7 +121,9 @@ def while_loop(
         i = 0
         while (limit is None or i < limit) and cond(*values):
             values = body(*values)
-            if single or (len(loop_vars) == 1 and not isinstance(values, (list, tuple))):
+            if single or (
+                len(loop_vars) == 1 and not isinstance(values, (list, tuple))
+            ):
                 values = (values,)
             i += 1
         return values[0] if single else values
@@ -129,7 +132,7 @@ def while_loop(
     )
 
 
-# -- naming ---------------------------------------------------------------------------
+# -- naming ----------------------------------------------------------------
 
 
 def _leaf_names(
@@ -162,8 +165,10 @@ def _kind(value: Any) -> str:
 
 
 def _is_typed(value: Any) -> bool:
-    return isinstance(value, Tensor) or conversion_for(value) is not None or hasattr(
-        value, "dtype"
+    return (
+        isinstance(value, Tensor)
+        or conversion_for(value) is not None
+        or hasattr(value, "dtype")
     )
 
 
@@ -180,10 +185,6 @@ def _convert(graph: Graph, value: Any, hint: dtypes.DType | None) -> SymbolicTen
         return graph.convert(value, None, hint)
 
 
-def _reserve(outer: Graph, base: str) -> str:
-    return outer.unique_name(base)
-
-
 def _union_captures(outer: Graph, graphs: Sequence[Graph]) -> list[SymbolicTensor]:
     """The outer tensors any of `graphs` captured; every graph gets them all."""
     seen: dict[int, SymbolicTensor] = {}
@@ -197,19 +198,24 @@ def _union_captures(outer: Graph, graphs: Sequence[Graph]) -> list[SymbolicTenso
     return captured
 
 
-def _placeholders_for(graph: Graph, captured: list[SymbolicTensor]) -> list[SymbolicTensor]:
+def _placeholders_for(
+    graph: Graph, captured: list[SymbolicTensor]
+) -> list[SymbolicTensor]:
     return [graph._captured[id(t)] for t in captured]
 
 
-# -- cond ----------------------------------------------------------------------------
+# -- cond ------------------------------------------------------------------
 
 
 def _check_predicate(pred: SymbolicTensor, what: str) -> None:
     if pred.dtype is not dtypes.bool_:
-        raise TypeError(f"the condition of {what} must be a bool scalar, got a {pred.dtype} tensor")
+        raise TypeError(
+            f"the condition of {what} must be a bool scalar, got a {pred.dtype} tensor"
+        )
     if pred.shape is not None and pred.shape != ():
         raise ValueError(
-            f"the condition of {what} must be a scalar, got shape {format_shape(pred.shape)}"
+            f"the condition of {what} must be a scalar, got shape "
+            f"{format_shape(pred.shape)}"
         )
 
 
@@ -226,16 +232,17 @@ def _graph_cond(
         )
     pred = outer.convert(pred)
     _check_predicate(pred, "rt.cond")
-    name = _reserve(outer, "cond")
     branches = []
     for label, fn in (("then_branch", true_fn), ("else_branch", false_fn)):
-        g = Graph(f"{name}/{label}", outer_graph=outer)
+        g = Graph(label, outer_graph=outer)
         with g.as_default():
             branches.append((g, fn()))
     (then_g, then_out), (else_g, else_out) = branches
     _check_same_structure(then_out, else_out, names)
     then_flat = nest.flatten_with_paths(then_out, expand_composites=True)
-    else_flat = [v for _, v in nest.flatten_with_paths(else_out, expand_composites=True)]
+    else_flat = [
+        v for _, v in nest.flatten_with_paths(else_out, expand_composites=True)
+    ]
     labels = _leaf_names(then_out, [p for p, _ in then_flat], names, "output")
     results: list[Any] = []
     specs = []
@@ -248,10 +255,12 @@ def _graph_cond(
         then_g.outputs.append(ta)
         else_g.outputs.append(tb)
         specs.append((ta.dtype, merge(ta.shape, tb.shape)))
-        results.append(None)
+        results.append(_PENDING)
     captured = _union_captures(outer, (then_g, else_g))
+    name = outer.unique_name("cond")
     for g in (then_g, else_g):
         g.inputs = _placeholders_for(g, captured)
+        g.name = f"{name}/{g.name}"
     op = outer.create_op(
         "If",
         [pred, *captured],
@@ -262,8 +271,11 @@ def _graph_cond(
         stateful=then_g.is_stateful or else_g.is_stateful,
     )
     outputs = iter(op.outputs)
-    leaves = [next(outputs) if r is None else r for r in results]
+    leaves = [next(outputs) if r is _PENDING else r for r in results]
     return nest.pack_sequence_as(then_out, leaves, expand_composites=True)
+
+
+_FROM_OP = object()  # marks a cond result taken from the If op's outputs
 
 
 def _check_same_structure(a: Any, b: Any, names: Sequence[str] | None) -> None:
@@ -281,7 +293,9 @@ def _check_same_structure(a: Any, b: Any, names: Sequence[str] | None) -> None:
     ):
         for name, x, y in zip(names, a, b):
             try:
-                nest.assert_same_structure(x, y, check_types=False, expand_composites=True)
+                nest.assert_same_structure(
+                    x, y, check_types=False, expand_composites=True
+                )
             except (ValueError, TypeError):
                 raise ValueError(
                     f"{name!r} is {_describe(x)} in the true branch but {_describe(y)} "
@@ -294,8 +308,11 @@ def _check_same_structure(a: Any, b: Any, names: Sequence[str] | None) -> None:
 
 
 def _describe(value: Any) -> str:
-    if nest.is_nested(value):
-        return nest.describe(value)
+    if isinstance(value, dict):
+        return f"a dict with keys {sorted(map(repr, value))}"
+    if isinstance(value, (list, tuple)):
+        n = len(value)
+        return f"a {type(value).__name__} of {n} item{'' if n == 1 else 's'}"
     return _kind(value)
 
 
@@ -329,7 +346,7 @@ def _branch_outputs(then_g: Graph, else_g: Graph, a: Any, b: Any, label: str) ->
     return ta, tb
 
 
-# -- while_loop -------------------------------------------------------------------------
+# -- while_loop ------------------------------------------------------------
 
 
 def _graph_while(
@@ -364,10 +381,9 @@ def _graph_while(
                 f"{label} has shape {format_shape(t.shape)}, which does not fit its "
                 f"shape invariant {format_shape(shape)}"
             )
-    name = _reserve(outer, "while")
     graphs = []
     for label in ("cond", "body"):
-        g = Graph(f"{name}/{label}", outer_graph=outer)
+        g = Graph(label, outer_graph=outer)
         for n, (t, shape) in enumerate(zip(inits, shapes)):
             g.placeholder(t.dtype, shape, _placeholder_name(names, n, flat))
         graphs.append(g)
@@ -389,14 +405,18 @@ def _graph_while(
         if len(structure) == 1 and not isinstance(result, (list, tuple)):
             result = (result,)
         _check_body_structure(structure, result, names)
-        new_flat = [v for _, v in nest.flatten_with_paths(result, expand_composites=True)]
+        new_flat = [
+            v for _, v in nest.flatten_with_paths(result, expand_composites=True)
+        ]
         outputs = []
         for label, value, t, shape in zip(labels, new_flat, inits, shapes):
             outputs.append(_body_output(body_g, value, t, shape, label))
     body_g.outputs = outputs
     captured = _union_captures(outer, graphs)
+    name = outer.unique_name("while")
     for g in graphs:
         g.inputs = loop_inputs[id(g)] + _placeholders_for(g, captured)
+        g.name = f"{name}/{g.name}"
     inputs = [*inits, *captured]
     if maximum_iterations is not None:
         limit = outer.convert(maximum_iterations, None, dtypes.int32)
@@ -429,15 +449,23 @@ def _placeholder_name(names: Sequence[str] | None, n: int, flat: list[Any]) -> s
 
 def _loop_init(outer: Graph, value: Any, label: str) -> SymbolicTensor:
     if value is None:
-        raise ValueError(f"{label} is None before the loop; give it a tensor value before the loop")
+        raise ValueError(
+            f"{label} is None before the loop; give it a tensor value before the loop"
+        )
     if not _convertible(value):
-        raise TypeError(f"{label} is {_kind(value)}, which cannot be a graph loop variable")
+        raise TypeError(
+            f"{label} is {_kind(value)}, which cannot be a graph loop variable"
+        )
     return outer.convert(value)
 
 
-def _check_body_structure(structure: Any, result: Any, names: Sequence[str] | None) -> None:
+def _check_body_structure(
+    structure: Any, result: Any, names: Sequence[str] | None
+) -> None:
     try:
-        nest.assert_same_structure(structure, result, check_types=False, expand_composites=True)
+        nest.assert_same_structure(
+            structure, result, check_types=False, expand_composites=True
+        )
     except (ValueError, TypeError):
         pass
     else:
@@ -451,10 +479,13 @@ def _check_body_structure(structure: Any, result: Any, names: Sequence[str] | No
     if names and len(names) == len(structure) and isinstance(result, (list, tuple)):
         for name, before, after in zip(names, structure, result):
             try:
-                nest.assert_same_structure(before, after, check_types=False, expand_composites=True)
+                nest.assert_same_structure(
+                    before, after, check_types=False, expand_composites=True
+                )
             except (ValueError, TypeError):
                 raise ValueError(
-                    f"loop variable {name!r} is {_describe(before)} before the loop but "
+                    f"loop variable {name!r} is {_describe(before)} before the loop "
+                    "but "
                     f"{_describe(after)} after one iteration; it must keep the same "
                     "structure"
                 ) from None
@@ -478,7 +509,10 @@ def _body_output(
     if value is None:
         raise ValueError(f"{label} is None after one iteration; it must stay a tensor")
     if not _convertible(value):
-        raise TypeError(f"{label} is {_kind(value)} after one iteration, which cannot be a graph loop variable")
+        raise TypeError(
+            f"{label} is {_kind(value)} after one iteration, which cannot be a "
+            "graph loop variable"
+        )
     out = body_g.convert(value, None, init.dtype)
     if out.dtype is not init.dtype:
         raise TypeError(

@@ -59,10 +59,15 @@ class OpError(Exception):
         op_name: str | None = None,
         location: str | None = None,
     ) -> OpError:
-        """A copy of this error that names the op (keeps any context it has)."""
-        if self.op_type is not None and (self.op_name or op_name is None):
+        """This error with the op context it lacks filled in."""
+        filled = (
+            self.op_type or op_type,
+            self.op_name or op_name,
+            self.location or location,
+        )
+        if filled == (self.op_type, self.op_name, self.location):
             return self
-        return type(self)(self.message, op_type, op_name, location)
+        return type(self)(self.message, *filled)
 
     def __reduce__(self):  # pragma: no cover - pickling support only
         return type(self), (self.message, self.op_type, self.op_name, self.location)

@@ -44,7 +44,7 @@ __all__ = ["CompiledGraph", "compile"]
 _FILE_IDS = itertools.count()
 
 
-def compile(  # noqa: A001 - the name the rest of the project uses
+def compile(
     graph: Graph, inputs: Sequence[SymbolicTensor], outputs: Sequence[SymbolicTensor]
 ) -> CompiledGraph:
     """Plans `graph` for feeding `inputs` and fetching `outputs`.
@@ -81,7 +81,9 @@ class CompiledGraph:
         self.outputs = list(outputs)
         for t in self.outputs:
             if not isinstance(t, SymbolicTensor) or t.graph is not graph:
-                raise ValueError(f"output {t!r} is not a tensor of graph {graph.name!r}")
+                raise ValueError(
+                    f"output {t!r} is not a tensor of graph {graph.name!r}"
+                )
         for t in self.inputs:
             if t.graph is not graph or t.op.type != "Placeholder":
                 raise ValueError(f"input {t!r} is not a placeholder of {graph.name!r}")
@@ -178,7 +180,7 @@ class _Codegen:
         self.source = "\n".join(self.lines) + "\n"
         namespace: dict[str, Any] = {"_errstate": np.errstate, **self.bound}
         code = builtins.compile(self.source, self.filename, "exec")
-        exec(code, namespace)  # noqa: S102 - our own generated source
+        exec(code, namespace)
         linecache.cache[self.filename] = (
             len(self.source),
             None,

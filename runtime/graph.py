@@ -30,6 +30,7 @@ from typing import Any
 
 from runtime import context, dtypes
 from runtime import op_registry as registry
+from runtime.errors import OpError
 from runtime.shapes import Shape, as_shape
 from runtime.tensor import (
     EagerTensor,
@@ -152,7 +153,8 @@ class Operation:
         self.location = location
         self.stateful = stateful
         self.outputs = tuple(
-            SymbolicTensor(self, i, dtype, shape) for i, (dtype, shape) in enumerate(specs)
+            SymbolicTensor(self, i, dtype, shape)
+            for i, (dtype, shape) in enumerate(specs)
         )
 
     @property
@@ -263,22 +265,28 @@ class Graph:
         Raises:
             TypeError, InvalidArgumentError: From the op's rule.
         """
-        opdef = op_type if isinstance(op_type, registry.OpDef) else registry.get(op_type)
+        opdef = (
+            op_type if isinstance(op_type, registry.OpDef) else registry.get(op_type)
+        )
         attrs = {} if attrs is None else attrs
         inputs = tuple(inputs)
         for t in inputs:
             if t._op.graph is not self:
-                raise ValueError(f"input {t.name!r} of {opdef.name} is from another graph")
+                raise ValueError(
+                    f"input {t.name!r} of {opdef.name} is from another graph"
+                )
+        location = None if opdef.name == "Placeholder" else user_location(2)
         if specs is None:
-            specs = opdef.rule(inputs, attrs)
+            try:
+                specs = opdef.rule(inputs, attrs)
+            except OpError as e:
+                where = None if location is None else str(location)
+                raise e.with_context(opdef.name, None, where) from None
         if not (name_is_unique and name):
             name = self.unique_name(name or opdef.default_name)
         if stateful is None:
             stateful = opdef.stateful
-        location = None if opdef.name == "Placeholder" else user_location(2)
-        op = Operation(
-            self, opdef, name, inputs, attrs, specs, [], location, stateful
-        )
+        op = Operation(self, opdef, name, inputs, attrs, specs, [], location, stateful)
         self._add_control_dependencies(op)
         self._ops.append(op)
         self._by_name[name] = op
@@ -302,7 +310,9 @@ class Graph:
                 controls.append(self._last_stateful)
             if access == "write":
                 controls.extend(
-                    r for r in self._reads_since_write.pop(var_id, ()) if r not in controls
+                    r
+                    for r in self._reads_since_write.pop(var_id, ())
+                    if r not in controls
                 )
                 self._last_write[var_id] = op
             self._last_stateful = op
@@ -416,4 +426,3 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"<rt.Graph {self.name!r} with {len(self._ops)} ops>"
-

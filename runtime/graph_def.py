@@ -127,7 +127,9 @@ def _text_lines(gdef: GraphDef, depth: int) -> list[str]:
                 lines.append(f"{pad}    }}")
                 lines.append(f"{pad}  }}")
             else:
-                lines.append(f'{pad}  attr {{ key: "{key}" value: {_format_attr(value)} }}')
+                lines.append(
+                    f'{pad}  attr {{ key: "{key}" value: {_format_attr(value)} }}'
+                )
         lines.append(f"{pad}}}")
     lines.extend(f'{pad}output: "{name}"' for name in gdef.outputs)
     return lines

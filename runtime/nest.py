@@ -152,7 +152,9 @@ def map_structure(
 def describe(structure: Any) -> str:
     """A short text of a structure's shape: `(., [., .], {'a': .})`."""
     if isinstance(structure, Mapping):
-        inner = ", ".join(f"{k!r}: {describe(structure[k])}" for k in _sorted_keys(structure))
+        inner = ", ".join(
+            f"{k!r}: {describe(structure[k])}" for k in _sorted_keys(structure)
+        )
         return "{" + inner + "}"
     if _is_namedtuple(structure):
         inner = ", ".join(describe(c) for c in structure)

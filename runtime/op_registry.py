@@ -37,10 +37,10 @@ from runtime.context import STATE
 from runtime.errors import InvalidArgumentError, OpError
 from runtime.shapes import Shape
 from runtime.tensor import (
+    _CONVERSIONS,
     EagerTensor,
     SymbolicTensor,
     Tensor,
-    _CONVERSIONS,
     as_numpy,
 )
 
@@ -323,7 +323,8 @@ def _python_default(values: Sequence[Any]) -> dtypes.DType | None:
         if dtype is dtypes.string:
             return dtype
         if best is None or (
-            dtype in _PY_ORDER and best in _PY_ORDER
+            dtype in _PY_ORDER
+            and best in _PY_ORDER
             and _PY_ORDER.index(dtype) > _PY_ORDER.index(best)
         ):
             best = dtype
@@ -346,18 +347,27 @@ def _eager_failure(
         op.rule([EagerTensor(v) for v in values], attrs)
     except InvalidArgumentError as e:
         message = e.message
-    except Exception:  # noqa: BLE001 - fall back to NumPy's message
+    except Exception:
         pass
     return InvalidArgumentError(message, op.name, None, _location())
 
 
 def _symbolic(
-    graph: Any, op: OpDef, inputs: Sequence[Any], attrs: dict[str, Any], name: str | None
+    graph: Any,
+    op: OpDef,
+    inputs: Sequence[Any],
+    attrs: dict[str, Any],
+    name: str | None,
 ) -> Any:
     tensors: list[Any] = []
     for x in inputs:
         t = type(x)
-        if t is SymbolicTensor or t is EagerTensor or t in _CONVERSIONS or t is np.ndarray:
+        if (
+            t is SymbolicTensor
+            or t is EagerTensor
+            or t in _CONVERSIONS
+            or t is np.ndarray
+        ):
             tensors.append(graph.convert(x))
         else:
             tensors.append(_UNTYPED)

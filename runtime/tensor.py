@@ -148,13 +148,12 @@ class EagerTensor(Tensor):
 
     def __repr__(self) -> str:
         value = self._value
-        if self.dtype is dtypes.variant:
-            text = repr(value)
-        elif value.ndim:
+        if self.dtype is dtypes.variant or value.ndim:
             text = repr(value)
         else:
             text = np.array2string(np.asarray(value))
-        return f"<rt.Tensor: shape={format_shape(self.shape)}, dtype={self.dtype}, numpy={text}>"
+        shape = format_shape(self.shape)
+        return f"<rt.Tensor: shape={shape}, dtype={self.dtype}, numpy={text}>"
 
     def __str__(self) -> str:
         return (
@@ -320,7 +319,9 @@ def convert_to_tensor(
     if isinstance(value, (list, tuple)) and _contains_tensor(value):
         from runtime.ops import array
 
-        return array.stack([convert_to_tensor(v, dtype, dtype_hint=dtype_hint) for v in value])
+        return array.stack(
+            [convert_to_tensor(v, dtype, dtype_hint=dtype_hint) for v in value]
+        )
     return EagerTensor(as_numpy(value, dtype, dtype_hint))
 
 
@@ -420,11 +421,13 @@ def _scalar_as(value: Any, dtype: dtypes.DType, *, strict: bool) -> Any:
     """`value` as a NumPy scalar of `dtype`; None (or TypeError if strict)."""
     kind = dtype.np_dtype.kind
     ok = False
+    is_bool = isinstance(value, (bool, np.bool_))
     if kind == "b":
-        ok = isinstance(value, (bool, np.bool_))
-    elif kind in "if":
-        if isinstance(value, numbers.Real) and not isinstance(value, str):
-            ok = kind == "f" or isinstance(value, numbers.Integral) or float(value).is_integer()
+        ok = is_bool
+    elif kind == "i":
+        ok = isinstance(value, numbers.Integral) and not is_bool
+    elif kind == "f":
+        ok = isinstance(value, numbers.Real) and not is_bool
     elif dtype is dtypes.string:
         ok = isinstance(value, str)
     if ok:
@@ -434,7 +437,9 @@ def _scalar_as(value: Any, dtype: dtypes.DType, *, strict: bool) -> Any:
             return dtype.np_dtype.type(value)
         except OverflowError:
             if strict:
-                raise TypeError(f"the value {value!r} does not fit in {dtype}") from None
+                raise TypeError(
+                    f"the value {value!r} does not fit in {dtype}"
+                ) from None
             return None
     if strict:
         raise TypeError(
@@ -473,7 +478,6 @@ def _sequence_value(
         fits = (
             (t_kind == "f" and inferred.is_numeric)
             or (t_kind == "i" and inferred.is_integer)
-            or (t_kind == "i" and kind == "f" and bool(np.all(np.mod(array, 1) == 0)))
             or (t_kind == "b" and inferred is dtypes.bool_)
             or (target is dtypes.string and inferred is dtypes.string)
         )

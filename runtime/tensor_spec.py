@@ -64,4 +64,6 @@ class TensorSpec:
 
     def __repr__(self) -> str:
         name = "" if self.name is None else f", name={self.name!r}"
-        return f"TensorSpec(shape={format_shape(self.shape)}, dtype={self.dtype!r}{name})"
+        return (
+            f"TensorSpec(shape={format_shape(self.shape)}, dtype={self.dtype!r}{name})"
+        )

@@ -6,6 +6,7 @@ backend (graph tensors, by `runtime.operators.graph_backend` when present)
 builds graph ops; everything else runs as the plain Python it replaces.
 """
 
+from runtime.operators import graph_backend  # noqa: F401 - registers itself
 from runtime.operators.calls import converted_call
 from runtime.operators.control_flow import for_stmt, if_stmt, while_stmt
 from runtime.operators.data_structures import list_append, list_pop

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from runtime.operators import verification
 from runtime.operators.dispatch import TABLES
 
 _IF = TABLES["if_stmt"]
@@ -90,15 +91,12 @@ def while_stmt(
     if impl is not None:
         return impl(test, body, state, names, cond)
     count = len(state)
-    if count == 1:
-        (value,) = state
-        while cond:
-            value = body(value)
-            cond = test(value)
-        return value
-    while cond:
+    while _python_bool(cond, "while", names or _params(test)):
         result = body(*state)
-        state = result if count else ()
+        if count == 1:
+            state = (result,)
+        elif count:
+            state = result
         cond = test(*state)
     return _unpack(state)
 
@@ -150,7 +148,7 @@ def for_stmt(
                 state = result
         return _unpack(state)
     iterator = iter(iterable)
-    while extra_test(*state):
+    while _python_bool(extra_test(*state), "for", names or _params(body, 1)):
         try:
             item = next(iterator)
         except StopIteration:
@@ -161,6 +159,18 @@ def for_stmt(
         elif count:
             state = result
     return _unpack(state)
+
+
+def _python_bool(cond: Any, loop: str, names: tuple[str, ...]) -> Any:
+    """`cond` for a Python loop; a graph tensor here gets a clear TypeError."""
+    if type(cond) in _IF:
+        verification.raise_python_loop_tensor_condition(loop, names)
+    return cond
+
+
+def _params(fn: Callable[..., Any], skip: int = 0) -> tuple[str, ...]:
+    code = getattr(fn, "__code__", None)
+    return tuple(code.co_varnames[skip : code.co_argcount]) if code else ()
 
 
 def _unpack(state: tuple[Any, ...]) -> Any:

@@ -14,6 +14,7 @@ shape inference when it is known.
 
 from __future__ import annotations
 
+import builtins
 import math as _math
 from collections.abc import Sequence
 from typing import Any
@@ -169,7 +170,9 @@ def _shape_input(shape_value: Any) -> Any:
 def _reshape_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
     x, target = inputs
     if target.dtype not in _INT:
-        raise TypeError(f"Reshape: the shape must be int32 or int64, got {target.dtype}")
+        raise TypeError(
+            f"Reshape: the shape must be int32 or int64, got {target.dtype}"
+        )
     dims = rules.static_shape_value(target)
     if dims is None:
         return [(x.dtype, None)]
@@ -179,7 +182,9 @@ def _reshape_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Sp
     known = _math.prod(d for d in dims if d is not None)
     explicit_minus = value is not None and int(np.sum(np.reshape(value, -1) < 0))
     if explicit_minus and explicit_minus > 1:
-        raise InvalidArgumentError("only one dimension of the shape may be -1", "Reshape")
+        raise InvalidArgumentError(
+            "only one dimension of the shape may be -1", "Reshape"
+        )
     if total is not None and len(unknown) == 1 and explicit_minus:
         if known == 0 or total % known:
             raise InvalidArgumentError(
@@ -212,9 +217,10 @@ def _transpose_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.
     rank = len(x.shape)
     if perm is None:
         return [(x.dtype, tuple(reversed(x.shape)))]
-    if sorted(p % rank if rank else p for p in perm) != list(range(rank)):
+    if sorted(p % rank if rank else p for p in perm) != list(builtins.range(rank)):
         raise InvalidArgumentError(
-            f"perm {list(perm)} is not a permutation of the {rank} dimensions", "Transpose"
+            f"perm {list(perm)} is not a permutation of the {rank} dimensions",
+            "Transpose",
         )
     return [(x.dtype, tuple(x.shape[p] for p in perm))]
 
@@ -288,7 +294,9 @@ def _concat_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spe
         return [(inputs[0].dtype, None)]
     rank = len(shapes[0])
     if rank == 0:
-        raise InvalidArgumentError("cannot concatenate scalars; use rt.stack", "ConcatV2")
+        raise InvalidArgumentError(
+            "cannot concatenate scalars; use rt.stack", "ConcatV2"
+        )
     axis = normalize_axis(attrs["axis"], rank, "ConcatV2")
     out: list[int | None] = list(shapes[0])
     out[axis] = 0
@@ -303,7 +311,7 @@ def _concat_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spe
                 f"{format_shape(shapes[0])} vs. shape[{i}] = {format_shape(s)}",
                 "ConcatV2",
             )
-        for d in range(rank):
+        for d in builtins.range(rank):
             if d == axis:
                 out[d] = None if out[d] is None or s[d] is None else out[d] + s[d]
             elif out[d] is None:
@@ -384,7 +392,9 @@ def stack(values: Any, axis: int = 0, name: str | None = None) -> Tensor:
 def _gather_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
     params, indices = inputs
     if indices.dtype not in _INT:
-        raise TypeError(f"GatherV2: indices must be int32 or int64, got {indices.dtype}")
+        raise TypeError(
+            f"GatherV2: indices must be int32 or int64, got {indices.dtype}"
+        )
     if params.shape is None or indices.shape is None:
         return [(params.dtype, None)]
     rules.require_rank(params, 1, "GatherV2", "params")
@@ -402,7 +412,9 @@ def _check_indices(indices: Any, size_: int) -> None:
         low, high = np.min(indices), np.max(indices)
         if low < 0 or high >= size_:
             bad = low if low < 0 else high
-            raise InvalidArgumentError(f"indices contain {bad}, which is not in [0, {size_})")
+            raise InvalidArgumentError(
+                f"indices contain {bad}, which is not in [0, {size_})"
+            )
 
 
 def _gather_kernel(params: Any, indices: Any, axis: int) -> Any:
@@ -412,7 +424,9 @@ def _gather_kernel(params: Any, indices: Any, axis: int) -> Any:
     return np.take(params, indices, axis=axis)
 
 
-_GATHER = register(OpDef("GatherV2", _gather_rule, _gather_kernel, default_name="gather"))
+_GATHER = register(
+    OpDef("GatherV2", _gather_rule, _gather_kernel, default_name="gather")
+)
 
 
 def gather(
@@ -430,7 +444,9 @@ def _select_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spe
     return [(x.dtype, broadcast_all([cond.shape, x.shape, y.shape], "SelectV2"))]
 
 
-_SELECT = register(OpDef("SelectV2", _select_rule, np.where, unify=(1, 2), default_name="where"))
+_SELECT = register(
+    OpDef("SelectV2", _select_rule, np.where, unify=(1, 2), default_name="where")
+)
 
 
 def _where_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
@@ -474,7 +490,9 @@ def _pad_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
         )
     if any(a < 0 or b < 0 for a, b in paddings):
         raise InvalidArgumentError("paddings must be non-negative", "PadV2")
-    dims = tuple(None if d is None else d + a + b for d, (a, b) in zip(x.shape, paddings))
+    dims = tuple(
+        None if d is None else d + a + b for d, (a, b) in zip(x.shape, paddings)
+    )
     return [(x.dtype, dims)]
 
 
@@ -537,8 +555,12 @@ def zeros(
 ) -> Tensor:
     """A tensor of `shape` filled with 0."""
     dtype = dtypes.as_dtype(dtype)
-    zero = dtype.np_dtype.type(0) if dtype is not dtypes.string else np.array("", object)
-    return apply(_FILL, (_shape_input(shape), EagerTensor(zero)), _NO_ATTRS, name or "zeros")
+    zero = (
+        dtype.np_dtype.type(0) if dtype is not dtypes.string else np.array("", object)
+    )
+    return apply(
+        _FILL, (_shape_input(shape), EagerTensor(zero)), _NO_ATTRS, name or "zeros"
+    )
 
 
 def ones(
@@ -637,7 +659,7 @@ _RANGE = register(
 )
 
 
-def range(  # noqa: A001
+def range(
     start: TensorLike,
     limit: TensorLike | None = None,
     delta: TensorLike = 1,

@@ -27,7 +27,13 @@ from runtime.errors import InvalidArgumentError
 from runtime.op_registry import OpDef, apply, register
 from runtime.ops import rules
 from runtime.shapes import format_shape
-from runtime.tensor import EagerTensor, Tensor, TensorLike, conversion_for, convert_to_tensor
+from runtime.tensor import (
+    EagerTensor,
+    Tensor,
+    TensorLike,
+    conversion_for,
+    convert_to_tensor,
+)
 
 __all__ = ["getitem", "newaxis"]
 
@@ -100,7 +106,9 @@ def _slice_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec
     return [(x.dtype, tuple(out))]
 
 
-def _build_key(spec: Sequence[tuple[Any, ...]], parts: Sequence[Any]) -> tuple[Any, ...]:
+def _build_key(
+    spec: Sequence[tuple[Any, ...]], parts: Sequence[Any]
+) -> tuple[Any, ...]:
     def value(ref: Any) -> Any:
         return parts[int(ref[1:]) - 1] if isinstance(ref, str) else ref
 
@@ -143,7 +151,7 @@ def getitem(x: TensorLike, key: Any) -> Tensor:
     def bound(b: Any) -> Any:
         if b is None:
             return None
-        if isinstance(b, bool) or isinstance(b, np.bool_):
+        if isinstance(b, (bool, np.bool_)):
             raise TypeError(f"booleans are not valid indices, got {b!r}")
         if isinstance(b, (int, np.integer)):
             return int(b)

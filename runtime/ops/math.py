@@ -188,7 +188,7 @@ def mod(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     return apply(_MOD, (x, y), _NO_ATTRS, name)
 
 
-def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:  # noqa: A001
+def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """`x ** y` elementwise."""
     return apply(_POW, (x, y), _NO_ATTRS, name)
 
@@ -203,7 +203,7 @@ def minimum(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     return apply(_MINIMUM, (x, y), _NO_ATTRS, name)
 
 
-def abs(x: TensorLike, name: str | None = None) -> Tensor:  # noqa: A001
+def abs(x: TensorLike, name: str | None = None) -> Tensor:
     """`|x|` elementwise."""
     return apply(_ABS, (x,), _NO_ATTRS, name)
 

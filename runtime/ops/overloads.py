@@ -79,7 +79,12 @@ _BINARY = {
     "and": m._AND,
     "or": m._OR,
 }
-_COMPARE = {"lt": m._LESS, "le": m._LESS_EQUAL, "gt": m._GREATER, "ge": m._GREATER_EQUAL}
+_COMPARE = {
+    "lt": m._LESS,
+    "le": m._LESS_EQUAL,
+    "gt": m._GREATER,
+    "ge": m._GREATER_EQUAL,
+}
 
 
 def install(cls: type) -> None:

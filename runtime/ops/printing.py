@@ -29,9 +29,9 @@ def _scalar(value: Any, kind: str, np_type: Any, top: bool) -> str:
         if np.isinf(value):
             return "inf" if value > 0 else "-inf"
         short, full = (6, 9) if np_type == np.float32 else (15, 17)
-        text = "%.*g" % (short, value)
+        text = f"{value:.{short}g}"
         if np_type(text) != value:
-            text = "%.*g" % (full, value)
+            text = f"{value:.{full}g}"
         return text
     if kind == "O":
         return str(value) if top else f'"{value}"'
@@ -40,7 +40,7 @@ def _scalar(value: Any, kind: str, np_type: Any, top: bool) -> str:
 
 def _array(a: np.ndarray, summarize: int, depth: int) -> str:
     n = a.shape[0]
-    if 0 <= summarize and n > 2 * summarize:
+    if summarize >= 0 and n > 2 * summarize:
         index: list[int | None] = [*range(summarize), None, *range(n - summarize, n)]
     else:
         index = list(range(n))
@@ -59,8 +59,9 @@ def format_value(value: Any, summarize: int = 3) -> str:
     """The `tf.print` text of one NumPy value (a bare string for strings)."""
     a = np.asarray(value)
     if a.ndim == 0:
-        return _scalar(a.item() if a.dtype.kind == "O" else a[()], a.dtype.kind,
-                       a.dtype.type, True)
+        return _scalar(
+            a.item() if a.dtype.kind == "O" else a[()], a.dtype.kind, a.dtype.type, True
+        )
     if a.size == 0:
         return "[]"
     return _array(a, summarize, 0)

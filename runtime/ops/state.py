@@ -61,14 +61,20 @@ def _read_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]
 
 def _assign_check(value: Any, var_id: int, dtype: dtypes.DType, shape: Shape) -> None:
     """Raises TypeError/ValueError unless `value` (tensor or array) fits."""
-    value_dtype = dtypes.from_numpy(value.dtype) if isinstance(value.dtype, np.dtype) else value.dtype
+    value_dtype = (
+        dtypes.from_numpy(value.dtype)
+        if isinstance(value.dtype, np.dtype)
+        else value.dtype
+    )
     name = _var_name(var_id)
     if value_dtype is not dtype:
         raise TypeError(
             f"cannot assign a {value_dtype} value to the {dtype} variable {name!r}; "
             f"use rt.cast(value, rt.{dtype})"
         )
-    if not is_compatible(shape, tuple(value.shape) if value.shape is not None else None):
+    if not is_compatible(
+        shape, tuple(value.shape) if value.shape is not None else None
+    ):
         raise ValueError(
             f"cannot assign a value of shape {format_shape(value.shape)} to the "
             f"variable {name!r} of shape {format_shape(shape)}"
@@ -227,15 +233,21 @@ class Variable:
         value = convert_to_tensor(value, dtype_hint=self._dtype)
         return apply(op, (value,), self._attrs(), name)
 
-    def assign(self, value: TensorLike, read_value: bool = True, name: str | None = None) -> Tensor:
+    def assign(
+        self, value: TensorLike, read_value: bool = True, name: str | None = None
+    ) -> Tensor:
         """Sets the value; returns the new value."""
         return self._assign(_ASSIGN, value, name)
 
-    def assign_add(self, delta: TensorLike, read_value: bool = True, name: str | None = None) -> Tensor:
+    def assign_add(
+        self, delta: TensorLike, read_value: bool = True, name: str | None = None
+    ) -> Tensor:
         """Adds `delta`; returns the new value."""
         return self._assign(_ASSIGN_ADD, delta, name)
 
-    def assign_sub(self, delta: TensorLike, read_value: bool = True, name: str | None = None) -> Tensor:
+    def assign_sub(
+        self, delta: TensorLike, read_value: bool = True, name: str | None = None
+    ) -> Tensor:
         """Subtracts `delta`; returns the new value."""
         return self._assign(_ASSIGN_SUB, delta, name)
 
@@ -279,7 +291,9 @@ class Variable:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Variable:
         # Like TensorFlow: a deep copy is a new variable with a copy of the value.
-        return Variable(copy.deepcopy(self._value, memo), name=self.name, shape=self._shape)
+        return Variable(
+            copy.deepcopy(self._value, memo), name=self.name, shape=self._shape
+        )
 
     def __repr__(self) -> str:
         return (
@@ -315,14 +329,22 @@ def _template(value: Any, parts: list[Any]) -> tuple[Any, ...]:
     return ("text", str(value))
 
 
-def _print_kernel(*values: Any, template: Any, sep: str, end: str, summarize: int) -> None:
+def _print_kernel(
+    *values: Any, template: Any, sep: str, end: str, summarize: int
+) -> None:
     text = sep.join(format_template(t, values, summarize) for t in template)
     sys.stdout.write(text + end)
 
 
 _PRINT = register(
-    OpDef("PrintV2", rules.no_outputs, _print_kernel, stateful=True, num_outputs=0,
-          default_name="print")
+    OpDef(
+        "PrintV2",
+        rules.no_outputs,
+        _print_kernel,
+        stateful=True,
+        num_outputs=0,
+        default_name="print",
+    )
 )
 
 
@@ -347,7 +369,9 @@ def _assert_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spe
 def _assert_kernel(condition: Any, *data: Any, template: Any, summarize: int) -> None:
     if not np.all(condition):
         text = " ".join(format_template(t, data, summarize) for t in template)
-        raise InvalidArgumentError(f"assertion failed: {text}" if text else "assertion failed")
+        raise InvalidArgumentError(
+            f"assertion failed: {text}" if text else "assertion failed"
+        )
 
 
 _ASSERT = register(
@@ -355,8 +379,11 @@ _ASSERT = register(
 )
 
 
-def Assert(  # noqa: N802 - TensorFlow's name
-    condition: TensorLike, data: Sequence[Any] = (), summarize: int = 3, name: str | None = None
+def Assert(
+    condition: TensorLike,
+    data: Sequence[Any] = (),
+    summarize: int = 3,
+    name: str | None = None,
 ) -> None:
     """Raises InvalidArgumentError with `data` in its message unless every
     element of `condition` is true (checked on every call, in a graph)."""
@@ -364,4 +391,9 @@ def Assert(  # noqa: N802 - TensorFlow's name
     parts: list[Any] = []
     template = tuple(_template(v, parts) for v in data)
     # Template refers to `data` positions, which follow the condition.
-    apply(_ASSERT, [condition, *parts], {"template": template, "summarize": summarize}, name)
+    apply(
+        _ASSERT,
+        [condition, *parts],
+        {"template": template, "summarize": summarize},
+        name,
+    )

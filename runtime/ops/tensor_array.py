@@ -62,11 +62,15 @@ def _variant(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
 
 def _check_index(t: Any, op: str) -> None:
     if t.dtype not in dtypes.INTEGER or (t.shape is not None and t.shape != ()):
-        raise TypeError(f"{op}: the index must be an int scalar, got a {t.dtype} "
-                        f"tensor of shape {format_shape(t.shape)}")
+        raise TypeError(
+            f"{op}: the index must be an int scalar, got a {t.dtype} "
+            f"tensor of shape {format_shape(t.shape)}"
+        )
 
 
-def _new_kernel(size: Any, dtype: dtypes.DType, dynamic_size: bool, element_shape: Shape) -> Any:
+def _new_kernel(
+    size: Any, dtype: dtypes.DType, dynamic_size: bool, element_shape: Shape
+) -> Any:
     n = int(size)
     if n < 0:
         raise InvalidArgumentError(f"TensorArray size must be >= 0, got {n}")
@@ -83,12 +87,15 @@ def _write_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec
     return _variant(inputs, attrs)
 
 
-def _write_kernel(handle: ListValue, index: Any, value: Any, dtype: dtypes.DType) -> Any:
+def _write_kernel(
+    handle: ListValue, index: Any, value: Any, dtype: dtypes.DType
+) -> Any:
     i, n, items = int(index), handle.length, handle.items
     if i < 0 or (i >= n and not handle.dynamic):
         raise InvalidArgumentError(
             f"Tried to write to index {i} but array is not resizeable and size is: {n}"
-            if i >= 0 else f"Tried to write to negative index {i}"
+            if i >= 0
+            else f"Tried to write to negative index {i}"
         )
     shape = handle.element_shape
     value_shape = np.shape(value)
@@ -115,10 +122,14 @@ def _read_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]
     return [(attrs["dtype"], attrs["element_shape"])]
 
 
-def _read_kernel(handle: ListValue, index: Any, dtype: dtypes.DType, element_shape: Shape) -> Any:
+def _read_kernel(
+    handle: ListValue, index: Any, dtype: dtypes.DType, element_shape: Shape
+) -> Any:
     i, n = int(index), handle.length
     if not 0 <= i < n:
-        raise InvalidArgumentError(f"Tried to read from index {i} but array size is: {n}")
+        raise InvalidArgumentError(
+            f"Tried to read from index {i} but array size is: {n}"
+        )
     value = handle.items[i]
     if value is None:
         shape = handle.element_shape or element_shape
@@ -138,7 +149,10 @@ def _stack_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec
 
 
 def _stack_kernel(
-    handle: ListValue, dtype: dtypes.DType, element_shape: Shape, num_elements: int | None
+    handle: ListValue,
+    dtype: dtypes.DType,
+    element_shape: Shape,
+    num_elements: int | None,
 ) -> Any:
     items = handle.items[: handle.length]
     shape = handle.element_shape or element_shape
@@ -169,18 +183,46 @@ def _unstack_kernel(handle: ListValue, value: Any, dtype: dtypes.DType) -> Any:
     return ListValue(items, len(items), handle.dynamic, np.shape(value)[1:])
 
 
-_NEW = register(OpDef("TensorArrayV3", _variant, _new_kernel, default_name="tensor_array"))
-_WRITE = register(OpDef("TensorArrayWriteV3", _write_rule, _write_kernel,
-                        default_name="tensor_array_write"))
-_READ = register(OpDef("TensorArrayReadV3", _read_rule, _read_kernel,
-                       default_name="tensor_array_read"))
-_STACK = register(OpDef("TensorArrayGatherV3", _stack_rule, _stack_kernel,
-                        default_name="tensor_array_stack"))
-_SIZE = register(OpDef("TensorArraySizeV3", rules.fixed((dtypes.int32, ())),
-                       lambda handle: np.int32(handle.length),
-                       default_name="tensor_array_size"))
-_UNSTACK = register(OpDef("TensorArrayScatterV3", _unstack_rule, _unstack_kernel,
-                          default_name="tensor_array_unstack"))
+_NEW = register(
+    OpDef("TensorArrayV3", _variant, _new_kernel, default_name="tensor_array")
+)
+_WRITE = register(
+    OpDef(
+        "TensorArrayWriteV3",
+        _write_rule,
+        _write_kernel,
+        default_name="tensor_array_write",
+    )
+)
+_READ = register(
+    OpDef(
+        "TensorArrayReadV3", _read_rule, _read_kernel, default_name="tensor_array_read"
+    )
+)
+_STACK = register(
+    OpDef(
+        "TensorArrayGatherV3",
+        _stack_rule,
+        _stack_kernel,
+        default_name="tensor_array_stack",
+    )
+)
+_SIZE = register(
+    OpDef(
+        "TensorArraySizeV3",
+        rules.fixed((dtypes.int32, ())),
+        lambda handle: np.int32(handle.length),
+        default_name="tensor_array_size",
+    )
+)
+_UNSTACK = register(
+    OpDef(
+        "TensorArrayScatterV3",
+        _unstack_rule,
+        _unstack_kernel,
+        default_name="tensor_array_unstack",
+    )
+)
 
 
 class TensorArray:
@@ -236,7 +278,9 @@ class TensorArray:
         """Whether writes past the end grow the array."""
         return self._dynamic_size
 
-    def _with(self, handle: Tensor, element_shape: Shape, num: int | None) -> TensorArray:
+    def _with(
+        self, handle: Tensor, element_shape: Shape, num: int | None
+    ) -> TensorArray:
         ta = TensorArray.__new__(TensorArray)
         ta._dtype = self._dtype
         ta._dynamic_size = self._dynamic_size
@@ -245,12 +289,18 @@ class TensorArray:
         ta.handle = handle
         return ta
 
-    def write(self, index: TensorLike, value: TensorLike, name: str | None = None) -> TensorArray:
+    def write(
+        self, index: TensorLike, value: TensorLike, name: str | None = None
+    ) -> TensorArray:
         """A new TensorArray with `value` at `index`."""
         value = convert_to_tensor(value, dtype_hint=self._dtype)
         index = convert_to_tensor(index, dtype_hint=dtypes.int32)
         shape = self._element_shape
-        if shape is not None and value.shape is not None and not is_compatible(shape, value.shape):
+        if (
+            shape is not None
+            and value.shape is not None
+            and not is_compatible(shape, value.shape)
+        ):
             raise ValueError(
                 f"cannot write a value of shape {format_shape(value.shape)} to a "
                 f"TensorArray of elements of shape {format_shape(shape)}"
@@ -259,7 +309,9 @@ class TensorArray:
             shape = value.shape
         elif value.shape is not None:
             shape = tuple(b if a is None else a for a, b in zip(shape, value.shape))
-        handle = apply(_WRITE, (self.handle, index, value), {"dtype": self._dtype}, name)
+        handle = apply(
+            _WRITE, (self.handle, index, value), {"dtype": self._dtype}, name
+        )
         return self._with(handle, shape, self._num_elements)
 
     def read(self, index: TensorLike, name: str | None = None) -> Tensor:

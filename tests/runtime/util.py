@@ -28,7 +28,8 @@ def trace(fn: Callable[..., Any], *args: Any, dynamic: bool = False) -> Any:
             placeholders.append(g.placeholder(dtype, shape, f"arg{i}"))
         result = fn(*placeholders)
         flat = [
-            t if is_symbolic(t) else g.convert(t) for t in nest.flatten(result)
+            t if is_symbolic(t) or t is None else g.convert(t)
+            for t in nest.flatten(result)
         ]
     return g, placeholders, flat, result
 
@@ -39,8 +40,11 @@ def run_graph(fn: Callable[..., Any], *args: Any, dynamic: bool = False) -> Any:
     Returns the outputs as NumPy values, in `fn`'s output structure.
     """
     g, placeholders, flat, result = trace(fn, *args, dynamic=dynamic)
-    values = executor.compile(g, placeholders, flat)([_np(a) for a in args])
-    return nest.pack_sequence_as(result, values)
+    tensors = [t for t in flat if t is not None]
+    values = iter(executor.compile(g, placeholders, tensors)([_np(a) for a in args]))
+    return nest.pack_sequence_as(
+        result, [None if t is None else next(values) for t in flat]
+    )
 
 
 def run_eager(fn: Callable[..., Any], *args: Any) -> Any:

@@ -1,0 +1,366 @@
+"""The `autograph` command: what a file's functions become, without running it.
+
+    autograph PATH[::FUNC] ...    (also `python -m autograph`)
+
+Each PATH is read as text and parsed; it is never imported or run, so a file
+whose top level raises or has side effects still converts. `-` reads
+standard input; a directory stands for the `.py` files under it. Output,
+errors and exit codes are described in `EPILOG` (`autograph --help`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import io
+import os
+import sys
+import tokenize
+from collections.abc import Sequence
+from typing import TextIO
+
+from autograph.errors import ConversionError
+from autograph.tools import highlight, side_by_side
+from autograph.tools.source_file import FunctionSource, SourceFile
+
+__all__ = ["EXIT_CONVERSION_ERROR", "EXIT_OK", "EXIT_USAGE", "main"]
+
+EXIT_OK = 0
+EXIT_CONVERSION_ERROR = 1
+EXIT_USAGE = 2
+
+STDIN = "-"
+_STDIN_NAME = "<stdin>"
+_SKIPPED_DIRS = {"__pycache__", "node_modules", "build", "dist"}
+
+DESCRIPTION = (
+    "Print the converted source of FUNC, or of every top-level function and "
+    "method of every top-level class in PATH. PATH is read as text: it is "
+    "never imported or run."
+)
+EPILOG = """\
+examples:
+  autograph model.py                 every function and method in model.py
+  autograph model.py::train_step     one function (Class.method for a method)
+  autograph --diff model.py::step    a unified diff, original -> converted
+  autograph --diff=side model.py     original and converted side by side
+  cat model.py | autograph -         read the source from standard input
+  autograph --check src/             in CI: fail if anything cannot be converted
+
+exit status:
+  0  everything converted
+  1  a function could not be converted, or a file does not parse
+  2  usage error: bad arguments, a missing file or function
+"""
+
+
+class UsageError(Exception):
+    """A mistake in the command line: exit status 2, nothing converted."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """One file to read and, optionally, the one function to convert in it.
+
+    Attributes:
+        path: The file, as given (`-` for standard input).
+        function: `name` or `Class.method`, or `None` for every function.
+    """
+
+    path: str
+    function: str | None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command's argument parser (`--help` shows the examples)."""
+    parser = argparse.ArgumentParser(
+        prog="autograph",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    parser.add_argument(
+        "targets",
+        nargs="+",
+        metavar="PATH[::FUNC]",
+        help="a Python file ('-' for standard input) or a directory, optionally "
+        "with '::' and a function name",
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--diff",
+        choices=("unified", "side"),
+        help="show what changed: --diff for a unified diff, --diff=side for "
+        "original and converted side by side",
+    )
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="convert everything, print only errors; exit 1 if any function "
+        "cannot be converted",
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write to FILE instead of stdout"
+    )
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="highlight the output (auto: when writing to a terminal and "
+        "NO_COLOR is not set)",
+    )
+    parser.add_argument(
+        "--no-recursive",
+        dest="recursive",
+        action="store_false",
+        help="leave calls to other functions as they are (no converted_call)",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command; returns the exit status (0, 1 or 2).
+
+    Args:
+        argv: The arguments, without the program name; `sys.argv[1:]` if `None`.
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(_bare_diff_means_unified(argv))
+    except SystemExit as exit_:  # --help, --version, or a bad argument
+        return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
+    try:
+        return _run(args)
+    except UsageError as error:
+        print(f"autograph: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _bare_diff_means_unified(argv: Sequence[str] | None) -> list[str]:
+    # `--diff` takes an optional value, but only as `--diff=side`: a bare
+    # `--diff` must not swallow the PATH that follows it.
+    argv = list(sys.argv[1:] if argv is None else argv)
+    end = argv.index("--") if "--" in argv else len(argv)
+    return ["--diff=unified" if a == "--diff" else a for a in argv[:end]] + argv[end:]
+
+
+def _run(args: argparse.Namespace) -> int:
+    targets = [_parse_target(text) for text in args.targets]
+    files: list[tuple[SourceFile, list[FunctionSource]]] = []
+    failed = False
+    for target in targets:
+        for path in _expand(target):
+            source = _read(path)
+            try:
+                module = SourceFile(source, _display_name(path))
+            except SyntaxError as error:
+                print(format_syntax_error(error, source), file=sys.stderr)
+                failed = True
+                continue
+            files.append((module, _select(module, target.function)))
+    single = len(targets) == 1 and targets[0].function is not None
+    blocks = []
+    for module, functions in files:
+        for function in functions:
+            try:
+                converted = module.convert(function, recursive=args.recursive)
+            except ConversionError as error:
+                print(format_conversion_error(error, module, function), file=sys.stderr)
+                failed = True
+                continue
+            if not args.check:
+                blocks.append(_block(module, function, converted, args, single))
+    if not args.check:
+        _write("\n".join(blocks), args)
+    return EXIT_CONVERSION_ERROR if failed else EXIT_OK
+
+
+def _parse_target(text: str) -> Target:
+    path, separator, function = text.partition("::")
+    if separator and not function:
+        raise UsageError(f"no function name after '::' in {text!r}")
+    if not path:
+        raise UsageError(f"no file before '::' in {text!r}")
+    if function and path != STDIN and os.path.isdir(path):
+        raise UsageError(f"{path!r} is a directory; '::{function}' needs a file")
+    return Target(path, function or None)
+
+
+def _expand(target: Target) -> list[str]:
+    """The files a target stands for: itself, or the `.py` files of a directory."""
+    if target.path == STDIN or not os.path.isdir(target.path):
+        return [target.path]
+    found = []
+    for root, dirs, names in os.walk(target.path):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+        found += [os.path.join(root, n) for n in sorted(names) if n.endswith(".py")]
+    return found
+
+
+def _display_name(path: str) -> str:
+    return _STDIN_NAME if path == STDIN else path
+
+
+def _read(path: str) -> str:
+    """The text of `path` (or stdin), decoded as Python decodes source files."""
+    try:
+        if path == STDIN:
+            stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
+            data = stream.read() if stream else sys.stdin.read().encode("utf-8")
+        else:
+            with open(path, "rb") as file:
+                data = file.read()
+    except OSError as error:
+        raise UsageError(f"cannot read {path!r}: {error.strerror}") from None
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot decode {path!r} as Python source: {error}") from None
+
+
+def _select(module: SourceFile, name: str | None) -> list[FunctionSource]:
+    if name is None:
+        return module.functions()
+    try:
+        return [module.find(name)]
+    except KeyError:
+        pass
+    names = list(dict.fromkeys(f.qualname for f in module.functions()))
+    message = f"no function {name!r} in {module.filename}"
+    close = difflib.get_close_matches(name, names, n=1)
+    if close:
+        message += f" (did you mean {close[0]!r}?)"
+    if names:
+        message += "; it defines: " + ", ".join(names)
+    else:
+        message += "; it defines no functions"
+    raise UsageError(message)
+
+
+def _block(
+    module: SourceFile,
+    function: FunctionSource,
+    converted: str,
+    args: argparse.Namespace,
+    single: bool,
+) -> str:
+    where = f"{module.filename}:{function.lineno}"
+    header = "" if single else f"# {function.qualname} ({where})\n"
+    color = _use_color(args.color, args.output)
+    if args.diff == "unified":
+        label = f"{module.filename}::{function.qualname}"
+        diff = "".join(
+            difflib.unified_diff(
+                function.original.splitlines(keepends=True),
+                converted.splitlines(keepends=True),
+                fromfile=f"{label} (original, line {function.lineno})",
+                tofile=f"{label} (converted)",
+            )
+        )
+        if not diff:
+            return f"# {function.qualname} ({where}): unchanged\n"
+        return highlight.diff(diff) if color else diff
+    if args.diff == "side":
+        # Asked for explicitly, so never stacked, however wide.
+        view = side_by_side.text(function.original, converted, width=sys.maxsize)
+        return header + view + "\n"
+    text = header + converted
+    return highlight.python(text) if color else text
+
+
+def _use_color(choice: str, output: str | None, stream: TextIO | None = None) -> bool:
+    """Whether to colour: `always`, or `auto` on a terminal without NO_COLOR."""
+    if choice != "auto":
+        return choice == "always"
+    stream = sys.stdout if stream is None else stream
+    if output is not None or os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def _write(text: str, args: argparse.Namespace) -> None:
+    if args.output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        with open(args.output, "w", encoding="utf-8") as file:
+            file.write(text)
+    except OSError as error:
+        raise UsageError(f"cannot write {args.output!r}: {error.strerror}") from None
+
+
+def format_conversion_error(
+    error: ConversionError, module: SourceFile, function: FunctionSource
+) -> str:
+    """`file: in function 'f':`, then `file:line:col: error: reason` and a caret.
+
+    The source line comes from `module` itself (standard input has no file).
+    """
+    lineno = error.lineno or function.lineno
+    line = _line(module.lines, lineno)
+    start = None
+    end = None
+    if error.col_offset is not None and line is not None:
+        start = _char_column(line, error.col_offset)
+        if error.end_col_offset is not None:
+            end = _char_column(line, error.end_col_offset)
+    where = f"{module.filename}:{lineno}" + ("" if start is None else f":{start + 1}")
+    head = [
+        f"{module.filename}: in function {function.qualname!r}:",
+        f"{where}: error: {error.reason}",
+    ]
+    return "\n".join(head + _snippet(line, lineno, start, end))
+
+
+def format_syntax_error(error: SyntaxError, source: str) -> str:
+    """`file:line:col: error: message`, the source line and a caret."""
+    lineno = error.lineno or 1
+    line = _line(source.splitlines(), lineno)
+    start = None if error.offset is None else max(error.offset - 1, 0)
+    end = None
+    if error.end_lineno == lineno and error.end_offset and start is not None:
+        end = max(error.end_offset - 1, start + 1)
+    where = f"{error.filename}:{lineno}" + ("" if start is None else f":{start + 1}")
+    return "\n".join([f"{where}: error: {error.msg}", *_snippet(line, lineno, start, end)])
+
+
+def _line(lines: list[str], lineno: int) -> str | None:
+    return lines[lineno - 1].rstrip() if 0 < lineno <= len(lines) else None
+
+
+def _char_column(line: str, byte_offset: int) -> int:
+    """An `ast` column (UTF-8 bytes) as a character index into `line`."""
+    return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace"))
+
+
+def _snippet(line: str | None, lineno: int, start: int | None, end: int | None) -> list[str]:
+    """The line with its number in a gutter, and a caret under [start, end)."""
+    if line is None or not line.strip():
+        return []
+    gutter = f"{lineno:>5} | "
+    rendered = [gutter + line]
+    if start is not None:
+        start = min(start, len(line))
+        stop = len(line) if end is None else min(end, len(line))
+        # Keep tabs so the caret lines up under tab-indented code.
+        pad = "".join(c if c == "\t" else " " for c in line[:start])
+        rendered.append(" " * (len(gutter) - 2) + "| " + pad + "^" * max(1, stop - start))
+    return rendered
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        version = metadata.version("autograph")
+    except metadata.PackageNotFoundError:
+        import autograph
+
+        version = getattr(autograph, "__version__", "unknown (not installed)")
+    python = ".".join(map(str, sys.version_info[:3]))
+    return f"autograph {version} (Python {python})"

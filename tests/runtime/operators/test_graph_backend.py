@@ -1,0 +1,214 @@
+"""Converted control flow on graph tensors builds graph ops (and clear errors)."""
+
+import numpy as np
+import pytest
+
+import autograph
+import runtime as rt
+from runtime import executor
+from runtime.graph import Graph
+
+
+def trace(f, *args):
+    """Traces the converted `f` on placeholders like `args`; returns (run, graph)."""
+    converted = autograph.to_graph(f)
+    graph = Graph()
+    with graph.as_default():
+        inputs = [
+            graph.placeholder(rt.convert_to_tensor(a).dtype, np.shape(a), f"arg{i}")
+            for i, a in enumerate(args)
+        ]
+        out = converted(*inputs)
+    outs = list(out) if isinstance(out, tuple) else [out]
+    compiled = executor.compile(graph, inputs, outs)
+    return (lambda *vals: compiled([np.asarray(v) for v in vals])), graph
+
+
+def op_types(graph):
+    return [op.type for op in graph.get_operations()]
+
+
+def relu(x):
+    if x > 0:
+        y = x
+    else:
+        y = 0.0
+    return y
+
+
+def test_if_on_a_graph_tensor_is_one_cond_node():
+    run, graph = trace(relu, np.float32(1))
+    assert op_types(graph).count("If") == 1
+    assert [op.name for op in graph.get_operations() if op.type == "If"] == ["cond"]
+    assert run(np.float32(3))[0] == 3
+    assert run(np.float32(-3))[0] == 0
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def test_while_on_a_graph_tensor_is_one_while_node():
+    run, graph = trace(collatz, np.int32(1))
+    assert op_types(graph).count("While") == 1
+    assert run(np.int32(27))[0] == 111
+
+
+def sum_skip(n):
+    total = 0
+    for i in range(n):
+        if i % 3 == 0:
+            continue
+        if i > 10:
+            break
+        total += i
+    return total
+
+
+def test_break_and_continue_work_in_a_graph_loop_over_builtin_range():
+    run, graph = trace(sum_skip, np.int32(1))
+    assert op_types(graph).count("While") == 1
+    assert run(np.int32(20))[0] == sum_skip(20)
+    assert run(np.int32(5))[0] == sum_skip(5)
+
+
+def first_negative(xs):
+    i = 0
+    for x in xs:
+        if x < 0:
+            return i
+        i += 1
+    return -1
+
+
+def test_early_return_inside_a_graph_loop():
+    run, _ = trace(first_negative, np.array([1, 2], np.int32))
+    assert run(np.array([1, 2], np.int32))[0] == -1
+    assert run(np.array([1, -2], np.int32))[0] == 1
+
+
+def squares(n):
+    out = []
+    for i in rt.range(n):
+        out.append(i * i)
+    return rt.stack(out)
+
+
+def test_a_list_appended_in_a_graph_loop_becomes_a_tensor_array():
+    run, _ = trace(squares, np.int32(1))
+    np.testing.assert_array_equal(run(np.int32(4))[0], [0, 1, 4, 9])
+
+
+def in_range(x):
+    return x > 0 and x < 10
+
+
+def test_and_is_lazy_in_a_graph():
+    run, graph = trace(in_range, np.int32(1))
+    assert "If" in op_types(graph)
+    assert run(np.int32(5))[0] and not run(np.int32(50))[0]
+
+
+def ternary(x):
+    return x * 2 if x > 0 else -x
+
+
+def test_conditional_expression_is_a_cond():
+    run, _ = trace(ternary, np.int32(1))
+    assert run(np.int32(-4))[0] == 4 and run(np.int32(3))[0] == 6
+
+
+def one_branch(x):
+    if x > 0:
+        y = x
+    return y
+
+
+def test_name_defined_in_one_branch_only_is_a_value_error_naming_it():
+    with pytest.raises(ValueError, match="'y' must also be defined in the else branch"):
+        trace(one_branch, np.int32(1))
+
+
+def used_after(n):
+    for i in rt.range(n):
+        last = i * 2
+    return last
+
+
+def test_name_first_assigned_in_a_graph_loop_and_used_after_says_define_it_before():
+    with pytest.raises(ValueError, match="'last' must be defined before the loop"):
+        trace(used_after, np.int32(1))
+
+
+def changes_dtype(n):
+    x = 0
+    for i in rt.range(n):
+        x = rt.cast(x, rt.float32)
+    return x
+
+
+def test_loop_variable_changing_dtype_is_a_type_error_naming_it():
+    with pytest.raises(TypeError, match="'x'") as info:
+        trace(changes_dtype, np.int32(1))
+    assert "int32" in str(info.value) and "float32" in str(info.value)
+
+
+def python_loop_tensor_return(xs):
+    for i in range(3):
+        if xs[i] < 0:
+            return i
+    return -1
+
+
+def test_tensor_return_in_a_python_loop_is_a_type_error_with_the_fix():
+    with pytest.raises(TypeError, match=r"iterate over a tensor, e.g. rt.range\(n\)"):
+        trace(python_loop_tensor_return, np.array([1, 2, 3], np.int32))
+
+
+def positive(x):
+    assert x > 0, "x must be positive"
+    return x
+
+
+def test_assert_on_a_graph_tensor_is_checked_when_the_graph_runs():
+    run, _ = trace(positive, np.int32(1))
+    assert run(np.int32(2))[0] == 2
+    with pytest.raises(rt.errors.InvalidArgumentError, match="x must be positive"):
+        run(np.int32(-2))
+
+
+def shout(x):
+    if x > 0:
+        print("positive", x)
+    return x
+
+
+def test_print_of_a_graph_tensor_prints_every_run(capsys):
+    run, _ = trace(shout, np.int32(1))
+    capsys.readouterr()
+    run(np.int32(3))
+    run(np.int32(-3))
+    run(np.int32(4))
+    assert capsys.readouterr().out == "positive 3\npositive 4\n"
+
+
+def python_if(x, flag):
+    if flag:
+        x = x + 1
+    return x
+
+
+def test_a_python_condition_leaves_no_cond_node():
+    converted = autograph.to_graph(python_if)
+    graph = Graph()
+    with graph.as_default():
+        x = graph.placeholder(rt.int32, (), "x")
+        converted(x, True)
+    assert "If" not in op_types(graph)
