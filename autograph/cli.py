@@ -31,14 +31,14 @@ EXIT_CONVERSION_ERROR = 1
 EXIT_USAGE = 2
 
 STDIN = "-"
+_DIFF_STYLES = ("unified", "side")
 _STDIN_NAME = "<stdin>"
 _SKIPPED_DIRS = {"__pycache__", "node_modules", "build", "dist"}
 
-DESCRIPTION = (
-    "Print the converted source of FUNC, or of every top-level function and "
-    "method of every top-level class in PATH. PATH is read as text: it is "
-    "never imported or run."
-)
+DESCRIPTION = """\
+Print the converted source of FUNC, or of every top-level function and every
+method of a top-level class in PATH. PATH is read as text: it is never
+imported or run."""
 EPILOG = """\
 examples:
   autograph model.py                 every function and method in model.py
@@ -91,7 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
         "--diff",
-        choices=("unified", "side"),
+        nargs="?",
+        const="unified",
+        choices=_DIFF_STYLES,
         help="show what changed: --diff for a unified diff, --diff=side for "
         "original and converted side by side",
     )
@@ -140,11 +142,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _bare_diff_means_unified(argv: Sequence[str] | None) -> list[str]:
-    # `--diff` takes an optional value, but only as `--diff=side`: a bare
-    # `--diff` must not swallow the PATH that follows it.
+    """`--diff PATH` is `--diff=unified PATH`: the option's optional value must
+    not swallow the PATH that follows it."""
     argv = list(sys.argv[1:] if argv is None else argv)
     end = argv.index("--") if "--" in argv else len(argv)
-    return ["--diff=unified" if a == "--diff" else a for a in argv[:end]] + argv[end:]
+    return [
+        "--diff=unified"
+        if arg == "--diff" and (i + 1 >= end or argv[i + 1] not in _DIFF_STYLES)
+        else arg
+        for i, arg in enumerate(argv[:end])
+    ] + argv[end:]
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -157,7 +164,12 @@ def _run(args: argparse.Namespace) -> int:
             try:
                 module = SourceFile(source, _display_name(path))
             except SyntaxError as error:
-                print(format_syntax_error(error, source), file=sys.stderr)
+                name = _display_name(path)
+                print(format_syntax_error(error, source, name), file=sys.stderr)
+                failed = True
+                continue
+            except ValueError as error:  # e.g. a null byte, before Python 3.12
+                print(f"{_display_name(path)}: error: {error}", file=sys.stderr)
                 failed = True
                 continue
             files.append((module, _select(module, target.function)))
@@ -195,7 +207,9 @@ def _expand(target: Target) -> list[str]:
         return [target.path]
     found = []
     for root, dirs, names in os.walk(target.path):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+        dirs[:] = sorted(
+            d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS
+        )
         found += [os.path.join(root, n) for n in sorted(names) if n.endswith(".py")]
     return found
 
@@ -317,16 +331,30 @@ def format_conversion_error(
     return "\n".join(head + _snippet(line, lineno, start, end))
 
 
-def format_syntax_error(error: SyntaxError, source: str) -> str:
-    """`file:line:col: error: message`, the source line and a caret."""
+def format_syntax_error(error: SyntaxError, source: str, filename: str) -> str:
+    """`file:line:col: error: message`, the source line and a caret.
+
+    Example:
+        >>> try:
+        ...     compile("x = (1 +", "m.py", "exec")
+        ... except SyntaxError as error:
+        ...     print(format_syntax_error(error, "x = (1 +", "m.py"))
+        m.py:1:5: error: '(' was never closed
+            1 | x = (1 +
+              |     ^
+    """
+    if error.offset is None:  # not about a place in the text (a null byte)
+        return f"{filename}: error: {error.msg}"
     lineno = error.lineno or 1
     line = _line(source.splitlines(), lineno)
     start = None if error.offset is None else max(error.offset - 1, 0)
-    end = None
+    end = None if start is None else start + 1  # one caret, as Python shows it
     if error.end_lineno == lineno and error.end_offset and start is not None:
         end = max(error.end_offset - 1, start + 1)
-    where = f"{error.filename}:{lineno}" + ("" if start is None else f":{start + 1}")
-    return "\n".join([f"{where}: error: {error.msg}", *_snippet(line, lineno, start, end)])
+    where = f"{filename}:{lineno}" + ("" if start is None else f":{start + 1}")
+    return "\n".join(
+        [f"{where}: error: {error.msg}", *_snippet(line, lineno, start, end)]
+    )
 
 
 def _line(lines: list[str], lineno: int) -> str | None:
@@ -338,7 +366,9 @@ def _char_column(line: str, byte_offset: int) -> int:
     return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace"))
 
 
-def _snippet(line: str | None, lineno: int, start: int | None, end: int | None) -> list[str]:
+def _snippet(
+    line: str | None, lineno: int, start: int | None, end: int | None
+) -> list[str]:
     """The line with its number in a gutter, and a caret under [start, end)."""
     if line is None or not line.strip():
         return []
@@ -349,7 +379,9 @@ def _snippet(line: str | None, lineno: int, start: int | None, end: int | None) 
         stop = len(line) if end is None else min(end, len(line))
         # Keep tabs so the caret lines up under tab-indented code.
         pad = "".join(c if c == "\t" else " " for c in line[:start])
-        rendered.append(" " * (len(gutter) - 2) + "| " + pad + "^" * max(1, stop - start))
+        rendered.append(
+            " " * (len(gutter) - 2) + "| " + pad + "^" * max(1, stop - start)
+        )
     return rendered
 
 

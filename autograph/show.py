@@ -214,7 +214,9 @@ def _view(obj: Any) -> CodeView | GraphView:
     function = _python_function(obj)
     parsed = parser.parse_entity(function)
     location = f"{os.path.basename(parsed.filename)}:{parsed.lineno}"
-    return CodeView(function.__qualname__, location, parsed.source, api.to_code(function))
+    return CodeView(
+        function.__qualname__, location, parsed.source, api.to_code(function)
+    )
 
 
 def _graph_name(obj: Any, graph: Any) -> str:
@@ -235,7 +237,7 @@ def _python_function(obj: Any) -> types.FunctionType:
     if isinstance(obj, (staticmethod, classmethod)):
         obj = obj.__func__
     if not isinstance(obj, types.FunctionType):
-        call = getattr(type(obj), "__call__", None)
+        call = type(obj).__call__ if callable(obj) else None
         if isinstance(call, types.FunctionType) and not isinstance(obj, type):
             return call
         raise TypeError(

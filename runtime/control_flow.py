@@ -3,8 +3,8 @@
     >>> import runtime as rt
     >>> rt.cond(rt.constant(True), lambda: 1, lambda: 2)
     1
-    >>> rt.while_loop(lambda i: i < 3, lambda i: i + 1, [0])
-    [3]
+    >>> rt.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s + i), (0, 0))
+    (3, 3)
 
 Eagerly (a `pred` that is not a graph tensor; no graph being built for
 `while_loop`) each runs exactly its plain-Python equivalent, given at the top

@@ -32,8 +32,7 @@ import linecache
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
+from runtime.eager import quiet_numpy, restore_numpy
 from runtime.errors import InvalidArgumentError, OpError
 from runtime.graph import Graph, Operation
 from runtime.op_registry import KERNEL_ERRORS, bind_kernel
@@ -169,16 +168,24 @@ class _Codegen:
         results = self.emit_graph(graph, env, outputs, 2, top_level=True)
         self.emit(2, "return [" + ", ".join(results) + "]")
         body = self.lines[body_start:]
-        if self.may_warn:
-            header2 = "    with _errstate(all='ignore'):"
-        else:
-            header2 = "    if True:"
         params = args + [f"{name}={name}" for name in self.bound]
-        header1 = f"def run({', '.join(params)}):"
-        self.lines = [header1, header2, *body]
-        self.line_ops = {k + 2 - body_start: v for k, v in self.line_ops.items()}
+        header = [f"def run({', '.join(params)}):"]
+        footer = []
+        if self.may_warn:
+            # NumPy warnings off while it runs (TensorFlow gives inf/nan quietly).
+            header += ["    _token = _quiet()", "    try:"]
+            footer = ["    finally:", "        _restore(_token)"]
+        else:
+            header.append("    if True:")
+        self.lines = [*header, *body, *footer]
+        shift = len(header) - body_start
+        self.line_ops = {k + shift: v for k, v in self.line_ops.items()}
         self.source = "\n".join(self.lines) + "\n"
-        namespace: dict[str, Any] = {"_errstate": np.errstate, **self.bound}
+        namespace: dict[str, Any] = {
+            "_quiet": quiet_numpy,
+            "_restore": restore_numpy,
+            **self.bound,
+        }
         code = builtins.compile(self.source, self.filename, "exec")
         exec(code, namespace)
         linecache.cache[self.filename] = (
@@ -225,8 +232,15 @@ class _Codegen:
         if op.opdef.kernel is None and op.opdef.bind is None:
             raise ValueError(f"the executor cannot run op type {op.type!r}")
         self.may_warn = self.may_warn or op.opdef.may_warn
-        kernel = self.bind(bind_kernel(op.opdef, op.attrs), "k")
-        call = f"{kernel}({', '.join(env[id(t)] for t in op.inputs)})"
+        args = [env[id(t)] for t in op.inputs]
+        symbol = op.opdef.py_operator
+        if symbol is not None and len(args) == 2:
+            call = f"{args[0]} {symbol} {args[1]}"
+        elif symbol is not None and len(args) == 1:
+            call = f"{symbol}{args[0]}"
+        else:
+            kernel = self.bind(bind_kernel(op.opdef, op.attrs), "k")
+            call = f"{kernel}({', '.join(args)})"
         names = [self.fresh() for _ in op.outputs]
         for t, name in zip(op.outputs, names):
             env[id(t)] = name

@@ -6,6 +6,7 @@
     ...     x = g.placeholder(rt.float32, (2,), "x")
     ...     y = rt.negative(x)
     >>> print(g.as_graph_def())
+    input: "x"
     node {
       name: "x"
       op: "Placeholder"

@@ -8,7 +8,7 @@ and `While` included.
 
     >>> import runtime as rt
     >>> from runtime import op_registry
-    >>> op_registry.get("Add").kernel is np.add
+    >>> op_registry.get("Tanh").kernel is np.tanh
     True
     >>> op_registry.apply("Add", (rt.constant(1), 2))
     <rt.Tensor: shape=(), dtype=int32, numpy=3>
@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import dtypes, eager
 from runtime.context import STATE
-from runtime.errors import InvalidArgumentError, OpError
+from runtime.errors import InvalidArgumentError
 from runtime.shapes import Shape
 from runtime.tensor import (
     _CONVERSIONS,
@@ -56,8 +56,7 @@ __all__ = [
 ]
 
 Rule = Callable[[Sequence[Any], dict[str, Any]], list[tuple[dtypes.DType, Shape]]]
-# Exceptions from NumPy kernels that mean "bad value", not "bug".
-KERNEL_ERRORS = (ValueError, IndexError, ArithmeticError)
+KERNEL_ERRORS = eager.KERNEL_ERRORS
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -84,6 +83,9 @@ class OpDef:
         bind: attrs -> kernel of the inputs only; defaults to a partial.
         eager_check: Called with the input values and attrs before an eager
             kernel runs, for checks the graph rule makes statically.
+        py_operator: The Python operator the kernel is (`"+"`, or `"-x"`
+            for a unary one); the executor writes it inline, and Python
+            scalars may stand in for operands (NumPy treats them as weak).
         default_name: The node name used when none is given.
     """
 
@@ -98,14 +100,20 @@ class OpDef:
     var_access: str | None = None
     bind: Callable[[dict[str, Any]], Callable[..., Any]] | None = None
     eager_check: Callable[..., None] | None = None
+    py_operator: str | None = None
     default_name: str = ""
     np_allowed: frozenset[Any] | None = dataclasses.field(init=False, default=None)
     unify_positions: tuple[int, ...] = dataclasses.field(init=False, default=())
+    binary: bool = dataclasses.field(init=False, default=False)
+    run_eager: Callable[[Sequence[Any], dict[str, Any]], Any] = dataclasses.field(
+        init=False, default=None, repr=False
+    )
 
     def __post_init__(self) -> None:
         if not self.default_name:
             snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", self.name).lower()
             object.__setattr__(self, "default_name", snake)
+        object.__setattr__(self, "binary", self.unify == 2)
         if isinstance(self.unify, tuple):
             object.__setattr__(self, "unify_positions", self.unify)
         elif self.unify > 0:
@@ -125,6 +133,7 @@ def register(opdef: OpDef) -> OpDef:
     """Adds `opdef` to the table (ValueError if its name is taken)."""
     if opdef.name in _OPS:
         raise ValueError(f"op {opdef.name!r} is already registered")
+    object.__setattr__(opdef, "run_eager", eager.runner(opdef, _eager_general))
     _OPS[opdef.name] = opdef
     return opdef
 
@@ -198,52 +207,17 @@ def apply(
         InvalidArgumentError: For bad values (eagerly) or statically bad
             shapes (while building a graph).
     """
+    graph = STATE.graph
     if type(op) is str:
         op = get(op)
-    graph = STATE.graph
     if graph is None:
-        return _eager(op, inputs, attrs)
+        return op.run_eager(inputs, attrs)
     return _symbolic(graph, op, inputs, attrs, name)
 
 
-def _eager(op: OpDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> Any:
-    # Fast path: every input already an eager tensor; unified ones agree.
-    values: Any = []
-    for x in inputs:
-        if type(x) is not EagerTensor:
-            values = None
-            break
-        values.append(x._value)
-    if values and op.unify:
-        positions = op.unify_positions or range(len(values))
-        np_dtype = values[positions[0]].dtype
-        for i in positions:
-            if values[i].dtype != np_dtype:
-                values = None
-                break
-        else:
-            if op.np_allowed is not None and np_dtype not in op.np_allowed:
-                values = None
-    if values is None:
-        values = _eager_values(op, inputs)
-    if op.eager_check is not None:
-        op.eager_check(*values, **attrs)
-    try:
-        if op.may_warn:
-            with np.errstate(all="ignore"):
-                out = op.kernel(*values, **attrs)  # type: ignore[misc]
-        else:
-            out = op.kernel(*values, **attrs)  # type: ignore[misc]
-    except OpError as e:
-        raise e.with_context(op.name, location=_location()) from None
-    except KERNEL_ERRORS as e:
-        raise _eager_failure(op, values, attrs, e) from e
-    n = op.num_outputs
-    if n == 1:
-        return EagerTensor(out)
-    if n == 0:
-        return None
-    return tuple([EagerTensor(o) for o in out])
+def _eager_general(op: OpDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> Any:
+    """The eager path for any inputs: convert, check dtypes, run the kernel."""
+    return eager.call_kernel(op, _eager_values(op, inputs), attrs)
 
 
 def _eager_values(op: OpDef, inputs: Sequence[Any]) -> list[Any]:

@@ -168,6 +168,8 @@ class _Writer:
                     "negate",
                     "compare",
                     "log_length",
+                    "comprehension",
+                    "lambda",
                 )
             )
         if kind == "name":
@@ -199,7 +201,24 @@ class _Writer:
             return f"(-{self.expression(sub)})"
         if kind == "compare":
             return self.comparison(sub)
+        if kind == "comprehension":
+            stop = self.draw(st.integers(0, 3))
+            element = self.scoped("k", lambda: self.expression(sub))
+            test = self.scoped("k", lambda: self.condition(2))
+            return f"sum([{element} for k in range({stop}) if {test}])"
+        if kind == "lambda":
+            body = self.scoped("k", lambda: self.expression(sub))
+            return f"(lambda k: {body})({self.expression(sub)})"
         return "len(log)"
+
+    def scoped(self, name: str, make: Callable[[], str]) -> str:
+        """``make()``, drawn while ``name`` is bound (in a nested scope)."""
+        outer = set(self.defined)
+        self.defined.add(name)
+        try:
+            return make()
+        finally:
+            self.defined = outer
 
     def comparison(self, depth: int) -> str:
         left, right = self.expression(depth), self.expression(depth)
@@ -375,31 +394,45 @@ class _Writer:
             lines += self.loop_else(depth)
         return lines
 
+    def range_call(self) -> str:
+        """A ``range(...)`` of at most a few items (its bounds stay small)."""
+        shape = self.choice(("const", "param", "start_stop", "step"))
+        if shape == "const":
+            return f"range({self.draw(st.integers(0, 4))})"
+        if shape == "param":
+            return f"range({self.choice(_PARAMETERS)})"
+        if shape == "start_stop":
+            return f"range({self.choice(_PARAMETERS)}, {self.constant()})"
+        step = self.choice(("2", "-1", "-2"))
+        return f"range({self.constant()}, {self.constant()}, {step})"
+
     def for_statement(self, depth: int, kind: str) -> list[str]:
+        names = (
+            [self.choice(_VARIABLES)] if self.chance(25) else [f"i{self.loop_depth}"]
+        )
         if kind == "for_range":
-            shape = self.choice(("const", "param", "start_stop", "step"))
-            if shape == "const":
-                iterable = f"range({self.draw(st.integers(0, 4))})"
-            elif shape == "param":
-                iterable = f"range({self.choice(_PARAMETERS)})"
-            elif shape == "start_stop":
-                iterable = f"range({self.choice(_PARAMETERS)}, {self.constant()})"
-            else:
-                step = self.choice(("2", "-1", "-2"))
-                iterable = f"range({self.constant()}, {self.constant()}, {step})"
+            iterable = self.range_call()
+        elif self.chance(25):  # unpacking: for x, y in [(.., ..), ...]
+            names = self.draw(
+                st.lists(
+                    st.sampled_from(_VARIABLES), min_size=2, max_size=2, unique=True
+                )
+            )
+            pairs = [
+                f"({self.expression(1)}, {self.expression(1)})"
+                for _ in range(self.draw(st.integers(0, 2)))
+            ]
+            iterable = "[" + ", ".join(pairs) + "]"
         else:
             items = [self.expression(1) for _ in range(self.draw(st.integers(0, 3)))]
             iterable = "[" + ", ".join(items) + "]"
-        if self.chance(25):
-            target = self.choice(_VARIABLES)
-        else:
-            target = f"i{self.loop_depth}"
+        target = ", ".join(names)
         lines = [f"for {target} in {iterable}:"]
         outer = set(self.defined)
-        self.defined.add(target)
+        self.defined.update(names)
         body = self.loop_body(depth)
         self.defined &= outer
-        self.maybe.add(target)
+        self.maybe.update(names)
         return lines + body + self.loop_else(depth)
 
     def function(self) -> str:

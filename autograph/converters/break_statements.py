@@ -45,7 +45,10 @@ class BreakTransformer(transformer.Base):
             flag,
         )
         if not lowering.contains(node.body):
-            return node
+            # Without a break the else block always runs after the loop; moved
+            # there, a `break` in it is seen by the enclosing loop, whose it is.
+            after, node.orelse = node.orelse, []
+            return [node, *after] if after else node
         node.body = lowering.block(node.body)
         add_loop_test(node, jumps.not_(jumps.name(flag)))
         after: list[gast.stmt] = []

@@ -294,8 +294,8 @@ def to_graph(entity: F, *, recursive: bool = True) -> F:
     if isinstance(call, types.FunctionType) and not isinstance(entity, type):
         return types.MethodType(to_graph(call, recursive=recursive), entity)
     raise errors.ConversionError(
-        f"cannot convert {entity!r}: expected a function, method, lambda, "
-        "functools.partial or callable object",
+        f"{entity!r} is not a function, method, lambda, functools.partial or "
+        "callable object",
         function_name=getattr(entity, "__qualname__", type(entity).__name__),
     )
 
@@ -319,7 +319,7 @@ def to_code(entity: Callable[..., Any], *, recursive: bool = True) -> str:
         call = getattr(type(entity), "__call__", None)
         if not isinstance(call, types.FunctionType):
             raise errors.ConversionError(
-                f"cannot show the code of {entity!r}: it is not a Python function",
+                f"{entity!r} is not a Python function, so it has no converted code",
                 function_name=getattr(entity, "__qualname__", type(entity).__name__),
             )
         entity = call

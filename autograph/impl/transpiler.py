@@ -210,7 +210,7 @@ def _convert(
         type_params=[],
     )
     module = gast.Module(body=[factory], type_ignores=[])
-    _give_positions(factory, definition)
+    codegen.fill_locations(factory, getattr(definition, "lineno", 1))
     probe = loader.load_function(
         module,
         filename=parsed.filename,
@@ -249,19 +249,6 @@ def _param(name: str) -> gast.Name:
 
 def _load(name: str) -> gast.Name:
     return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
-
-
-def _give_positions(factory: gast.FunctionDef, definition: gast.AST) -> None:
-    """The factory wrapper takes the position of the function it wraps."""
-    lineno = getattr(definition, "lineno", 1)
-    for node in gast.walk(factory):
-        if node is definition:
-            continue
-        if "lineno" in getattr(node, "_attributes", ()) and getattr(node, "lineno", None) is None:
-            node.lineno = lineno
-            node.col_offset = 0
-            node.end_lineno = lineno
-            node.end_col_offset = 0
 
 
 __all__ = ["ConvertedEntity", "clear_cache", "convert_entity", "convert_node", "instantiate"]

@@ -57,15 +57,22 @@ def align(left: str, right: str) -> list[Row]:
     rows = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
-            rows += [Row(a, b, " ") for a, b in zip(left_lines[i1:i2], right_lines[j1:j2])]
+            rows += [
+                Row(a, b, " ") for a, b in zip(left_lines[i1:i2], right_lines[j1:j2])
+            ]
             continue
         olds, news = left_lines[i1:i2], right_lines[j1:j2]
         for k in range(max(len(olds), len(news))):
             old = olds[k] if k < len(olds) else None
             new = news[k] if k < len(news) else None
-            mark = "|" if old is not None and new is not None else "<" if new is None else ">"
-            rows.append(Row(old, new, mark))
+            rows.append(Row(old, new, _mark(old, new)))
     return rows
+
+
+def _mark(old: str | None, new: str | None) -> str:
+    if old is None:
+        return ">"
+    return "<" if new is None else "|"
 
 
 def text(

@@ -208,7 +208,9 @@ def _module_scope_nodes(module: gast.Module) -> Iterator[gast.AST]:
 
 
 def _outer_parts(node: gast.AST) -> list[gast.AST]:
-    if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+    if isinstance(
+        node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+    ):
         return [node.generators[0].iter]
     parts: list[gast.AST] = list(getattr(node, "decorator_list", []))
     arguments = getattr(node, "args", None)

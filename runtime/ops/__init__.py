@@ -6,6 +6,7 @@ on `Tensor` and `Variable` (`runtime.ops.overloads`).
 
 from runtime.ops import (
     array,
+    creation,
     indexing,
     math,
     overloads,
@@ -17,6 +18,7 @@ from runtime.ops import (
 
 __all__ = [
     "array",
+    "creation",
     "indexing",
     "math",
     "overloads",

@@ -1,4 +1,4 @@
-"""Creating tensors and changing their shape.
+"""Shape ops: reshape, transpose, concat, stack, gather, where, pad, cast, ...
 
     >>> import runtime as rt
     >>> rt.reshape(rt.range(6), [2, -1]).numpy()
@@ -7,14 +7,13 @@
     >>> rt.gather([10, 20, 30], [2, 0]).numpy()
     array([30, 10], dtype=int32)
 
-Shape-like arguments (`reshape`'s shape, `fill`'s dims) are int32 tensor
-inputs, so they may depend on graph values; their static value is used for
-shape inference when it is known.
+Shape-like arguments (`reshape`'s shape) are int32 tensor inputs, so they
+may depend on graph values; their static value is used for shape inference
+when it is known. The creation ops live in `runtime.ops.creation`.
 """
 
 from __future__ import annotations
 
-import builtins
 import math as _math
 from collections.abc import Sequence
 from typing import Any
@@ -22,18 +21,14 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes
-from runtime.context import STATE
 from runtime.errors import InvalidArgumentError
 from runtime.op_registry import OpDef, apply, register
 from runtime.ops import rules
 from runtime.shapes import Shape, broadcast_all, format_shape, normalize_axis
 from runtime.shapes import num_elements as _num_elements
 from runtime.tensor import (
-    EagerTensor,
     Tensor,
     TensorLike,
-    _contains_tensor,
-    as_numpy,
     convert_to_tensor,
 )
 
@@ -57,38 +52,6 @@ def _const_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec
 register(OpDef("Placeholder", _fixed_rule, None))
 register(OpDef("Const", _const_rule, None))
 _IDENTITY = register(OpDef("Identity", rules.unary(), _identity))
-
-
-def constant(
-    value: TensorLike,
-    dtype: dtypes.DType | str | None = None,
-    shape: Sequence[int] | None = None,
-    name: str | None = None,
-) -> Tensor:
-    """A tensor holding `value` (eager, or a `Const` node while tracing).
-
-    Python floats become float32, ints int32, bools bool, strs string; NumPy
-    arrays keep their dtype unless `dtype` is given (then they are cast).
-    """
-    dtype = None if dtype is None else dtypes.as_dtype(dtype)
-    if isinstance(value, Tensor) or (
-        isinstance(value, (list, tuple)) and _contains_tensor(value)
-    ):
-        tensor = convert_to_tensor(value)
-        if dtype is not None and tensor.dtype is not dtype:
-            tensor = cast(tensor, dtype)
-        return tensor if shape is None else reshape(tensor, shape)
-    array = as_numpy(value, dtype, cast=True)
-    if shape is not None:
-        shape = tuple(shape)
-        if array.size == 1:
-            array = np.full(shape, array.reshape(()), dtype=array.dtype)
-        else:
-            array = np.reshape(array, shape)
-    graph = STATE.graph
-    if graph is None:
-        return EagerTensor(array)
-    return graph.constant(array, name)
 
 
 def identity(x: TensorLike, name: str | None = None) -> Tensor:
@@ -155,15 +118,6 @@ def size(x: TensorLike, name: str | None = None) -> Tensor:
     return apply(_SIZE, (x,), _NO_ATTRS, name)
 
 
-def _shape_input(shape_value: Any) -> Any:
-    """A shape argument as an int32 tensor (Python lists stay cheap eagerly)."""
-    if isinstance(shape_value, Tensor):
-        return shape_value
-    if isinstance(shape_value, (int, np.integer)):
-        shape_value = [shape_value]
-    return convert_to_tensor(shape_value, dtype_hint=dtypes.int32)
-
-
 # -- reshape, transpose, expand_dims, squeeze -------------------------------------
 
 
@@ -207,7 +161,7 @@ _RESHAPE = register(OpDef("Reshape", _reshape_rule, np.reshape))
 
 def reshape(x: TensorLike, shape: Any, name: str | None = None) -> Tensor:
     """`x` with a new shape of the same size; one dimension may be -1."""
-    return apply(_RESHAPE, (x, _shape_input(shape)), _NO_ATTRS, name)
+    return apply(_RESHAPE, (x, rules.shape_input(shape)), _NO_ATTRS, name)
 
 
 def _transpose_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
@@ -217,7 +171,7 @@ def _transpose_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.
     rank = len(x.shape)
     if perm is None:
         return [(x.dtype, tuple(reversed(x.shape)))]
-    if sorted(p % rank if rank else p for p in perm) != list(builtins.range(rank)):
+    if sorted(p % rank if rank else p for p in perm) != list(range(rank)):
         raise InvalidArgumentError(
             f"perm {list(perm)} is not a permutation of the {rank} dimensions",
             "Transpose",
@@ -311,7 +265,7 @@ def _concat_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spe
                 f"{format_shape(shapes[0])} vs. shape[{i}] = {format_shape(s)}",
                 "ConcatV2",
             )
-        for d in builtins.range(rank):
+        for d in range(rank):
             if d == axis:
                 out[d] = None if out[d] is None or s[d] is None else out[d] + s[d]
             elif out[d] is None:
@@ -524,174 +478,13 @@ def pad(
     return apply(_PAD, (tensor, constant_values), {"paddings": pairs}, name)
 
 
-# -- creation ----------------------------------------------------------------------
-
-
-def _fill_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
-    dims, value = inputs
-    if value.shape is not None and len(value.shape) != 0:
-        raise InvalidArgumentError(
-            f"value must be a scalar, got shape {format_shape(value.shape)}", "Fill"
-        )
-    return [(value.dtype, rules.static_shape_value(dims))]
-
-
-def _fill_kernel(dims: Any, value: Any) -> Any:
-    if np.any(np.asarray(dims) < 0):
-        raise InvalidArgumentError(f"dims must be non-negative, got {list(dims)}")
-    return np.full(dims, value, dtype=value.dtype)
-
-
-_FILL = register(OpDef("Fill", _fill_rule, _fill_kernel))
-
-
-def fill(dims: Any, value: TensorLike, name: str | None = None) -> Tensor:
-    """A tensor of shape `dims` with every element `value`."""
-    return apply(_FILL, (_shape_input(dims), value), _NO_ATTRS, name)
-
-
-def zeros(
-    shape: Any, dtype: dtypes.DType | str = dtypes.float32, name: str | None = None
-) -> Tensor:
-    """A tensor of `shape` filled with 0."""
-    dtype = dtypes.as_dtype(dtype)
-    zero = (
-        dtype.np_dtype.type(0) if dtype is not dtypes.string else np.array("", object)
-    )
-    return apply(
-        _FILL, (_shape_input(shape), EagerTensor(zero)), _NO_ATTRS, name or "zeros"
-    )
-
-
-def ones(
-    shape: Any, dtype: dtypes.DType | str = dtypes.float32, name: str | None = None
-) -> Tensor:
-    """A tensor of `shape` filled with 1."""
-    dtype = dtypes.as_dtype(dtype)
-    one = EagerTensor(dtype.np_dtype.type(1))
-    return apply(_FILL, (_shape_input(shape), one), _NO_ATTRS, name or "ones")
-
-
-def _like_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
-    return [(attrs["dtype"] or inputs[0].dtype, inputs[0].shape)]
-
-
-def _like_kernel(fill_value: int) -> Any:
-    def kernel(x: Any, dtype: dtypes.DType | None) -> Any:
-        np_dtype = x.dtype if dtype is None else dtype.np_dtype
-        return np.full(np.shape(x), fill_value, dtype=np_dtype)
-
-    return kernel
-
-
-_ZEROS_LIKE = register(OpDef("ZerosLike", _like_rule, _like_kernel(0)))
-_ONES_LIKE = register(OpDef("OnesLike", _like_rule, _like_kernel(1)))
-
-
-def zeros_like(
-    x: TensorLike, dtype: dtypes.DType | str | None = None, name: str | None = None
-) -> Tensor:
-    """Zeros with the shape (and, unless given, the dtype) of `x`."""
-    dtype = None if dtype is None else dtypes.as_dtype(dtype)
-    return apply(_ZEROS_LIKE, (x,), {"dtype": dtype}, name)
-
-
-def ones_like(
-    x: TensorLike, dtype: dtypes.DType | str | None = None, name: str | None = None
-) -> Tensor:
-    """Ones with the shape (and, unless given, the dtype) of `x`."""
-    dtype = None if dtype is None else dtypes.as_dtype(dtype)
-    return apply(_ONES_LIKE, (x,), {"dtype": dtype}, name)
-
-
-_EYE = register(
-    OpDef(
-        "Eye",
-        lambda inputs, attrs: [
-            (attrs["dtype"], (attrs["num_rows"], attrs["num_columns"]))
-        ],
-        lambda num_rows, num_columns, dtype: np.eye(
-            num_rows, num_columns, dtype=dtype.np_dtype
-        ),
-    )
-)
-
-
-def eye(
-    num_rows: int,
-    num_columns: int | None = None,
-    dtype: dtypes.DType | str = dtypes.float32,
-    name: str | None = None,
-) -> Tensor:
-    """The identity matrix (ones on the diagonal); sizes must be static."""
-    rows = int(num_rows)
-    cols = rows if num_columns is None else int(num_columns)
-    attrs = {"num_rows": rows, "num_columns": cols, "dtype": dtypes.as_dtype(dtype)}
-    return apply(_EYE, (), attrs, name)
-
-
-def _range_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
-    for t in inputs:
-        if t.shape is not None and len(t.shape) != 0:
-            raise InvalidArgumentError(
-                f"start, limit and delta must be scalars, got shape "
-                f"{format_shape(t.shape)}",
-                "Range",
-            )
-    values = [rules.static_value(t) for t in inputs]
-    length = None
-    if all(v is not None for v in values):
-        start, limit, delta = (v.item() for v in values)  # type: ignore[union-attr]
-        if delta == 0:
-            raise InvalidArgumentError("Requires delta != 0", "Range")
-        length = max(0, _math.ceil((limit - start) / delta))
-    return [(inputs[0].dtype, (length,))]
-
-
-def _range_kernel(start: Any, limit: Any, delta: Any) -> Any:
-    if delta == 0:
-        raise InvalidArgumentError("Requires delta != 0")
-    return np.arange(start, limit, delta, dtype=start.dtype)
-
-
-_RANGE = register(
-    OpDef("Range", _range_rule, _range_kernel, unify=3, allowed=dtypes.NUMERIC)
-)
-
-
-def range(
-    start: TensorLike,
-    limit: TensorLike | None = None,
-    delta: TensorLike = 1,
-    dtype: dtypes.DType | str | None = None,
-    name: str | None = None,
-) -> Tensor:
-    """`[start, start + delta, ...]` up to (excluding) `limit`, like Python's.
-
-    With one argument it is the limit (`rt.range(5)` is 0..4).
-    """
-    if limit is None:
-        start, limit = 0, start
-    args: list[Any] = [start, limit, delta]
-    if dtype is not None:
-        dtype = dtypes.as_dtype(dtype)
-        args = [cast(a, dtype) for a in args]
-    return apply(_RANGE, args, _NO_ATTRS, name)
-
-
 __all__ = [
     "cast",
     "concat",
-    "constant",
     "expand_dims",
-    "eye",
-    "fill",
     "gather",
     "identity",
-    "ones",
-    "ones_like",
     "pad",
-    "range",
     "reshape",
     "shape",
     "size",
@@ -699,6 +492,17 @@ __all__ = [
     "stack",
     "transpose",
     "where",
-    "zeros",
-    "zeros_like",
 ]
+
+_MOVED_TO_CREATION = frozenset(
+    {"constant", "eye", "fill", "ones", "ones_like", "range", "zeros", "zeros_like"}
+)
+
+
+def __getattr__(name: str) -> Any:
+    # The creation ops used to live here; keep `array.zeros` & co. working.
+    if name in _MOVED_TO_CREATION:
+        from runtime.ops import creation
+
+        return getattr(creation, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

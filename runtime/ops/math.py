@@ -13,6 +13,7 @@ raises TypeError naming the op.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,7 +38,7 @@ def _binary(
     allowed: frozenset[dtypes.DType] | None,
     result: str = "same",
     may_warn: bool = False,
-    default_name: str = "",
+    symbol: str | None = None,
 ) -> OpDef:
     return register(
         OpDef(
@@ -47,7 +48,7 @@ def _binary(
             unify=2,
             allowed=allowed,
             may_warn=may_warn,
-            default_name=default_name,
+            py_operator=symbol,
         )
     )
 
@@ -57,11 +58,17 @@ def _unary(
     kernel: Callable[..., Any],
     allowed: frozenset[dtypes.DType] | None,
     may_warn: bool = False,
-    out: dtypes.DType | None = None,
+    symbol: str | None = None,
 ) -> OpDef:
     return register(
         OpDef(
-            name, rules.unary(out), kernel, unify=1, allowed=allowed, may_warn=may_warn
+            name,
+            rules.unary(),
+            kernel,
+            unify=1,
+            allowed=allowed,
+            may_warn=may_warn,
+            py_operator=symbol,
         )
     )
 
@@ -89,26 +96,26 @@ def _relu_kernel(x: Any) -> Any:
     return np.maximum(x, 0)
 
 
-_ADD = _binary("Add", np.add, _NUMERIC | {dtypes.string})
-_SUB = _binary("Sub", np.subtract, _NUMERIC)
-_MUL = _binary("Mul", np.multiply, _NUMERIC)
-_DIV = _binary("Div", np.true_divide, _NUMERIC, "truediv", may_warn=True)
+_ADD = _binary("Add", operator.add, _NUMERIC | {dtypes.string}, symbol="+")
+_SUB = _binary("Sub", operator.sub, _NUMERIC, symbol="-")
+_MUL = _binary("Mul", operator.mul, _NUMERIC, symbol="*")
+_DIV = _binary("Div", operator.truediv, _NUMERIC, "truediv", True, "/")
 _FLOORDIV = _binary("FloorDiv", _floordiv_kernel, _NUMERIC, may_warn=True)
 _MOD = _binary("FloorMod", _mod_kernel, _NUMERIC, may_warn=True)
 _POW = _binary("Pow", np.power, _NUMERIC, may_warn=True)
 _MAXIMUM = _binary("Maximum", np.maximum, _NUMERIC)
 _MINIMUM = _binary("Minimum", np.minimum, _NUMERIC)
-_GREATER = _binary("Greater", np.greater, _NUMERIC, "bool")
-_GREATER_EQUAL = _binary("GreaterEqual", np.greater_equal, _NUMERIC, "bool")
-_LESS = _binary("Less", np.less, _NUMERIC, "bool")
-_LESS_EQUAL = _binary("LessEqual", np.less_equal, _NUMERIC, "bool")
-_EQUAL = _binary("Equal", np.equal, None, "bool")
-_NOT_EQUAL = _binary("NotEqual", np.not_equal, None, "bool")
-_AND = _binary("LogicalAnd", np.logical_and, _BOOL)
-_OR = _binary("LogicalOr", np.logical_or, _BOOL)
+_GREATER = _binary("Greater", operator.gt, _NUMERIC, "bool", symbol=">")
+_GREATER_EQUAL = _binary("GreaterEqual", operator.ge, _NUMERIC, "bool", symbol=">=")
+_LESS = _binary("Less", operator.lt, _NUMERIC, "bool", symbol="<")
+_LESS_EQUAL = _binary("LessEqual", operator.le, _NUMERIC, "bool", symbol="<=")
+_EQUAL = _binary("Equal", operator.eq, None, "bool", symbol="==")
+_NOT_EQUAL = _binary("NotEqual", operator.ne, None, "bool", symbol="!=")
+_AND = _binary("LogicalAnd", operator.and_, _BOOL, symbol="&")
+_OR = _binary("LogicalOr", operator.or_, _BOOL, symbol="|")
 
 _ABS = _unary("Abs", np.abs, _NUMERIC)
-_NEG = _unary("Neg", np.negative, _NUMERIC)
+_NEG = _unary("Neg", operator.neg, _NUMERIC, symbol="-")
 _SQUARE = _unary("Square", np.square, _NUMERIC)
 _RELU = _unary("Relu", _relu_kernel, _NUMERIC)
 _EXP = _unary("Exp", np.exp, _FLOATING, may_warn=True)
@@ -118,7 +125,7 @@ _TANH = _unary("Tanh", np.tanh, _FLOATING)
 _SIGMOID = _unary("Sigmoid", _sigmoid_kernel, _FLOATING, may_warn=True)
 _SIN = _unary("Sin", np.sin, _FLOATING)
 _COS = _unary("Cos", np.cos, _FLOATING)
-_NOT = _unary("LogicalNot", np.logical_not, _BOOL)
+_NOT = _unary("LogicalNot", operator.invert, _BOOL, symbol="~")
 
 
 def _matmul_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
@@ -149,10 +156,11 @@ _MATMUL = register(
     OpDef(
         "MatMul",
         _matmul_rule,
-        np.matmul,
+        operator.matmul,
         unify=2,
         allowed=_NUMERIC,
         eager_check=_matmul_check,
+        py_operator="@",
         default_name="matmul",
     )
 )

@@ -21,7 +21,6 @@ import numpy as np
 from runtime import dtypes
 from runtime.op_registry import OpDef, apply, register
 from runtime.ops import rules
-from runtime.ops.array import _shape_input
 from runtime.tensor import Tensor, TensorLike
 
 __all__ = ["normal", "set_seed", "uniform"]
@@ -111,7 +110,7 @@ def uniform(
             raise ValueError(f"rt.random.uniform needs maxval for the dtype {dtype}")
         maxval = 1
     attrs = {"dtype": dtype, "seed": None if seed is None else int(seed)}
-    inputs = (_shape_input(shape), _bound(minval, dtype), _bound(maxval, dtype))
+    inputs = (rules.shape_input(shape), _bound(minval, dtype), _bound(maxval, dtype))
     return apply(_UNIFORM, inputs, attrs, name)
 
 
@@ -126,5 +125,5 @@ def normal(
     """Values drawn from a normal distribution."""
     dtype = dtypes.as_dtype(dtype)
     attrs = {"dtype": dtype, "seed": None if seed is None else int(seed)}
-    inputs = (_shape_input(shape), _bound(mean, dtype), _bound(stddev, dtype))
+    inputs = (rules.shape_input(shape), _bound(mean, dtype), _bound(stddev, dtype))
     return apply(_NORMAL, inputs, attrs, name)

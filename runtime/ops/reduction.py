@@ -53,12 +53,18 @@ def _reduce_rule(name: str, out: dtypes.DType | None = None) -> rules.Rule:
     return rule
 
 
+# Reductions pass their arguments positionally: (array, axis, dtype, out,
+# keepdims). The dtype keeps int32 sums int32 (NumPy would widen them).
+_ADD_REDUCE = np.add.reduce
+_MULTIPLY_REDUCE = np.multiply.reduce
+
+
 def _sum(x: Any, axis: Any, keepdims: bool) -> Any:
-    return np.add.reduce(x, axis=axis, dtype=x.dtype, keepdims=keepdims)
+    return _ADD_REDUCE(x, axis, x.dtype, None, keepdims)
 
 
 def _prod(x: Any, axis: Any, keepdims: bool) -> Any:
-    return np.multiply.reduce(x, axis=axis, dtype=x.dtype, keepdims=keepdims)
+    return _MULTIPLY_REDUCE(x, axis, x.dtype, None, keepdims)
 
 
 def _max(x: Any, axis: Any, keepdims: bool) -> Any:
@@ -130,8 +136,14 @@ def _axis_attr(axis: Any) -> int | tuple[int, ...] | None:
 def _reduce(
     op: OpDef, x: TensorLike, axis: Any, keepdims: bool, name: str | None
 ) -> Tensor:
-    attrs = {"axis": _axis_attr(axis), "keepdims": bool(keepdims)}
+    if axis is None and not keepdims:
+        attrs = _ALL_AXES  # the common case, without building a dict
+    else:
+        attrs = {"axis": _axis_attr(axis), "keepdims": bool(keepdims)}
     return apply(op, (x,), attrs, name)
+
+
+_ALL_AXES: dict[str, Any] = {"axis": None, "keepdims": False}
 
 
 def reduce_sum(

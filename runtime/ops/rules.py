@@ -16,7 +16,7 @@ import numpy as np
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
 from runtime.shapes import Shape, broadcast_all, format_shape, normalize_axis
-from runtime.tensor import EagerTensor, SymbolicTensor
+from runtime.tensor import EagerTensor, SymbolicTensor, convert_to_tensor
 
 __all__ = [
     "elementwise",
@@ -133,6 +133,15 @@ def static_shape_value(t: Any) -> Shape:
     if t.shape is not None and len(t.shape) == 1 and t.shape[0] is not None:
         return (None,) * t.shape[0]
     return None
+
+
+def shape_input(shape_value: Any) -> Any:
+    """A shape argument as an int32 tensor (Python lists stay cheap eagerly)."""
+    if isinstance(shape_value, (EagerTensor, SymbolicTensor)):
+        return shape_value
+    if isinstance(shape_value, (int, np.integer)):
+        shape_value = [shape_value]
+    return convert_to_tensor(shape_value, dtype_hint=dtypes.int32)
 
 
 def static_int(t: Any) -> int | None:

@@ -15,6 +15,7 @@ runs after the writes to that variable created before it.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import sys
 from collections.abc import Sequence
@@ -34,7 +35,7 @@ from runtime.op_registry import (
 )
 from runtime.ops import rules
 from runtime.ops.printing import format_template
-from runtime.shapes import Shape, as_shape, format_shape, is_compatible
+from runtime.shapes import Shape, as_shape, broadcast, format_shape, is_compatible
 from runtime.tensor import (
     EagerTensor,
     SymbolicTensor,
@@ -59,7 +60,9 @@ def _read_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]
     return [_var_spec(attrs)]
 
 
-def _assign_check(value: Any, var_id: int, dtype: dtypes.DType, shape: Shape) -> None:
+def _assign_check(
+    value: Any, var_id: int, dtype: dtypes.DType, shape: Shape, mode: str = "set"
+) -> None:
     """Raises TypeError/ValueError unless `value` (tensor or array) fits."""
     value_dtype = (
         dtypes.from_numpy(value.dtype)
@@ -72,9 +75,12 @@ def _assign_check(value: Any, var_id: int, dtype: dtypes.DType, shape: Shape) ->
             f"cannot assign a {value_dtype} value to the {dtype} variable {name!r}; "
             f"use rt.cast(value, rt.{dtype})"
         )
-    if not is_compatible(
-        shape, tuple(value.shape) if value.shape is not None else None
-    ):
+    value_shape = None if value.shape is None else tuple(value.shape)
+    if mode != "set" and value_shape is not None and shape is not None:
+        # assign_add/assign_sub broadcast the delta onto the variable.
+        with contextlib.suppress(InvalidArgumentError):
+            value_shape = broadcast(shape, value_shape, "AssignAdd")
+    if not is_compatible(shape, value_shape):
         raise ValueError(
             f"cannot assign a value of shape {format_shape(value.shape)} to the "
             f"variable {name!r} of shape {format_shape(shape)}"
@@ -88,9 +94,19 @@ def _var_name(var_id: int) -> str:
         return f"variable {var_id}"
 
 
-def _assign_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
-    _assign_check(inputs[0], **attrs)
-    return [_var_spec(attrs)]
+def _assign_rule(mode: str) -> Any:
+    def rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
+        _assign_check(inputs[0], **attrs, mode=mode)
+        return [_var_spec(attrs)]
+
+    return rule
+
+
+def _assign_eager_check(mode: str) -> Any:
+    def check(value: Any, **attrs: Any) -> None:
+        _assign_check(value, **attrs, mode=mode)
+
+    return check
 
 
 def _read_bind(attrs: dict[str, Any]) -> Any:
@@ -133,12 +149,12 @@ def _register_assign(name: str, mode: str, default_name: str) -> OpDef:
     return register(
         OpDef(
             name,
-            _assign_rule,
+            _assign_rule(mode),
             _assign_kernel(mode),
             stateful=True,
             var_access="write",
             bind=_assign_bind(mode),
-            eager_check=_assign_check,
+            eager_check=_assign_eager_check(mode),
             default_name=default_name,
         )
     )

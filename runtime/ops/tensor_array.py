@@ -294,6 +294,11 @@ class TensorArray:
     ) -> TensorArray:
         """A new TensorArray with `value` at `index`."""
         value = convert_to_tensor(value, dtype_hint=self._dtype)
+        if value.dtype is not self._dtype:
+            raise TypeError(
+                f"cannot write a {value.dtype} value to a TensorArray of "
+                f"{self._dtype}; use rt.cast"
+            )
         index = convert_to_tensor(index, dtype_hint=dtypes.int32)
         shape = self._element_shape
         if (

@@ -105,8 +105,9 @@ def test_graph_cond_returns_nested_structures():
 
 
 def test_graph_cond_allows_different_shapes_and_merges_them():
-    g, _, (out,), _ = trace(
-        lambda x: rt.cond(x > 0, lambda: rt.stack([x]), lambda: rt.stack([x, x])), 1
+    _, _, (out,), _ = trace(
+        lambda x: rt.cond(x > 0, lambda: rt.stack([x]), lambda: rt.stack([x, x])),
+        np.int32(1),
     )
     assert out.shape == (None,)
     np.testing.assert_array_equal(
@@ -133,7 +134,7 @@ def test_graph_cond_captures_outer_tensors_as_subgraph_inputs():
     def fn(x, y):
         return rt.cond(x > 0, lambda: y * 2, lambda: y)
 
-    g, (x, y), _, _ = trace(fn, np.int32(1), np.int32(5))
+    g, (_, y), _, _ = trace(fn, np.int32(1), np.int32(5))
     op = g.get_operation_by_name("cond")
     assert [t.name for t in op.inputs[1:]] == [y.name]
     assert (
@@ -172,7 +173,7 @@ def test_graph_while_loop_computes_like_python():
 
 
 def test_graph_while_loop_converts_python_values_at_loop_start():
-    g, _, flat, _ = trace(
+    _, _, flat, _ = trace(
         lambda n: rt.while_loop(
             lambda i, x: i < n, lambda i, x: (i + 1, x * 2.0), (0, 1.0)
         ),
@@ -196,11 +197,9 @@ def test_graph_while_loop_honours_maximum_iterations():
 def test_nested_graph_while_loops_run():
     def fn(n):
         def outer_body(i, total):
-            ((j, total),) = [
-                rt.while_loop(
-                    lambda j, t: j < i, lambda j, t: (j + 1, t + 1), (0, total)
-                )
-            ]
+            _, total = rt.while_loop(
+                lambda j, t: j < i, lambda j, t: (j + 1, t + 1), (0, total)
+            )
             return i + 1, total
 
         return rt.while_loop(lambda i, t: i < n, outer_body, (0, 0))
@@ -224,21 +223,21 @@ def test_shape_invariants_let_a_loop_variable_grow():
             shape_invariants=[(), (None,)],
         )
 
-    i, v = run_graph(fn, np.int32(3))
+    _, v = run_graph(fn, np.int32(3))
     np.testing.assert_array_equal(v, [0, 1, 2])
 
 
 def test_tensor_array_is_a_loop_variable_of_a_graph_loop():
     def fn(n):
         ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True)
-        i, ta = rt.while_loop(
+        _, ta = rt.while_loop(
             lambda i, ta: i < n,
             lambda i, ta: (i + 1, ta.write(i, rt.cast(i, rt.float32) * 0.5)),
             (0, ta),
         )
         return ta.stack(), ta.size()
 
-    g, _, (stacked, size), _ = trace(fn, np.int32(4))
+    _, _, (stacked, _), _ = trace(fn, np.int32(4))
     assert stacked.shape == (None,)
     values, n = run_graph(fn, np.int32(4))
     np.testing.assert_array_equal(values, [0.0, 0.5, 1.0, 1.5])
@@ -253,7 +252,7 @@ def test_tensor_array_keeps_element_shape_through_the_loop():
         )
         return ta.stack()
 
-    g, _, (out,), _ = trace(fn, np.array([1, 2], np.int32))
+    _, _, (out,), _ = trace(fn, np.array([1, 2], np.int32))
     assert out.shape == (3, 2)
     np.testing.assert_array_equal(
         run_graph(fn, np.array([1, 2], np.int32)), [[0, 0], [1, 2], [2, 4]]
@@ -317,7 +316,8 @@ def _in_graph(fn):
                 x > 0, lambda: (x, [x]), lambda: (x, x), names=("a", "b")
             ),
             ValueError,
-            "'b' is a list of 1 item in the true branch but a tensor in the false branch; "
+            "'b' is a list of 1 item in the true branch but a tensor in the false "
+            "branch; "
             "both branches must give it the same structure",
         ),
         (
@@ -331,14 +331,16 @@ def _in_graph(fn):
         (
             lambda x: rt.cond(x > 0, lambda: (x, 1), lambda: (x, 1.5)),
             TypeError,
-            "output 1 has dtype int32 in the true branch but float32 in the false branch",
+            "output 1 has dtype int32 in the true branch but float32 in the false "
+            "branch",
         ),
         (
             lambda x: rt.cond(
                 x > 0, lambda: (x, None), lambda: (x, x), names=("a", "b")
             ),
             ValueError,
-            "'b' is None in the true branch but a tensor in the false branch; give it a "
+            "'b' is None in the true branch but a tensor in the false branch; "
+            "give it a "
             "value in both branches",
         ),
         (
@@ -352,7 +354,8 @@ def _in_graph(fn):
                 lambda v: v < 3, lambda v: rt.cast(v, rt.float32), [x], names=("x",)
             ),
             TypeError,
-            "loop variable 'x' changed dtype from int32 to float32 after one iteration; "
+            "loop variable 'x' changed dtype from int32 to float32 after one "
+            "iteration; "
             "cast it before the loop",
         ),
         (
@@ -367,8 +370,9 @@ def _in_graph(fn):
                 lambda v: v < 3, lambda v: rt.stack([v, v]), [x], names=("x",)
             ),
             ValueError,
-            r"loop variable 'x' changed shape from \(\) to \(2,\) after one iteration; keep "
-            "its shape the same in every iteration, or give a shape_invariants entry with "
+            r"loop variable 'x' changed shape from \(\) to \(2,\) after one "
+            "iteration; keep its shape the same in every iteration, or give a "
+            "shape_invariants entry with "
             "None for the dimensions that change",
         ),
         (
@@ -383,7 +387,8 @@ def _in_graph(fn):
                 lambda a, b: a < 3, lambda a, b: (a, [b]), [x, x], names=("a", "b")
             ),
             ValueError,
-            "loop variable 'b' is a tensor before the loop but a list of 1 item after one "
+            "loop variable 'b' is a tensor before the loop but a list of 1 item "
+            "after one "
             "iteration; it must keep the same structure",
         ),
         (
@@ -396,7 +401,8 @@ def _in_graph(fn):
                 lambda v, w: v < 3, lambda v, w: (v, w), [x, None], names=("v", "w")
             ),
             ValueError,
-            "loop variable 'w' is None before the loop; give it a tensor value before the loop",
+            "loop variable 'w' is None before the loop; give it a tensor value "
+            "before the loop",
         ),
         (
             lambda x: rt.while_loop(

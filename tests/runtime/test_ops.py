@@ -199,13 +199,16 @@ CASES = [
 @pytest.mark.parametrize(
     ("fn", "oracle", "args"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
 )
-@pytest.mark.parametrize("mode", ["eager", "graph", "graph_unknown_shapes"])
+@pytest.mark.parametrize(
+    "mode", ["eager", "graph", "graph_unknown_dims", "graph_unknown_ranks"]
+)
 def test_op_matches_numpy(fn, oracle, args, mode):
     expected = oracle(*args)
     if mode == "eager":
         actual = run_eager(fn, *args)
     else:
-        actual = run_graph(fn, *args, dynamic=mode == "graph_unknown_shapes")
+        dynamic = {"graph": False, "graph_unknown_dims": True}.get(mode, "rank")
+        actual = run_graph(fn, *args, dynamic=dynamic)
     assert_same(actual, expected)
 
 

@@ -12,11 +12,12 @@ from runtime import executor, nest
 from runtime.tensor import is_symbolic
 
 
-def trace(fn: Callable[..., Any], *args: Any, dynamic: bool = False) -> Any:
+def trace(fn: Callable[..., Any], *args: Any, dynamic: bool | str = False) -> Any:
     """Builds a graph of `fn` on placeholders shaped like `args` (NumPy values).
 
     Returns (graph, placeholders, flat outputs, output structure). With
-    `dynamic`, every placeholder dimension is unknown (None).
+    `dynamic`, every placeholder dimension is unknown (None); with
+    `dynamic="rank"`, even the ranks are.
     """
     g = rt.Graph()
     with g.as_default():
@@ -24,6 +25,8 @@ def trace(fn: Callable[..., Any], *args: Any, dynamic: bool = False) -> Any:
         for i, a in enumerate(args):
             a = np.asarray(a)
             shape = tuple(None for _ in a.shape) if dynamic else a.shape
+            if dynamic == "rank":
+                shape = None
             dtype = rt.string if a.dtype.kind in "UO" else rt.as_dtype(a.dtype)
             placeholders.append(g.placeholder(dtype, shape, f"arg{i}"))
         result = fn(*placeholders)
@@ -34,7 +37,7 @@ def trace(fn: Callable[..., Any], *args: Any, dynamic: bool = False) -> Any:
     return g, placeholders, flat, result
 
 
-def run_graph(fn: Callable[..., Any], *args: Any, dynamic: bool = False) -> Any:
+def run_graph(fn: Callable[..., Any], *args: Any, dynamic: bool | str = False) -> Any:
     """`fn(*args)` traced into a graph and run by the executor.
 
     Returns the outputs as NumPy values, in `fn`'s output structure.

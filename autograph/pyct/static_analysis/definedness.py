@@ -74,7 +74,7 @@ class _ReadMarker(gast.NodeVisitor):
         self.must = must
 
     def visit_Name(self, node: gast.Name) -> None:
-        if isinstance(node.ctx, gast.Load):
+        if isinstance(node.ctx, (gast.Load, gast.Del)):  # `del x` reads x too
             anno.setanno(node, Defined.DEFINITELY, node.id in self.must)
 
     def _skip(self, node: gast.AST) -> None:

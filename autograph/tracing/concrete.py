@@ -1,0 +1,392 @@
+"""ConcreteFunction: one traced graph with one signature, and the tracer.
+
+`trace` runs a Python callable once inside a fresh `rt.Graph`: tensor
+arguments become placeholders named after the parameters, Python values are
+passed as they are (so they act as constants of the trace), and the results
+are flattened with the `runtime.nest` order and compiled by
+`runtime.executor`. The `ConcreteFunction` it returns runs that plan on
+NumPy values and rebuilds the result structure with eager tensors.
+
+    >>> import numpy as np
+    >>> from runtime.ops import math
+    >>> from autograph.tracing.signatures import canonicalize
+    >>> import inspect
+    >>> def double(a):
+    ...     return a + a
+    >>> args = canonicalize(inspect.signature(double), (np.float32(2.0),), {})
+    >>> cf = trace(double, "double", args)
+    >>> print(cf)
+    ConcreteFunction double(a)
+      Args:
+        a: float32 Tensor, shape=()
+      Returns:
+        float32 Tensor, shape=()
+    >>> float(cf(np.float32(3.0)))
+    6.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from autograph.tracing import pretty
+from autograph.tracing.signatures import (
+    Param,
+    check_value,
+    contains_tensor,
+    spec_structure,
+    split_call,
+)
+from runtime import executor
+from runtime.graph import Graph
+from runtime.nest import _sorted_keys
+from runtime.tensor import EagerTensor, SymbolicTensor
+from runtime.tensor_spec import TensorSpec
+
+__all__ = ["ConcreteFunction", "register_graph_optimizer", "trace"]
+
+# Graph optimization passes, applied in order to every trace of a Function
+# created with optimize=True: fn(graph, inputs, outputs) -> (graph, inputs,
+# outputs). The traced graph stays available as `unoptimized_graph`.
+GraphOptimizer = Callable[
+    [Graph, list[SymbolicTensor], list[SymbolicTensor]],
+    tuple[Graph, list[SymbolicTensor], list[SymbolicTensor]],
+]
+_OPTIMIZERS: list[GraphOptimizer] = []
+
+
+def register_graph_optimizer(optimizer: GraphOptimizer) -> None:
+    """Adds a pass run on each new trace of a Function with `optimize=True`."""
+    if optimizer not in _OPTIMIZERS:
+        _OPTIMIZERS.append(optimizer)
+
+
+class ConcreteFunction:
+    """A traced graph for one input signature; call it like the function.
+
+    Attributes:
+        name: The Python function's name.
+        params: The traced arguments (`Param`s), in call order.
+        graph: The `rt.Graph` that runs (after optimization passes, if any).
+        unoptimized_graph: The graph as traced.
+        inputs: The placeholders, in feed order.
+        outputs: The flat output tensors of `graph`.
+        structured_outputs: The returned structure, with graph tensors.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        params: Sequence[Param],
+        graph: Graph,
+        inputs: list[SymbolicTensor],
+        structured_outputs: Any,
+        outputs: list[SymbolicTensor],
+        *,
+        optimize: bool = False,
+    ) -> None:
+        self.name = name
+        self.params = tuple(params)
+        self.unoptimized_graph = graph
+        self.structured_outputs = structured_outputs
+        if optimize and _OPTIMIZERS:
+            for optimizer in _OPTIMIZERS:
+                graph, inputs, outputs = optimizer(graph, list(inputs), list(outputs))
+        self.graph = graph
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self._compiled = executor.compile(graph, self.inputs, self.outputs)
+        self._pack = _packer(structured_outputs)
+        self._positional = [p for p in self.params if p.kind == "positional"]
+        self._tensor_first = [p for p in self._positional if contains_tensor(p.spec)]
+        self._tensor_first += [
+            p for p in self._positional if not contains_tensor(p.spec)
+        ]
+        self._by_name = {p.name: p for p in self.params}
+        self._fix = (
+            f"this ConcreteFunction was traced for {pretty.header(name, self.params)}; "
+            "call the Function (or get_concrete_function) to trace another signature"
+        )
+
+    # -- calling ---------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Runs the graph; arguments are checked against this signature.
+
+        Python-valued arguments may be left out (they keep their traced
+        values); when they are passed, they must equal them.
+
+        Raises:
+            TypeError: A missing or unexpected argument, a wrong dtype or
+                kind of value, or a Python value other than the traced one.
+            ValueError: A tensor shape incompatible with the traced one.
+        """
+        values = self._bind(self._positional, args, kwargs)
+        if values is None:
+            values = self._bind(self._tensor_first, args, kwargs)
+        if values is None:
+            self._bind(self._positional, args, kwargs, strict=True)
+        feeds: list[Any] = []
+        for p in self.params:
+            value = values[p.name]  # type: ignore[index]
+            check_value(self.name, p.name, p.spec, value, feeds, self._fix)
+        return self._compiled_call(feeds)
+
+    def _bind(
+        self,
+        order: list[Param],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        strict: bool = False,
+    ) -> dict[str, Any] | None:
+        """Name -> value for a call, or None (TypeError if `strict`)."""
+        problem = None
+        values: dict[str, Any] = {}
+        if len(args) > len(order):
+            problem = (
+                f"takes {len(order)} positional arguments but {len(args)} were given"
+            )
+        else:
+            for p, value in zip(order, args):
+                values[p.name] = value
+            for key, value in kwargs.items():
+                if key not in self._by_name:
+                    problem = f"got an unexpected keyword argument {key!r}"
+                    break
+                if key in values:
+                    problem = f"got multiple values for argument {key!r}"
+                    break
+                values[key] = value
+        if problem is None:
+            for p in self.params:
+                if p.name not in values:
+                    if contains_tensor(p.spec):
+                        problem = f"missing the tensor argument {p.name!r}"
+                        break
+                    values[p.name] = _traced_value(p.spec)
+        if problem is None:
+            return values
+        if strict:
+            raise TypeError(f"{self.name}() {problem}; {self._fix}")
+        return None
+
+    def _compiled_call(self, feeds: list[Any]) -> Any:
+        """Runs the plan on the NumPy values of the tensor arguments."""
+        return self._pack(self._compiled(feeds))
+
+    # -- reading ---------------------------------------------------------------
+
+    @property
+    def structured_input_signature(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """(positional specs, keyword specs), Python values as themselves."""
+        args = tuple(p.spec for p in self.params if p.kind == "positional")
+        kwargs = {p.name: p.spec for p in self.params if p.kind == "keyword"}
+        return args, kwargs
+
+    @property
+    def output_specs(self) -> Any:
+        """`structured_outputs` with each tensor replaced by its `TensorSpec`."""
+        return _map_tensors(self.structured_outputs, TensorSpec.from_tensor)
+
+    @property
+    def variables(self) -> list[Any]:
+        """The `rt.Variable`s the graph reads or writes."""
+        return list(self.graph.variables.values())
+
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        """The signature in the guides' layout (just the header if not verbose)."""
+        if not verbose:
+            return pretty.header(self.name, self.params)
+        return pretty.signature_text(self.name, self.params, self.structured_outputs)
+
+    def __str__(self) -> str:
+        return f"ConcreteFunction {self.pretty_printed_signature()}"
+
+    def __repr__(self) -> str:
+        header = pretty.header(self.name, self.params)
+        return f"<ConcreteFunction {header} at 0x{id(self):X}>"
+
+
+def _traced_value(spec: Any) -> Any:
+    """The value a Python-valued argument had when traced."""
+    from autograph.tracing.signatures import Identity
+
+    if type(spec) is Identity:
+        return spec.ref()
+    if isinstance(spec, Mapping):
+        return type(spec)({k: _traced_value(v) for k, v in spec.items()})
+    if isinstance(spec, tuple) and hasattr(type(spec), "_fields"):
+        return type(spec)(*[_traced_value(v) for v in spec])
+    if isinstance(spec, (tuple, list)):
+        return type(spec)(_traced_value(v) for v in spec)
+    return spec
+
+
+def _map_tensors(structure: Any, fn: Callable[[Any], Any]) -> Any:
+    if isinstance(structure, SymbolicTensor):
+        return fn(structure)
+    if isinstance(structure, Mapping):
+        items = {k: _map_tensors(v, fn) for k, v in structure.items()}
+        return items if type(structure) is dict else type(structure)(items)
+    if isinstance(structure, tuple) and hasattr(type(structure), "_fields"):
+        return type(structure)(*[_map_tensors(v, fn) for v in structure])
+    if isinstance(structure, (tuple, list)):
+        items = [_map_tensors(v, fn) for v in structure]
+        return items if type(structure) is list else type(structure)(items)
+    return structure
+
+
+def _packer(structure: Any) -> Callable[[list[Any]], Any]:
+    """A function rebuilding `structure` from the flat NumPy outputs."""
+    if isinstance(structure, SymbolicTensor):
+        return lambda outs: EagerTensor(outs[0])
+    if structure is None:
+        return lambda outs: None
+    if type(structure) is tuple and all(
+        isinstance(s, SymbolicTensor) for s in structure
+    ):
+        return lambda outs: tuple([EagerTensor(o) for o in outs])
+
+    def pack(outs: list[Any]) -> Any:
+        values = iter(outs)
+        return _map_tensors_in_order(structure, lambda t: EagerTensor(next(values)))
+
+    return pack
+
+
+def _map_tensors_in_order(structure: Any, fn: Callable[[Any], Any]) -> Any:
+    """Like `_map_tensors`, but visits dict items in sorted key order."""
+    if isinstance(structure, SymbolicTensor):
+        return fn(structure)
+    if isinstance(structure, Mapping):
+        done = {
+            k: _map_tensors_in_order(structure[k], fn) for k in _sorted_keys(structure)
+        }
+        items = {k: done[k] for k in structure}
+        return items if type(structure) is dict else type(structure)(items)
+    if isinstance(structure, tuple) and hasattr(type(structure), "_fields"):
+        return type(structure)(*[_map_tensors_in_order(v, fn) for v in structure])
+    if isinstance(structure, (tuple, list)):
+        items = [_map_tensors_in_order(v, fn) for v in structure]
+        return items if type(structure) is list else type(structure)(items)
+    return structure
+
+
+# -- tracing -------------------------------------------------------------------------
+
+
+def trace(
+    call: Callable[..., Any],
+    name: str,
+    arguments: Sequence[tuple[str, str, Any, bool]],
+    *,
+    allow_variables: bool = True,
+    optimize: bool = False,
+) -> ConcreteFunction:
+    """Traces `call` on canonical arguments into a new `ConcreteFunction`.
+
+    Args:
+        call: What to run while the graph is the default (the converted
+            function, or the original when autograph is off).
+        name: The function's name (for the graph, signatures and messages).
+        arguments: `(name, kind, value, is_default)` per argument, as
+            `signatures.canonicalize` gives them; tensor leaves (eager
+            tensors, NumPy values or `TensorSpec`s) become placeholders.
+        allow_variables: False if this function was traced before: creating
+            a `Variable` then raises ValueError.
+        optimize: Whether to run the registered graph optimizer passes.
+
+    Raises:
+        ValueError: If the trace created a Variable and `allow_variables` is
+            False.
+        TypeError: If the function returned something that is not a tensor,
+            a Python scalar, None, or a tuple/list/dict of those.
+    """
+    params = [Param(n, kind, spec_structure(v), d) for n, kind, v, d in arguments]
+    graph = Graph(name)
+    inputs: list[SymbolicTensor] = []
+    with graph.as_default():
+        values = [
+            (p.name, p.kind, _feed_value(v, p.spec, graph, p.name, inputs))
+            for p, (_, _, v, _) in zip(params, arguments)
+        ]
+        args, kwargs = split_call(values)
+        result = call(*args, **kwargs)
+        structured = _graph_outputs(name, result, graph, "")
+    if graph.created_variables and not allow_variables:
+        count = len(graph.created_variables)
+        what = "a rt.Variable" if count == 1 else f"{count} rt.Variables"
+        raise ValueError(
+            f"{name}() created {what} while tracing {pretty.header(name, params)}, "
+            f"but it was traced before: a Function may create Variables only on "
+            "its first trace. Create them outside the function, or create them "
+            "once and reuse them (e.g. `if self.v is None: self.v = "
+            "rt.Variable(...)`)"
+        )
+    flat: list[SymbolicTensor] = []
+    _map_tensors_in_order(structured, flat.append)
+    return ConcreteFunction(
+        name, params, graph, inputs, structured, flat, optimize=optimize
+    )
+
+
+def _feed_value(
+    value: Any, spec: Any, graph: Graph, name: str, inputs: list[SymbolicTensor]
+) -> Any:
+    """What the function sees: placeholders for tensor leaves, else the value."""
+    if type(spec) is TensorSpec:
+        placeholder = graph.placeholder(spec.dtype, spec.shape, name)
+        inputs.append(placeholder)
+        return placeholder
+    if not contains_tensor(spec):
+        return value
+    if isinstance(spec, Mapping):
+        done = {
+            k: _feed_value(value[k], spec[k], graph, name, inputs)
+            for k in _sorted_keys(spec)
+        }
+        items = {k: done[k] for k in value}
+        return items if type(value) is dict else type(value)(items)
+    items = [_feed_value(v, s, graph, name, inputs) for v, s in zip(value, spec)]
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+        return type(value)(*items)
+    return items if type(value) is list else type(value)(items)
+
+
+def _graph_outputs(name: str, value: Any, graph: Graph, path: str) -> Any:
+    """The returned structure with every leaf a tensor of `graph` (or None)."""
+    if value is None:
+        return None
+    if type(value) is SymbolicTensor and value.graph is graph:
+        return value
+    if isinstance(value, Mapping):
+        done = {
+            k: _graph_outputs(name, value[k], graph, f"{path}[{k!r}]")
+            for k in _sorted_keys(value)
+        }
+        items = {k: done[k] for k in value}
+        return items if type(value) is dict else type(value)(items)
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+        return type(value)(
+            *[
+                _graph_outputs(name, v, graph, f"{path}.{f}")
+                for f, v in zip(value._fields, value)
+            ]
+        )
+    if isinstance(value, (tuple, list)):
+        items = [
+            _graph_outputs(name, v, graph, f"{path}[{i}]") for i, v in enumerate(value)
+        ]
+        return items if type(value) is list else type(value)(items)
+    try:
+        return graph.convert(value)
+    except (TypeError, ValueError):
+        where = f" at {path}" if path else ""
+        text = repr(value)
+        text = text if len(text) <= 60 else text[:57] + "..."
+        raise TypeError(
+            f"{name}() returned {text}{where}, a {type(value).__name__}, which is "
+            "not a tensor: a Function can return tensors, Variables, Python "
+            "scalars, None, and tuples, lists and dicts of them"
+        ) from None

@@ -1,0 +1,703 @@
+"""`autograph.function`: Python functions traced into graphs, once per signature.
+
+    >>> import numpy as np
+    >>> from runtime.ops import math
+    >>> @function
+    ... def add(a, b):
+    ...     return a + b
+    >>> float(add(np.float32(1.0), np.float32(2.0)))
+    3.0
+    >>> add.tracing_count
+    1
+
+A `Function` keeps a cache of `ConcreteFunction`s. A call computes the trace
+key of its arguments (`signatures.encode`: tensors by dtype and shape, Python
+scalars by type and value, containers by structure, other objects by weak
+identity) and looks it up in a dict keyed by the raw call; on a miss it binds
+the call to the Python signature, looks up the canonical key, reuses a trace
+whose signature is more general if one fits, and traces otherwise. The hot
+path is one pass over the arguments, one dict lookup and the compiled graph.
+
+Calls made while a graph is being built (a `Function` called from another
+`Function`) run the converted Python function inline, into the outer graph.
+With `run_functions_eagerly(True)` every call runs the original Python.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from autograph import errors
+from autograph.tracing import diagnostics
+from autograph.tracing.concrete import ConcreteFunction, trace
+from autograph.tracing.signatures import (
+    IDENTITY,
+    TENSOR,
+    Param,
+    canonicalize,
+    check_value,
+    encode,
+    spec_structure,
+)
+from runtime.context import STATE
+from runtime.dtypes import _FROM_NUMPY
+from runtime.shapes import is_compatible as _fits
+from runtime.tensor import EagerTensor
+from runtime.tensor_spec import TensorSpec
+
+__all__ = ["Function", "function", "functions_run_eagerly", "run_functions_eagerly"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_run_eagerly = False
+_SLOW = object()  # `_Entry.perm`: the raw call must be re-bound on each call
+
+
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """Makes every `Function` run its Python code directly (True) or trace (False).
+
+    Meant for debugging: with it on, Python side effects such as `print`
+    happen on every call, and no graph is built.
+    """
+    global _run_eagerly
+    _run_eagerly = bool(run_eagerly)
+
+
+def functions_run_eagerly() -> bool:
+    """Whether `run_functions_eagerly(True)` is in effect."""
+    return _run_eagerly
+
+
+class _Entry:
+    """A cache entry: the trace, the weak references its key depends on, and
+    how to reorder the raw call's feeds into the trace's inputs."""
+
+    __slots__ = ("concrete", "perm", "refs")
+
+    def __init__(self, concrete: ConcreteFunction, refs: tuple[Any, ...], perm: Any):
+        self.concrete = concrete
+        self.refs = refs
+        self.perm = perm
+
+    def alive(self) -> bool:
+        for ref in self.refs:  # noqa: SIM110 - a loop is faster than all()
+            if ref() is None:
+                return False
+        return True
+
+
+def _weak_refs(
+    objects: Sequence[Any], on_death: Callable[[Any], None]
+) -> tuple[Any, ...]:
+    refs = []
+    for obj in objects:
+        try:
+            refs.append(weakref.ref(obj, on_death))
+        except TypeError:  # no weak references: hold it strongly
+            refs.append(functools.partial(lambda o: o, obj))
+    return tuple(refs)
+
+
+class Function:
+    """A Python function traced into graphs, one per input signature.
+
+    Create one with `autograph.function`. Calling it traces the function the
+    first time a signature is seen (see `signatures`) and runs the graph;
+    results are eager tensors in the structure the function returned.
+
+    Attributes:
+        python_function: The original Python function.
+        input_signature: The fixed signature (a tuple of `TensorSpec`s and
+            nests of them), or None.
+    """
+
+    def __init__(
+        self,
+        python_function: Callable[..., Any],
+        *,
+        input_signature: Sequence[Any] | None = None,
+        autograph: bool = True,
+        optimize: bool = True,
+        _instance: Callable[[], Any] | None = None,
+        _parent: Function | None = None,
+    ) -> None:
+        functools.update_wrapper(self, python_function)
+        self.python_function = python_function
+        self._autograph = autograph
+        self._optimize = optimize
+        self._instance = _instance
+        self._parent = _parent
+        self._name = getattr(
+            python_function, "__name__", type(python_function).__name__
+        )
+        signature = inspect.signature(python_function)
+        if _instance is not None:
+            signature = signature.replace(
+                parameters=list(signature.parameters.values())[1:]
+            )
+        self._signature = signature
+        self._fast: dict[Any, _Entry] = {}
+        self._canonical: dict[Any, _Entry] = {}
+        self._converted: Callable[..., Any] | None = None
+        self._bound: dict[int, tuple[Any, Function]] = {}
+        self._traced = False
+        self._tracing_count = 0
+        self._diagnostics = diagnostics.RetracingMonitor(self._name)
+        self.input_signature: tuple[Any, ...] | None = None
+        self._sig_names: list[str] = []
+        self._sig_concrete: ConcreteFunction | None = None
+        if input_signature is not None:
+            self.input_signature = tuple(input_signature)
+            self._sig_names = _signature_names(
+                self._name, signature, self.input_signature
+            )
+
+    # -- calling -------------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Runs the graph traced for these arguments (tracing it if new)."""
+        if _run_eagerly or STATE.graph is not None or self.input_signature is not None:
+            return self._call_special(args, kwargs)
+        feeds: list[Any] = []
+        refs: list[Any] = []
+        try:
+            if kwargs:
+                key = (encode(args, feeds, refs), encode(kwargs, feeds, refs))
+            else:
+                key = encode(args, feeds, refs)
+        except TypeError as e:
+            raise self._argument_error(args, kwargs, e) from None
+        entry = self._fast.get(key)
+        if entry is None or (entry.refs and not entry.alive()):
+            entry = self._miss(key, args, kwargs, feeds, refs)
+        perm = entry.perm
+        if perm is not None:
+            if perm is _SLOW:
+                feeds = self._canonical_feeds(args, kwargs)
+            else:
+                feeds = [feeds[i] for i in perm]
+        return entry.concrete._compiled_call(feeds)
+
+    def _call_special(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if _run_eagerly:
+            return self._python_callable()(*args, **kwargs)
+        if STATE.graph is not None:  # inside another trace: inline
+            return self._traced_callable()(*args, **kwargs)
+        concrete = self._signature_concrete()
+        feeds = self._signature_feeds(args, kwargs)
+        return concrete._compiled_call(feeds)
+
+    def _python_callable(self) -> Callable[..., Any]:
+        if self._instance is None:
+            return self.python_function
+        return functools.partial(self.python_function, self._live_instance())
+
+    def _traced_callable(self) -> Callable[..., Any]:
+        """The converted function (or the original with autograph off)."""
+        owner = self._parent or self
+        if owner._converted is None:
+            owner._converted = _convert(self.python_function, self._autograph)
+        if self._instance is None:
+            return owner._converted
+        return functools.partial(owner._converted, self._live_instance())
+
+    def _live_instance(self) -> Any:
+        instance = self._instance() if self._instance is not None else None
+        if instance is None:
+            raise ReferenceError(f"the object {self._name}() was bound to is gone")
+        return instance
+
+    # -- the trace cache ----------------------------------------------------------
+
+    def _miss(
+        self,
+        key: Any,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        feeds: list[Any],
+        refs: list[Any],
+    ) -> _Entry:
+        """Finds or traces the ConcreteFunction for a call not in the fast cache."""
+        arguments = self._canonicalize(args, kwargs)
+        centry, canonical_feeds = self._lookup_canonical(arguments)
+        fast = self._fast
+        entry = _Entry(
+            centry.concrete,
+            _weak_refs(refs, lambda _, k=key: fast.pop(k, None)),
+            _permutation(feeds, canonical_feeds),
+        )
+        fast[key] = entry
+        return entry
+
+    def _canonicalize(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> list[tuple[str, str, Any, bool]]:
+        try:
+            return canonicalize(self._signature, args, kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self._name}(): {e}") from None
+
+    def _lookup_canonical(
+        self, arguments: list[tuple[str, str, Any, bool]], *, reuse: bool = True
+    ) -> tuple[_Entry, list[Any]]:
+        """The entry for canonical arguments, and their feeds.
+
+        With `reuse`, a trace whose signature is more general than the
+        arguments' serves them; else only an exact match does.
+        """
+        feeds: list[Any] = []
+        refs: list[Any] = []
+        key = tuple(
+            [(name, encode(value, feeds, refs)) for name, _, value, _ in arguments]
+        )
+        entry = self._canonical.get(key)
+        if entry is None or not entry.alive():
+            concrete = (reuse and self._most_specific(arguments, key)) or self._trace(
+                arguments, key
+            )
+            canonical = self._canonical
+            entry = _Entry(
+                concrete,
+                _weak_refs(refs, lambda _, k=key: canonical.pop(k, None)),
+                None,
+            )
+            canonical[key] = entry
+        return entry, feeds
+
+    def _canonical_feeds(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> list[Any]:
+        feeds: list[Any] = []
+        for _, _, value, _ in self._canonicalize(args, kwargs):
+            encode(value, feeds, [])
+        return feeds
+
+    def _most_specific(
+        self, arguments: list[tuple[str, str, Any, bool]], key: Any
+    ) -> ConcreteFunction | None:
+        """An existing trace whose tensor specs are more general than the call's."""
+        if not any(_has_tensor_key(k) for _, k in key):
+            return None
+        best, best_known = None, -1
+        for entry in self._canonical.values():
+            concrete = entry.concrete
+            if entry.alive() and _accepts(concrete.params, arguments):
+                known = _known_dims(concrete.params)
+                if known > best_known:
+                    best, best_known = concrete, known
+        return best
+
+    def _trace(
+        self, arguments: list[tuple[str, str, Any, bool]], key: Any
+    ) -> ConcreteFunction:
+        callable_ = self._traced_callable()
+        try:
+            concrete = trace(
+                callable_,
+                self._name,
+                arguments,
+                allow_variables=not self._traced,
+                optimize=self._optimize,
+            )
+        except Exception as e:
+            if hasattr(e, "add_note"):
+                header = f"{self._name}({', '.join(a[0] for a in arguments)})"
+                e.add_note(f"(raised while autograph.function traced {header})")
+            raise
+        self._traced = True
+        self._tracing_count += 1
+        self._diagnostics.record(key)
+        return concrete
+
+    # -- input_signature ------------------------------------------------------------
+
+    def _signature_concrete(self) -> ConcreteFunction:
+        concrete = self._sig_concrete
+        if concrete is None:
+            arguments = [
+                (n, "positional", s, False)
+                for n, s in zip(self._sig_names, self.input_signature)
+            ]  # type: ignore[arg-type]
+            arguments += _defaults(self._signature, len(self._sig_names))
+            key = tuple((n, encode(v, [], [])) for n, _, v, _ in arguments)
+            concrete = self._sig_concrete = self._trace(arguments, key)
+            self._canonical[key] = _Entry(concrete, (), None)
+        return concrete
+
+    def _signature_feeds(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> list[Any]:
+        specs = self.input_signature
+        assert specs is not None
+        feeds: list[Any] = []
+        if not kwargs and len(args) == len(specs):
+            for value, spec in zip(args, specs):
+                if type(value) is not EagerTensor or type(spec) is not TensorSpec:
+                    break
+                array = value._value
+                if _FROM_NUMPY.get(array.dtype) is not spec.dtype or not _fits(
+                    spec.shape, array.shape
+                ):
+                    break
+                feeds.append(array)
+            else:
+                return feeds
+        values = self._bind_signature(args, kwargs)
+        feeds = []
+        fix = "pass a compatible value, or change the input_signature"
+        for name, spec in zip(self._sig_names, specs):
+            check_value(self._name, name, spec, values[name], feeds, fix)
+        return feeds
+
+    def _bind_signature(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        names = self._sig_names
+        if len(args) > len(names):
+            raise TypeError(
+                f"{self._name}() takes {len(names)} positional arguments (its "
+                f"input_signature) but {len(args)} were given"
+            )
+        values = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key not in names:
+                raise TypeError(
+                    f"{self._name}() got an unexpected keyword argument {key!r}; "
+                    f"its input_signature covers {names}"
+                )
+            if key in values:
+                raise TypeError(
+                    f"{self._name}() got multiple values for argument {key!r}"
+                )
+            values[key] = value
+        missing = [n for n in names if n not in values]
+        if missing:
+            raise TypeError(f"{self._name}() is missing the arguments {missing}")
+        return values
+
+    # -- public API ---------------------------------------------------------------
+
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+        """The ConcreteFunction for these arguments, tracing it if needed.
+
+        Arguments may be tensors, Python values, or `rt.TensorSpec`s (which
+        trace a signature with `None` dimensions or unknown rank). With an
+        `input_signature`, no arguments are needed.
+
+        Raises:
+            TypeError, ValueError: Arguments that don't fit the input_signature.
+        """
+        if self.input_signature is not None:
+            concrete = self._signature_concrete()
+            if args or kwargs:
+                values = self._bind_signature(args, kwargs)
+                for name, spec in zip(self._sig_names, self.input_signature):
+                    value = values[name]
+                    value = (
+                        _spec_as_array(value) if type(value) is TensorSpec else value
+                    )
+                    check_value(
+                        self._name, name, spec, value, [], "change the input_signature"
+                    )
+            return concrete
+        arguments = self._canonicalize(args, kwargs)
+        try:
+            entry, _ = self._lookup_canonical(arguments, reuse=False)
+        except TypeError as e:
+            if "symbolic tensor" in str(e) or "dtype" in str(e):
+                raise self._argument_error(args, kwargs, e) from None
+            raise
+        return entry.concrete
+
+    @property
+    def concrete_functions(self) -> list[ConcreteFunction]:
+        """The live traces, in the order they were made."""
+        seen: dict[int, ConcreteFunction] = {}
+        for entry in self._canonical.values():
+            if entry.alive():
+                seen.setdefault(id(entry.concrete), entry.concrete)
+        return list(seen.values())
+
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        """One block per traced signature, in the guides' layout."""
+        return "\n\n".join(
+            c.pretty_printed_signature(verbose) for c in self.concrete_functions
+        )
+
+    @property
+    def tracing_count(self) -> int:
+        """How many times this Function (for this instance) has traced."""
+        return self._tracing_count
+
+    def experimental_get_tracing_count(self) -> int:
+        """`tracing_count`, under TensorFlow's name."""
+        return self._tracing_count
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        """On an instance: a Function bound to it, with its own trace cache."""
+        if instance is None:
+            return self
+        found = self._bound.get(id(instance))
+        if found is not None and found[0]() is instance:
+            return found[1]
+        bound_map = self._bound
+        key = id(instance)
+        try:
+            ref: Any = weakref.ref(instance, lambda _: bound_map.pop(key, None))
+        except TypeError:  # no weak references: hold it for the Function's life
+            ref = functools.partial(lambda o: o, instance)
+        bound = Function(
+            self.python_function,
+            input_signature=self.input_signature,
+            autograph=self._autograph,
+            optimize=self._optimize,
+            _instance=ref,
+            _parent=self,
+        )
+        self._bound[key] = (ref, bound)
+        return bound
+
+    def _argument_error(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], error: Exception
+    ) -> TypeError:
+        """Names the argument an encoding error came from."""
+        try:
+            arguments = canonicalize(self._signature, args, kwargs)
+        except TypeError:
+            return TypeError(f"{self._name}(): {error}")
+        for name, _, value, _ in arguments:
+            try:
+                encode(value, [], [])
+            except TypeError as e:
+                return TypeError(f"{self._name}(): argument {name!r}: {e}")
+        return TypeError(f"{self._name}(): {error}")
+
+    def __repr__(self) -> str:
+        return f"<autograph.Function {self._name}>"
+
+
+# -- helpers ---------------------------------------------------------------------
+
+
+def _convert(
+    python_function: Callable[..., Any], autograph: bool
+) -> Callable[..., Any]:
+    """`to_graph(python_function)`, or the function itself when it can't be."""
+    if not autograph:
+        return python_function
+    from autograph.impl import api
+
+    try:
+        return api.to_graph(python_function)
+    except errors.UnsupportedSyntaxError:
+        raise
+    except errors.ConversionError as e:
+        warnings.warn(
+            f"autograph could not convert {getattr(python_function, '__name__', '?')} "
+            f"and traces it as it is (Python control flow on tensors will fail): {e}",
+            stacklevel=diagnostics.user_stacklevel(),
+        )
+        return python_function
+
+
+def _signature_names(
+    name: str, signature: inspect.Signature, input_signature: tuple[Any, ...]
+) -> list[str]:
+    """The parameter names the input_signature's entries bind to."""
+    names: list[str] = []
+    remaining = len(input_signature)
+    for param in signature.parameters.values():
+        if remaining == 0:
+            break
+        if param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+            names.append(param.name)
+            remaining -= 1
+        elif param.kind is param.VAR_POSITIONAL:
+            names.extend(f"{param.name}_{i}" for i in range(remaining))
+            remaining = 0
+    if remaining:
+        raise TypeError(
+            f"{name}: the input_signature has {len(input_signature)} entries but "
+            f"the function takes only {len(names)} positional arguments"
+        )
+    for spec in input_signature:
+        _check_signature_entry(name, spec)
+    covered = len(names)
+    for i, param in enumerate(signature.parameters.values()):
+        if i < covered or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if param.default is param.empty:
+            raise TypeError(
+                f"{name}: the parameter {param.name!r} is not covered by the "
+                "input_signature and has no default; add a TensorSpec for it"
+            )
+    return names
+
+
+def _check_signature_entry(name: str, spec: Any) -> None:
+    if type(spec) is TensorSpec:
+        return
+    if isinstance(spec, dict):
+        for v in spec.values():
+            _check_signature_entry(name, v)
+    elif isinstance(spec, (tuple, list)):
+        for v in spec:
+            _check_signature_entry(name, v)
+    else:
+        raise TypeError(
+            f"{name}: input_signature entries must be rt.TensorSpec (or tuples, "
+            f"lists and dicts of them), got {spec!r}"
+        )
+
+
+def _defaults(
+    signature: inspect.Signature, covered: int
+) -> list[tuple[str, str, Any, bool]]:
+    """Canonical arguments for the parameters an input_signature leaves out."""
+    out = []
+    for i, param in enumerate(signature.parameters.values()):
+        if i < covered or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        kind = "keyword" if param.kind is param.KEYWORD_ONLY else "positional"
+        out.append((param.name, kind, param.default, True))
+    return out
+
+
+def _spec_as_array(spec: TensorSpec) -> Any:
+    """A stand-in value with `spec`'s dtype and shape (None dims as 1)."""
+    import numpy as np
+
+    shape = (
+        () if spec.shape is None else tuple(1 if d is None else d for d in spec.shape)
+    )
+    return np.zeros(shape, spec.dtype.np_dtype)
+
+
+def _permutation(raw: list[Any], canonical: list[Any]) -> Any:
+    """Indices into the raw feeds giving the canonical ones (None: same order)."""
+    if len(raw) == len(canonical) and all(a is b for a, b in zip(raw, canonical)):
+        return None
+    where = {id(v): i for i, v in enumerate(raw)}
+    perm = []
+    for v in canonical:
+        i = where.get(id(v))
+        if i is None or v is None:
+            return _SLOW
+        perm.append(i)
+    return perm
+
+
+def _has_tensor_key(key: Any) -> bool:
+    if type(key) is tuple and key:
+        if key[0] is TENSOR:
+            return True
+        if key[0] is IDENTITY:
+            return False
+        return any(_has_tensor_key(k) for k in key)
+    return False
+
+
+def _accepts(
+    params: Sequence[Param], arguments: list[tuple[str, str, Any, bool]]
+) -> bool:
+    """Whether a trace with `params` can run a call with these arguments."""
+    if len(params) != len(arguments):
+        return False
+    for p, (name, kind, value, _) in zip(params, arguments):
+        if (
+            p.name != name
+            or p.kind != kind
+            or not _spec_accepts(p.spec, spec_structure(value))
+        ):
+            return False
+    return True
+
+
+def _spec_accepts(general: Any, specific: Any) -> bool:
+    if type(general) is TensorSpec:
+        return (
+            type(specific) is TensorSpec
+            and specific.dtype is general.dtype
+            and _is_subshape(specific.shape, general.shape)
+        )
+    if type(general) is not type(specific):
+        return False
+    if isinstance(general, dict):
+        return set(general) == set(specific) and all(
+            _spec_accepts(general[k], specific[k]) for k in general
+        )
+    if isinstance(general, (tuple, list)):
+        return len(general) == len(specific) and all(
+            _spec_accepts(g, s) for g, s in zip(general, specific)
+        )
+    if hasattr(general, "ref"):  # Identity
+        return general.ref() is specific.ref() and general.ref() is not None
+    return general == specific
+
+
+def _is_subshape(specific: Any, general: Any) -> bool:
+    if general is None:
+        return True
+    if specific is None or len(specific) != len(general):
+        return False
+    return all(g is None or g == s for s, g in zip(specific, general))
+
+
+def _known_dims(params: Sequence[Param]) -> int:
+    count = 0
+    for p in params:
+        for spec in _tensor_leaves(p.spec):
+            count += (
+                0 if spec.shape is None else 1 + sum(d is not None for d in spec.shape)
+            )
+    return count
+
+
+def _tensor_leaves(spec: Any) -> list[TensorSpec]:
+    if type(spec) is TensorSpec:
+        return [spec]
+    if isinstance(spec, dict):
+        return [s for v in spec.values() for s in _tensor_leaves(v)]
+    if isinstance(spec, (tuple, list)):
+        return [s for v in spec for s in _tensor_leaves(v)]
+    return []
+
+
+def function(
+    func: Callable[..., Any] | None = None,
+    *,
+    input_signature: Sequence[Any] | None = None,
+    autograph: bool = True,
+    optimize: bool = True,
+) -> Any:
+    """Makes a `Function`: bare (`@function`), with arguments, or as a call.
+
+    Args:
+        func: The Python function (or method) to trace.
+        input_signature: A sequence of `rt.TensorSpec`s (or nests of them),
+            one per leading parameter: then one graph serves every call, and
+            calls that don't fit raise TypeError (dtype, kind) or ValueError
+            (shape) naming the argument.
+        autograph: Convert Python control flow (the default) before tracing;
+            False traces the function as it is.
+        optimize: Run the graph optimization passes on each trace.
+
+    Returns:
+        A `Function`, or a decorator making one when `func` is None.
+    """
+
+    def decorate(f: Callable[..., Any]) -> Function:
+        if isinstance(f, Function):
+            f = f.python_function
+        return Function(
+            f, input_signature=input_signature, autograph=autograph, optimize=optimize
+        )
+
+    if func is None:
+        return decorate
+    return decorate(func)

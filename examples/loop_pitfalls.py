@@ -1,0 +1,70 @@
+"""Pitfalls of graph control flow, and the errors that explain them.
+
+From "Better performance with tf.function" (AutoGraph transformations) and
+the AutoGraph reference on control flow: a graph `if`/loop needs every
+variable it produces to be defined on all paths, with one dtype and shape.
+Each error names the variable and suggests the fix.
+
+Run: python examples/loop_pitfalls.py
+"""
+
+import autograph
+import runtime as rt
+
+
+def show(title, function, *args):
+    print(f"-- {title}")
+    try:
+        result = autograph.function(function)(*args)
+    except (TypeError, ValueError) as error:
+        print(f"{type(error).__name__}: {error}")
+    else:
+        print("ok:", result)
+
+
+def defined_in_one_branch(x):
+    if x > 0:
+        y = x * 2
+    return y  # noqa: F821 - `y` is undefined when the else path runs
+
+
+def changes_dtype(n):
+    total = 0  # an int32 tensor once the loop starts...
+    for i in rt.range(n):
+        total = total + 0.5  # ...but a float32 after one iteration
+    return total
+
+
+def changes_shape(n):
+    x = rt.constant([1.0])
+    while rt.reduce_sum(x) < rt.cast(n, rt.float32):
+        x = rt.concat([x, x], axis=0)  # the shape grows each iteration
+    return x
+
+
+def first_assigned_in_loop(n):
+    for i in rt.range(n):
+        last = i * 2
+    return last  # noqa: F821 - undefined when the loop runs zero times
+
+
+def python_bool_of_a_tensor(x):
+    return bool(x > 0)
+
+
+def fixed_dtype(n):
+    total = 0.0  # the right dtype before the loop
+    for i in rt.range(n):
+        total = total + 0.5
+    return total
+
+
+show("a name defined in only one branch of a graph if", defined_in_one_branch,
+     rt.constant(1))
+show("a loop variable that changes dtype", changes_dtype, rt.constant(3))
+show("a loop variable that changes shape", changes_shape, rt.constant(8))
+show("a name first assigned inside a graph loop", first_assigned_in_loop,
+     rt.constant(3))
+show("a graph tensor where Python needs a bool", python_bool_of_a_tensor,
+     rt.constant(1))
+show("the fix: give the loop variable its dtype first", fixed_dtype, rt.constant(3))

@@ -1,0 +1,60 @@
+"""Variables: created once, outside the function or on its first trace.
+
+From "Better performance with tf.function" (Creating tf.Variables; Changing
+Python global and free variables): a Function may create Variables only on
+its first trace; a Python counter guarding a write is frozen into the graph.
+
+Run: python examples/variables.py
+"""
+
+import autograph
+import runtime as rt
+
+
+@autograph.function
+def f(x):
+    v = rt.Variable(1.0)
+    return v + x
+
+
+print("first trace creates the Variable:", f(1.0).numpy())
+try:
+    f(2.0)  # a new Python value: a new trace, which would create another one
+except ValueError as error:
+    print(f"ValueError: {error}")
+
+
+class Count:
+    def __init__(self):
+        self.count = None
+
+    @autograph.function
+    def __call__(self):
+        if self.count is None:
+            self.count = rt.Variable(0)
+        return self.count.assign_add(1)
+
+
+c = Count()
+print(c().numpy())
+print(c().numpy())
+
+
+class Model:
+    def __init__(self):
+        self.v = rt.Variable(0)
+        self.counter = 0
+
+    @autograph.function
+    def __call__(self):
+        if self.counter == 0:
+            # A Python side effect: it runs only while tracing...
+            self.counter += 1
+            # ...but the write it guards is now part of the graph.
+            self.v.assign_add(1)
+        return self.v
+
+
+m = Model()
+for n in range(3):
+    print(m().numpy())  # prints 1, 2, 3

@@ -1,0 +1,225 @@
+"""Fixed signatures: input_signature, get_concrete_function, ConcreteFunction."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from autograph.tracing import ConcreteFunction, function
+
+
+@function(input_signature=[rt.TensorSpec(shape=[None], dtype=rt.int32)])
+def next_collatz(x):
+    return rt.where(x % 2 == 0, x // 2, 3 * x + 1)
+
+
+def test_input_signature_traces_once_for_every_size():
+    np.testing.assert_array_equal(next_collatz(rt.constant([1, 2])).numpy(), [4, 1])
+    np.testing.assert_array_equal(
+        next_collatz(rt.constant([1, 2, 3, 4, 5])).numpy(), [4, 1, 10, 2, 16]
+    )
+    assert next_collatz.tracing_count == 1
+
+
+def test_input_signature_rejects_an_incompatible_shape_with_value_error():
+    message = (
+        "next_collatz(): argument 'x' must have a shape compatible with (None,), "
+        "got shape (2, 2); pass a compatible value, or change the input_signature"
+    )
+    with pytest.raises(ValueError) as info:
+        next_collatz(rt.constant([[1, 2], [3, 4]]))
+    assert str(info.value) == message
+
+
+def test_input_signature_rejects_a_wrong_dtype_with_type_error():
+    message = (
+        "next_collatz(): argument 'x' must be an int32 tensor, got a float32 "
+        "tensor; cast it with rt.cast(x, rt.int32), or pass a compatible value, "
+        "or change the input_signature"
+    )
+    with pytest.raises(TypeError) as info:
+        next_collatz(rt.constant([1.0, 2.0]))
+    assert str(info.value) == message
+
+
+def test_input_signature_rejects_a_wrong_kind_of_value_with_type_error():
+    with pytest.raises(
+        TypeError, match=r"argument 'x' must be an int32 tensor, got str"
+    ):
+        next_collatz("a")
+
+
+def test_input_signature_converts_python_values_that_fit():
+    np.testing.assert_array_equal(next_collatz([3]).numpy(), [10])
+    np.testing.assert_array_equal(next_collatz(x=[4]).numpy(), [2])
+
+
+def test_input_signature_with_unknown_rank_accepts_any_shape():
+    @function(input_signature=[rt.TensorSpec(shape=None, dtype=rt.float32)])
+    def total(x):
+        return rt.reduce_sum(x)
+
+    assert total(rt.constant(2.0)).numpy() == 2.0
+    assert total(rt.ones([2, 3])).numpy() == 6.0
+    assert total.tracing_count == 1
+    graph_input = total.get_concrete_function().inputs[0]
+    assert graph_input.shape is None and graph_input.op.name == "x"
+
+
+def test_input_signature_accepts_nested_specs():
+    spec = rt.TensorSpec([2], rt.float32)
+
+    @function(input_signature=[(spec, {"b": spec})])
+    def combine(pair):
+        a, rest = pair
+        return a - rest["b"]
+
+    out = combine((rt.constant([3.0, 4.0]), {"b": rt.constant([1.0, 1.0])}))
+    np.testing.assert_array_equal(out.numpy(), [2.0, 3.0])
+    with pytest.raises(TypeError, match=r"argument 'pair\[1\]' must have the keys"):
+        combine((rt.constant([3.0, 4.0]), {"c": rt.constant([1.0, 1.0])}))
+
+
+def test_input_signature_leaves_defaulted_parameters_fixed():
+    @function(input_signature=[rt.TensorSpec([], rt.float32)])
+    def scale(x, factor=3.0):
+        return x * factor
+
+    assert scale(rt.constant(2.0)).numpy() == 6.0
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'factor'"):
+        scale(rt.constant(2.0), factor=4.0)
+
+
+def test_input_signature_must_cover_parameters_without_defaults():
+    with pytest.raises(TypeError) as info:
+
+        @function(input_signature=[rt.TensorSpec([])])
+        def add(a, b):
+            return a + b
+
+    assert str(info.value) == (
+        "add: the parameter 'b' is not covered by the input_signature and has no "
+        "default; add a TensorSpec for it"
+    )
+
+
+def test_input_signature_entries_must_be_tensor_specs():
+    with pytest.raises(
+        TypeError, match=r"input_signature entries must be rt\.TensorSpec"
+    ):
+        function(lambda x: x, input_signature=[3])
+
+
+def test_input_signature_longer_than_the_parameters_is_rejected():
+    with pytest.raises(TypeError, match="has 2 entries but the function takes only 1"):
+        function(lambda x: x, input_signature=[rt.TensorSpec([])] * 2)
+
+
+@function
+def double(a):
+    return a + a
+
+
+def test_get_concrete_function_accepts_tensors_specs_and_python_values():
+    from_tensor = double.get_concrete_function(rt.constant(1.0))
+    from_spec = double.get_concrete_function(rt.TensorSpec([], rt.float32))
+    assert isinstance(from_tensor, ConcreteFunction)
+    assert from_tensor is from_spec
+    from_python = double.get_concrete_function(4)
+    assert from_python(4).numpy() == 8
+    assert from_python().numpy() == 8
+
+
+def test_get_concrete_function_does_not_run_the_graph():
+    counter = rt.Variable(0)
+
+    @function
+    def bump():
+        counter.assign_add(1)
+
+    bump.get_concrete_function()
+    assert counter.numpy() == 0
+    bump()
+    assert counter.numpy() == 1
+
+
+def test_a_concrete_function_accepts_positional_and_keyword_arguments():
+    concrete = double.get_concrete_function(rt.TensorSpec([], rt.float32))
+    assert concrete(rt.constant(2.0)).numpy() == 4.0
+    assert concrete(a=rt.constant(3.0)).numpy() == 6.0
+
+
+def test_a_concrete_function_rejects_a_wrong_dtype_naming_the_argument():
+    concrete = double.get_concrete_function(rt.TensorSpec([], rt.float32))
+    with pytest.raises(TypeError) as info:
+        concrete(rt.constant(1))
+    assert str(info.value) == (
+        "double(): argument 'a' must be a float32 tensor, got an int32 tensor; "
+        "cast it with rt.cast(a, rt.float32), or this ConcreteFunction was traced "
+        "for double(a); call the Function (or get_concrete_function) to trace "
+        "another signature"
+    )
+
+
+def test_a_concrete_function_rejects_a_wrong_shape_naming_the_argument():
+    concrete = double.get_concrete_function(rt.TensorSpec([2], rt.float32))
+    with pytest.raises(
+        ValueError, match=r"^double\(\): argument 'a' must have a shape"
+    ):
+        concrete(rt.constant([1.0, 2.0, 3.0]))
+
+
+def test_a_concrete_function_keeps_its_python_arguments():
+    @function
+    def power(a, b):
+        return a**b
+
+    square = power.get_concrete_function(a=rt.TensorSpec(None, rt.float32), b=2)
+    assert square(rt.constant(10.0)).numpy() == 100.0
+    assert square(rt.constant(10.0), b=2).numpy() == 100.0
+    with pytest.raises(TypeError) as info:
+        square(rt.constant(10.0), b=3)
+    assert str(info.value) == (
+        "power(): argument 'b' was traced with the Python value 2, got int 3; this "
+        "ConcreteFunction was traced for power(a, b=2); call the Function (or "
+        "get_concrete_function) to trace another signature"
+    )
+
+
+def test_a_concrete_function_can_leave_out_objects_it_was_traced_with():
+    class Model:
+        weight = 2.0
+
+    @function
+    def evaluate(model, x):
+        return model.weight * x
+
+    model = Model()
+    concrete = evaluate.get_concrete_function(model, rt.constant(1.0))
+    assert concrete(rt.constant(10.0)).numpy() == 20.0
+    assert concrete(model, rt.constant(10.0)).numpy() == 20.0
+    with pytest.raises(TypeError, match=r"argument 'model' was traced with the object"):
+        concrete(Model(), rt.constant(10.0))
+
+
+def test_a_concrete_function_rejects_missing_and_unexpected_arguments():
+    concrete = double.get_concrete_function(rt.TensorSpec([], rt.float32))
+    with pytest.raises(TypeError, match=r"^double\(\) missing the tensor argument 'a'"):
+        concrete()
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'b'"):
+        concrete(rt.constant(1.0), b=1)
+
+
+def test_a_concrete_function_exposes_its_graph_and_signature():
+    concrete = double.get_concrete_function(rt.TensorSpec([3], rt.float32))
+    assert isinstance(concrete.graph, rt.Graph)
+    assert concrete.graph is concrete.unoptimized_graph
+    assert [t.op.name for t in concrete.inputs] == ["a"]
+    assert concrete.outputs == [concrete.structured_outputs]
+    assert concrete.structured_input_signature == (
+        (rt.TensorSpec([3], rt.float32),),
+        {},
+    )
+    assert concrete.output_specs == rt.TensorSpec([3], rt.float32)
+    assert repr(concrete).startswith("<ConcreteFunction double(a) at 0x")
