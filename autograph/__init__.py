@@ -15,5 +15,8 @@ See API.md for the contract; `to_code` shows what a function becomes.
 
 from autograph.errors import ConversionError
 from autograph.impl.api import convert, do_not_convert, to_code, to_graph
+from autograph.show import show
 
-__all__ = ["ConversionError", "convert", "do_not_convert", "to_code", "to_graph"]
+__version__ = "0.1.0"
+
+__all__ = ["ConversionError", "convert", "do_not_convert", "show", "to_code", "to_graph"]

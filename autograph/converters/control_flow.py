@@ -33,7 +33,7 @@ import gast
 
 from autograph.core import jumps
 from autograph.core.converter import AG
-from autograph.pyct import anno, templates, transformer
+from autograph.pyct import anno, origin_info, templates, transformer
 from autograph.pyct.static_analysis import activity, definedness, liveness
 from autograph.pyct.static_analysis.definedness import Defined
 from autograph.pyct.static_analysis.liveness import Live
@@ -184,7 +184,7 @@ class ControlFlowTransformer(transformer.Base):
         while optional and _is_default(optional[-1]):
             optional.pop()
         call = gast.Call(func=_ag("if_stmt"), args=args + optional, keywords=[])
-        return [*inits, *defs, _assign(None if is_tail else outputs, call)]
+        return _located(node, [*inits, *defs, _assign(None if is_tail else outputs, call)])
 
     # --- while -----------------------------------------------------------
 
@@ -209,7 +209,7 @@ class ControlFlowTransformer(transformer.Base):
             args.append(_load_tuple(state))
         call = gast.Call(func=_ag("while_stmt"), args=args, keywords=[])
         orelse = self.visit_block(node.orelse)
-        return [*inits, test_def, body_def, _assign(state, call), *orelse]
+        return _located(node, [*inits, test_def, body_def, _assign(state, call), *orelse])
 
     # --- for -------------------------------------------------------------
 
@@ -244,7 +244,13 @@ class ControlFlowTransformer(transformer.Base):
             keywords.append(gast.keyword(arg="extra_test", value=jumps.name(test_def.name)))
         call = gast.Call(func=_ag("for_stmt"), args=args, keywords=keywords)
         orelse = self.visit_block(node.orelse)
-        return [*inits, *defs, _assign(state, call), *orelse]
+        return _located(node, [*inits, *defs, _assign(state, call), *orelse])
+
+
+def _located(node: gast.stmt, stmts: list[gast.stmt]) -> list[gast.stmt]:
+    """Generated statements take the span of the statement they replace."""
+    origin_info.copy_locations(stmts, node)
+    return stmts
 
 
 def _ag(attr: str) -> gast.Attribute:

@@ -53,9 +53,16 @@ class _FunctionReturns:
             self._replace,
             self.do_return,
             into_loops=True,
-            on_loop=lambda loop: add_loop_test(loop, jumps.not_(jumps.name(self.do_return))),
+            on_loop=self._stop_loop,
         )
         self.used = False
+
+    def _stop_loop(self, loop: gast.stmt) -> None:
+        """A loop holding a return stops once it returned, skipping its `else`."""
+        add_loop_test(loop, jumps.not_(jumps.name(self.do_return)))
+        if loop.orelse:
+            guard = jumps.not_(jumps.name(self.do_return))
+            loop.orelse = [gast.If(test=guard, body=loop.orelse, orelse=[])]
 
     def _replace(self, stmt: gast.Return) -> list[gast.stmt]:
         self.used = True

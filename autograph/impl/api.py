@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 import runtime.operators.calls as operator_calls
 from runtime.operators import dispatch
 from autograph import errors
-from autograph.impl import transpiler
+from autograph.impl import error_rewriting, transpiler
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -230,7 +230,11 @@ def _dispatcher(original: types.FunctionType, converted: types.FunctionType) -> 
     @functools.wraps(original)
     def run(*args: Any, **kwargs: Any) -> Any:
         if mode.force_converted or active():
-            return converted(*args, **kwargs)
+            try:
+                return converted(*args, **kwargs)
+            except Exception as error:
+                # The user's frames first: drop the operators' plumbing.
+                raise error_rewriting.with_user_frames(error)  # noqa: B904
         return original(*args, **kwargs)
 
     run.__ag_converted__ = converted  # type: ignore[attr-defined]

@@ -181,3 +181,32 @@ def test_return_inside_with_before_more_code():
 
     assert run(source, contextlib.nullcontext(), True) == "early"
     assert run(source, contextlib.nullcontext(), False) == "late"
+
+
+def test_return_inside_a_loop_skips_the_loop_else():
+    source = """
+        def f(xs):
+            for x in xs:
+                if x > 0:
+                    return 'returned'
+            else:
+                print('else ran')
+            return 'fell through'
+    """
+    assert run(source, [1]) == "returned"
+    assert run(source, [-1]) == "fell through"
+
+
+def test_break_in_an_inner_loop_else_breaks_the_outer_loop():
+    source = """
+        def f(n):
+            count = 0
+            while True:
+                count += 1
+                for i in range(n):
+                    pass
+                else:
+                    break
+            return count
+    """
+    assert run(source, 2) == 1
