@@ -35,7 +35,7 @@ fizzbuzz(rt.constant(20))
 
 @autograph.function
 def clip(x, use_graph_if):
-    if use_graph_if:  # a Python bool: decided while tracing
+    if use_graph_if:  # noqa: SIM102 - a Python bool: decided while tracing
         if x > 1.0:  # a tensor: a graph cond
             x = rt.constant(1.0)
     return x

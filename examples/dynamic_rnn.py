@@ -41,4 +41,6 @@ print("last step of each sequence:", result.numpy()[:, -1, 0])
 graph = dynamic_rnn.get_concrete_function(
     rnn_step, inputs, rt.zeros([batch_size, feature_size])
 ).graph
-print("one while node:", [op.name for op in graph.get_operations() if op.type == "While"])
+print(
+    "one while node:", [op.name for op in graph.get_operations() if op.type == "While"]
+)

@@ -25,13 +25,13 @@ def show(title, function, *args):
 def defined_in_one_branch(x):
     if x > 0:
         y = x * 2
-    return y  # noqa: F821 - `y` is undefined when the else path runs
+    return y  # undefined when the else path runs
 
 
 def changes_dtype(n):
     total = 0  # an int32 tensor once the loop starts...
     for i in rt.range(n):
-        total = total + 0.5  # ...but a float32 after one iteration
+        total = rt.cast(i, rt.float32) / 2  # ...but a float32 after one iteration
     return total
 
 
@@ -45,7 +45,7 @@ def changes_shape(n):
 def first_assigned_in_loop(n):
     for i in rt.range(n):
         last = i * 2
-    return last  # noqa: F821 - undefined when the loop runs zero times
+    return last  # undefined when the loop runs zero times
 
 
 def python_bool_of_a_tensor(x):
@@ -55,16 +55,21 @@ def python_bool_of_a_tensor(x):
 def fixed_dtype(n):
     total = 0.0  # the right dtype before the loop
     for i in rt.range(n):
-        total = total + 0.5
+        total = rt.cast(i, rt.float32) / 2
     return total
 
 
-show("a name defined in only one branch of a graph if", defined_in_one_branch,
-     rt.constant(1))
+show(
+    "a name defined in only one branch of a graph if",
+    defined_in_one_branch,
+    rt.constant(1),
+)
 show("a loop variable that changes dtype", changes_dtype, rt.constant(3))
 show("a loop variable that changes shape", changes_shape, rt.constant(8))
-show("a name first assigned inside a graph loop", first_assigned_in_loop,
-     rt.constant(3))
-show("a graph tensor where Python needs a bool", python_bool_of_a_tensor,
-     rt.constant(1))
+show(
+    "a name first assigned inside a graph loop", first_assigned_in_loop, rt.constant(3)
+)
+show(
+    "a graph tensor where Python needs a bool", python_bool_of_a_tensor, rt.constant(1)
+)
 show("the fix: give the loop variable its dtype first", fixed_dtype, rt.constant(3))

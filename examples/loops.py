@@ -24,10 +24,10 @@ print(f(rt.random.uniform([5], seed=3)))
 print(autograph.to_code(f))
 
 
-def measure_graph_size(f, *args):
-    g = f.get_concrete_function(*args).graph
+def measure_graph_size(f, label, data):
+    g = f.get_concrete_function(data).graph
     size = len(g.as_graph_def().node)
-    print(f"{f.__name__}({', '.join(map(str, args))}) contains {size} nodes in its graph")
+    print(f"{f.__name__}({label}) contains {size} nodes in its graph")
 
 
 @autograph.function
@@ -40,8 +40,8 @@ def train(dataset):
 
 small_data = [(1, 1)] * 3
 big_data = [(1, 1)] * 10
-measure_graph_size(train, small_data)
-measure_graph_size(train, big_data)
+measure_graph_size(train, "small_data", small_data)
+measure_graph_size(train, "big_data", big_data)
 
 
 @autograph.function
@@ -52,8 +52,8 @@ def train_on_tensor(dataset):
     return loss
 
 
-measure_graph_size(train_on_tensor, rt.constant(small_data))
-measure_graph_size(train_on_tensor, rt.constant(big_data))
+measure_graph_size(train_on_tensor, "rt.constant(small_data)", rt.constant(small_data))
+measure_graph_size(train_on_tensor, "rt.constant(big_data)", rt.constant(big_data))
 
 
 @autograph.function

@@ -7,8 +7,6 @@ Controlling retracing).
 Run: python examples/polymorphism.py
 """
 
-import traceback
-
 import autograph
 import runtime as rt
 
@@ -93,4 +91,3 @@ for bad in (rt.constant([[1, 2], [3, 4]]), rt.constant([1.0, 2.0])):
         next_collatz(bad)
     except (TypeError, ValueError) as error:
         print(f"{type(error).__name__}:", error)
-        traceback.print_exc(limit=0)

@@ -56,5 +56,5 @@ class Model:
 
 
 m = Model()
-for n in range(3):
+for _ in range(3):
     print(m().numpy())  # prints 1, 2, 3

@@ -14,6 +14,8 @@ the common case, stay as they are (STYLE 9: no wrapper on every read).
 
 from __future__ import annotations
 
+import sys
+
 import gast
 
 from autograph.core import jumps
@@ -35,28 +37,69 @@ class VariablesTransformer(transformer.Base):
 
     def __init__(self, ctx: object) -> None:
         super().__init__(ctx)
+        # One entry per enclosing function, innermost last.
         self.locals: list[set[str]] = []
+        # Its locals that may be unbound at the statement being visited.
+        self.maybe_unbound: list[set[str]] = []
+        # Lambdas/comprehensions being visited: (function depth, own names,
+        # whether Python reads outer names there as a closure).
+        self.nested: list[tuple[int, set[str], bool]] = []
 
     def _visit_function(self, node: gast.FunctionDef) -> gast.FunctionDef:
         self.locals.append(activity.local_names(node))
+        self.maybe_unbound.append(set())
         node.body = self.visit_block(node.body)
+        self.maybe_unbound.pop()
         self.locals.pop()
         return node
 
     visit_FunctionDef = _visit_function
     visit_AsyncFunctionDef = _visit_function
 
-    def visit_Lambda(self, node: gast.Lambda) -> gast.Lambda:
-        return node  # its reads happen when it is called
+    def visit(self, node: gast.AST) -> gast.AST:
+        if isinstance(node, gast.stmt) and self.locals:
+            must = anno.getanno(node, Defined.MUST_IN, None)
+            if must is not None:
+                self.maybe_unbound[-1] = self.locals[-1] - must
+        return super().visit(node)
+
+    def _visit_nested(self, node: gast.AST) -> gast.AST:
+        if isinstance(node, gast.Lambda):
+            own, closure = activity.local_names(node), True
+        else:  # comprehensions are inlined, not closures, from 3.12 (PEP 709)
+            own = {n for g in node.generators for n in activity.writes(g.target)}
+            closure = sys.version_info < (3, 12)
+        self.nested.append((len(self.locals), own, closure))
+        self.generic_visit(node)
+        self.nested.pop()
+        return node
+
+    visit_Lambda = _visit_nested
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_nested
 
     def visit_Name(self, node: gast.Name) -> gast.expr:
-        if (
-            isinstance(node.ctx, gast.Load)
-            and self.locals
-            and node.id in self.locals[-1]
-            and anno.getanno(node, Defined.DEFINITELY, True) is False
-        ):
-            return _ag_call("ld", node)
+        if not isinstance(node.ctx, gast.Load) or not self.locals:
+            return node
+        name = node.id
+        depth = len(self.locals)
+        inner = [(own, closure) for d, own, closure in self.nested if d == depth]
+        if any(name in own for own, _ in inner):
+            return node  # the lambda's or comprehension's own name
+        if name in self.locals[-1]:
+            if inner:  # read later, inside a lambda/comprehension of this function
+                if name in self.maybe_unbound[-1]:
+                    closure = inner[0][1]
+                    return _ag_call("ld", node, gast.Constant(value=closure, kind=None))
+                return node
+            if anno.getanno(node, Defined.DEFINITELY, True) is False:
+                return _ag_call("ld", node)
+            return node
+        # A free name of a nested function: check the enclosing function's.
+        for level in range(depth - 2, -1, -1):
+            if name in self.locals[level]:
+                if name in self.maybe_unbound[level]:
+                    return _ag_call("ld", node, gast.Constant(value=True, kind=None))
+                break
         return node
 
     def visit_AugAssign(self, node: gast.AugAssign) -> gast.stmt:

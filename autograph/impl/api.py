@@ -167,24 +167,8 @@ def _skip(f: types.FunctionType) -> bool:
         or _is_library_value(f)
         or bool(code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE))
         or bool(code.co_flags & inspect.CO_ASYNC_GENERATOR)
-        or code in _converted_code_objects()
+        or transpiler.is_converted_code(code)
     )
-
-
-def _converted_code_objects() -> set[types.CodeType]:
-    return _CONVERTED_CODES
-
-
-_CONVERTED_CODES: set[types.CodeType] = set()
-
-
-def _remember_converted(func: types.FunctionType) -> None:
-    code = func.__code__
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        _CONVERTED_CODES.add(c)
-        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
 
 
 operator_calls.set_converter(_call_target)
@@ -291,9 +275,7 @@ def to_graph(entity: F, *, recursive: bool = True) -> F:
                 filename=code.co_filename,
                 lineno=code.co_firstlineno,
             )
-        converted = _convert_function(entity, recursive)
-        _remember_converted(converted)
-        return _dispatcher(entity, converted)
+        return _dispatcher(entity, _convert_function(entity, recursive))
     call = getattr(type(entity), "__call__", None)
     if isinstance(call, types.FunctionType) and not isinstance(entity, type):
         return types.MethodType(to_graph(call, recursive=recursive), entity)

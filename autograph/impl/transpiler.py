@@ -133,10 +133,22 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def converted_codes() -> set[types.CodeType]:
-    """Code objects produced by conversion (of the entities and their inner defs)."""
-    with _lock:
-        return {entity.code for entity in _cache.values()}
+# Code objects made by conversion, nested ones included: functions and
+# lambdas defined inside converted code are converted already.
+_converted_codes: set[types.CodeType] = set()
+
+
+def is_converted_code(code: types.CodeType) -> bool:
+    """Whether `code` was produced by conversion."""
+    return code in _converted_codes
+
+
+def _remember(code: types.CodeType) -> None:
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        _converted_codes.add(current)
+        stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
 
 
 def convert_entity(
@@ -219,6 +231,7 @@ def _convert(
         globals_=function.__globals__,
         closure_values=dict.fromkeys([AG, *free_vars]),
     )
+    _remember(probe.__code__)
     return ConvertedEntity(code=probe.__code__, source=codegen.to_source(node))
 
 

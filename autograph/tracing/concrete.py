@@ -39,8 +39,10 @@ from autograph.tracing.signatures import (
     split_call,
 )
 from runtime import executor
+from runtime.dtypes import _FROM_NUMPY
 from runtime.graph import Graph
 from runtime.nest import _sorted_keys
+from runtime.shapes import is_compatible
 from runtime.tensor import EagerTensor, SymbolicTensor
 from runtime.tensor_spec import TensorSpec
 
@@ -104,6 +106,11 @@ class ConcreteFunction:
             p for p in self._positional if not contains_tensor(p.spec)
         ]
         self._by_name = {p.name: p for p in self.params}
+        # When every argument is one positional tensor: their specs, for the
+        # fast path of calls with eager tensors that fit them.
+        self._flat_specs: list[TensorSpec] | None = None
+        if all(p.kind == "positional" and type(p.spec) is TensorSpec for p in params):
+            self._flat_specs = [p.spec for p in self.params]
         self._fix = (
             f"this ConcreteFunction was traced for {pretty.header(name, self.params)}; "
             "call the Function (or get_concrete_function) to trace another signature"
@@ -122,6 +129,11 @@ class ConcreteFunction:
                 kind of value, or a Python value other than the traced one.
             ValueError: A tensor shape incompatible with the traced one.
         """
+        specs = self._flat_specs
+        if specs is not None and not kwargs and len(args) == len(specs):
+            feeds = _fast_feeds(args, specs)
+            if feeds is not None:
+                return self._pack(self._compiled(feeds))
         values = self._bind(self._positional, args, kwargs)
         if values is None:
             values = self._bind(self._tensor_first, args, kwargs)
@@ -206,6 +218,21 @@ class ConcreteFunction:
     def __repr__(self) -> str:
         header = pretty.header(self.name, self.params)
         return f"<ConcreteFunction {header} at 0x{id(self):X}>"
+
+
+def _fast_feeds(args: tuple[Any, ...], specs: list[TensorSpec]) -> list[Any] | None:
+    """The NumPy values of eager tensors that fit `specs`, or None."""
+    feeds = []
+    for value, spec in zip(args, specs):
+        if type(value) is not EagerTensor:
+            return None
+        array = value._value
+        if _FROM_NUMPY.get(array.dtype) is not spec.dtype or not is_compatible(
+            spec.shape, array.shape
+        ):
+            return None
+        feeds.append(array)
+    return feeds
 
 
 def _traced_value(spec: Any) -> Any:

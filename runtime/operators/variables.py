@@ -53,9 +53,26 @@ class UndefinedReturnValue(Undefined):
         super().__init__("retval_")
 
 
-def ld(value: Any) -> Any:
-    """Reads a variable that may be undefined on some path (raises like Python)."""
+def _free_message(name: str) -> str:
+    if sys.version_info >= (3, 11):
+        return (
+            f"cannot access free variable '{name}' where it is not associated with a "
+            "value in enclosing scope"
+        )
+    return f"free variable '{name}' referenced before assignment in enclosing scope"
+
+
+def ld(value: Any, free: bool = False) -> Any:
+    """Reads a variable that may be undefined on some path (raises like Python).
+
+    Args:
+        value: The variable's value.
+        free: The read is in a nested function (a closure): Python raises
+            NameError there rather than UnboundLocalError.
+    """
     if type(value) is Undefined:
+        if free:
+            raise NameError(_free_message(value.symbol_name))
         raise UnboundLocalError(_unbound_message(value.symbol_name))
     return value
 

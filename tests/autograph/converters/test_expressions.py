@@ -85,3 +85,35 @@ def test_del_makes_the_name_undefined_and_a_later_read_raises():
 
 def test_surely_bound_reads_are_not_wrapped():
     assert "ld" not in apply([variables], "def f(x):\n    y = x\n    return y\n")
+
+
+def test_a_deleted_name_read_in_a_comprehension_raises_like_python():
+    import sys
+
+    import pytest
+
+    source = """
+        def f(y):
+            del y
+            return [y for k in range(1)]
+    """
+    expected = UnboundLocalError if sys.version_info >= (3, 12) else NameError
+    with pytest.raises(expected) as info:
+        run(source, 1)
+    assert type(info.value) is expected
+
+
+def test_a_lambda_reading_a_maybe_unbound_name_raises_name_error_when_called():
+    import pytest
+
+    source = """
+        def f(c):
+            if c:
+                y = 1
+            g = lambda: y
+            return g()
+    """
+    assert run(source, True) == 1
+    with pytest.raises(NameError) as info:
+        run(source, False)
+    assert type(info.value) is NameError

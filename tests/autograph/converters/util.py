@@ -37,12 +37,23 @@ def same(actual: str, expected: str) -> None:
     assert actual.strip() == textwrap.dedent(expected).strip(), actual
 
 
-def run(source: str, *args, **namespace):
-    """Converts the function in `source`, runs it, returns its result."""
-    import runtime.operators as ag__
+_counter = [0]
 
-    code = convert(source)
-    env = {"ag__": ag__, **namespace}
-    exec(compile(code, "<converted>", "exec"), env)
-    name = gast.parse(textwrap.dedent(source)).body[0].name
-    return env[name](*args)
+
+def run(source: str, *args, **namespace):
+    """Defines the function in `source` (in a file-like module registered in
+    linecache, as a user's would be), then runs its converted code."""
+    import linecache
+
+    import autograph
+    from autograph.impl.api import always_run_converted
+
+    _counter[0] += 1
+    filename = f"<converter-test-{_counter[0]}>"
+    text = textwrap.dedent(source)
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    env = dict(namespace)
+    exec(compile(text, filename, "exec"), env)
+    name = gast.parse(text).body[0].name
+    with always_run_converted():
+        return autograph.to_graph(env[name])(*args)

@@ -1,0 +1,32 @@
+"""Every docstring example in `autograph` and `runtime` runs (STYLE 14)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import autograph
+import runtime
+
+
+def _modules() -> list[str]:
+    names = []
+    for package in (autograph, runtime):
+        names.append(package.__name__)
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if info.name.endswith("__main__"):
+                continue
+            names.append(info.name)
+    return sorted(names)
+
+
+@pytest.mark.parametrize("name", _modules())
+def test_docstring_examples_run(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(
+        module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False
+    )
+    assert result.failed == 0, f"{result.failed} docstring example(s) failed in {name}"

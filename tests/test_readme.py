@@ -1,0 +1,61 @@
+"""Every code block in README.md runs, so the tour never rots."""
+
+from __future__ import annotations
+
+import doctest
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+
+
+def test_readme_python_blocks_run_as_doctests():
+    result = doctest.testfile(
+        str(README),
+        module_relative=False,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+    )
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+def _console_blocks() -> list[tuple[str, str]]:
+    """(command, expected output) for each `$ ` line of the console blocks."""
+    pairs = []
+    for block in re.findall(r"```console\n(.*?)```", README.read_text(), re.S):
+        current = None
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                current = [line[2:], []]
+                pairs.append(current)
+            elif current is not None:
+                current[1].append(line)
+    return [(cmd, "\n".join(out)) for cmd, out in pairs]
+
+
+def test_readme_console_commands_print_what_the_readme_shows():
+    pairs = _console_blocks()
+    assert pairs
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for command, expected in pairs:
+        argv = shlex.split(command)
+        assert argv[0] == "autograph"
+        done = subprocess.run(
+            [sys.executable, "-m", "autograph", *argv[1:]],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == expected.strip()
+
+
+def test_readme_setup_commands_are_make_targets():
+    makefile = (ROOT / "Makefile").read_text()
+    for target in ("demo", "test"):
+        assert re.search(rf"^{target}:", makefile, re.M), target
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "make test" in ci
