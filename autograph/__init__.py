@@ -19,4 +19,11 @@ from autograph.show import show
 
 __version__ = "0.1.0"
 
-__all__ = ["ConversionError", "convert", "do_not_convert", "show", "to_code", "to_graph"]
+__all__ = [
+    "ConversionError",
+    "convert",
+    "do_not_convert",
+    "show",
+    "to_code",
+    "to_graph",
+]

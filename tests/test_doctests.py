@@ -27,6 +27,8 @@ def _modules() -> list[str]:
 def test_docstring_examples_run(name):
     module = importlib.import_module(name)
     result = doctest.testmod(
-        module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False
+        module,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+        verbose=False,
     )
     assert result.failed == 0, f"{result.failed} docstring example(s) failed in {name}"

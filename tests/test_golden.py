@@ -53,7 +53,9 @@ def _render(functions) -> str:
     return "\n".join(parts)
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="ast.unparse differs before 3.11")
+@pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="ast.unparse differs before 3.11"
+)
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_golden_converted_code_of_the_sample_corpus(module):
     path = GOLDEN / f"{module}.py.txt"
@@ -62,7 +64,9 @@ def test_golden_converted_code_of_the_sample_corpus(module):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     assert path.exists(), f"missing golden {path}; run `make golden`"
-    assert text == path.read_text(), f"{module}: converted code changed; run `make golden`"
+    assert text == path.read_text(), (
+        f"{module}: converted code changed; run `make golden`"
+    )
 
 
 def _source_lines(fn) -> int:
@@ -75,7 +79,9 @@ def _source_lines(fn) -> int:
 
 
 def test_golden_corpus_converted_code_is_at_most_one_and_a_half_times_as_long():
-    functions = [fn for group in MODULES.values() for fn in group if fn.__name__ != "<lambda>"]
+    functions = [
+        fn for group in MODULES.values() for fn in group if fn.__name__ != "<lambda>"
+    ]
     original = sum(_source_lines(fn) for fn in functions)
     converted = sum(len(autograph.to_code(fn).splitlines()) for fn in functions)
     assert converted <= 1.5 * original, (converted, original)

@@ -47,7 +47,11 @@ def test_readme_console_commands_print_what_the_readme_shows():
         assert argv[0] == "autograph"
         done = subprocess.run(
             [sys.executable, "-m", "autograph", *argv[1:]],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == expected.strip()

@@ -53,7 +53,9 @@ class BreakTransformer(transformer.Base):
         add_loop_test(node, jumps.not_(jumps.name(flag)))
         after: list[gast.stmt] = []
         if node.orelse:
-            after = [gast.If(test=jumps.not_(jumps.name(flag)), body=node.orelse, orelse=[])]
+            after = [
+                gast.If(test=jumps.not_(jumps.name(flag)), body=node.orelse, orelse=[])
+            ]
             node.orelse = []
         init = jumps.assign(flag, gast.Constant(value=False, kind=None))
         return [init, node, *after]

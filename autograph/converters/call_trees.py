@@ -68,18 +68,28 @@ class CallTreeTransformer(transformer.Base):
         if isinstance(func, gast.Name) and self._is_global(func.id):
             if func.id in OVERLOADED_BUILTINS and self.ctx.is_builtin(func.id):
                 node.func = gast.Attribute(
-                    value=jumps.name(AG), attr=OVERLOADED_BUILTINS[func.id], ctx=gast.Load()
+                    value=jumps.name(AG),
+                    attr=OVERLOADED_BUILTINS[func.id],
+                    ctx=gast.Load(),
                 )
                 return node
             if func.id in _FRAME_BUILTINS or self.ctx.is_builtin(func.id):
                 return node
-        if isinstance(func, gast.Attribute) and root and self._is_global(root):
-            if self.ctx.is_library(root):
-                return node
+        if (
+            isinstance(func, gast.Attribute)
+            and root
+            and self._is_global(root)
+            and self.ctx.is_library(root)
+        ):
+            return node
         if not self.ctx.recursive:
             return node
-        converted = gast.Attribute(value=jumps.name(AG), attr="converted_call", ctx=gast.Load())
-        return gast.Call(func=converted, args=[func, *node.args], keywords=node.keywords)
+        converted = gast.Attribute(
+            value=jumps.name(AG), attr="converted_call", ctx=gast.Load()
+        )
+        return gast.Call(
+            func=converted, args=[func, *node.args], keywords=node.keywords
+        )
 
 
 def transform(node: gast.AST, ctx: object) -> gast.AST:

@@ -20,7 +20,9 @@ def _names(node: gast.expr | None) -> list[str] | None:
     """`x` -> ['x'], `(a, b)` -> ['a', 'b'], anything else -> None."""
     if isinstance(node, gast.Name):
         return [node.id]
-    if isinstance(node, gast.Tuple) and all(isinstance(e, gast.Name) for e in node.elts):
+    if isinstance(node, gast.Tuple) and all(
+        isinstance(e, gast.Name) for e in node.elts
+    ):
         return [e.id for e in node.elts]
     return None
 
@@ -33,9 +35,9 @@ def _is_pure(node: gast.expr) -> bool:
 class CleanupTransformer(transformer.Base):
     """Folds the assignments that end a generated function into its return.
 
-        x = expr; return x                 ->  return expr
-        (a, b) = call(); return (a, b)     ->  return call()
-        a = 1; b = y; return (a, b)        ->  return (1, y)   (pure values only)
+    x = expr; return x                 ->  return expr
+    (a, b) = call(); return (a, b)     ->  return call()
+    a = 1; b = y; return (a, b)        ->  return (1, y)   (pure values only)
     """
 
     def visit_FunctionDef(self, node: gast.FunctionDef) -> gast.FunctionDef:
@@ -50,12 +52,14 @@ class CleanupTransformer(transformer.Base):
         if not returned or len(body) < 2:
             return node
         previous = body[-2]
-        if isinstance(previous, gast.Assign) and len(previous.targets) == 1:
-            if _names(previous.targets[0]) == returned and self._unused_before(
-                body[:-2], returned
-            ):
-                body[-2:] = [gast.Return(value=previous.value)]
-                return node
+        if (
+            isinstance(previous, gast.Assign)
+            and len(previous.targets) == 1
+            and _names(previous.targets[0]) == returned
+            and self._unused_before(body[:-2], returned)
+        ):
+            body[-2:] = [gast.Return(value=previous.value)]
+            return node
         self._fold_pure(body, returned)
         return node
 
@@ -91,8 +95,12 @@ class CleanupTransformer(transformer.Base):
             assigned.add(stmt.targets[0].id)
         if activity.reads(body[:start]) & assigned:
             return  # e.g. a nested function reads them: keep the bindings
-        elts = [values.get(n, gast.Name(id=n, ctx=gast.Load(), annotation=None,
-                                         type_comment=None)) for n in returned]
+        elts = [
+            values.get(
+                n, gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
+            )
+            for n in returned
+        ]
         value = elts[0] if len(elts) == 1 else gast.Tuple(elts=elts, ctx=gast.Load())
         body[start:] = [gast.Return(value=value)]
 

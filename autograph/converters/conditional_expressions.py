@@ -1,6 +1,6 @@
 """Conditional expressions become `ag__.if_exp`, with lazily evaluated arms.
 
-    y = a if x > 0 else b    ->    y = ag__.if_exp(x > 0, lambda: a, lambda: b)
+y = a if x > 0 else b    ->    y = ag__.if_exp(x > 0, lambda: a, lambda: b)
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ state), returning those the code after it needs; the call returns them:
         y = x                            return x
     else:                   ->       def else_body():
         y = 0                            return 0
-                                     y = ag__.if_stmt(x > 0, if_body, else_body, (), ('y',))
+                                     y = ag__.if_stmt(
+                                         x > 0, if_body, else_body, (), ('y',))
 
     while i < n:                     def loop_test(i, total):
         total += i                       return i < n
@@ -15,7 +16,8 @@ state), returning those the code after it needs; the call returns them:
                                          total += i
                                          i += 1
                                          return (i, total)
-                                     (i, total) = ag__.while_stmt(loop_test, loop_body, (i, total), ('i', 'total'))
+                                     (i, total) = ag__.while_stmt(
+                                         loop_test, loop_body, (i, total))
 
 An `if` that ends its function (it holds the function's remaining `return`s,
 see `return_statements`) becomes `return ag__.if_stmt(...)`. A variable that
@@ -80,7 +82,9 @@ def _returned(names: Sequence[str]) -> gast.expr:
 
 def _undefined(name: str) -> gast.Assign:
     func = gast.Attribute(value=jumps.name(AG), attr="Undefined", ctx=gast.Load())
-    call = gast.Call(func=func, args=[gast.Constant(value=name, kind=None)], keywords=[])
+    call = gast.Call(
+        func=func, args=[gast.Constant(value=name, kind=None)], keywords=[]
+    )
     return jumps.assign(name, call)
 
 
@@ -130,12 +134,16 @@ class ControlFlowTransformer(transformer.Base):
                 self.scope.hoisted.add(name)
         return before
 
-    def _def(self, name: str, params: Sequence[str], body: list[gast.stmt]) -> gast.FunctionDef:
+    def _def(
+        self, name: str, params: Sequence[str], body: list[gast.stmt]
+    ) -> gast.FunctionDef:
         """`def name(*params): body`, declaring the scope's globals it assigns."""
         writes = activity.writes(body)
         decls: list[gast.stmt] = []
         for kind, cls in (("global", gast.Global), ("nonlocal", gast.Nonlocal)):
-            names = sorted(n for n, k in self.scope.declared.items() if k == kind and n in writes)
+            names = sorted(
+                n for n, k in self.scope.declared.items() if k == kind and n in writes
+            )
             if names:
                 decls.append(cls(names=names))
         (fn,) = templates.replace(
@@ -173,18 +181,24 @@ class ControlFlowTransformer(transformer.Base):
             orelse.append(gast.Return(value=_returned(outputs)))
         defs = [self._def(body_name, params, body)]
         if orelse_name:
-            defs.append(self._def(orelse_name, params, orelse or [gast.Return(value=None)]))
+            defs.append(
+                self._def(orelse_name, params, orelse or [gast.Return(value=None)])
+            )
 
         args = [node.test, jumps.name(defs[0].name)]
         optional = [
-            jumps.name(orelse_name) if orelse_name else gast.Constant(value=None, kind=None),
+            jumps.name(orelse_name)
+            if orelse_name
+            else gast.Constant(value=None, kind=None),
             _load_tuple(params),
             _names_tuple(outputs),
         ]
         while optional and _is_default(optional[-1]):
             optional.pop()
         call = gast.Call(func=_ag("if_stmt"), args=args + optional, keywords=[])
-        return _located(node, [*inits, *defs, _assign(None if is_tail else outputs, call)])
+        return _located(
+            node, [*inits, *defs, _assign(None if is_tail else outputs, call)]
+        )
 
     # --- while -----------------------------------------------------------
 
@@ -195,7 +209,10 @@ class ControlFlowTransformer(transformer.Base):
         state = sorted(modified & (header | live_out))
         inits = self._state_inits(node, state)
         namer = self.ctx.namer
-        test_name, body_name = namer.new_symbol("loop_test"), namer.new_symbol("loop_body")
+        test_name, body_name = (
+            namer.new_symbol("loop_test"),
+            namer.new_symbol("loop_body"),
+        )
 
         body = self.visit_block(node.body)
         if state:
@@ -209,7 +226,9 @@ class ControlFlowTransformer(transformer.Base):
             args.append(_load_tuple(state))
         call = gast.Call(func=_ag("while_stmt"), args=args, keywords=[])
         orelse = self.visit_block(node.orelse)
-        return _located(node, [*inits, test_def, body_def, _assign(state, call), *orelse])
+        return _located(
+            node, [*inits, test_def, body_def, _assign(state, call), *orelse]
+        )
 
     # --- for -------------------------------------------------------------
 
@@ -230,7 +249,12 @@ class ControlFlowTransformer(transformer.Base):
             item = node.target.id
         else:
             item = namer.new_symbol("itr")
-            body.insert(0, gast.Assign(targets=[node.target], value=jumps.name(item), type_comment=None))
+            body.insert(
+                0,
+                gast.Assign(
+                    targets=[node.target], value=jumps.name(item), type_comment=None
+                ),
+            )
         if state:
             body.append(gast.Return(value=_returned(state)))
         defs = [self._def(body_name, [item, *state], body)]
@@ -241,7 +265,9 @@ class ControlFlowTransformer(transformer.Base):
         if test_name is not None:
             test_def = self._def(test_name, state, [gast.Return(value=extra_test)])
             defs.append(test_def)
-            keywords.append(gast.keyword(arg="extra_test", value=jumps.name(test_def.name)))
+            keywords.append(
+                gast.keyword(arg="extra_test", value=jumps.name(test_def.name))
+            )
         call = gast.Call(func=_ag("for_stmt"), args=args, keywords=keywords)
         orelse = self.visit_block(node.orelse)
         return _located(node, [*inits, *defs, _assign(state, call), *orelse])
@@ -272,7 +298,9 @@ def _assign(outputs: Sequence[str] | None, call: gast.expr) -> gast.stmt:
     if len(outputs) == 1:
         target: gast.expr = jumps.name(outputs[0], gast.Store)
     else:
-        target = gast.Tuple(elts=[jumps.name(n, gast.Store) for n in outputs], ctx=gast.Store())
+        target = gast.Tuple(
+            elts=[jumps.name(n, gast.Store) for n in outputs], ctx=gast.Store()
+        )
     return gast.Assign(targets=[target], value=call, type_comment=None)
 
 

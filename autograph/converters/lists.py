@@ -55,12 +55,16 @@ class ListTransformer(transformer.Base):
         if self.loop_depth and call is not None and len(call.args) == 1:
             name = call.func.value.id
             return templates.replace(
-                "target = ag__.list_append(target, value)", target=name, value=call.args[0]
+                "target = ag__.list_append(target, value)",
+                target=name,
+                value=call.args[0],
             )[0]
         call = _method_call(node.value, "pop")
         if self.loop_depth and call is not None and len(call.args) <= 1:
             name = call.func.value.id
-            stmt = templates.replace("target = ag__.list_pop(target)[0]", target=name)[0]
+            stmt = templates.replace("target = ag__.list_pop(target)[0]", target=name)[
+                0
+            ]
             stmt.value.value.args.extend(call.args)
             return stmt
         return node
@@ -75,7 +79,9 @@ class ListTransformer(transformer.Base):
         ):
             name = call.func.value.id
             stmt = templates.replace(
-                "(target, value) = ag__.list_pop(target)", target=name, value=node.targets[0]
+                "(target, value) = ag__.list_pop(target)",
+                target=name,
+                value=node.targets[0],
             )[0]
             stmt.value.args.extend(call.args)
             return stmt

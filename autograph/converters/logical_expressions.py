@@ -29,7 +29,9 @@ class LogicalExpressionTransformer(transformer.Base):
     def visit_UnaryOp(self, node: gast.UnaryOp) -> gast.expr:
         self.generic_visit(node)
         if isinstance(node.op, gast.Not):
-            return templates.replace_as_expression("ag__.not_(operand)", operand=node.operand)
+            return templates.replace_as_expression(
+                "ag__.not_(operand)", operand=node.operand
+            )
         return node
 
 

@@ -66,7 +66,11 @@ class _FunctionReturns:
 
     def _replace(self, stmt: gast.Return) -> list[gast.stmt]:
         self.used = True
-        value = stmt.value if stmt.value is not None else gast.Constant(value=None, kind=None)
+        value = (
+            stmt.value
+            if stmt.value is not None
+            else gast.Constant(value=None, kind=None)
+        )
         return [
             jumps.assign(self.retval, value),
             jumps.assign(self.do_return, gast.Constant(value=True, kind=None)),
@@ -192,12 +196,15 @@ def _docstring(body: list[gast.stmt]) -> list[gast.stmt]:
 
 
 def _undefined_return_value() -> gast.expr:
-    func = gast.Attribute(value=jumps.name(AG), attr="UndefinedReturnValue", ctx=gast.Load())
+    func = gast.Attribute(
+        value=jumps.name(AG), attr="UndefinedReturnValue", ctx=gast.Load()
+    )
     return gast.Call(func=func, args=[], keywords=[])
 
 
-def _rename_in_annotations(stmt: gast.stmt, returns: _FunctionReturns, do_return: str,
-                           retval: str) -> None:
+def _rename_in_annotations(
+    stmt: gast.stmt, returns: _FunctionReturns, do_return: str, retval: str
+) -> None:
     """Loop tests attached as annotations hold the flag name too."""
     from autograph.pyct import anno
 

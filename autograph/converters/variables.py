@@ -120,7 +120,11 @@ class VariablesTransformer(transformer.Base):
         out: list[gast.stmt] = []
         others: list[gast.expr] = []
         for target in node.targets:
-            if isinstance(target, gast.Name) and self.locals and target.id in self.locals[-1]:
+            if (
+                isinstance(target, gast.Name)
+                and self.locals
+                and target.id in self.locals[-1]
+            ):
                 if anno.getanno(target, Defined.DEFINITELY, True) is False:
                     # `del x` of an unbound x raises, like reading it.
                     out.append(gast.Expr(value=_ag_call("ld", jumps.name(target.id))))

@@ -32,7 +32,9 @@ def name(id_: str, ctx: type[gast.expr_context] = gast.Load) -> gast.Name:
 
 def assign(target: str, value: gast.expr) -> gast.Assign:
     """`target = value` as a gast node."""
-    return gast.Assign(targets=[name(target, gast.Store)], value=value, type_comment=None)
+    return gast.Assign(
+        targets=[name(target, gast.Store)], value=value, type_comment=None
+    )
 
 
 def not_(expr: gast.expr) -> gast.expr:
@@ -89,9 +91,13 @@ class Lowering:
         for stmt in stmts:
             if self.is_jump(stmt):
                 return True
-            if isinstance(stmt, gast.If) and stmt.orelse:
-                if self.always_jumps(stmt.body) and self.always_jumps(stmt.orelse):
-                    return True
+            if (
+                isinstance(stmt, gast.If)
+                and stmt.orelse
+                and self.always_jumps(stmt.body)
+                and self.always_jumps(stmt.orelse)
+            ):
+                return True
         return False
 
     def block(self, stmts: Sequence[gast.stmt]) -> list[gast.stmt]:
@@ -128,7 +134,11 @@ class Lowering:
                 out.append(stmt)
             if rest:
                 self.guards_used = True
-                out.append(gast.If(test=not_(name(self.flag)), body=self.block(rest), orelse=[]))
+                out.append(
+                    gast.If(
+                        test=not_(name(self.flag)), body=self.block(rest), orelse=[]
+                    )
+                )
             return out
         return out
 
@@ -159,7 +169,9 @@ def invert_empty_ifs(stmts: list[gast.stmt]) -> list[gast.stmt]:
     out: list[gast.stmt] = []
     for stmt in stmts:
         for field in ("body", "orelse", "finalbody"):
-            if isinstance(getattr(stmt, field, None), list) and not isinstance(stmt, _SCOPES):
+            if isinstance(getattr(stmt, field, None), list) and not isinstance(
+                stmt, _SCOPES
+            ):
                 setattr(stmt, field, invert_empty_ifs(getattr(stmt, field)))
         if isinstance(stmt, gast.If) and not stmt.body:
             if not stmt.orelse:
@@ -173,7 +185,9 @@ def invert_empty_ifs(stmts: list[gast.stmt]) -> list[gast.stmt]:
 
 
 def _may_have_effects(expr: gast.expr) -> bool:
-    return any(isinstance(n, (gast.Call, gast.NamedExpr, gast.Await)) for n in gast.walk(expr))
+    return any(
+        isinstance(n, (gast.Call, gast.NamedExpr, gast.Await)) for n in gast.walk(expr)
+    )
 
 
 def fill_empty_blocks(node: gast.AST) -> None:

@@ -17,7 +17,8 @@ _REASONS: dict[type, str] = {
     "mark the generator with @autograph.do_not_convert",
     gast.Await: "'await' is not supported: async functions cannot be converted",
     gast.AsyncFor: "'async for' is not supported: async functions cannot be converted",
-    gast.AsyncWith: "'async with' is not supported: async functions cannot be converted",
+    gast.AsyncWith: "'async with' is not supported: "
+    "async functions cannot be converted",
     gast.AsyncFunctionDef: "async functions cannot be converted",
     gast.ClassDef: "a class defined inside a converted function is not supported; "
     "define the class at module level (its methods are converted when called)",

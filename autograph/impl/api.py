@@ -24,14 +24,13 @@ import inspect
 import sys
 import threading
 import types
-from collections.abc import Iterator
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import runtime.operators.calls as operator_calls
-from runtime.operators import dispatch
 from autograph import errors
 from autograph.impl import error_rewriting, transpiler
+from runtime.operators import dispatch
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -87,12 +86,10 @@ def do_not_convert(func: F) -> F:
         >>> to_graph(helper) is helper
         True
     """
-    try:
+    # Objects that take no attributes (builtins, bound methods) are never
+    # converted anyway.
+    with contextlib.suppress(AttributeError, TypeError):
         setattr(func, _DO_NOT_CONVERT, True)
-    except (AttributeError, TypeError):
-        # Objects that take no attributes (builtins, bound methods) are never
-        # converted anyway.
-        pass
     return func
 
 
@@ -147,8 +144,12 @@ def _call_target(f: Any) -> Callable[..., Any]:
         inner = _call_target(f.func)
         return f if inner is f.func else functools.partial(inner, *f.args, **f.keywords)
     if not isinstance(f, types.FunctionType):
-        call = getattr(type(f), "__call__", None)
-        if isinstance(call, types.FunctionType) and not isinstance(f, type) and not _skip(call):
+        call = getattr(type(f), "__call__", None)  # noqa: B004 - the method, not callability
+        if (
+            isinstance(call, types.FunctionType)
+            and not isinstance(f, type)
+            and not _skip(call)
+        ):
             return types.MethodType(_call_target(call), f)
         return f
     if _skip(f):
@@ -256,7 +257,9 @@ def to_graph(entity: F, *, recursive: bool = True) -> F:
     if _marked(entity):
         return entity
     if isinstance(entity, types.MethodType):
-        return types.MethodType(to_graph(entity.__func__, recursive=recursive), entity.__self__)
+        return types.MethodType(
+            to_graph(entity.__func__, recursive=recursive), entity.__self__
+        )
     if isinstance(entity, functools.partial):
         inner = to_graph(entity.func, recursive=recursive)
         return functools.partial(inner, *entity.args, **entity.keywords)
@@ -276,7 +279,7 @@ def to_graph(entity: F, *, recursive: bool = True) -> F:
                 lineno=code.co_firstlineno,
             )
         return _dispatcher(entity, _convert_function(entity, recursive))
-    call = getattr(type(entity), "__call__", None)
+    call = getattr(type(entity), "__call__", None)  # noqa: B004 - the method
     if isinstance(call, types.FunctionType) and not isinstance(entity, type):
         return types.MethodType(to_graph(call, recursive=recursive), entity)
     raise errors.ConversionError(
@@ -300,9 +303,11 @@ def to_code(entity: Callable[..., Any], *, recursive: bool = True) -> str:
     """
     entity = _unwrap_entity(entity)
     while isinstance(entity, (types.MethodType, functools.partial)):
-        entity = entity.__func__ if isinstance(entity, types.MethodType) else entity.func
+        entity = (
+            entity.__func__ if isinstance(entity, types.MethodType) else entity.func
+        )
     if not isinstance(entity, types.FunctionType):
-        call = getattr(type(entity), "__call__", None)
+        call = getattr(type(entity), "__call__", None)  # noqa: B004 - the method
         if not isinstance(call, types.FunctionType):
             raise errors.ConversionError(
                 f"{entity!r} is not a Python function, so it has no converted code",
@@ -311,7 +316,9 @@ def to_code(entity: Callable[..., Any], *, recursive: bool = True) -> str:
         entity = call
 
     is_library = _library_predicate(entity)
-    return transpiler.convert_entity(entity, recursive=recursive, is_library=is_library).source
+    return transpiler.convert_entity(
+        entity, recursive=recursive, is_library=is_library
+    ).source
 
 
 def convert(*, recursive: bool = True) -> Callable[[F], F]:

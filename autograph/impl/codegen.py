@@ -83,7 +83,10 @@ def _format(node: ast.expr, indent: str, column: int) -> list[str]:
         current = ""
         for i, piece in enumerate(pieces):
             piece = [*piece[:-1], piece[-1] + (")" if i == len(pieces) - 1 else ",")]
-            if len(piece) == 1 and len(inner) + len(current) + 1 + len(piece[0]) <= MAX_LINE:
+            if (
+                len(piece) == 1
+                and len(inner) + len(current) + 1 + len(piece[0]) <= MAX_LINE
+            ):
                 current = f"{current} {piece[0]}" if current else piece[0]
                 continue
             if current:
@@ -100,7 +103,9 @@ def _format(node: ast.expr, indent: str, column: int) -> list[str]:
             lines[0] += ")"
         return lines
     if isinstance(node, ast.Lambda):
-        head = "lambda" + (f" {ast.unparse(node.args)}" if node.args.args else "") + ": "
+        head = (
+            "lambda" + (f" {ast.unparse(node.args)}" if node.args.args else "") + ": "
+        )
         body = _format(node.body, indent, column + len(head))
         return [head + body[0], *body[1:]]
     if isinstance(node, ast.BinOp):
@@ -113,7 +118,17 @@ def _format(node: ast.expr, indent: str, column: int) -> list[str]:
 
 
 _BINOPS = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
-    ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|",
-    ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.MatMult: "@",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
 }

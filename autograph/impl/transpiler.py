@@ -44,7 +44,9 @@ def _reserved_names(node: gast.AST) -> set[str]:
     for child in gast.walk(node):
         if isinstance(child, gast.Name):
             names.add(child.id)
-        elif isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        elif isinstance(
+            child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
+        ):
             names.add(child.name)
         elif isinstance(child, gast.alias):
             names.add((child.asname or child.name).split(".")[0])
@@ -190,7 +192,11 @@ def _convert(
     entity_name = getattr(node, "name", "<lambda>")
     if isinstance(node, gast.Lambda):
         definition: gast.stmt = gast.Assign(
-            targets=[gast.Name(id=_LAMBDA, ctx=gast.Store(), annotation=None, type_comment=None)],
+            targets=[
+                gast.Name(
+                    id=_LAMBDA, ctx=gast.Store(), annotation=None, type_comment=None
+                )
+            ],
             value=node,
             type_comment=None,
         )
@@ -235,7 +241,9 @@ def _convert(
     return ConvertedEntity(code=probe.__code__, source=codegen.to_source(node))
 
 
-def instantiate(function: types.FunctionType, entity: ConvertedEntity) -> types.FunctionType:
+def instantiate(
+    function: types.FunctionType, entity: ConvertedEntity
+) -> types.FunctionType:
     """Binds converted code to `function`'s globals, closure cells and defaults."""
     cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
     cells[AG] = operators
@@ -244,7 +252,11 @@ def instantiate(function: types.FunctionType, entity: ConvertedEntity) -> types.
         for c in (cells[name] for name in entity.code.co_freevars)
     )
     new = types.FunctionType(
-        entity.code, function.__globals__, function.__name__, function.__defaults__, closure
+        entity.code,
+        function.__globals__,
+        function.__name__,
+        function.__defaults__,
+        closure,
     )
     new.__kwdefaults__ = function.__kwdefaults__
     new.__qualname__ = function.__qualname__
@@ -264,5 +276,10 @@ def _load(name: str) -> gast.Name:
     return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
-__all__ = ["ConvertedEntity", "clear_cache", "convert_entity", "convert_node", "instantiate"]
-
+__all__ = [
+    "ConvertedEntity",
+    "clear_cache",
+    "convert_entity",
+    "convert_node",
+    "instantiate",
+]

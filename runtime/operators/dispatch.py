@@ -66,10 +66,7 @@ def any_active() -> bool:
     converted function computes exactly what the original does; `to_graph`
     uses that to run the original directly, at no overhead.
     """
-    for check in _ACTIVITY_CHECKS:
-        if check():
-            return True
-    return False
+    return any(check() for check in _ACTIVITY_CHECKS)
 
 
 def register(operator: str, value_type: type, impl: Callable[..., Any]) -> None:

@@ -17,7 +17,7 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from runtime import control_flow, dtypes, nest
+from runtime import control_flow, dtypes
 from runtime.context import STATE
 from runtime.graph import Graph
 from runtime.operators import dispatch
@@ -59,9 +59,9 @@ def _check_defined(values: Sequence[Any], names: Sequence[str], branch: str) -> 
     for value, name in zip(values, names):
         if is_undefined(value):
             raise ValueError(
-                f"'{name}' must also be defined in the {branch} branch: it is set in the "
-                f"{other} branch of a graph `if` and used after it; assign it in both "
-                "branches or before the if statement"
+                f"'{name}' must also be defined in the {branch} branch: it is set "
+                f"in the {other} branch of a graph `if` and used after it; assign "
+                "it in both branches or before the if statement"
             )
 
 
@@ -77,8 +77,9 @@ def _if_stmt(
     def call(fn: Callable[..., Any] | None) -> Any:
         return fn(*state) if fn is not None else _unpack(state)
 
-    def branch(fn: Callable[..., Any] | None, other: Callable[..., Any] | None,
-               label: str) -> Callable[[], Any]:
+    def branch(
+        fn: Callable[..., Any] | None, other: Callable[..., Any] | None, label: str
+    ) -> Callable[[], Any]:
         def run() -> Any:
             result = call(fn)
             if not count:
@@ -158,9 +159,9 @@ def _loop_state(
             out.append(_zeros_like_spec(sample[i]))
         elif type(value) is Undefined:
             raise ValueError(
-                f"'{name}' must be defined before the loop: it is first assigned inside a "
-                "graph loop and used after it (or in the next iteration); give it an "
-                "initial value before the loop"
+                f"'{name}' must be defined before the loop: it is first assigned "
+                "inside a graph loop and used after it (or in the next iteration); "
+                "give it an initial value before the loop"
             )
         elif isinstance(value, list):
             out.append(_as_tensor_array(value, name, sample[i] if sample else None))
@@ -184,7 +185,11 @@ def _as_tensor_array(items: list[Any], name: str, sample: Any) -> TensorArray:
         return array
     if isinstance(sample, list) and sample:
         element = sample[0]
-        spec = element if isinstance(element, SymbolicTensor) else convert_to_tensor(element)
+        spec = (
+            element
+            if isinstance(element, SymbolicTensor)
+            else convert_to_tensor(element)
+        )
         return TensorArray(spec.dtype, size=0, dynamic_size=True)
     raise ValueError(
         f"list '{name}' is empty before a graph loop whose body does not append to it; "
@@ -273,7 +278,9 @@ def _loop_context(names: Sequence[str], values: Sequence[Any]) -> Iterator[None]
             dtype = getattr(value, "dtype", None)
             if dtype is None and isinstance(value, (bool, int, float)):
                 dtype = convert_to_tensor(value).dtype
-            described.append(f"'{name}' ({dtype})" if dtype is not None else f"'{name}'")
+            described.append(
+                f"'{name}' ({dtype})" if dtype is not None else f"'{name}'"
+            )
         if described and not getattr(e, "_ag_loop_note", False):
             e.add_note(
                 "while tracing a graph loop whose variables are "
@@ -288,8 +295,8 @@ def _loop_context(names: Sequence[str], values: Sequence[Any]) -> Iterator[None]
 def _length(value: SymbolicTensor) -> Any:
     if not value.shape:
         raise TypeError(
-            f"cannot iterate over a scalar tensor {value.name!r}; iterate over a 1-D or "
-            "higher tensor, or use rt.range(n)"
+            f"cannot iterate over a scalar tensor {value.name!r}; iterate over a "
+            "1-D or higher tensor, or use rt.range(n)"
         )
     if value.shape[0] is not None:
         return value.shape[0]
@@ -311,8 +318,12 @@ def _not(a: Any) -> Any:
     return math_ops.logical_not(a)
 
 
-def _if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any],
-            expr_repr: str = "") -> Any:
+def _if_exp(
+    cond: Any,
+    if_true: Callable[[], Any],
+    if_false: Callable[[], Any],
+    expr_repr: str = "",
+) -> Any:
     return control_flow.cond(cond, if_true, if_false)
 
 

@@ -9,7 +9,7 @@ loop) holds an `Undefined` instead. Reading it through `ld` raises the same
     >>> ld(y)
     Traceback (most recent call last):
     ...
-    UnboundLocalError: cannot access local variable 'y' where it is not associated with a value
+    UnboundLocalError: cannot access local variable 'y' where it is not ...
 """
 
 from __future__ import annotations
@@ -21,7 +21,10 @@ from typing import Any
 def _unbound_message(name: str) -> str:
     # The wording changed in 3.11; use the running interpreter's.
     if sys.version_info >= (3, 11):
-        return f"cannot access local variable '{name}' where it is not associated with a value"
+        return (
+            f"cannot access local variable '{name}' where it is not associated "
+            "with a value"
+        )
     return f"local variable '{name}' referenced before assignment"
 
 

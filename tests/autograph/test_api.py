@@ -81,13 +81,13 @@ def test_partial_converts_its_function_and_keeps_its_arguments():
 
 
 def test_lambda_with_a_conditional_expression_converts():
-    f = lambda x: x if x > 0 else -x  # noqa: E731
+    f = lambda x: x if x > 0 else -x
     assert run_converted(f, -4) == 4
     assert "ag__.if_exp" in autograph.to_code(f)
 
 
 def test_two_lambdas_on_one_line_are_told_apart():
-    pos, neg = (lambda x: x > 0 and x), (lambda x: x < 0 or x)  # noqa: E731
+    pos, neg = (lambda x: x > 0 and x), (lambda x: x < 0 or x)
     assert run_converted(pos, 2) == 2
     assert run_converted(neg, 2) == 2
 
@@ -208,9 +208,16 @@ def test_match_statement_is_rejected():
     source = "def f(x):\n    match x:\n        case 1:\n            return 1\n"
     import linecache
 
-    linecache.cache["<match-test>"] = (len(source), None, source.splitlines(True), "<match-test>")
+    linecache.cache["<match-test>"] = (
+        len(source),
+        None,
+        source.splitlines(True),
+        "<match-test>",
+    )
     exec(compile(source, "<match-test>", "exec"), namespace)
-    with pytest.raises(autograph.ConversionError, match="'match' statements are not supported"):
+    with pytest.raises(
+        autograph.ConversionError, match="'match' statements are not supported"
+    ):
         autograph.to_graph(namespace["f"])
 
 
@@ -279,7 +286,7 @@ def test_sixteen_threads_converting_one_function_get_one_conversion():
         try:
             barrier.wait()
             results.append(run_converted(target, 1))
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             errors.append(e)
 
     threads = [threading.Thread(target=work) for _ in range(16)]

@@ -120,7 +120,9 @@ class _Analyzer:
             self.mark(node.target, state)
         return state.bind(activity.writes(node))
 
-    def _converted_outputs(self, node: gast.stmt, state: _State | None) -> _State | None:
+    def _converted_outputs(
+        self, node: gast.stmt, state: _State | None
+    ) -> _State | None:
         if state is None or not self.converted:
             return state
         outputs = activity.writes(node) & anno.getanno(node, Live.OUT, frozenset())
@@ -134,7 +136,9 @@ class _Analyzer:
         anno.setanno(node, Defined.ORELSE_MUST_OUT, orelse.must if orelse else None)
         return self._converted_outputs(node, _merge(body, orelse))
 
-    def _loop(self, node: gast.stmt, state: _State, item_names: set[str]) -> _State | None:
+    def _loop(
+        self, node: gast.stmt, state: _State, item_names: set[str]
+    ) -> _State | None:
         header: _State | None = state
         for _ in range(2):  # a second pass sees what the first iteration bound
             self.breaks.append([])
@@ -209,7 +213,9 @@ class _Analyzer:
     visit_AsyncFunctionDef = visit_FunctionDef
 
 
-def annotate(fn: gast.FunctionDef | gast.AsyncFunctionDef, *, converted: bool = False) -> None:
+def annotate(
+    fn: gast.FunctionDef | gast.AsyncFunctionDef, *, converted: bool = False
+) -> None:
     """Annotates `fn`'s statements and reads (and nested functions') with `Defined`.
 
     Args:

@@ -10,7 +10,8 @@ Annotations written (keys in `Live`):
 
     >>> import gast
     >>> from autograph.pyct import anno
-    >>> fn = gast.parse("def f(x):\\n  y = 1\\n  if x:\\n    y = 2\\n  return y").body[0]
+    >>> src = "def f(x):\\n  y = 1\\n  if x:\\n    y = 2\\n  return y"
+    >>> fn = gast.parse(src).body[0]
     >>> annotate(fn)
     >>> sorted(anno.getanno(fn.body[1], Live.OUT))
     ['y']
@@ -71,8 +72,13 @@ class _Analyzer:
         anno.setanno(node, Live.ORELSE_IN, orelse)
         return frozenset(activity.reads(node.test)) | body | orelse
 
-    def _loop(self, node: gast.stmt, out: frozenset[str], head_reads: set[str],
-              bound_per_item: set[str]) -> frozenset[str]:
+    def _loop(
+        self,
+        node: gast.stmt,
+        out: frozenset[str],
+        head_reads: set[str],
+        bound_per_item: set[str],
+    ) -> frozenset[str]:
         orelse = self.block(node.orelse, out)
         anno.setanno(node, Live.ORELSE_IN, orelse)
         header = frozenset(head_reads) | orelse
@@ -103,7 +109,9 @@ class _Analyzer:
     def visit_Break(self, node: gast.Break, out: frozenset[str]) -> frozenset[str]:
         return self.loops[-1][0] if self.loops else out
 
-    def visit_Continue(self, node: gast.Continue, out: frozenset[str]) -> frozenset[str]:
+    def visit_Continue(
+        self, node: gast.Continue, out: frozenset[str]
+    ) -> frozenset[str]:
         return self.loops[-1][1] if self.loops else out
 
     def visit_Return(self, node: gast.Return, out: frozenset[str]) -> frozenset[str]:
@@ -145,7 +153,9 @@ class _Analyzer:
 
     visit_TryStar = visit_Try
 
-    def visit_FunctionDef(self, node: gast.FunctionDef, out: frozenset[str]) -> frozenset[str]:
+    def visit_FunctionDef(
+        self, node: gast.FunctionDef, out: frozenset[str]
+    ) -> frozenset[str]:
         annotate(node)
         return (out - {node.name}) | activity.reads(node)
 

@@ -4,14 +4,17 @@ from tests.autograph.converters.util import apply, run, same
 
 def test_if_else_assigning_one_variable_returns_it_from_both_branches():
     same(
-        apply([control_flow], """
+        apply(
+            [control_flow],
+            """
             def f(x):
                 if x > 0:
                     y = x
                 else:
                     y = 0
                 return y
-        """),
+        """,
+        ),
         """
         def f(x):
             def if_body():
@@ -28,12 +31,15 @@ def test_if_else_assigning_one_variable_returns_it_from_both_branches():
 
 def test_if_without_else_passes_its_state_through():
     same(
-        apply([control_flow], """
+        apply(
+            [control_flow],
+            """
             def f(x):
                 if x < 0:
                     x = -x
                 return x
-        """),
+        """,
+        ),
         """
         def f(x):
             def if_body(x):
@@ -47,12 +53,15 @@ def test_if_without_else_passes_its_state_through():
 
 def test_variable_set_in_one_branch_only_starts_undefined():
     same(
-        apply([control_flow], """
+        apply(
+            [control_flow],
+            """
             def f(c):
                 if c:
                     y = 1
                 return y
-        """),
+        """,
+        ),
         """
         def f(c):
             y = ag__.Undefined('y')
@@ -67,7 +76,9 @@ def test_variable_set_in_one_branch_only_starts_undefined():
 
 def test_while_loop_carries_exactly_the_variables_it_needs():
     same(
-        apply([control_flow], """
+        apply(
+            [control_flow],
+            """
             def f(n):
                 i = 0
                 total = 0
@@ -76,7 +87,8 @@ def test_while_loop_carries_exactly_the_variables_it_needs():
                     total += tmp
                     i += 1
                 return total
-        """),
+        """,
+        ),
         """
         def f(n):
             i = 0
@@ -96,13 +108,16 @@ def test_while_loop_carries_exactly_the_variables_it_needs():
 
 def test_for_loop_passes_the_item_first():
     same(
-        apply([control_flow], """
+        apply(
+            [control_flow],
+            """
             def f(xs):
                 s = 0
                 for x in xs:
                     s += x
                 return s
-        """),
+        """,
+        ),
         """
         def f(xs):
             s = 0
@@ -116,33 +131,48 @@ def test_for_loop_passes_the_item_first():
 
 
 def test_for_loop_target_used_after_the_loop_is_state():
-    assert run("""
+    assert (
+        run(
+            """
         def f(xs):
             for x in xs:
                 pass
             return x
-    """, [1, 2, 3]) == 3
+    """,
+            [1, 2, 3],
+        )
+        == 3
+    )
 
 
 def test_tuple_target_is_unpacked_from_the_item():
-    assert run("""
+    assert (
+        run(
+            """
         def f(pairs):
             t = 0
             for a, b in pairs:
                 t += a * b
             return t
-    """, [(1, 2), (3, 4)]) == 14
+    """,
+            [(1, 2), (3, 4)],
+        )
+        == 14
+    )
 
 
 def test_if_that_ends_the_function_returns_the_if_stmt_result():
     same(
-        apply([control_flow], """
+        apply(
+            [control_flow],
+            """
             def f(x):
                 if x > 0:
                     return x
                 else:
                     return -x
-        """),
+        """,
+        ),
         """
         def f(x):
             def if_body():
@@ -155,10 +185,13 @@ def test_if_that_ends_the_function_returns_the_if_stmt_result():
 
 
 def test_global_and_nonlocal_names_are_declared_not_passed():
-    code = apply([control_flow], """
+    code = apply(
+        [control_flow],
+        """
         def f(x):
             global G
             if x:
                 G = 1
-    """)
+    """,
+    )
     assert "global G" in code and "('G',)" not in code

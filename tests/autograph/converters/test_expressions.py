@@ -41,7 +41,9 @@ def test_assert_message_is_a_lambda():
 
 def test_calls_to_user_functions_are_wrapped_and_print_is_overloaded():
     same(
-        apply([call_trees], "def f(x):\n    print(helper(x, k=1))\n    return len(x)\n"),
+        apply(
+            [call_trees], "def f(x):\n    print(helper(x, k=1))\n    return len(x)\n"
+        ),
         """
         def f(x):
             ag__.print_(ag__.converted_call(helper, x, k=1))
@@ -52,7 +54,10 @@ def test_calls_to_user_functions_are_wrapped_and_print_is_overloaded():
 
 def test_list_append_in_a_loop_returns_the_list():
     same(
-        apply([lists], "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out\n"),
+        apply(
+            [lists],
+            "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out\n",
+        ),
         """
         def f(xs):
             out = []
@@ -64,14 +69,17 @@ def test_list_append_in_a_loop_returns_the_list():
 
 
 def test_list_pop_in_a_loop_returns_the_list_and_the_value():
-    assert run("""
+    assert run(
+        """
         def f(stack):
             got = []
             while stack:
                 x = stack.pop()
                 got.append(x)
             return got
-    """, [1, 2, 3]) == [3, 2, 1]
+    """,
+        [1, 2, 3],
+    ) == [3, 2, 1]
 
 
 def test_del_makes_the_name_undefined_and_a_later_read_raises():

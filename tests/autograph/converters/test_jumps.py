@@ -9,14 +9,17 @@ from tests.autograph.converters.util import apply, run, same
 
 def test_break_becomes_a_flag_tested_by_the_loop():
     same(
-        apply([break_statements], """
+        apply(
+            [break_statements],
+            """
             def f(x):
                 while x > 0:
                     if x == 3:
                         break
                     x -= 1
                 return x
-        """),
+        """,
+        ),
         """
         def f(x):
             break_ = False
@@ -57,7 +60,9 @@ def test_break_in_a_for_loop_does_not_draw_another_item():
 
 def test_continue_as_the_end_of_an_if_needs_no_flag():
     same(
-        apply([continue_statements], """
+        apply(
+            [continue_statements],
+            """
             def f(xs):
                 t = 0
                 for x in xs:
@@ -65,7 +70,8 @@ def test_continue_as_the_end_of_an_if_needs_no_flag():
                         continue
                     t += x
                 return t
-        """),
+        """,
+        ),
         """
         def f(xs):
             t = 0
@@ -78,7 +84,9 @@ def test_continue_as_the_end_of_an_if_needs_no_flag():
 
 
 def test_nested_continue_uses_a_flag_reset_every_iteration():
-    code = apply([continue_statements], """
+    code = apply(
+        [continue_statements],
+        """
         def f(xs):
             t = 0
             for x in xs:
@@ -88,9 +96,12 @@ def test_nested_continue_uses_a_flag_reset_every_iteration():
                     t += 100
                 t += x
             return t
-    """)
+    """,
+    )
     assert "continue_ = False" in code and "if not continue_:" in code
-    assert run("""
+    assert (
+        run(
+            """
         def f(xs):
             t = 0
             for x in xs:
@@ -100,18 +111,25 @@ def test_nested_continue_uses_a_flag_reset_every_iteration():
                     t += 100
                 t += x
             return t
-    """, [1, 6, -1]) == 100
+    """,
+            [1, 6, -1],
+        )
+        == 100
+    )
 
 
 def test_early_return_moves_the_rest_into_the_else_branch():
     same(
-        apply([return_statements], """
+        apply(
+            [return_statements],
+            """
             def f(x):
                 if x < 0:
                     return 0
                 y = x * 2
                 return y
-        """),
+        """,
+        ),
         """
         def f(x):
             if x < 0:
@@ -124,13 +142,16 @@ def test_early_return_moves_the_rest_into_the_else_branch():
 
 
 def test_return_inside_a_loop_sets_flags_and_stops_the_loop():
-    code = apply([return_statements, control_flow], """
+    code = apply(
+        [return_statements, control_flow],
+        """
         def f(xs):
             for x in xs:
                 if x > 0:
                     return x
             return -1
-    """)
+    """,
+    )
     assert "do_return = False" in code and "extra_test" in code
     source = """
         def f(xs):

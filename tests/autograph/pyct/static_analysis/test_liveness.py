@@ -28,12 +28,17 @@ def test_a_variable_set_in_one_branch_only_is_live_into_the_other():
 
 
 def test_loop_header_sees_values_carried_between_iterations():
-    fn = _fn("def f(n):\n  i = 0\n  t = 0\n  while i < n:\n    t = t + i\n    i += 1\n  return t")
+    fn = _fn(
+        "def f(n):\n  i = 0\n  t = 0\n  while i < n:\n"
+        "    t = t + i\n    i += 1\n  return t"
+    )
     assert anno.getanno(fn.body[2], Live.LOOP_HEADER) == {"i", "n", "t"}
 
 
 def test_a_temporary_inside_a_loop_is_not_live_at_its_header():
-    fn = _fn("def f(xs):\n  s = 0\n  for x in xs:\n    tmp = x * 2\n    s += tmp\n  return s")
+    fn = _fn(
+        "def f(xs):\n  s = 0\n  for x in xs:\n    tmp = x * 2\n    s += tmp\n  return s"
+    )
     assert anno.getanno(fn.body[1], Live.LOOP_HEADER) == {"s"}
 
 
