@@ -284,6 +284,9 @@ class Graph:
                 raise e.with_context(opdef.name, None, where) from None
         if not (name_is_unique and name):
             name = self.unique_name(name or opdef.default_name)
+        elif name in self._by_name:
+            raise ValueError(f"the graph already has an op named {name!r}")
+        self._taken.add(name)
         if stateful is None:
             stateful = opdef.stateful
         op = Operation(self, opdef, name, inputs, attrs, specs, [], location, stateful)

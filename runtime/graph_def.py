@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ from runtime.dtypes import DType
 from runtime.ops.printing import format_value
 from runtime.shapes import format_shape
 
-__all__ = ["GraphDef", "NodeDef", "graph_def", "to_dot"]
+__all__ = ["GraphDef", "NodeDef", "graph_def", "import_graph_def", "to_dot"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,6 +99,73 @@ def graph_def(graph: Any) -> GraphDef:
         [_tensor_name(t) for t in graph.inputs],
         [_tensor_name(t) for t in graph.outputs],
     )
+
+
+def import_graph_def(
+    gdef: GraphDef,
+    name: str = "imported",
+    variable_ids: Mapping[int, int] | None = None,
+    *,
+    outer_graph: Any = None,
+) -> Any:
+    """Rebuilds a `Graph` from a GraphDef (the inverse of `as_graph_def`).
+
+    Every op type must be registered; shapes and dtypes are recomputed by the
+    ops' rules, and automatic control dependencies are added again (control
+    inputs in the GraphDef are not needed).
+
+    Args:
+        gdef: The graph as plain data.
+        name: The new graph's name.
+        variable_ids: Maps `var_id` attrs of the GraphDef to the ids of the
+            live `Variable`s the new graph should use (default: unchanged).
+        outer_graph: For subgraphs: the graph they are nested in.
+
+    Raises:
+        KeyError: For an unknown op type or variable id.
+        ValueError: For an input that names no earlier node.
+    """
+    from runtime import op_registry
+    from runtime.graph import Graph
+
+    graph = Graph(name, outer_graph=outer_graph)
+    tensors: dict[str, Any] = {}
+
+    def tensor(ref: str) -> Any:
+        op_name, _, index = ref.partition(":")
+        try:
+            return tensors[op_name][int(index or 0)]
+        except (KeyError, IndexError):
+            raise ValueError(f"input {ref!r} names no earlier node output") from None
+
+    for node in gdef.node:
+        opdef = op_registry.get(node.op)
+        attrs = dict(node.attr)
+        for key, value in attrs.items():
+            if isinstance(value, GraphDef):
+                attrs[key] = import_graph_def(
+                    value, f"{node.name}/{key}", variable_ids, outer_graph=graph
+                )
+        if "var_id" in attrs and variable_ids is not None:
+            attrs["var_id"] = variable_ids[attrs["var_id"]]
+        inputs = [tensor(ref) for ref in node.input if not ref.startswith("^")]
+        subgraphs = [v for v in attrs.values() if isinstance(v, Graph)]
+        stateful = opdef.stateful or any(g.is_stateful for g in subgraphs)
+        op = graph.create_op(
+            opdef, inputs, attrs, name=node.name, name_is_unique=True, stateful=stateful
+        )
+        op.location = None if node.location is None else _location(node.location)
+        tensors[node.name] = op.outputs
+    graph.inputs = [tensor(ref) for ref in gdef.inputs]
+    graph.outputs = [tensor(ref) for ref in gdef.outputs]
+    return graph
+
+
+def _location(text: str) -> Any:
+    from runtime.graph import SourceLocation
+
+    filename, _, line = text.rpartition(":")
+    return SourceLocation(filename, int(line)) if line.isdigit() else None
 
 
 def _format_attr(value: Any) -> str:

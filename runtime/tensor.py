@@ -151,7 +151,8 @@ class EagerTensor(Tensor):
         if self.dtype is dtypes.variant or value.ndim:
             text = repr(value)
         else:
-            text = np.array2string(np.asarray(value))
+            scalar = np.asarray(value)[()]  # a NumPy scalar: str() is `6.0`
+            text = repr(scalar) if value.dtype.kind == "O" else str(scalar)
         shape = format_shape(self.shape)
         return f"<rt.Tensor: shape={shape}, dtype={self.dtype}, numpy={text}>"
 

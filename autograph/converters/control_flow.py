@@ -35,7 +35,7 @@ import gast
 
 from autograph.core import jumps
 from autograph.core.converter import AG
-from autograph.pyct import anno, origin_info, templates, transformer
+from autograph.pyct import anno, templates, transformer
 from autograph.pyct.static_analysis import activity, definedness, liveness
 from autograph.pyct.static_analysis.definedness import Defined
 from autograph.pyct.static_analysis.liveness import Live
@@ -138,20 +138,23 @@ class ControlFlowTransformer(transformer.Base):
         self, name: str, params: Sequence[str], body: list[gast.stmt]
     ) -> gast.FunctionDef:
         """`def name(*params): body`, declaring the scope's globals it assigns."""
-        writes = activity.writes(body)
         decls: list[gast.stmt] = []
-        for kind, cls in (("global", gast.Global), ("nonlocal", gast.Nonlocal)):
-            names = sorted(
-                n for n, k in self.scope.declared.items() if k == kind and n in writes
-            )
-            if names:
-                decls.append(cls(names=names))
+        if self.scope.declared:
+            writes = activity.writes(body)
+            for kind, cls in (("global", gast.Global), ("nonlocal", gast.Nonlocal)):
+                names = sorted(
+                    n
+                    for n, k in self.scope.declared.items()
+                    if k == kind and n in writes
+                )
+                if names:
+                    decls.append(cls(names=names))
         (fn,) = templates.replace(
-            "def fn_name(params):\n    body",
-            fn_name=name,
-            params=list(params),
-            body=decls + body,
+            "def fn_name(params):\n    pass", fn_name=name, params=list(params)
         )
+        # The body is attached, not templated: it holds the user's statements,
+        # which must not be copied (that would cost O(size x depth)).
+        fn.body = decls + body
         return fn
 
     # --- if --------------------------------------------------------------
@@ -274,8 +277,17 @@ class ControlFlowTransformer(transformer.Base):
 
 
 def _located(node: gast.stmt, stmts: list[gast.stmt]) -> list[gast.stmt]:
-    """Generated statements take the span of the statement they replace."""
-    origin_info.copy_locations(stmts, node)
+    """Generated statements take the span of the statement they replace.
+
+    Only the top-level statements are set here; the nodes inside them that
+    have no position inherit it later (`codegen.fill_locations`), and the
+    user's statements keep their own.
+    """
+    for stmt in stmts:
+        if getattr(stmt, "lineno", None) is None:
+            gast.copy_location(stmt, node)
+            stmt.end_lineno = node.end_lineno
+            stmt.end_col_offset = node.end_col_offset
     return stmts
 
 

@@ -5,6 +5,7 @@ Modules, by job:
 - `signatures`: trace keys, binding calls, checking values against specs;
 - `concrete`: `ConcreteFunction` and `trace` (one graph per signature);
 - `polymorphic`: `Function` (the trace cache), `function`, the eager switch;
+- `matching`: input_signature binding, reuse of more general traces;
 - `diagnostics`: the retracing warning;
 - `pretty`: signatures in the TensorFlow guides' layout.
 """

@@ -131,7 +131,7 @@ class ConcreteFunction:
         """
         specs = self._flat_specs
         if specs is not None and not kwargs and len(args) == len(specs):
-            feeds = _fast_feeds(args, specs)
+            feeds = fast_feeds(args, specs)
             if feeds is not None:
                 return self._pack(self._compiled(feeds))
         values = self._bind(self._positional, args, kwargs)
@@ -220,11 +220,11 @@ class ConcreteFunction:
         return f"<ConcreteFunction {header} at 0x{id(self):X}>"
 
 
-def _fast_feeds(args: tuple[Any, ...], specs: list[TensorSpec]) -> list[Any] | None:
-    """The NumPy values of eager tensors that fit `specs`, or None."""
+def fast_feeds(args: Sequence[Any], specs: Sequence[Any]) -> list[Any] | None:
+    """The NumPy values of eager tensors that fit `specs` (flat), or None."""
     feeds = []
     for value, spec in zip(args, specs):
-        if type(value) is not EagerTensor:
+        if type(value) is not EagerTensor or type(spec) is not TensorSpec:
             return None
         array = value._value
         if _FROM_NUMPY.get(array.dtype) is not spec.dtype or not is_compatible(

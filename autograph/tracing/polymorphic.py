@@ -30,32 +30,23 @@ import inspect
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from autograph import errors
-from autograph.tracing import diagnostics
-from autograph.tracing.concrete import ConcreteFunction, trace
+from autograph.tracing import diagnostics, matching
+from autograph.tracing.concrete import ConcreteFunction, fast_feeds, trace
 from autograph.tracing.signatures import (
-    IDENTITY,
-    TENSOR,
-    Param,
+    argument_error,
     canonicalize,
     check_value,
     encode,
-    spec_structure,
 )
 from runtime.context import STATE
-from runtime.dtypes import _FROM_NUMPY
-from runtime.shapes import is_compatible as _fits
-from runtime.tensor import EagerTensor
 from runtime.tensor_spec import TensorSpec
 
 __all__ = ["Function", "function", "functions_run_eagerly", "run_functions_eagerly"]
 
-F = TypeVar("F", bound=Callable[..., Any])
-
 _run_eagerly = False
-_SLOW = object()  # `_Entry.perm`: the raw call must be re-bound on each call
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:
@@ -153,7 +144,7 @@ class Function:
         self._sig_concrete: ConcreteFunction | None = None
         if input_signature is not None:
             self.input_signature = tuple(input_signature)
-            self._sig_names = _signature_names(
+            self._sig_names = matching.signature_names(
                 self._name, signature, self.input_signature
             )
 
@@ -177,7 +168,7 @@ class Function:
             entry = self._miss(key, args, kwargs, feeds, refs)
         perm = entry.perm
         if perm is not None:
-            if perm is _SLOW:
+            if perm is matching.SLOW:
                 feeds = self._canonical_feeds(args, kwargs)
             else:
                 feeds = [feeds[i] for i in perm]
@@ -229,7 +220,7 @@ class Function:
         entry = _Entry(
             centry.concrete,
             _weak_refs(refs, lambda _, k=key: fast.pop(k, None)),
-            _permutation(feeds, canonical_feeds),
+            matching.permutation(feeds, canonical_feeds),
         )
         fast[key] = entry
         return entry
@@ -281,13 +272,13 @@ class Function:
         self, arguments: list[tuple[str, str, Any, bool]], key: Any
     ) -> ConcreteFunction | None:
         """An existing trace whose tensor specs are more general than the call's."""
-        if not any(_has_tensor_key(k) for _, k in key):
+        if not any(matching.has_tensor_key(k) for _, k in key):
             return None
         best, best_known = None, -1
         for entry in self._canonical.values():
             concrete = entry.concrete
-            if entry.alive() and _accepts(concrete.params, arguments):
-                known = _known_dims(concrete.params)
+            if entry.alive() and matching.accepts(concrete.params, arguments):
+                known = matching.known_dims(concrete.params)
                 if known > best_known:
                     best, best_known = concrete, known
         return best
@@ -295,20 +286,16 @@ class Function:
     def _trace(
         self, arguments: list[tuple[str, str, Any, bool]], key: Any
     ) -> ConcreteFunction:
-        callable_ = self._traced_callable()
-        try:
-            concrete = trace(
-                callable_,
-                self._name,
-                arguments,
-                allow_variables=not self._traced,
-                optimize=self._optimize,
-            )
-        except Exception as e:
-            if hasattr(e, "add_note"):
-                header = f"{self._name}({', '.join(a[0] for a in arguments)})"
-                e.add_note(f"(raised while autograph.function traced {header})")
-            raise
+        # Errors propagate as they are: converted code already reports the
+        # user's file and line, and a note would change the message doctests
+        # and users match on.
+        concrete = trace(
+            self._traced_callable(),
+            self._name,
+            arguments,
+            allow_variables=not self._traced,
+            optimize=self._optimize,
+        )
         self._traced = True
         self._tracing_count += 1
         self._diagnostics.record(key)
@@ -319,11 +306,13 @@ class Function:
     def _signature_concrete(self) -> ConcreteFunction:
         concrete = self._sig_concrete
         if concrete is None:
+            specs = self.input_signature or ()
             arguments = [
-                (n, "positional", s, False)
-                for n, s in zip(self._sig_names, self.input_signature)
-            ]  # type: ignore[arg-type]
-            arguments += _defaults(self._signature, len(self._sig_names))
+                (n, "positional", s, False) for n, s in zip(self._sig_names, specs)
+            ]
+            arguments += matching.signature_defaults(
+                self._signature, len(self._sig_names)
+            )
             key = tuple((n, encode(v, [], [])) for n, _, v, _ in arguments)
             concrete = self._sig_concrete = self._trace(arguments, key)
             self._canonical[key] = _Entry(concrete, (), None)
@@ -334,18 +323,9 @@ class Function:
     ) -> list[Any]:
         specs = self.input_signature
         assert specs is not None
-        feeds: list[Any] = []
         if not kwargs and len(args) == len(specs):
-            for value, spec in zip(args, specs):
-                if type(value) is not EagerTensor or type(spec) is not TensorSpec:
-                    break
-                array = value._value
-                if _FROM_NUMPY.get(array.dtype) is not spec.dtype or not _fits(
-                    spec.shape, array.shape
-                ):
-                    break
-                feeds.append(array)
-            else:
+            feeds = fast_feeds(args, specs)
+            if feeds is not None:
                 return feeds
         values = self._bind_signature(args, kwargs)
         feeds = []
@@ -357,28 +337,7 @@ class Function:
     def _bind_signature(
         self, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> dict[str, Any]:
-        names = self._sig_names
-        if len(args) > len(names):
-            raise TypeError(
-                f"{self._name}() takes {len(names)} positional arguments (its "
-                f"input_signature) but {len(args)} were given"
-            )
-        values = dict(zip(names, args))
-        for key, value in kwargs.items():
-            if key not in names:
-                raise TypeError(
-                    f"{self._name}() got an unexpected keyword argument {key!r}; "
-                    f"its input_signature covers {names}"
-                )
-            if key in values:
-                raise TypeError(
-                    f"{self._name}() got multiple values for argument {key!r}"
-                )
-            values[key] = value
-        missing = [n for n in names if n not in values]
-        if missing:
-            raise TypeError(f"{self._name}() is missing the arguments {missing}")
-        return values
+        return matching.bind_signature(self._name, self._sig_names, args, kwargs)
 
     # -- public API ---------------------------------------------------------------
 
@@ -399,19 +358,20 @@ class Function:
                 for name, spec in zip(self._sig_names, self.input_signature):
                     value = values[name]
                     value = (
-                        _spec_as_array(value) if type(value) is TensorSpec else value
+                        matching.spec_as_array(value)
+                        if type(value) is TensorSpec
+                        else value
                     )
                     check_value(
                         self._name, name, spec, value, [], "change the input_signature"
                     )
             return concrete
-        arguments = self._canonicalize(args, kwargs)
         try:
-            entry, _ = self._lookup_canonical(arguments, reuse=False)
+            encode((args, kwargs), [], [])
         except TypeError as e:
-            if "symbolic tensor" in str(e) or "dtype" in str(e):
-                raise self._argument_error(args, kwargs, e) from None
-            raise
+            raise self._argument_error(args, kwargs, e) from None
+        arguments = self._canonicalize(args, kwargs)
+        entry, _ = self._lookup_canonical(arguments, reuse=False)
         return entry.concrete
 
     @property
@@ -465,17 +425,7 @@ class Function:
     def _argument_error(
         self, args: tuple[Any, ...], kwargs: dict[str, Any], error: Exception
     ) -> TypeError:
-        """Names the argument an encoding error came from."""
-        try:
-            arguments = canonicalize(self._signature, args, kwargs)
-        except TypeError:
-            return TypeError(f"{self._name}(): {error}")
-        for name, _, value, _ in arguments:
-            try:
-                encode(value, [], [])
-            except TypeError as e:
-                return TypeError(f"{self._name}(): argument {name!r}: {e}")
-        return TypeError(f"{self._name}(): {error}")
+        return argument_error(self._name, self._signature, args, kwargs, error)
 
     def __repr__(self) -> str:
         return f"<autograph.Function {self._name}>"
@@ -503,169 +453,6 @@ def _convert(
             stacklevel=diagnostics.user_stacklevel(),
         )
         return python_function
-
-
-def _signature_names(
-    name: str, signature: inspect.Signature, input_signature: tuple[Any, ...]
-) -> list[str]:
-    """The parameter names the input_signature's entries bind to."""
-    names: list[str] = []
-    remaining = len(input_signature)
-    for param in signature.parameters.values():
-        if remaining == 0:
-            break
-        if param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
-            names.append(param.name)
-            remaining -= 1
-        elif param.kind is param.VAR_POSITIONAL:
-            names.extend(f"{param.name}_{i}" for i in range(remaining))
-            remaining = 0
-    if remaining:
-        raise TypeError(
-            f"{name}: the input_signature has {len(input_signature)} entries but "
-            f"the function takes only {len(names)} positional arguments"
-        )
-    for spec in input_signature:
-        _check_signature_entry(name, spec)
-    covered = len(names)
-    for i, param in enumerate(signature.parameters.values()):
-        if i < covered or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        if param.default is param.empty:
-            raise TypeError(
-                f"{name}: the parameter {param.name!r} is not covered by the "
-                "input_signature and has no default; add a TensorSpec for it"
-            )
-    return names
-
-
-def _check_signature_entry(name: str, spec: Any) -> None:
-    if type(spec) is TensorSpec:
-        return
-    if isinstance(spec, dict):
-        for v in spec.values():
-            _check_signature_entry(name, v)
-    elif isinstance(spec, (tuple, list)):
-        for v in spec:
-            _check_signature_entry(name, v)
-    else:
-        raise TypeError(
-            f"{name}: input_signature entries must be rt.TensorSpec (or tuples, "
-            f"lists and dicts of them), got {spec!r}"
-        )
-
-
-def _defaults(
-    signature: inspect.Signature, covered: int
-) -> list[tuple[str, str, Any, bool]]:
-    """Canonical arguments for the parameters an input_signature leaves out."""
-    out = []
-    for i, param in enumerate(signature.parameters.values()):
-        if i < covered or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        kind = "keyword" if param.kind is param.KEYWORD_ONLY else "positional"
-        out.append((param.name, kind, param.default, True))
-    return out
-
-
-def _spec_as_array(spec: TensorSpec) -> Any:
-    """A stand-in value with `spec`'s dtype and shape (None dims as 1)."""
-    import numpy as np
-
-    shape = (
-        () if spec.shape is None else tuple(1 if d is None else d for d in spec.shape)
-    )
-    return np.zeros(shape, spec.dtype.np_dtype)
-
-
-def _permutation(raw: list[Any], canonical: list[Any]) -> Any:
-    """Indices into the raw feeds giving the canonical ones (None: same order)."""
-    if len(raw) == len(canonical) and all(a is b for a, b in zip(raw, canonical)):
-        return None
-    where = {id(v): i for i, v in enumerate(raw)}
-    perm = []
-    for v in canonical:
-        i = where.get(id(v))
-        if i is None or v is None:
-            return _SLOW
-        perm.append(i)
-    return perm
-
-
-def _has_tensor_key(key: Any) -> bool:
-    if type(key) is tuple and key:
-        if key[0] is TENSOR:
-            return True
-        if key[0] is IDENTITY:
-            return False
-        return any(_has_tensor_key(k) for k in key)
-    return False
-
-
-def _accepts(
-    params: Sequence[Param], arguments: list[tuple[str, str, Any, bool]]
-) -> bool:
-    """Whether a trace with `params` can run a call with these arguments."""
-    if len(params) != len(arguments):
-        return False
-    for p, (name, kind, value, _) in zip(params, arguments):
-        if (
-            p.name != name
-            or p.kind != kind
-            or not _spec_accepts(p.spec, spec_structure(value))
-        ):
-            return False
-    return True
-
-
-def _spec_accepts(general: Any, specific: Any) -> bool:
-    if type(general) is TensorSpec:
-        return (
-            type(specific) is TensorSpec
-            and specific.dtype is general.dtype
-            and _is_subshape(specific.shape, general.shape)
-        )
-    if type(general) is not type(specific):
-        return False
-    if isinstance(general, dict):
-        return set(general) == set(specific) and all(
-            _spec_accepts(general[k], specific[k]) for k in general
-        )
-    if isinstance(general, (tuple, list)):
-        return len(general) == len(specific) and all(
-            _spec_accepts(g, s) for g, s in zip(general, specific)
-        )
-    if hasattr(general, "ref"):  # Identity
-        return general.ref() is specific.ref() and general.ref() is not None
-    return general == specific
-
-
-def _is_subshape(specific: Any, general: Any) -> bool:
-    if general is None:
-        return True
-    if specific is None or len(specific) != len(general):
-        return False
-    return all(g is None or g == s for s, g in zip(specific, general))
-
-
-def _known_dims(params: Sequence[Param]) -> int:
-    count = 0
-    for p in params:
-        for spec in _tensor_leaves(p.spec):
-            count += (
-                0 if spec.shape is None else 1 + sum(d is not None for d in spec.shape)
-            )
-    return count
-
-
-def _tensor_leaves(spec: Any) -> list[TensorSpec]:
-    if type(spec) is TensorSpec:
-        return [spec]
-    if isinstance(spec, dict):
-        return [s for v in spec.values() for s in _tensor_leaves(v)]
-    if isinstance(spec, (tuple, list)):
-        return [s for v in spec for s in _tensor_leaves(v)]
-    return []
 
 
 def function(

@@ -48,9 +48,11 @@ from runtime.tensor_spec import TensorSpec
 
 __all__ = [
     "IDENTITY",
+    "NAN",
     "TENSOR",
     "Identity",
     "Param",
+    "argument_error",
     "canonicalize",
     "check_value",
     "contains_tensor",
@@ -196,6 +198,26 @@ def canonicalize(
         else:
             out.append((name, "positional", value, name not in given))
     return out
+
+
+def argument_error(
+    function: str,
+    signature: inspect.Signature,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    error: Exception,
+) -> TypeError:
+    """`error` (from `encode`) as a TypeError naming the argument it came from."""
+    try:
+        arguments = canonicalize(signature, args, kwargs)
+    except TypeError:
+        return TypeError(f"{function}(): {error}")
+    for name, _, value, _ in arguments:
+        try:
+            encode(value, [], [])
+        except TypeError as e:
+            return TypeError(f"{function}(): argument {name!r}: {e}")
+    return TypeError(f"{function}(): {error}")
 
 
 def split_call(params: list[tuple[str, str, Any]]) -> tuple[list[Any], dict[str, Any]]:

@@ -154,3 +154,29 @@ def test_variable_initial_values_must_not_be_graph_tensors():
         x = g.placeholder(rt.float32, (), "x")
         with pytest.raises(ValueError, match="must not depend on graph tensors"):
             rt.Variable(x)
+
+
+def test_a_graph_def_imports_back_into_a_graph_that_runs_the_same():
+    from runtime import executor
+    from runtime.graph_def import import_graph_def
+
+    g = _sample_graph()
+    copy = import_graph_def(g.as_graph_def(), "copy")
+    assert str(copy.as_graph_def()) == str(g.as_graph_def())
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    run = executor.compile(g, g.inputs, [g.get_tensor_by_name("while:1")])
+    run_copy = executor.compile(copy, copy.inputs, [copy.get_tensor_by_name("while:1")])
+    np.testing.assert_array_equal(run([x, np.int32(2)]), run_copy([x, np.int32(2)]))
+
+
+def test_importing_maps_variable_ids_to_new_variables():
+    from runtime import executor
+    from runtime.graph_def import import_graph_def
+
+    old, new = rt.Variable(1), rt.Variable(100)
+    g = rt.Graph()
+    with g.as_default():
+        out = old.assign_add(1)
+    copy = import_graph_def(g.as_graph_def(), variable_ids={old.id: new.id})
+    run = executor.compile(copy, [], [copy.get_tensor_by_name(out.name)])
+    assert run([]) == [101] and old.numpy() == 1

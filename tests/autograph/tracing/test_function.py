@@ -18,6 +18,7 @@ from autograph.tracing import (
     concrete,
     diagnostics,
     function,
+    matching,
     polymorphic,
     pretty,
     signatures,
@@ -58,6 +59,15 @@ def test_called_on_a_function_it_wraps_it():
     traced = function(square)
     assert traced.python_function is square
     assert traced(rt.constant(3.0)).numpy() == 9.0
+
+
+def test_to_code_shows_the_converted_python_function():
+    def relu(x):
+        if x > 0:
+            return x
+        return 0
+
+    assert autograph.to_code(function(relu)) == autograph.to_code(relu)
 
 
 def test_wrapping_a_function_again_wraps_its_python_function():
@@ -248,11 +258,10 @@ def test_errors_while_tracing_point_at_the_users_code():
 
     with pytest.raises(NameError) as info:
         broken(rt.constant(1))
-    frames = [str(entry.path) for entry in info.traceback]
-    assert __file__ in frames
-    assert "(raised while autograph.function traced broken(x))" in (
-        info.value.__notes__
-    )
+    frames = [(str(entry.path), entry.lineno + 1) for entry in info.traceback]
+    line = broken.python_function.__code__.co_firstlineno + 2
+    assert (__file__, line) in frames
+    assert str(info.value) == "name 'undefined_name' is not defined"
 
 
 def test_a_failed_trace_is_not_cached():
@@ -291,7 +300,7 @@ def test_autograph_false_traces_the_original_code():
 
 
 @pytest.mark.parametrize(
-    "module", [signatures, concrete, polymorphic, pretty, diagnostics]
+    "module", [signatures, concrete, polymorphic, pretty, diagnostics, matching]
 )
 def test_docstring_examples_run(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
