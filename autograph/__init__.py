@@ -16,6 +16,14 @@ See API.md for the contract; `to_code` shows what a function becomes.
 from autograph.errors import ConversionError
 from autograph.impl.api import convert, do_not_convert, to_code, to_graph
 from autograph.show import show
+from autograph.tracing import (
+    ConcreteFunction,
+    Function,
+    RetracingWarning,
+    function,
+    functions_run_eagerly,
+    run_functions_eagerly,
+)
 
 __version__ = "0.1.0"
 

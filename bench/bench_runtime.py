@@ -228,6 +228,10 @@ def main() -> None:
         "numpy": np.__version__,
         "machine": platform.machine(),
         "rounds": rounds,
+        "cpus": os.cpu_count(),
+        # Other processes on the machine slow every variant alike; the ratios
+        # (measured in interleaved rounds) are the figures to read.
+        "load_average_at_start": round(os.getloadavg()[0], 2),
         "workloads": {},
     }
     print(f"{'workload':<16}{'variant':<18}{'per call':>12}{'vs numpy':>10}")

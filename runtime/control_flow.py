@@ -20,12 +20,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from runtime import control_flow_checks as checks
 from runtime import dtypes, nest
 from runtime.context import STATE
 from runtime.graph import Graph
 from runtime.op_registry import OpDef, register
 from runtime.shapes import as_shape, format_shape, is_compatible, merge
-from runtime.tensor import SymbolicTensor, Tensor, conversion_for, is_symbolic
+from runtime.tensor import SymbolicTensor, is_symbolic
 
 __all__ = ["cond", "while_loop"]
 
@@ -132,54 +133,6 @@ def while_loop(
     )
 
 
-# -- naming ----------------------------------------------------------------
-
-
-def _leaf_names(
-    structure: Any, paths: list[tuple[Any, ...]], names: Sequence[str] | None, what: str
-) -> list[str]:
-    """How messages refer to each flattened leaf."""
-    if names:
-        names = list(names)
-        top = structure if isinstance(structure, (list, tuple)) else None
-        if top is not None and len(names) == len(top):
-            return [
-                repr(names[p[0]] + "".join(f"[{k!r}]" for k in p[1:]))
-                if p
-                else repr(names[0])
-                for p in paths
-            ]
-        if len(names) == len(paths):
-            return [repr(n) for n in names]
-        if top is None and len(names) == 1:
-            return [repr(names[0] + "".join(f"[{k!r}]" for k in p)) for p in paths]
-    return [f"{what} {i}" for i in range(len(paths))]
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "None"
-    if isinstance(value, Tensor) or conversion_for(value) is not None:
-        return "a tensor"
-    return f"a {type(value).__name__}"
-
-
-def _is_typed(value: Any) -> bool:
-    return (
-        isinstance(value, Tensor)
-        or conversion_for(value) is not None
-        or hasattr(value, "dtype")
-    )
-
-
-def _convertible(value: Any) -> bool:
-    if _is_typed(value) or isinstance(value, (bool, int, float, str)):
-        return True
-    if isinstance(value, (list, tuple)):
-        return all(_convertible(v) for v in value)
-    return False
-
-
 def _convert(graph: Graph, value: Any, hint: dtypes.DType | None) -> SymbolicTensor:
     with graph.as_default():
         return graph.convert(value, None, hint)
@@ -207,18 +160,6 @@ def _placeholders_for(
 # -- cond ------------------------------------------------------------------
 
 
-def _check_predicate(pred: SymbolicTensor, what: str) -> None:
-    if pred.dtype is not dtypes.bool_:
-        raise TypeError(
-            f"the condition of {what} must be a bool scalar, got a {pred.dtype} tensor"
-        )
-    if pred.shape is not None and pred.shape != ():
-        raise ValueError(
-            f"the condition of {what} must be a scalar, got shape "
-            f"{format_shape(pred.shape)}"
-        )
-
-
 def _graph_cond(
     pred: Any,
     true_fn: Callable[[], Any],
@@ -231,19 +172,19 @@ def _graph_cond(
             f"the condition {pred.name!r} is a graph tensor but no graph is being built"
         )
     pred = outer.convert(pred)
-    _check_predicate(pred, "rt.cond")
+    checks.check_predicate(pred, "rt.cond")
     branches = []
     for label, fn in (("then_branch", true_fn), ("else_branch", false_fn)):
         g = Graph(label, outer_graph=outer)
         with g.as_default():
             branches.append((g, fn()))
     (then_g, then_out), (else_g, else_out) = branches
-    _check_same_structure(then_out, else_out, names)
+    checks.check_same_structure(then_out, else_out, names)
     then_flat = nest.flatten_with_paths(then_out, expand_composites=True)
     else_flat = [
         v for _, v in nest.flatten_with_paths(else_out, expand_composites=True)
     ]
-    labels = _leaf_names(then_out, [p for p, _ in then_flat], names, "output")
+    labels = checks.leaf_names(then_out, [p for p, _ in then_flat], names, "output")
     results: list[Any] = []
     specs = []
     for label, (_, a), b in zip(labels, then_flat, else_flat):
@@ -278,61 +219,23 @@ def _graph_cond(
 _FROM_OP = object()  # marks a cond result taken from the If op's outputs
 
 
-def _check_same_structure(a: Any, b: Any, names: Sequence[str] | None) -> None:
-    try:
-        nest.assert_same_structure(a, b, check_types=False, expand_composites=True)
-    except (ValueError, TypeError):
-        pass
-    else:
-        return
-    if (
-        names
-        and isinstance(a, (list, tuple))
-        and isinstance(b, (list, tuple))
-        and len(a) == len(b) == len(names)
-    ):
-        for name, x, y in zip(names, a, b):
-            try:
-                nest.assert_same_structure(
-                    x, y, check_types=False, expand_composites=True
-                )
-            except (ValueError, TypeError):
-                raise ValueError(
-                    f"{name!r} is {_describe(x)} in the true branch but {_describe(y)} "
-                    "in the false branch; both branches must give it the same structure"
-                ) from None
-    raise ValueError(
-        f"the true branch returns {_describe(a)} but the false branch returns "
-        f"{_describe(b)}; both branches must return the same structure"
-    )
-
-
-def _describe(value: Any) -> str:
-    if isinstance(value, dict):
-        return f"a dict with keys {sorted(map(repr, value))}"
-    if isinstance(value, (list, tuple)):
-        n = len(value)
-        return f"a {type(value).__name__} of {n} item{'' if n == 1 else 's'}"
-    return _kind(value)
-
-
 def _branch_outputs(then_g: Graph, else_g: Graph, a: Any, b: Any, label: str) -> Any:
     if a is None or b is None:
         if a is None and b is None:
             return _PASSTHROUGH
         raise ValueError(
-            f"{label} is {_kind(a)} in the true branch but {_kind(b)} in the false "
-            "branch; give it a value in both branches"
+            f"{label} is {checks.kind(a)} in the true branch but "
+            f"{checks.kind(b)} in the false branch; give it a value in both branches"
         )
-    if a is b and not _convertible(a):
+    if a is b and not checks.convertible(a):
         return _PASSTHROUGH
     for value, branch in ((a, "true"), (b, "false")):
-        if not _convertible(value):
+        if not checks.convertible(value):
             raise TypeError(
-                f"{label} is {_kind(value)} in the {branch} branch, which cannot be "
-                "the result of a graph cond"
+                f"{label} is {checks.kind(value)} in the {branch} branch, which "
+                "cannot be the result of a graph cond"
             )
-    if _is_typed(a) or not _is_typed(b):
+    if checks.is_typed(a) or not checks.is_typed(b):
         ta = _convert(then_g, a, None)
         tb = _convert(else_g, b, ta.dtype)
     else:
@@ -363,7 +266,9 @@ def _graph_while(
     flat = nest.flatten_with_paths(structure, expand_composites=True)
     labels = [
         f"loop variable {n}" if n.startswith("'") else n
-        for n in _leaf_names(structure, [p for p, _ in flat], names, "loop variable")
+        for n in checks.leaf_names(
+            structure, [p for p, _ in flat], names, "loop variable"
+        )
     ]
     inits = [_loop_init(outer, v, label) for label, (_, v) in zip(labels, flat)]
     if shape_invariants is not None and len(shape_invariants) != len(inits):
@@ -397,14 +302,14 @@ def _graph_while(
     with cond_g.as_default():
         args = arguments(cond_g)
         test = cond_g.convert(cond_fn(*args), None, dtypes.bool_)
-    _check_predicate(test, "rt.while_loop")
+    checks.check_predicate(test, "rt.while_loop")
     cond_g.outputs = [test]
     with body_g.as_default():
         args = arguments(body_g)
         result = body_fn(*args)
         if len(structure) == 1 and not isinstance(result, (list, tuple)):
             result = (result,)
-        _check_body_structure(structure, result, names)
+        checks.check_body_structure(structure, result, names)
         new_flat = [
             v for _, v in nest.flatten_with_paths(result, expand_composites=True)
         ]
@@ -452,55 +357,11 @@ def _loop_init(outer: Graph, value: Any, label: str) -> SymbolicTensor:
         raise ValueError(
             f"{label} is None before the loop; give it a tensor value before the loop"
         )
-    if not _convertible(value):
+    if not checks.convertible(value):
         raise TypeError(
-            f"{label} is {_kind(value)}, which cannot be a graph loop variable"
+            f"{label} is {checks.kind(value)}, which cannot be a graph loop variable"
         )
     return outer.convert(value)
-
-
-def _check_body_structure(
-    structure: Any, result: Any, names: Sequence[str] | None
-) -> None:
-    try:
-        nest.assert_same_structure(
-            structure, result, check_types=False, expand_composites=True
-        )
-    except (ValueError, TypeError):
-        pass
-    else:
-        return
-    if isinstance(result, (list, tuple)) and len(result) != len(structure):
-        named = f" ({', '.join(map(repr, names))})" if names else ""
-        raise ValueError(
-            f"the loop body returned {len(result)} values for {len(structure)} loop "
-            f"variables{named}"
-        )
-    if names and len(names) == len(structure) and isinstance(result, (list, tuple)):
-        for name, before, after in zip(names, structure, result):
-            try:
-                nest.assert_same_structure(
-                    before, after, check_types=False, expand_composites=True
-                )
-            except (ValueError, TypeError):
-                raise ValueError(
-                    f"loop variable {name!r} is {_describe(before)} before the loop "
-                    "but "
-                    f"{_describe(after)} after one iteration; it must keep the same "
-                    "structure"
-                ) from None
-    raise ValueError(
-        f"the loop body returns {_describe(result)} but the loop variables are "
-        f"{_describe(structure)}; it must return the same structure"
-    )
-
-
-def _less_specific(shape: Any, than: Any) -> bool:
-    if than is None:
-        return False
-    if shape is None:
-        return True
-    return any(t is not None and s is None for s, t in zip(shape, than))
 
 
 def _body_output(
@@ -508,9 +369,9 @@ def _body_output(
 ) -> SymbolicTensor:
     if value is None:
         raise ValueError(f"{label} is None after one iteration; it must stay a tensor")
-    if not _convertible(value):
+    if not checks.convertible(value):
         raise TypeError(
-            f"{label} is {_kind(value)} after one iteration, which cannot be a "
+            f"{label} is {checks.kind(value)} after one iteration, which cannot be a "
             "graph loop variable"
         )
     out = body_g.convert(value, None, init.dtype)
@@ -519,7 +380,7 @@ def _body_output(
             f"{label} changed dtype from {init.dtype} to {out.dtype} after one "
             "iteration; cast it before the loop"
         )
-    if not is_compatible(shape, out.shape) or _less_specific(out.shape, shape):
+    if not is_compatible(shape, out.shape) or checks.less_specific(out.shape, shape):
         raise ValueError(
             f"{label} changed shape from {format_shape(shape)} to "
             f"{format_shape(out.shape)} after one iteration; keep its shape the same "

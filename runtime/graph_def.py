@@ -173,7 +173,10 @@ def _format_attr(value: Any) -> str:
         return value.name
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
-        return f"{array.dtype.name} {format_shape(array.shape)} {format_value(array)}"
+        if array.dtype.kind == "O" and array.ndim == 0:
+            return json.dumps(str(array[()]))
+        text = format_value(array)
+        return text if array.ndim == 0 else f"{text} shape={format_shape(array.shape)}"
     if isinstance(value, str):
         return json.dumps(value)
     return repr(value)

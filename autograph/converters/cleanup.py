@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph.pyct import transformer
+from autograph.pyct import anno, templates, transformer
 from autograph.pyct.static_analysis import activity
 
 
@@ -43,6 +43,10 @@ class CleanupTransformer(transformer.Base):
     def visit_FunctionDef(self, node: gast.FunctionDef) -> gast.FunctionDef:
         self.generic_visit(node)
         body = node.body
+        original_locals = anno.getanno(node, anno.Basic.ORIGINAL_LOCALS, None)
+        if original_locals is not None:
+            self._keep_locals(node, original_locals)
+            return node
         if node.name not in self.ctx.namer.generated or not body:
             return node
         if any(isinstance(s, (gast.Global, gast.Nonlocal)) for s in body):
@@ -62,6 +66,38 @@ class CleanupTransformer(transformer.Base):
             return node
         self._fold_pure(body, returned)
         return node
+
+    def _keep_locals(self, node: gast.FunctionDef, names: set[str]) -> None:
+        """Re-binds locals whose every binding was dead code that lowering dropped.
+
+        Python treats a name as local if it is bound anywhere in the function,
+        even after a `return`; reading it then raises UnboundLocalError, so it
+        must stay bound (to an Undefined) here too.
+        """
+        bound: set[str] = set()
+        stack: list[gast.AST] = list(node.body)
+        while stack:
+            child = stack.pop()
+            if isinstance(child, gast.Name) and not isinstance(child.ctx, gast.Load):
+                bound.add(child.id)
+            elif isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                bound.add(child.name)
+                if anno.hasanno(child, anno.Basic.ORIGINAL_LOCALS):
+                    continue  # a nested user function: its own scope
+            elif isinstance(child, gast.alias):
+                bound.add((child.asname or child.name).split(".")[0])
+            stack.extend(gast.iter_child_nodes(child))
+        lost = sorted(names - bound)
+        if lost:
+            inits = [
+                templates.replace(
+                    "name = ag__.Undefined(label)",
+                    name=n,
+                    label=gast.Constant(value=n, kind=None),
+                )[0]
+                for n in lost
+            ]
+            node.body[:0] = inits
 
     @staticmethod
     def _unused_before(stmts: list[gast.stmt], names: list[str]) -> bool:

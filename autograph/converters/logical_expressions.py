@@ -1,8 +1,12 @@
 """`and`, `or` and `not` become `ag__.and_`, `ag__.or_`, `ag__.not_`.
 
     a and b or not c    ->    ag__.or_(ag__.and_(a, lambda: b), lambda: ag__.not_(c))
+    lo <= x < hi        ->    ag__.and_(lo <= x, lambda: x < hi)
 
-The right operand is a lambda: it is evaluated only when Python would.
+The right operand is a lambda: it is evaluated only when Python would. A
+comparison chain is an `and` in Python too; it is split only when its inner
+operands are names or constants, which may be evaluated twice (others stay
+as written).
 """
 
 from __future__ import annotations
@@ -25,6 +29,20 @@ class LogicalExpressionTransformer(transformer.Base):
                 f"{op}(left, lambda: right)", left=value, right=result
             )
         return result
+
+    def visit_Compare(self, node: gast.Compare) -> gast.expr:
+        self.generic_visit(node)
+        inner = node.comparators[:-1]
+        if len(node.ops) < 2 or not all(
+            isinstance(n, (gast.Name, gast.Constant)) for n in inner
+        ):
+            return node
+        operands = [node.left, *node.comparators]
+        parts = [
+            gast.Compare(left=operands[i], ops=[op], comparators=[operands[i + 1]])
+            for i, op in enumerate(node.ops)
+        ]
+        return self.visit_BoolOp(gast.BoolOp(op=gast.And(), values=parts))
 
     def visit_UnaryOp(self, node: gast.UnaryOp) -> gast.expr:
         self.generic_visit(node)

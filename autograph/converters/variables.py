@@ -25,6 +25,7 @@ from autograph.pyct.static_analysis import activity, definedness
 from autograph.pyct.static_analysis.definedness import Defined
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
+LOCALS = anno.Basic.ORIGINAL_LOCALS
 
 
 def _ag_call(attr: str, *args: gast.expr) -> gast.Call:
@@ -46,6 +47,11 @@ class VariablesTransformer(transformer.Base):
         self.nested: list[tuple[int, set[str], bool]] = []
 
     def _visit_function(self, node: gast.FunctionDef) -> gast.FunctionDef:
+        # Remembered for `cleanup`: lowering may drop dead code that was the
+        # only binding of a local, which must stay local.
+        anno.setanno(
+            node, LOCALS, activity.local_names(node) - activity.writes(node.args)
+        )
         self.locals.append(activity.local_names(node))
         self.maybe_unbound.append(set())
         node.body = self.visit_block(node.body)

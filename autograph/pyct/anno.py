@@ -60,6 +60,10 @@ class Basic(NoValue):
         "User directives on a statement or loop: a dict mapping directive "
         "function to its keyword arguments"
     )
+    ORIGINAL_LOCALS = (
+        "On a user's FunctionDef: the local names it had before conversion "
+        "(parameters excluded): a set"
+    )
     EXTRA_LOOP_TEST = (
         "An expression AST: extra test to evaluate before each iteration (for "
         "loops with break/return)"

@@ -1,10 +1,13 @@
 """The graph backend: converted control flow on graph tensors builds graph ops.
 
-Registers `SymbolicTensor` in `dispatch.TABLES` for every operator, so that
+Registers `SymbolicTensor` in `dispatch.TABLES` for the operators, so that
 `if_stmt` on a graph-tensor condition builds one `cond` node, `while_stmt` and
 `for_stmt` one `while` node, and so on. Also says when it is active (a graph is
 being built), which lets converted functions skip straight to plain Python
 otherwise.
+
+`print` is not claimed: as in TensorFlow, a Python `print` runs while tracing
+(showing symbolic tensors) and `rt.print` is the op that prints every call.
 
 Errors name the user's variables: the names come from the operator call
 (`if_stmt`) or from the parameters of the generated loop functions, which are
@@ -17,7 +20,7 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from runtime import control_flow, dtypes
+from runtime import control_flow, dtypes, nest
 from runtime.context import STATE
 from runtime.graph import Graph
 from runtime.operators import dispatch
@@ -25,7 +28,6 @@ from runtime.operators.variables import Undefined, UndefinedReturnValue, is_unde
 from runtime.ops import array as array_ops
 from runtime.ops import math as math_ops
 from runtime.ops.state import Assert
-from runtime.ops.state import print_ as graph_print
 from runtime.ops.tensor_array import TensorArray
 from runtime.tensor import SymbolicTensor, convert_to_tensor
 
@@ -123,12 +125,16 @@ def _dry_run(body: Callable[..., Any], args: Sequence[Any]) -> Any:
 
 
 def _zeros_like_spec(value: Any) -> Any:
-    """Zeros of `value`'s dtype and shape (`value` may be of a scratch graph)."""
-    spec = value if isinstance(value, SymbolicTensor) else convert_to_tensor(value)
-    if spec.dtype is dtypes.string:
-        return convert_to_tensor("")
-    shape = tuple(0 if d is None else d for d in spec.shape)
-    return array_ops.zeros(shape, dtype=spec.dtype)
+    """Zeros shaped like `value`, a (nested) value that may be of a scratch graph."""
+
+    def zeros(leaf: Any) -> Any:
+        spec = leaf if isinstance(leaf, SymbolicTensor) else convert_to_tensor(leaf)
+        if spec.dtype is dtypes.string:
+            return convert_to_tensor("")
+        shape = tuple(0 if d is None else d for d in spec.shape)
+        return array_ops.zeros(shape, dtype=spec.dtype)
+
+    return nest.map_structure(zeros, value)
 
 
 def _loop_state(
@@ -146,16 +152,15 @@ def _loop_state(
         isinstance(v, UndefinedReturnValue) or (isinstance(v, list) and not v)
         for v in state
     )
-    sample = None
-    if needs_trial:
-        placeholder_state = tuple(
-            convert_to_tensor(0) if isinstance(v, UndefinedReturnValue) else v
-            for v in state
-        )
-        sample = trial(_listless(placeholder_state))
+    sample = trial(_listless(state)) if needs_trial else None
     out = []
     for i, (value, name) in enumerate(zip(state, names)):
         if isinstance(value, UndefinedReturnValue):
+            if isinstance(sample[i], Undefined):
+                raise ValueError(
+                    "cannot tell the type of the return value of this function from "
+                    "its graph loop; return a value of the same type on every path"
+                )
             out.append(_zeros_like_spec(sample[i]))
         elif type(value) is Undefined:
             raise ValueError(
@@ -229,7 +234,7 @@ def _while_stmt(
             loop_vars,
             names=list(names),
         )
-    return _unpack(_as_tuple(result, count))
+    return _unpack(tuple(result))
 
 
 def _for_stmt(
@@ -332,10 +337,6 @@ def _assert(cond: Any, message: Callable[[], Any] | None) -> None:
     Assert(cond, data)
 
 
-def _print(*values: Any, **kwargs: Any) -> None:
-    graph_print(*values, **{k: v for k, v in kwargs.items() if k in ("sep", "end")})
-
-
 def _range(*args: Any) -> Any:
     return array_ops.range(*args)
 
@@ -374,7 +375,6 @@ def register() -> None:
         ("not_", _not),
         ("if_exp", _if_exp),
         ("assert_stmt", _assert),
-        ("print_", _print),
         ("range_", _range),
         ("len_", _len),
         ("int_", _int),

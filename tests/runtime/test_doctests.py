@@ -10,11 +10,14 @@ import pytest
 
 import runtime
 
-MODULES = sorted(
-    info.name
-    for info in pkgutil.walk_packages(runtime.__path__, "runtime.")
-    if not info.name.startswith("runtime.operators")
-)
+MODULES = [
+    "runtime",
+    *sorted(
+        info.name
+        for info in pkgutil.walk_packages(runtime.__path__, "runtime.")
+        if not info.name.startswith("runtime.operators")
+    ),
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -7,6 +7,8 @@ import gc
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import runtime as rt
 from autograph.tracing import function
@@ -218,3 +220,25 @@ def test_binding_errors_name_the_function():
         f()
     with pytest.raises(TypeError, match=r"^f\(\): too many positional arguments"):
         f(1, 2)
+
+
+_DTYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32}
+_SIGNATURES = st.tuples(
+    st.sampled_from(sorted(_DTYPES)),
+    st.lists(st.integers(min_value=0, max_value=3), max_size=3).map(tuple),
+)
+
+
+@pytest.mark.filterwarnings("ignore::autograph.tracing.RetracingWarning")
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_SIGNATURES, min_size=1, max_size=8))
+def test_one_trace_per_distinct_dtype_and_shape_and_results_match_eager(calls):
+    @function
+    def affine(x):
+        return x * 2 + 1
+
+    for dtype, shape in calls:
+        value = np.arange(int(np.prod(shape)), dtype=_DTYPES[dtype]).reshape(shape)
+        x = rt.constant(value)
+        np.testing.assert_array_equal(affine(x).numpy(), (x * 2 + 1).numpy())
+    assert affine.tracing_count == len(set(calls))
