@@ -177,13 +177,6 @@ EXPECTED: dict[str, list[str]] = {
     ],
 }
 
-PENDING = {
-    "non_strict_execution.py": "runtime: the Gather shape rule checks constant "
-    "indices while tracing, so an unused out-of-range gather raises (API.md: an "
-    "op not needed for outputs or effects cannot raise)",
-}
-
-
 def run_example(name: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1")
     return subprocess.run(
@@ -211,18 +204,7 @@ def test_every_example_has_expected_lines():
     assert scripts == set(EXPECTED)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            name,
-            marks=[pytest.mark.xfail(reason=PENDING[name], strict=False)]
-            if name in PENDING
-            else [],
-        )
-        for name in sorted(EXPECTED)
-    ],
-)
+@pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_example_runs_and_prints_its_key_lines(name):
     result = run_example(name)
     assert result.returncode == 0, result.stderr
@@ -245,11 +227,6 @@ def test_a_loop_over_python_data_unrolls_and_one_over_a_tensor_does_not():
     )
 
 
-@pytest.mark.xfail(
-    reason="graph backend pending: a graph while loop with one loop variable "
-    "returns a 1-tuple where the Python path returns the value",
-    strict=False,
-)
 def test_a_graph_while_loop_returns_its_tensor():
     out = run_example("loops.py").stdout
     assert re.search(
@@ -257,11 +234,6 @@ def test_a_graph_while_loop_returns_its_tensor():
     )
 
 
-@pytest.mark.xfail(
-    reason="graph backend pending: print() of a graph tensor becomes a graph "
-    "print op (API.md: a Python print runs only while tracing)",
-    strict=False,
-)
 def test_a_python_print_of_a_tensor_argument_runs_only_while_tracing():
     out = run_example("python_vs_tensor_arguments.py").stdout
     tensor_part = out.split("Traces are reused for Tensor arguments.")[1]

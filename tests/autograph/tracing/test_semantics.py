@@ -24,11 +24,6 @@ def test_python_side_effects_happen_only_while_tracing(capsys):
     assert capsys.readouterr().out == "Python side effect\n"
 
 
-@pytest.mark.xfail(
-    reason="the graph backend turns print() of a graph tensor into a graph print "
-    "op (API.md: a Python print runs only while tracing)",
-    strict=False,
-)
 def test_printing_a_tensor_with_python_print_happens_only_while_tracing(capsys):
     @function
     def double(a):

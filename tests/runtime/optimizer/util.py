@@ -68,10 +68,16 @@ def assert_same_runs(
     outputs: Sequence[SymbolicTensor],
     new: Graph,
     *feeds_list: Sequence[Any],
+    reset: Callable[[], Any] = lambda: None,
 ) -> None:
-    """`new` gives what `graph` gives on each feed list: values, errors, prints."""
+    """`new` gives what `graph` gives on each feed list: values, errors, prints.
+
+    `reset` runs before each run (to restore variables).
+    """
     for feeds in feeds_list:
+        reset()
         before = run(graph, inputs, outputs, feeds)
+        reset()
         after = run(new, new.inputs, new.outputs, feeds)
         assert after[1:] == before[1:], (before, after, format_graph(new))
         if before[0] is not None:
