@@ -12,7 +12,8 @@ import builtins
 import threading
 import types
 from collections.abc import Callable
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 
 import gast
 
@@ -112,17 +113,23 @@ def convert_node(
     return node
 
 
-@dataclass(frozen=True)
+@dataclass
 class ConvertedEntity:
     """A converted function, ready to be bound to a closure.
 
     Attributes:
         code: The converted function's code object.
-        source: The converted source, as `to_code` shows it.
+        node: The converted tree; `source` is unparsed from it on first use
+            (running converted code never needs the text).
     """
 
     code: types.CodeType
-    source: str
+    node: gast.AST = field(compare=False, repr=False)
+
+    @functools.cached_property
+    def source(self) -> str:
+        """The converted source, as `to_code` shows it."""
+        return codegen.to_source(self.node)
 
 
 _lock = threading.RLock()
@@ -238,7 +245,7 @@ def _convert(
         closure_values=dict.fromkeys([AG, *free_vars]),
     )
     _remember(probe.__code__)
-    return ConvertedEntity(code=probe.__code__, source=codegen.to_source(node))
+    return ConvertedEntity(code=probe.__code__, node=node)
 
 
 def instantiate(

@@ -17,6 +17,10 @@ class Base(gast.NodeTransformer):
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
 
+    def visit_Constant(self, node: gast.Constant) -> gast.Constant:
+        # No children; skips ast.NodeVisitor's slow deprecated-name lookup.
+        return node
+
     def visit_block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
         """Visits a statement list; a visit may return None, a node or a list."""
         out: list[gast.stmt] = []

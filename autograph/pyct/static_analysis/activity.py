@@ -41,6 +41,9 @@ class _Collector(gast.NodeVisitor):
         if node.annotation is not None:
             self.visit(node.annotation)
 
+    def visit_Constant(self, node: gast.Constant) -> None:
+        pass  # no children; skips ast.NodeVisitor's deprecated-name lookup
+
     def visit_AugAssign(self, node: gast.AugAssign) -> None:
         if isinstance(node.target, gast.Name):
             self.read.add(node.target.id)

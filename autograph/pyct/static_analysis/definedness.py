@@ -80,6 +80,7 @@ class _ReadMarker(gast.NodeVisitor):
     def _skip(self, node: gast.AST) -> None:
         pass  # reads inside nested scopes happen later, when called
 
+    visit_Constant = _skip  # no children
     visit_Lambda = visit_FunctionDef = visit_AsyncFunctionDef = _skip
     visit_ClassDef = visit_ListComp = visit_SetComp = _skip
     visit_DictComp = visit_GeneratorExp = _skip
