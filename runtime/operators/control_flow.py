@@ -91,7 +91,8 @@ def while_stmt(
     if impl is not None:
         return impl(test, body, state, names, cond)
     count = len(state)
-    while _python_bool(cond, "while", names or _params(test)):
+    names = names or _params(test)
+    while _python_bool(cond, "while", names):
         result = body(*state)
         if count == 1:
             state = (result,)
@@ -148,7 +149,8 @@ def for_stmt(
                 state = result
         return _unpack(state)
     iterator = iter(iterable)
-    while _python_bool(extra_test(*state), "for", names or _params(body, 1)):
+    names = names or _params(body, 1)
+    while _python_bool(extra_test(*state), "for", names):
         try:
             item = next(iterator)
         except StopIteration:
