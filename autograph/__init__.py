@@ -28,9 +28,15 @@ from autograph.tracing import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "ConcreteFunction",
     "ConversionError",
+    "Function",
+    "RetracingWarning",
     "convert",
     "do_not_convert",
+    "function",
+    "functions_run_eagerly",
+    "run_functions_eagerly",
     "show",
     "to_code",
     "to_graph",
