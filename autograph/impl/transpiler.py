@@ -9,10 +9,10 @@ The CLI uses `convert_node` alone, on source text it never runs.
 from __future__ import annotations
 
 import builtins
+import functools
 import threading
 import types
 from collections.abc import Callable
-import functools
 from dataclasses import dataclass, field
 
 import gast
