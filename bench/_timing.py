@@ -5,20 +5,17 @@ figures to ``bench/results/<name>.json``.
 
 BLAS threads are pinned to one (``OPENBLAS_NUM_THREADS=1``) so figures do
 not depend on the machine's core count. That only works before NumPy loads,
-so every bench script sets it first thing too; importing this module after
-NumPy warns.
+so every bench script sets it first thing; this module sets it too, and
+warns if NumPy was loaded without it.
 """
 
 from __future__ import annotations
-
-import os
-
-os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 import contextlib
 import dataclasses
 import gc
 import json
+import os
 import platform
 import statistics
 import sys
@@ -28,13 +25,14 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-if "numpy" in sys.modules:
+if "numpy" in sys.modules and os.environ.get("OPENBLAS_NUM_THREADS") != "1":
     warnings.warn(
-        "NumPy was imported before bench/_timing.py: OPENBLAS_NUM_THREADS=1 "
-        "may not apply; set it at the top of the bench script",
+        "NumPy was imported before OPENBLAS_NUM_THREADS=1 was set; set it at "
+        "the top of the bench script",
         RuntimeWarning,
         stacklevel=2,
     )
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 

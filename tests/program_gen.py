@@ -102,9 +102,12 @@ def fuzz_settings() -> settings:
     Returns:
         A ``settings`` object to decorate a test with.
     """
-    examples = 5000 if os.environ.get("HYPOTHESIS_PROFILE") == "fuzz" else 200
+    fuzz = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz"
     return settings(
-        max_examples=examples,
+        max_examples=5000 if fuzz else 200,
+        # `make test` (and CI) sees the same 200 programs every run;
+        # `make fuzz` explores new ones.
+        derandomize=not fuzz,
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
@@ -292,11 +295,7 @@ class _Writer:
             test = self.condition()
             return f"assert {test}, 'a{label}'" if self.chance(70) else f"assert {test}"
         if kind == "swap":
-            first, second = self.draw(
-                st.lists(
-                    st.sampled_from(_VARIABLES), min_size=2, max_size=2, unique=True
-                )
-            )
+            first, second = self.two_variables()
             line = f"{first}, {second} = {second}, {first}"
             self.assigned(first, second)
             return line
@@ -314,6 +313,11 @@ class _Writer:
         line = f"{target} = {self.expression()}"
         self.assigned(target)
         return line
+
+    def two_variables(self) -> list[str]:
+        return self.draw(
+            st.lists(st.sampled_from(_VARIABLES), min_size=2, max_size=2, unique=True)
+        )
 
     def readable_name_among(self, names: tuple[str, ...]) -> str | None:
         candidates = sorted(self.defined & set(names))
@@ -413,11 +417,7 @@ class _Writer:
         if kind == "for_range":
             iterable = self.range_call()
         elif self.chance(25):  # unpacking: for x, y in [(.., ..), ...]
-            names = self.draw(
-                st.lists(
-                    st.sampled_from(_VARIABLES), min_size=2, max_size=2, unique=True
-                )
-            )
+            names = self.two_variables()
             pairs = [
                 f"({self.expression(1)}, {self.expression(1)})"
                 for _ in range(self.draw(st.integers(0, 2)))

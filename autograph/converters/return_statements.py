@@ -15,16 +15,23 @@ A `return` inside a loop (or before more code in a `with`/`try`) sets flags
 instead; loops stop when `do_return` is set and the function returns after
 them:
 
-    for x in xs:                   do_return = False
-        if x > 0:                  retval_ = ag__.UndefinedReturnValue()
-            return x      ->       for x in xs:          # + extra test: not do_return
-    return -1                          if x > 0:
-                                           retval_ = x
-                                           do_return = True
-                                   if do_return:
-                                       return retval_
-                                   else:
-                                       return -1
+    for x in xs:
+        if x > 0:
+            return x
+    return -1
+        ->
+    do_return, retval_ = (False, ag__.UndefinedReturnValue())
+    for x in xs:          # + extra test: not do_return
+        if x > 0:
+            retval_ = x
+            do_return = True
+    if do_return:
+        return retval_
+    else:
+        return -1
+
+The flags are set up right before the statement that needs them, so code
+before it (and other branches) do not carry them.
 """
 
 from __future__ import annotations
@@ -56,6 +63,21 @@ class _FunctionReturns:
             on_loop=self._stop_loop,
         )
         self.used = False
+
+    def init_flags(self) -> gast.stmt:
+        """`do_return, retval_ = (False, ag__.UndefinedReturnValue())`."""
+        flags = gast.Tuple(
+            elts=[
+                jumps.name(self.do_return, gast.Store),
+                jumps.name(self.retval, gast.Store),
+            ],
+            ctx=gast.Store(),
+        )
+        values = gast.Tuple(
+            elts=[gast.Constant(value=False, kind=None), _undefined_return_value()],
+            ctx=gast.Load(),
+        )
+        return gast.Assign(targets=[flags], value=values, type_comment=None)
 
     def _stop_loop(self, loop: gast.stmt) -> None:
         """A loop holding a return stops once it returned, skipping its `else`."""
@@ -119,7 +141,9 @@ class _FunctionReturns:
                     handler.body = self.tail_block(handler.body)
                 out.append(stmt)
                 return out
-            # A return that does not end the function: flags and a final check.
+            # A return that does not end the function: flags (set up right
+            # here, where they are first needed) and a final check.
+            out.append(self.init_flags())
             out.extend(low.block([stmt]))
             check = gast.If(
                 test=jumps.name(self.do_return),
@@ -164,11 +188,6 @@ class ReturnTransformer(transformer.Base):
         if returns.used:
             do_return = self.ctx.namer.new_symbol("do_return")
             retval = self.ctx.namer.new_symbol("retval_")
-            init = [
-                jumps.assign(returns.do_return, gast.Constant(value=False, kind=None)),
-                jumps.assign(returns.retval, _undefined_return_value()),
-            ]
-            body = _docstring(body) + init + body[len(_docstring(body)) :]
             for stmt in body:
                 for child in gast.walk(stmt):
                     if isinstance(child, gast.Name):
@@ -182,17 +201,6 @@ class ReturnTransformer(transformer.Base):
 
     visit_FunctionDef = _visit_function
     visit_AsyncFunctionDef = _visit_function
-
-
-def _docstring(body: list[gast.stmt]) -> list[gast.stmt]:
-    first = body[0] if body else None
-    if (
-        isinstance(first, gast.Expr)
-        and isinstance(first.value, gast.Constant)
-        and isinstance(first.value.value, str)
-    ):
-        return [first]
-    return []
 
 
 def _undefined_return_value() -> gast.expr:

@@ -38,7 +38,13 @@ def assign(target: str, value: gast.expr) -> gast.Assign:
 
 
 def not_(expr: gast.expr) -> gast.expr:
-    """`not expr` (converted to `ag__.not_` later by the logical converter)."""
+    """`not expr` (converted to `ag__.not_` later by the logical converter).
+
+    Only used for tests (guards, loop conditions), where truthiness is all
+    that counts, so `not not x` folds to `x`.
+    """
+    if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.Not):
+        return expr.operand
     return gast.UnaryOp(op=gast.Not(), operand=expr)
 
 

@@ -111,6 +111,20 @@ def while_else_runs_when_no_break(n):
     return i
 
 
+def find_pair_with_sum(xs, target):
+    # The for ... else: continue / break idiom leaves both loops at once.
+    for i, x in enumerate(xs):
+        for y in xs[i + 1 :]:
+            if x + y == target:
+                break
+        else:
+            continue
+        break
+    else:
+        return None
+    return x, y
+
+
 SAMPLES = [
     Sample(
         sum_until_negative,
@@ -126,6 +140,7 @@ SAMPLES = [
     # Python only: a tensor `break` in a `while True` loop is a TypeError (API.md).
     Sample(count_until_limit, [(0,), (10,), (100,)]),
     Sample(skip_multiples_of_three, [(0,), (10,), (12,)], tensors((0,), (10,), (12,))),
+    Sample(find_pair_with_sum, [([1, 4, 6, 3], 9), ([1, 2], 7), ([], 0)]),
     Sample(log_until_stop, [(["a", "", "b", "stop", "c"], []), (["x"], ["y"])]),
     Sample(
         while_else_runs_when_no_break,

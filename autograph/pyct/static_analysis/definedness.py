@@ -129,31 +129,54 @@ class _Analyzer:
         outputs = activity.writes(node) & anno.getanno(node, Live.OUT, frozenset())
         return state.bind(outputs)
 
+    def _converted_params(
+        self, node: gast.stmt, live_in: frozenset[str]
+    ) -> frozenset[str]:
+        """In converted code, the state a body receives as parameters is bound."""
+        if not self.converted:
+            return frozenset()
+        return frozenset(activity.writes(node) & live_in)
+
     def visit_If(self, node: gast.If, state: _State) -> _State | None:
         self.mark(node.test, state)
-        body = self.block(node.body, state)
-        orelse = self.block(node.orelse, state)
+        live_in = anno.getanno(node, Live.BODY_IN, frozenset()) | anno.getanno(
+            node, Live.ORELSE_IN, frozenset()
+        )
+        params = self._converted_params(node, live_in)
+        inner = state.bind(params & state.may)
+        body = self.block(node.body, inner)
+        orelse = self.block(node.orelse, inner)
         anno.setanno(node, Defined.BODY_MUST_OUT, body.must if body else None)
         anno.setanno(node, Defined.ORELSE_MUST_OUT, orelse.must if orelse else None)
         return self._converted_outputs(node, _merge(body, orelse))
 
     def _loop(
-        self, node: gast.stmt, state: _State, item_names: set[str]
+        self,
+        node: gast.stmt,
+        state: _State,
+        item_names: set[str],
+        test: gast.expr | None = None,
     ) -> _State | None:
         header: _State | None = state
+        live = anno.getanno(node, Live.LOOP_HEADER, frozenset()) | anno.getanno(
+            node, Live.OUT, frozenset()
+        )
+        params = self._converted_params(node, live)
         for _ in range(2):  # a second pass sees what the first iteration bound
             self.breaks.append([])
             self.continues.append([])
-            body = self.block(node.body, header.bind(item_names))
+            body = self.block(node.body, header.bind(item_names | params))
             breaks = self.breaks.pop()
             header = _merge(state, body, *self.continues.pop())
+        if test is not None:
+            # A while test runs before every iteration, not just the first.
+            self.mark(test, header)
         anno.setanno(node, Defined.BODY_MUST_OUT, body.must if body else None)
         orelse = self.block(node.orelse, header)
         return self._converted_outputs(node, _merge(orelse, *breaks))
 
     def visit_While(self, node: gast.While, state: _State) -> _State | None:
-        self.mark(node.test, state)
-        return self._loop(node, state, set())
+        return self._loop(node, state, set(), test=node.test)
 
     def visit_For(self, node: gast.For, state: _State) -> _State | None:
         self.mark(node.iter, state)

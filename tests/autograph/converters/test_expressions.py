@@ -125,3 +125,19 @@ def test_a_lambda_reading_a_maybe_unbound_name_raises_name_error_when_called():
     with pytest.raises(NameError) as info:
         run(source, False)
     assert type(info.value) is NameError
+
+
+def test_a_while_test_reading_a_name_deleted_in_the_loop_raises_unbound_local():
+    import pytest
+
+    with pytest.raises(UnboundLocalError):
+        run(
+            """
+            def f(n):
+                x = 1
+                while x > 0:
+                    del x
+                return n
+            """,
+            3,
+        )

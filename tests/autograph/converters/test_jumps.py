@@ -152,7 +152,8 @@ def test_return_inside_a_loop_sets_flags_and_stops_the_loop():
             return -1
     """,
     )
-    assert "do_return = False" in code and "extra_test" in code
+    assert "do_return, retval_ = (False, ag__.UndefinedReturnValue())" in code
+    assert "extra_test" in code
     source = """
         def f(xs):
             for x in xs:

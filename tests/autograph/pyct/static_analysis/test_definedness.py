@@ -41,3 +41,8 @@ def test_a_name_first_assigned_in_a_loop_may_be_undefined_after_it():
 def test_converted_semantics_bind_the_outputs_of_a_converted_if():
     fn = _fn("def f(c):\n  if c:\n    y = 1\n  z = y\n  return z", converted=True)
     assert "y" in anno.getanno(fn.body[1], Defined.MUST_IN)
+
+
+def test_a_while_test_is_checked_against_every_iteration_not_just_the_first():
+    fn = _fn("def f(n):\n  x = 1\n  while x > 0:\n    del x\n  return n")
+    assert anno.getanno(fn.body[1].test.left, Defined.DEFINITELY) is False
