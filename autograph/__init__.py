@@ -15,6 +15,7 @@ See API.md for the contract; `to_code` shows what a function becomes.
 
 from autograph.errors import ConversionError
 from autograph.impl.api import convert, do_not_convert, to_code, to_graph
+from autograph.saving import load, save
 from autograph.show import show
 from autograph.tracing import (
     ConcreteFunction,
@@ -36,7 +37,9 @@ __all__ = [
     "do_not_convert",
     "function",
     "functions_run_eagerly",
+    "load",
     "run_functions_eagerly",
+    "save",
     "show",
     "to_code",
     "to_graph",

@@ -166,6 +166,10 @@ class Operation:
         return f"<rt.Operation {self.name!r} type={self.type}>"
 
 
+class _Lookup:
+    """Default of `Graph.create_op(location=...)`: find it on the stack."""
+
+
 class Graph:
     """A dataflow graph: operations in creation order.
 
@@ -255,12 +259,15 @@ class Graph:
         specs: Sequence[tuple[dtypes.DType, Shape]] | None = None,
         stateful: bool | None = None,
         name_is_unique: bool = False,
+        location: SourceLocation | type[_Lookup] | None = _Lookup,
     ) -> Operation:
         """Adds a node; its inputs must already be tensors of this graph.
 
         Runs the op's shape/dtype rule unless `specs` gives the outputs, and
         adds the automatic control dependencies of stateful ops. Pass
-        `name_is_unique` for a name already taken from `unique_name`.
+        `name_is_unique` for a name already taken from `unique_name`, and
+        `location` to give the op's user source line (e.g. when copying an
+        op) instead of looking it up on the stack.
 
         Raises:
             TypeError, InvalidArgumentError: From the op's rule.
@@ -275,7 +282,8 @@ class Graph:
                 raise ValueError(
                     f"input {t.name!r} of {opdef.name} is from another graph"
                 )
-        location = None if opdef.name == "Placeholder" else user_location(2)
+        if location is _Lookup:
+            location = None if opdef.name == "Placeholder" else user_location(2)
         if specs is None:
             try:
                 specs = opdef.rule(inputs, attrs)

@@ -7,9 +7,9 @@
     ... def scale(x, factor=2):
     ...     return x * factor
     >>> _ = scale(rt.constant([1.0, 2.0]))
-    >>> path = tempfile.mkdtemp()
-    >>> save(scale, path)
-    >>> loaded = load(path)
+    >>> with tempfile.TemporaryDirectory() as path:
+    ...     save(scale, path)
+    ...     loaded = load(path)
     >>> loaded(rt.constant([3.0, 4.0])).numpy()
     array([6., 8.], dtype=float32)
     >>> len(loaded.concrete_functions)
@@ -160,7 +160,9 @@ def load(path: str | os.PathLike[str]) -> LoadedFunction:
     if not isinstance(document, dict) or set(document) != _TOP_KEYS:
         raise LoadError(f"{GRAPH_FILE}: not a saved function (wrong top-level fields)")
     if document["format"] != FORMAT:
-        raise LoadError(f"{GRAPH_FILE}: not a saved function (format {document['format']!r:.40})")
+        raise LoadError(
+            f"{GRAPH_FILE}: not a saved function (format {document['format']!r:.40})"
+        )
     version = document["version"]
     if type(version) is not int or version < 1:
         raise LoadError(f"{GRAPH_FILE}: bad format version {version!r:.40}")
@@ -227,7 +229,11 @@ def _decode_variable(data: Any, reader: Reader, where: str) -> Any:
     if not is_compatible(shape, value.shape):
         raise fail(where, f"its value's shape {value.shape} does not fit {shape}")
     return rt.Variable(
-        value.copy(), dtype=dtype, name=data["name"], trainable=data["trainable"], shape=shape
+        value.copy(),
+        dtype=dtype,
+        name=data["name"],
+        trainable=data["trainable"],
+        shape=shape,
     )
 
 

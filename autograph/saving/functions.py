@@ -12,6 +12,7 @@ names the argument. A loaded function never traces: there is no Python code.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from collections.abc import Sequence
 from typing import Any
@@ -66,10 +67,8 @@ def encode_signature(signature: inspect.Signature, writer: Writer) -> list[Any]:
     for p in signature.parameters.values():
         entry: dict[str, Any] = {"name": p.name, "kind": p.kind.name}
         if p.default is not p.empty:
-            try:
+            with contextlib.suppress(ValueError):  # no saved form: left out
                 entry["default"] = writer.encode(p.default)
-            except ValueError:
-                pass
         params.append(entry)
     return params
 
@@ -80,15 +79,21 @@ def decode_signature(data: Any, reader: Reader, where: str) -> inspect.Signature
         raise fail(where, "the signature must be a list of parameters")
     params = []
     for entry in data:
-        if not isinstance(entry, dict) or not {"name", "kind"} <= set(entry) or not (
-            set(entry) <= {"name", "kind", "default"}
+        if (
+            not isinstance(entry, dict)
+            or not {"name", "kind"} <= set(entry)
+            or not (set(entry) <= {"name", "kind", "default"})
         ):
-            raise fail(where, "a parameter must have a name, a kind and maybe a default")
+            raise fail(
+                where, "a parameter must have a name, a kind and maybe a default"
+            )
         name, kind = entry["name"], entry["kind"]
         if type(name) is not str or not name.isidentifier() or type(kind) is not str:
             raise fail(where, f"bad parameter {str(name)[:40]!r}")
         if kind not in _KINDS:
-            raise fail(where, f"bad parameter {str(name)[:40]!r} of kind {str(kind)[:40]!r}")
+            raise fail(
+                where, f"bad parameter {str(name)[:40]!r} of kind {str(kind)[:40]!r}"
+            )
         default = inspect.Parameter.empty
         if "default" in entry:
             default = reader.decode(entry["default"], f"{where}: default of {name!r}")
@@ -169,7 +174,9 @@ def encode_structure(value: Any, writer: Writer, counter: list[int]) -> Any:
     if value is None:
         return ["none"]
     if type(value) is dict:
-        done = {k: encode_structure(value[k], writer, counter) for k in _sorted_keys(value)}
+        done = {
+            k: encode_structure(value[k], writer, counter) for k in _sorted_keys(value)
+        }
         return ["dict", [[writer.encode(k), done[k]] for k in value]]
     if type(value) in (tuple, list):
         items = [encode_structure(v, writer, counter) for v in value]
@@ -242,7 +249,9 @@ class _Leaf:
 def _known_dims(params: Sequence[Param]) -> int:
     def count(spec: Any) -> int:
         if type(spec) is TensorSpec:
-            return 0 if spec.shape is None else 1 + sum(d is not None for d in spec.shape)
+            return (
+                0 if spec.shape is None else 1 + sum(d is not None for d in spec.shape)
+            )
         if isinstance(spec, dict):
             return sum(count(v) for v in spec.values())
         if isinstance(spec, (tuple, list)):
@@ -263,8 +272,10 @@ def _exact_kinds(spec: Any, value: Any) -> bool:
             k in value and _exact_kinds(s, value[k]) for k, s in spec.items()
         )
     if isinstance(spec, (tuple, list)):
-        return isinstance(value, (tuple, list)) and len(value) == len(spec) and all(
-            _exact_kinds(s, v) for s, v in zip(spec, value)
+        return (
+            isinstance(value, (tuple, list))
+            and len(value) == len(spec)
+            and all(_exact_kinds(s, v) for s, v in zip(spec, value))
         )
     return True
 

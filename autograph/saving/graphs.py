@@ -22,15 +22,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from autograph.saving.schema import SCHEMA, check_node, check_variable
+from autograph.saving.values import Reader, Writer, fail
 from runtime import dtypes
 from runtime import op_registry as registry
 from runtime.graph import Graph, Operation, SourceLocation
 from runtime.optimizer.rewrite import link_captures
 from runtime.shapes import is_compatible
 from runtime.tensor import SymbolicTensor
-
-from autograph.saving.schema import SCHEMA, check_node, check_variable
-from autograph.saving.values import LoadError, Reader, Writer, fail
 
 __all__ = ["GraphReader", "encode_graph"]
 
@@ -70,7 +69,10 @@ def encode_graph(
         attrs = {}
         for key, value in op.attrs.items():
             if isinstance(value, Graph):
-                attrs[key] = ["graph", encode_graph(value, value.inputs, value.outputs, writer, variables)]
+                attrs[key] = [
+                    "graph",
+                    encode_graph(value, value.inputs, value.outputs, writer, variables),
+                ]
             elif key == "var_id" and op.opdef.var_access is not None:
                 attrs[key] = ["var", variables.setdefault(value, len(variables))]
             else:
@@ -126,13 +128,25 @@ class GraphReader:
             raise fail(where, "nodes must be a list")
         for node in nodes:
             self._node(graph, node, where)
-        inputs = [self._tensor(graph, r, f"{where}: input") for r in _list(data["inputs"], where)]
-        outputs = [self._tensor(graph, r, f"{where}: output") for r in _list(data["outputs"], where)]
-        placeholders = [op.outputs[0] for op in graph.get_operations() if op.type == "Placeholder"]
-        if any(t.op.type != "Placeholder" for t in inputs) or len({id(t) for t in inputs}) != len(inputs):
+        inputs = [
+            self._tensor(graph, r, f"{where}: input")
+            for r in _list(data["inputs"], where)
+        ]
+        outputs = [
+            self._tensor(graph, r, f"{where}: output")
+            for r in _list(data["outputs"], where)
+        ]
+        placeholders = [
+            op.outputs[0] for op in graph.get_operations() if op.type == "Placeholder"
+        ]
+        if any(t.op.type != "Placeholder" for t in inputs) or len(
+            {id(t) for t in inputs}
+        ) != len(inputs):
             raise fail(where, "the inputs must be distinct placeholders")
         if outer is not None and len(inputs) != len(placeholders):
-            raise fail(where, "every placeholder of a subgraph must be one of its inputs")
+            raise fail(
+                where, "every placeholder of a subgraph must be one of its inputs"
+            )
         graph.inputs, graph.outputs = inputs, outputs
         return graph, inputs, outputs
 
@@ -154,6 +168,11 @@ class GraphReader:
             self._tensor(graph, ref, f"{where}: input {i}")
             for i, ref in enumerate(_list(node["inputs"], where))
         ]
+        controls = [
+            self._op(graph, c, f"{where}: control input")
+            for c in _list(node["control"], where)
+        ]
+        location = _location(node["location"], where)
         attrs = self._attrs(graph, op_type, node["attrs"], inputs, where)
         _check_operands(opdef, inputs, where)
         stateful = None
@@ -166,10 +185,8 @@ class GraphReader:
             raise fail(where, f"{type(e).__name__}: {e}") from None
         if op.name != name:
             raise fail(where, "the node name is not unique")
-        op.control_inputs[:] = [
-            self._op(graph, c, f"{where}: control input") for c in _list(node["control"], where)
-        ]
-        op.location = _location(node["location"], where)
+        op.control_inputs[:] = controls
+        op.location = location
         if op_type in _SUBGRAPHS:
             link_captures(op)
 
@@ -214,7 +231,9 @@ class GraphReader:
 
     def _op(self, graph: Graph, name: Any, where: str) -> Operation:
         if type(name) is not str or not _has(graph, name):
-            raise fail(where, f"refers to {str(name)[:40]!r}, which is not an earlier node")
+            raise fail(
+                where, f"refers to {str(name)[:40]!r}, which is not an earlier node"
+            )
         return graph.get_operation_by_name(name)
 
     def _tensor(self, graph: Graph, ref: Any, where: str) -> SymbolicTensor:
@@ -241,7 +260,9 @@ def _has(graph: Graph, name: str) -> bool:
 def _check_keys(data: Any, keys: set[str], where: str, what: str) -> None:
     if not isinstance(data, dict) or set(data) != keys:
         got = sorted(data) if isinstance(data, dict) else type(data).__name__
-        raise fail(where, f"a {what} must have exactly the fields {sorted(keys)}, got {got}")
+        raise fail(
+            where, f"a {what} must have exactly the fields {sorted(keys)}, got {got}"
+        )
 
 
 def _list(value: Any, where: str) -> list[Any]:
@@ -263,7 +284,9 @@ def _location(value: Any, where: str) -> SourceLocation | None:
     raise fail(where, "location must be null or [file, line]")
 
 
-def _check_operands(opdef: registry.OpDef, inputs: list[SymbolicTensor], where: str) -> None:
+def _check_operands(
+    opdef: registry.OpDef, inputs: list[SymbolicTensor], where: str
+) -> None:
     """The dtype checks `op_registry.apply` makes before a rule runs."""
     positions = opdef.unify_positions or (range(len(inputs)) if opdef.unify else ())
     found = {inputs[i].dtype for i in positions if i < len(inputs)}
@@ -274,7 +297,9 @@ def _check_operands(opdef: registry.OpDef, inputs: list[SymbolicTensor], where: 
         raise fail(where, f"{opdef.name} does not support {found.pop()} tensors")
 
 
-def _fits(placeholders: Sequence[SymbolicTensor], values: Sequence[SymbolicTensor]) -> bool:
+def _fits(
+    placeholders: Sequence[SymbolicTensor], values: Sequence[SymbolicTensor]
+) -> bool:
     return len(placeholders) == len(values) and all(
         p.dtype is v.dtype and is_compatible(p.shape, v.shape)
         for p, v in zip(placeholders, values)

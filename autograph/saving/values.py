@@ -5,8 +5,10 @@ never guesses (and never runs anything to find out):
 
     >>> import numpy as np
     >>> writer = Writer()
-    >>> writer.encode((1, 2.5, None, "a", [True]))
-    ['tuple', [['int', 1], ['float', '0x1.4000000000000p+1'], ['none'], ['str', 'a'], ['list', [['bool', True]]]]]
+    >>> writer.encode((1, 2.5, None))
+    ['tuple', [['int', 1], ['float', '0x1.4000000000000p+1'], ['none']]]
+    >>> writer.encode({"a": [True]})
+    ['dict', [[['str', 'a'], ['list', [['bool', True]]]]]]
     >>> writer.encode(np.array([1, 2], np.int32)), sorted(writer.arrays)
     (['array', 'a0'], ['a0'])
     >>> Reader(writer.arrays).decode(['tuple', [['int', 1], ['none']]])
@@ -93,7 +95,10 @@ class Writer:
         if t in (tuple, list):
             return [t.__name__, [self.encode(v) for v in value]]
         if t is dict:
-            return ["dict", [[self.encode(k), self.encode(v)] for k, v in value.items()]]
+            return [
+                "dict",
+                [[self.encode(k), self.encode(v)] for k, v in value.items()],
+            ]
         if isinstance(value, dtypes.DType):
             return ["dtype", value.name]
         if t is TensorSpec:
@@ -144,7 +149,9 @@ class Reader:
         if depth > MAX_DEPTH:
             raise fail(where, f"values nest more than {MAX_DEPTH} deep")
         if not isinstance(data, list) or not data or not isinstance(data[0], str):
-            raise fail(where, f"expected a typed value like ['int', 1], got {_short(data)}")
+            raise fail(
+                where, f"expected a typed value like ['int', 1], got {_short(data)}"
+            )
         tag, *payload = data
         simple = {"bool": bool, "int": int, "str": str}
         if tag == "none":

@@ -39,6 +39,7 @@ from autograph.tracing.signatures import (
     split_call,
 )
 from runtime import executor
+from runtime import optimizer as _optimizer
 from runtime.dtypes import _FROM_NUMPY
 from runtime.graph import Graph
 from runtime.nest import _sorted_keys
@@ -55,7 +56,7 @@ GraphOptimizer = Callable[
     [Graph, list[SymbolicTensor], list[SymbolicTensor]],
     tuple[Graph, list[SymbolicTensor], list[SymbolicTensor]],
 ]
-_OPTIMIZERS: list[GraphOptimizer] = []
+_OPTIMIZERS: list[GraphOptimizer] = [_optimizer.optimize_traced]
 
 
 def register_graph_optimizer(optimizer: GraphOptimizer) -> None:

@@ -32,6 +32,7 @@ from runtime.optimizer.constant_folding import fold_constants
 from runtime.optimizer.cse import eliminate_common_subexpressions
 from runtime.optimizer.loop_invariant import hoist_loop_invariants
 from runtime.optimizer.pruning import prune
+from runtime.optimizer.rewrite import same_structure
 from runtime.tensor import SymbolicTensor
 
 __all__ = [
@@ -97,6 +98,10 @@ def optimize_traced(
     """`optimize` in the shape of a tracing hook: returns (graph, inputs, outputs).
 
     This is what `autograph.tracing.concrete.register_graph_optimizer` takes.
+    When the passes change nothing, it returns the traced graph itself (so a
+    `ConcreteFunction`'s `graph is unoptimized_graph` says nothing changed).
     """
     new = optimize(graph, inputs, outputs)
+    if same_structure(graph, outputs, new, new.outputs):
+        return graph, list(inputs), list(outputs)
     return new, list(new.inputs), list(new.outputs)

@@ -107,7 +107,9 @@ def _total(op: Operation) -> bool:
     return op.type in _ELEMENTWISE or all(is_fully_defined(t.shape) for t in tensors)
 
 
-def _invariants(graph: Graph, first_capture: int) -> tuple[set[int], list[SymbolicTensor]]:
+def _invariants(
+    graph: Graph, first_capture: int
+) -> tuple[set[int], list[SymbolicTensor]]:
     """(ids of the hoistable ops, the tensors of theirs the rest reads)."""
     invariant = {id(t) for t in graph.inputs[first_capture:]}
     hoisted: set[int] = set()
@@ -118,7 +120,9 @@ def _invariants(graph: Graph, first_capture: int) -> tuple[set[int], list[Symbol
             hoisted.add(id(op))
             invariant.update(id(t) for t in op.outputs)
     frontier: dict[int, SymbolicTensor] = {}
-    reads = [t for op in graph.get_operations() if id(op) not in hoisted for t in op.inputs]
+    reads = [
+        t for op in graph.get_operations() if id(op) not in hoisted for t in op.inputs
+    ]
     for t in [*reads, *graph.outputs]:
         if id(t.op) in hoisted:
             frontier.setdefault(id(t), t)

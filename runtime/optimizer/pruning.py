@@ -79,9 +79,7 @@ class _Liveness:
             stack.extend(op.control_inputs)
             if op.type in ("If", "While"):
                 self.dropped[id(op)] = dropped = self._mark_subgraphs(op)
-                stack.extend(
-                    t.op for i, t in enumerate(op.inputs) if i not in dropped
-                )
+                stack.extend(t.op for i, t in enumerate(op.inputs) if i not in dropped)
             else:
                 stack.extend(t.op for t in op.inputs)
 

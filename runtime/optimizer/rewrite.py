@@ -44,11 +44,14 @@ __all__ = [
     "format_graph",
     "is_const",
     "is_pure",
+    "link_captures",
+    "same_structure",
 ]
 
 # Ops that are not functions of their inputs alone, or that the passes treat
 # as a whole (control flow: its subgraphs are rewritten, the op is copied).
 _NOT_PURE = frozenset({"Placeholder", "Const", "If", "While"})
+_CONTROL_FLOW = frozenset({"If", "While"})
 
 
 def is_pure(op: Operation) -> bool:
@@ -149,18 +152,10 @@ class Rewriter:
         """What the old `tensor` is in the new graph."""
         return self._tensors[id(tensor)]
 
-    def has(self, tensor: SymbolicTensor) -> bool:
-        """Whether the old `tensor` has a value in the new graph."""
-        return id(tensor) in self._tensors
-
     def forward(self, op: Operation, tensors: Sequence[SymbolicTensor]) -> None:
         """Makes the old `op`'s outputs stand for `tensors` (new graph)."""
         for old, new in zip(op.outputs, tensors):
             self._tensors[id(old)] = new
-
-    def copied(self, op: Operation) -> Operation | None:
-        """The copy of the old `op`, if it was copied."""
-        return self._ops.get(id(op))
 
     # -- building ------------------------------------------------------------
 
@@ -176,11 +171,15 @@ class Rewriter:
         location: SourceLocation | None = None,
     ) -> Operation:
         """Adds a new op (named `name`, or `name_1`, ... if that is taken)."""
-        op = self.graph.create_op(
-            op_type, inputs, attrs, name=name, specs=specs, stateful=stateful
+        return self.graph.create_op(
+            op_type,
+            inputs,
+            attrs,
+            name=name,
+            specs=specs,
+            stateful=stateful,
+            location=location,
         )
-        op.location = location
-        return op
 
     def constant(
         self, value: Any, name: str, location: SourceLocation | None = None
@@ -206,7 +205,8 @@ class Rewriter:
         """
         if inputs is None:
             inputs = [self.lookup(t) for t in op.inputs]
-        if attrs is None:
+        control_flow = op.type in _CONTROL_FLOW
+        if attrs is None and control_flow:
             attrs = {
                 key: self.child(value, op, inputs).run(value.inputs, value.outputs)
                 if isinstance(value, Graph)
@@ -216,7 +216,7 @@ class Rewriter:
         new = self.add(
             op.opdef,
             inputs,
-            attrs,
+            dict(op.attrs) if attrs is None else attrs,
             name or op.name,
             specs=_specs(op),
             stateful=op.stateful,
@@ -225,7 +225,8 @@ class Rewriter:
         new.control_inputs[:] = [
             self._ops[id(c)] for c in op.control_inputs if id(c) in self._ops
         ]
-        link_captures(new)
+        if control_flow:
+            link_captures(new)
         self._ops[id(op)] = new
         self.forward(op, new.outputs)
         if op.type == "Placeholder":
@@ -244,6 +245,40 @@ def link_captures(op: Operation) -> None:
 
 
 # -- reading ------------------------------------------------------------------
+
+
+def _fingerprint(graph: Graph, outputs: Sequence[SymbolicTensor]) -> list[Any]:
+    """What a rewrite can change: ops, their wiring and attrs (by identity)."""
+    ops = []
+    for op in graph.get_operations():
+        attrs = [
+            (k, _fingerprint(v, v.outputs) if isinstance(v, Graph) else id(v))
+            for k, v in op.attrs.items()
+        ]
+        ops.append(
+            (
+                op.name,
+                op.type,
+                [_ref(t) for t in op.inputs],
+                [c.name for c in op.control_inputs],
+                attrs,
+            )
+        )
+    return [ops, [_ref(t) for t in outputs]]
+
+
+def same_structure(
+    a: Graph,
+    a_outputs: Sequence[SymbolicTensor],
+    b: Graph,
+    b_outputs: Sequence[SymbolicTensor],
+) -> bool:
+    """Whether `b` is an op-for-op copy of `a` (same names, wiring, attrs).
+
+    Attr values compare by identity: copies share them, and every pass that
+    changes a value makes a new op (a folded constant) instead.
+    """
+    return _fingerprint(a, a_outputs) == _fingerprint(b, b_outputs)
 
 
 def _ref(tensor: SymbolicTensor) -> str:

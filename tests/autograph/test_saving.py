@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from autograph.saving import LoadError, load, save
+from autograph.saving import load, save
 from autograph.tracing import function
 from tests.samples import ALL_SAMPLES, Sample
 
@@ -185,6 +185,17 @@ def test_loops_conds_prints_asserts_and_tensor_arrays_survive(tmp_path):
     loaded = load(tmp_path)
     assert [_outcome(loaded, rt.constant(k)) for k in (4, 12)] == expected
     assert "InvalidArgumentError: assertion failed: too many" in expected[1][1]
+
+
+def test_a_loaded_function_saves_again_with_the_same_signatures(scaled, tmp_path):
+    traced, loaded = scaled
+    save(loaded, tmp_path / "again")
+    again = load(tmp_path / "again")
+    assert again.pretty_printed_concrete_signatures() == (
+        traced.pretty_printed_concrete_signatures()
+    )
+    args = (rt.constant([4.0, 5.0]), rt.constant(2))
+    assert _outcome(again, *args) == _outcome(traced, *args)
 
 
 # -- what cannot be saved ------------------------------------------------------------

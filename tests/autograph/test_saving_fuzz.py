@@ -156,7 +156,9 @@ def test_a_missing_output_index_is_refused(original, tmp_path):
     document = _document(original)
     node = _first_node(document, "Mul")
     node["inputs"][0][1] = 7
-    assert "has no output 7" in _load_error(tmp_path, _with_document(original, document))
+    assert "has no output 7" in _load_error(
+        tmp_path, _with_document(original, document)
+    )
 
 
 def test_an_unknown_dtype_is_refused(original, tmp_path):

@@ -79,9 +79,7 @@ def test_a_constant_that_broadcasts_to_a_new_shape_is_kept():
 
 
 def test_an_array_constant_is_kept_when_the_operand_shape_is_not_known():
-    g, inputs, outputs = build(
-        lambda x: x * rt.constant([1]), (rt.int32, (None,), "x")
-    )
+    g, inputs, outputs = build(lambda x: x * rt.constant([1]), (rt.int32, (None,), "x"))
     assert "Mul" in op_types(simplify(g, inputs, outputs))
 
 

@@ -84,7 +84,9 @@ def test_effects_keep_their_order_and_control_dependencies():
 
     assert effects(new) == effects(g)
     reset = lambda: v.assign(0)
-    assert_same_runs(g, inputs, outputs, new, [np.int32(5)], [np.int32(99)], reset=reset)
+    assert_same_runs(
+        g, inputs, outputs, new, [np.int32(5)], [np.int32(99)], reset=reset
+    )
 
 
 def test_op_names_and_locations_survive_optimization():
@@ -117,9 +119,7 @@ def test_optimize_false_runs_the_traced_graph(wired):
             n -= 1
         return n
 
-    traced = function(count_down, optimize=False).get_concrete_function(
-        rt.constant(4)
-    )
+    traced = function(count_down, optimize=False).get_concrete_function(rt.constant(4))
     assert traced.graph is traced.unoptimized_graph
     assert "Greater" in op_types(traced.graph)
 
@@ -157,3 +157,17 @@ def test_a_failing_assert_names_the_same_op_and_line_either_way(wired):
         messages.append(str(info.value))
     assert messages[0] == messages[1]
     assert "y must be positive" in messages[0] and "test_optimize.py" in messages[0]
+
+
+def test_the_tracing_hook_returns_the_traced_graph_when_nothing_changes():
+    g, inputs, outputs = build(lambda x: x + x, (rt.float32, (), "x"))
+    graph, new_inputs, new_outputs = optimizer.optimize_traced(g, inputs, outputs)
+    assert graph is g and new_inputs == inputs and new_outputs == outputs
+
+
+def test_the_tracing_hook_returns_a_new_graph_and_its_tensors_otherwise():
+    g, inputs, outputs = build(lambda x: x * 1.0 + x, (rt.float32, (), "x"))
+    graph, new_inputs, new_outputs = optimizer.optimize_traced(g, inputs, outputs)
+    assert graph is not g
+    assert new_inputs == graph.inputs and new_outputs == graph.outputs
+    assert new_outputs[0].op.inputs == (new_inputs[0], new_inputs[0])

@@ -37,7 +37,9 @@ def test_effects_and_what_they_read_are_kept_in_order():
     effects = [op.type for op in new.get_operations() if op.stateful]
     assert effects == ["PrintV2", "AssignAddVariableOp", "Assert", "PrintV2"]
     reset = lambda: v.assign(1)
-    assert_same_runs(g, inputs, outputs, new, [np.int32(3)], [np.int32(-5)], reset=reset)
+    assert_same_runs(
+        g, inputs, outputs, new, [np.int32(3)], [np.int32(-5)], reset=reset
+    )
 
 
 def test_control_dependencies_of_the_kept_ops_are_unchanged():
@@ -60,9 +62,7 @@ def test_the_dead_test_of_a_converted_while_loop_is_removed():
             n -= 1
         return n
 
-    traced = function(count_down, optimize=False).get_concrete_function(
-        rt.constant(3)
-    )
+    traced = function(count_down, optimize=False).get_concrete_function(rt.constant(3))
     g = traced.graph
     assert "Greater" in op_types(g)  # the test, evaluated once before the loop
     new = prune(g, traced.inputs, traced.outputs)
@@ -84,9 +84,7 @@ def test_a_dead_loop_goes_but_a_dead_loop_with_an_effect_stays():
 
     g, inputs, outputs = build(f, (rt.int32, (), "x"))
     new = prune(g, inputs, outputs)
-    assert [op.name for op in new.get_operations() if op.type == "While"] == [
-        "while_1"
-    ]
+    assert [op.name for op in new.get_operations() if op.type == "While"] == ["while_1"]
     assert_same_runs(g, inputs, outputs, new, [np.int32(0)])
 
 
