@@ -177,6 +177,7 @@ EXPECTED: dict[str, list[str]] = {
     ],
 }
 
+
 def run_example(name: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1")
     return subprocess.run(
