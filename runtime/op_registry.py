@@ -34,7 +34,6 @@ import numpy as np
 
 from runtime import dtypes, eager
 from runtime.context import STATE
-from runtime.errors import InvalidArgumentError
 from runtime.shapes import Shape
 from runtime.tensor import (
     _CONVERSIONS,
@@ -303,27 +302,6 @@ def _python_default(values: Sequence[Any]) -> dtypes.DType | None:
         ):
             best = dtype
     return best
-
-
-def _location() -> str | None:
-    from runtime.graph import user_location
-
-    location = user_location(1)
-    return None if location is None else str(location)
-
-
-def _eager_failure(
-    op: OpDef, values: Sequence[Any], attrs: dict[str, Any], error: Exception
-) -> InvalidArgumentError:
-    """A readable error: the op's own rule message when it has one."""
-    message = str(error)
-    try:
-        op.rule([EagerTensor(v) for v in values], attrs)
-    except InvalidArgumentError as e:
-        message = e.message
-    except Exception:
-        pass
-    return InvalidArgumentError(message, op.name, None, _location())
 
 
 def _symbolic(
