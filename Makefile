@@ -22,12 +22,12 @@ fuzz: install
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_fuzz_programs.py
 
 lint: install
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(BIN)/python -m ruff check .
+	$(BIN)/python -m ruff format --check .
 
 fmt: install
-	$(BIN)/ruff format .
-	$(BIN)/ruff check --fix .
+	$(BIN)/python -m ruff format .
+	$(BIN)/python -m ruff check --fix .
 
 golden: install
 	AUTOGRAPH_REGENERATE_GOLDEN=1 $(BIN)/python -m pytest -q tests -k golden

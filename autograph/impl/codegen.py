@@ -14,6 +14,8 @@ point at the user's line.
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 
 import gast
 
@@ -39,12 +41,24 @@ def fill_locations(node: gast.AST, lineno: int = 1, col_offset: int = 0) -> None
 
 def to_source(node: gast.AST) -> str:
     """Readable source for a converted function or lambda."""
+    text = parser.unparse(node)
+    in_strings = _lines_inside_strings(text)
     lines = []
-    for line in parser.unparse(node).splitlines():
-        if not line.strip():
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() and number not in in_strings:
             continue  # ast.unparse separates nested defs by blank lines
-        lines.extend(_wrap(line) if len(line) > MAX_LINE else [line])
+        fits = len(line) <= MAX_LINE or number in in_strings
+        lines.extend([line] if fits else _wrap(line))
     return "\n".join(lines) + "\n"
+
+
+def _lines_inside_strings(text: str) -> set[int]:
+    """Line numbers that continue a multi-line string (their text is data)."""
+    inside: set[int] = set()
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.STRING and token.end[0] > token.start[0]:
+            inside.update(range(token.start[0] + 1, token.end[0] + 1))
+    return inside
 
 
 def _wrap(line: str) -> list[str]:
@@ -108,6 +122,31 @@ def _format(node: ast.expr, indent: str, column: int) -> list[str]:
         )
         body = _format(node.body, indent, column + len(head))
         return [head + body[0], *body[1:]]
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        opening, closing = _BRACKETS[type(node)]
+        if isinstance(node, ast.DictComp):
+            key = ast.unparse(node.key)
+            head = _format(node.value, inner, column + len(opening) + len(key) + 2)
+            head = [f"{key}: {head[0]}", *head[1:]]
+        else:
+            head = _format(node.elt, inner, column + len(opening))
+        clauses = []
+        for gen in node.generators:
+            clause = f"for {ast.unparse(gen.target)} in {ast.unparse(gen.iter)}"
+            clauses.append(clause + "".join(f" if {ast.unparse(c)}" for c in gen.ifs))
+        lines = [opening + head[0], *head[1:]]
+        lines += [inner + c for c in clauses]
+        lines[-1] += closing
+        return lines
+    if isinstance(node, (ast.Tuple, ast.List)) and node.elts:
+        opening, closing = ("(", ")") if isinstance(node, ast.Tuple) else ("[", "]")
+        lines = [opening]
+        for element in node.elts:
+            item = _format(element, inner, len(inner))
+            lines += [inner + item[0], *item[1:]]
+            lines[-1] += ","
+        lines.append(indent + closing)
+        return lines
     if isinstance(node, ast.BinOp):
         left = _format(node.left, inner, column + 1)
         op = _BINOPS.get(type(node.op), "?")
@@ -116,6 +155,13 @@ def _format(node: ast.expr, indent: str, column: int) -> list[str]:
         return ["(" + left[0], *left[1:], f"{inner}{op} {right[0]}", *right[1:]]
     return [text]
 
+
+_BRACKETS = {
+    ast.ListComp: ("[", "]"),
+    ast.SetComp: ("{", "}"),
+    ast.DictComp: ("{", "}"),
+    ast.GeneratorExp: ("(", ")"),
+}
 
 _BINOPS = {
     ast.Add: "+",
