@@ -10,12 +10,63 @@ from typing import Any
 
 import gast
 
+_METHOD_NAMES: dict[type, str] = {}
+
+
+def method_name(cls: type) -> str:
+    """'visit_' + the class name, computed once per node class."""
+    name = _METHOD_NAMES.get(cls)
+    if name is None:
+        name = _METHOD_NAMES[cls] = "visit_" + cls.__name__
+    return name
+
 
 class Base(gast.NodeTransformer):
     """A gast NodeTransformer carrying the conversion context `ctx`."""
 
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
+
+    def visit(self, node: gast.AST) -> Any:
+        """Dispatches to `visit_<Class>` (or `generic_visit`), like ast's."""
+        return getattr(self, method_name(type(node)), self.generic_visit)(node)
+
+    def generic_visit(self, node: gast.AST) -> gast.AST:
+        """Visits the children of `node`, replacing them with what visits return.
+
+        Same contract as `ast.NodeTransformer.generic_visit` (None removes a
+        child from a list, a list splices in), but a list is only rebuilt when
+        a visit changed something: conversion walks every tree ~10 times.
+        """
+        for field in node._fields:
+            old = getattr(node, field, None)
+            if isinstance(old, list):
+                new: list[Any] | None = None
+                for i, item in enumerate(old):
+                    if not isinstance(item, gast.AST):
+                        if new is not None:
+                            new.append(item)
+                        continue
+                    result = self.visit(item)
+                    if new is None:
+                        if result is item:
+                            continue
+                        new = old[:i]
+                    if result is None:
+                        continue
+                    if isinstance(result, list):
+                        new.extend(result)
+                    else:
+                        new.append(result)
+                if new is not None:
+                    old[:] = new
+            elif isinstance(old, gast.AST):
+                result = self.visit(old)
+                if result is None:
+                    delattr(node, field)
+                elif result is not old:
+                    setattr(node, field, result)
+        return node
 
     def visit_Constant(self, node: gast.Constant) -> gast.Constant:
         # No children; skips ast.NodeVisitor's slow deprecated-name lookup.

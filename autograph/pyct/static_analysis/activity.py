@@ -17,6 +17,8 @@ from collections.abc import Iterable
 
 import gast
 
+from autograph.pyct.transformer import method_name
+
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
@@ -40,6 +42,19 @@ class _Collector(gast.NodeVisitor):
             self.written.add(node.id)
         if node.annotation is not None:
             self.visit(node.annotation)
+
+    def visit(self, node: gast.AST) -> None:
+        getattr(self, method_name(type(node)), self.generic_visit)(node)
+
+    def generic_visit(self, node: gast.AST) -> None:
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, gast.AST):
+                        self.visit(item)
+            elif isinstance(value, gast.AST):
+                self.visit(value)
 
     def visit_Constant(self, node: gast.Constant) -> None:
         pass  # no children; skips ast.NodeVisitor's deprecated-name lookup
