@@ -21,7 +21,6 @@ from autograph.core.converter import AG, OVERLOADED_BUILTINS
 from autograph.pyct import transformer
 from autograph.pyct.static_analysis import activity
 
-_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 # Builtins that inspect their caller's frame: wrapping them changes them.
 _FRAME_BUILTINS = {"super", "locals", "globals", "vars", "eval", "exec", "dir"}
 

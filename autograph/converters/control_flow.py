@@ -40,8 +40,6 @@ from autograph.pyct.static_analysis import activity, definedness, liveness
 from autograph.pyct.static_analysis.definedness import Defined
 from autograph.pyct.static_analysis.liveness import Live
 
-_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
-
 
 @dataclass
 class _Scope:
@@ -57,7 +55,7 @@ def _contains_return(stmts: Iterable[gast.AST]) -> bool:
         node = stack.pop()
         if isinstance(node, gast.Return):
             return True
-        if isinstance(node, (*_FUNCTIONS, gast.Lambda, gast.ClassDef)):
+        if isinstance(node, activity.SCOPES):
             continue
         stack.extend(gast.iter_child_nodes(node))
     return False
@@ -327,7 +325,7 @@ def _has_docstring(body: list[gast.stmt]) -> bool:
 
 def transform(node: gast.AST, ctx: object) -> gast.AST:
     """Runs liveness and definedness, then rewrites the control flow of `node`."""
-    if not isinstance(node, _FUNCTIONS):
+    if not isinstance(node, activity.FUNCTIONS):
         return node  # a lambda has no statements
     liveness.annotate(node)
     definedness.annotate(node, converted=True)

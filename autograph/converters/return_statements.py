@@ -45,8 +45,6 @@ from autograph.core import jumps
 from autograph.core.converter import AG
 from autograph.pyct import transformer
 
-_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
-
 
 class _FunctionReturns:
     """Return lowering for one function body."""

@@ -24,7 +24,6 @@ from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity, definedness
 from autograph.pyct.static_analysis.definedness import Defined
 
-_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 LOCALS = anno.Basic.ORIGINAL_LOCALS
 
 
@@ -146,7 +145,7 @@ class VariablesTransformer(transformer.Base):
 def transform(node: gast.AST, ctx: object) -> gast.AST:
     """Runs definedness (Python semantics), then rewrites `node`."""
     for fn in gast.walk(node):
-        if isinstance(fn, _FUNCTIONS):
+        if isinstance(fn, activity.FUNCTIONS):
             definedness.annotate(fn)
             break  # annotate() covers nested functions itself
     return VariablesTransformer(ctx).visit(node)

@@ -9,7 +9,7 @@ user code without running anything).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from autograph.pyct import naming
 
@@ -45,4 +45,3 @@ class Context:
     is_builtin: Callable[[str], bool] = lambda name: False
     is_library: Callable[[str], bool] = lambda name: False
     recursive: bool = True
-    hoisted_undefined: dict[int, set[str]] = field(default_factory=dict)

@@ -16,12 +16,12 @@ statements after the `if` move into the other branch instead.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Sequence
 
 import gast
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+from autograph.pyct.static_analysis import activity
+
 _LOOPS = (gast.For, gast.While, gast.AsyncFor)
 
 
@@ -85,7 +85,7 @@ class Lowering:
             item = stack.pop()
             if isinstance(item, gast.stmt) and self.is_jump(item):
                 return True
-            if isinstance(item, _SCOPES):
+            if isinstance(item, activity.SCOPES):
                 continue  # a jump in a nested function is that function's
             if isinstance(item, _LOOPS) and not self.into_loops:
                 continue  # a break/continue there is that loop's
@@ -176,7 +176,7 @@ def invert_empty_ifs(stmts: list[gast.stmt]) -> list[gast.stmt]:
     for stmt in stmts:
         for field in ("body", "orelse", "finalbody"):
             if isinstance(getattr(stmt, field, None), list) and not isinstance(
-                stmt, _SCOPES
+                stmt, activity.SCOPES
             ):
                 setattr(stmt, field, invert_empty_ifs(getattr(stmt, field)))
         if isinstance(stmt, gast.If) and not stmt.body:
@@ -202,8 +202,3 @@ def fill_empty_blocks(node: gast.AST) -> None:
         block = getattr(child, "body", None)
         if isinstance(block, list) and not block:
             block.append(gast.Pass())
-
-
-def copy_node(node: gast.AST) -> gast.AST:
-    """A deep copy of `node` (annotations included)."""
-    return copy.deepcopy(node)

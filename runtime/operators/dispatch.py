@@ -84,8 +84,3 @@ def unregister(operator: str, value_type: type) -> None:
 def lookup(operator: str, value: Any) -> Callable[..., Any] | None:
     """The implementation registered for `type(value)`, or None for Python."""
     return TABLES[operator].get(type(value))
-
-
-def is_dispatched(value: Any) -> bool:
-    """True if any backend claims `value` (e.g. it is a graph tensor)."""
-    return type(value) in TABLES["if_stmt"]

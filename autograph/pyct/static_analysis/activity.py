@@ -19,7 +19,10 @@ import gast
 
 from autograph.pyct.transformer import method_name
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+# Node kinds that open a scope of their own, shared by the analyses and
+# converters.
+FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
+SCOPES = (*FUNCTIONS, gast.Lambda, gast.ClassDef)
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
@@ -205,6 +208,6 @@ def _walk_scope(stmts: Iterable[gast.AST]) -> Iterable[gast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, (*_SCOPES, *_COMPREHENSIONS)):
+        if isinstance(node, (*SCOPES, *_COMPREHENSIONS)):
             continue
         stack.extend(gast.iter_child_nodes(node))

@@ -27,8 +27,6 @@ import gast
 from autograph.pyct import anno
 from autograph.pyct.static_analysis import activity
 
-_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
-
 
 class Live(enum.Enum):
     """Liveness annotations on statements."""
