@@ -19,6 +19,12 @@ bound; `If` becomes an `if`/`else` and `While` a `while` loop, with their
 subgraphs inlined the same way. Constants and kernels are the function's
 default arguments, so the hot path is local-variable loads and calls.
 
+Buffer reuse: an elementwise op whose input is a temporary that nothing else
+reads writes its result into that input's array (`t7 = u3(t6, a0, out=t6)`).
+Only where it is safe: the temporary was made by an elementwise op of this
+same graph (so it is a fresh array, never a view or a caller's array), this
+op is its only reader, and dtype and fully known shape (not a scalar) match.
+
 An exception from a kernel is mapped back, by the generated line it came
 from, to the op that raised it: the error names the op and the user's
 `file:line` that created it.
@@ -32,6 +38,9 @@ import linecache
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from runtime import dtypes
 from runtime.eager import quiet_numpy, restore_numpy
 from runtime.errors import InvalidArgumentError, OpError
 from runtime.graph import Graph, Operation
@@ -41,6 +50,49 @@ from runtime.tensor import SymbolicTensor
 __all__ = ["CompiledGraph", "compile"]
 
 _FILE_IDS = itertools.count()
+
+# Elementwise ops whose kernels are these ufuncs (or the Python operators that
+# call them) and always return a fresh array: their results may be reused as
+# `out=` buffers, and they may write into one.
+_UFUNCS = {
+    "Add": np.add,
+    "Sub": np.subtract,
+    "Mul": np.multiply,
+    "Maximum": np.maximum,
+    "Minimum": np.minimum,
+    "Neg": np.negative,
+    "Abs": np.absolute,
+    "Exp": np.exp,
+    "Log": np.log,
+    "Sqrt": np.sqrt,
+    "Tanh": np.tanh,
+}
+_BUFFER_DTYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
+
+
+def _buffer_spec(t: SymbolicTensor) -> tuple[Any, tuple[int, ...]] | None:
+    """(dtype, shape) when `t` could live in a reusable buffer, else None."""
+    shape = t.shape
+    if t.dtype not in _BUFFER_DTYPES or not shape or any(d is None for d in shape):
+        return None
+    return t.dtype, tuple(shape)
+
+
+def _reusable(ops: Sequence[Operation], targets: Sequence[SymbolicTensor]) -> set[int]:
+    """Ids of tensors of these ops that exactly one op reads and that are fresh."""
+    readers: dict[int, int] = {}
+    for op in ops:
+        for t in op.inputs:
+            readers[id(t)] = readers.get(id(t), 0) + 1
+    for t in targets:
+        readers[id(t)] = readers.get(id(t), 0) + 2  # an output is never reused
+    return {
+        id(op.outputs[0])
+        for op in ops
+        if op.type in _UFUNCS
+        and readers.get(id(op.outputs[0])) == 1
+        and _buffer_spec(op.outputs[0]) is not None
+    }
 
 
 def compile(
@@ -145,6 +197,7 @@ class _Codegen:
         self.top_level_ops: list[Operation] = []
         self.filename = f"<rt-executor-{next(_FILE_IDS)}>"
         self.source = ""
+        self.reusable: set[int] = set()  # see `_reusable`
 
     def fresh(self, prefix: str = "t") -> str:
         return f"{prefix}{next(self.counter)}"
@@ -208,6 +261,7 @@ class _Codegen:
         ops = _needed_ops(graph, targets)
         if top_level:
             self.top_level_ops = ops
+        outer_reusable, self.reusable = self.reusable, _reusable(ops, targets)
         for op in ops:
             kind = op.type
             if kind == "Placeholder":
@@ -226,7 +280,20 @@ class _Codegen:
                 self.emit_while(op, env, indent)
             else:
                 self.emit_kernel(op, env, indent)
+        self.reusable = outer_reusable
         return [env[id(t)] for t in targets]
+
+    def _buffer(self, op: Operation, env: dict[int, str]) -> str | None:
+        """The name of an input array `op` may write its result into, if any."""
+        if op.type not in _UFUNCS or op.opdef.num_outputs != 1:
+            return None
+        spec = _buffer_spec(op.outputs[0])
+        if spec is None:
+            return None
+        for t in op.inputs:
+            if id(t) in self.reusable and _buffer_spec(t) == spec:
+                return env[id(t)]
+        return None
 
     def emit_kernel(self, op: Operation, env: dict[int, str], indent: int) -> None:
         if op.opdef.kernel is None and op.opdef.bind is None:
@@ -234,7 +301,11 @@ class _Codegen:
         self.may_warn = self.may_warn or op.opdef.may_warn
         args = [env[id(t)] for t in op.inputs]
         symbol = op.opdef.py_operator
-        if symbol is not None and len(args) == 2:
+        buffer = self._buffer(op, env)
+        if buffer is not None:
+            ufunc = self.bind(_UFUNCS[op.type], "u")
+            call = f"{ufunc}({', '.join(args)}, out={buffer})"
+        elif symbol is not None and len(args) == 2:
             call = f"{args[0]} {symbol} {args[1]}"
         elif symbol is not None and len(args) == 1:
             call = f"{symbol}{args[0]}"
