@@ -28,9 +28,7 @@ import argparse
 import json
 import pathlib
 import platform
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +38,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import runtime as rt  # noqa: E402
+from bench._timing import compare  # noqa: E402
 from runtime import executor  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "runtime.json"
@@ -128,35 +127,6 @@ def compile_tanh(size: int) -> Callable[[list[Any]], list[Any]]:
 # -- measurement ------------------------------------------------------------------
 
 
-def _calibrate(fn: Callable[[], Any], target: float) -> int:
-    """Calls per sample so that one sample takes about `target` seconds."""
-    number = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        elapsed = time.perf_counter() - start
-        if elapsed >= target / 4 or number >= 1 << 20:
-            return max(1, int(number * target / max(elapsed, 1e-9)))
-        number *= 4
-
-
-def measure(
-    variants: dict[str, Callable[[], Any]], rounds: int, target: float
-) -> dict[str, float]:
-    """Median seconds per call of each variant, over interleaved rounds."""
-    numbers = {name: _calibrate(fn, target) for name, fn in variants.items()}
-    samples: dict[str, list[float]] = {name: [] for name in variants}
-    for _ in range(rounds):
-        for name, fn in variants.items():
-            number = numbers[name]
-            start = time.perf_counter()
-            for _ in range(number):
-                fn()
-            samples[name].append((time.perf_counter() - start) / number)
-    return {name: statistics.median(values) for name, values in samples.items()}
-
-
 def check_same(name: str, results: dict[str, Any]) -> None:
     """The variants of a workload must agree (a bench of wrong code is moot)."""
     reference = np.asarray(results["numpy"])
@@ -237,7 +207,8 @@ def main() -> None:
     print(f"{'workload':<16}{'variant':<18}{'per call':>12}{'vs numpy':>10}")
     for name, variants in workloads().items():
         check_same(name, {k: fn() for k, fn in variants.items()})
-        medians = measure(variants, rounds, target)
+        timings = compare(variants, rounds=rounds, min_sample_s=target)
+        medians = {variant: t.median_s for variant, t in timings.items()}
         base = medians["numpy"]
         entry = {}
         for variant, seconds in medians.items():
