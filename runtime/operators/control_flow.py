@@ -15,7 +15,7 @@ shown at the top of each docstring, which is also the code that runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from runtime.operators import verification
@@ -59,7 +59,7 @@ def if_stmt(
         return body(*state)
     if orelse is not None:
         return orelse(*state)
-    return _unpack(state)
+    return unpack_state(state)
 
 
 def while_stmt(
@@ -91,15 +91,11 @@ def while_stmt(
     if impl is not None:
         return impl(test, body, state, names, cond)
     count = len(state)
-    names = names or _params(test)
+    names = names or state_names(test)
     while _python_bool(cond, "while", names):
-        result = body(*state)
-        if count == 1:
-            state = (result,)
-        elif count:
-            state = result
+        state = as_state(body(*state), count)
         cond = test(*state)
-    return _unpack(state)
+    return unpack_state(state)
 
 
 def for_stmt(
@@ -138,29 +134,18 @@ def for_stmt(
         return impl(iterable, body, state, names, extra_test)
     count = len(state)
     if extra_test is None:
-        if count == 1:
-            (value,) = state
-            for item in iterable:
-                value = body(item, value)
-            return value
         for item in iterable:
-            result = body(item, *state)
-            if count:
-                state = result
-        return _unpack(state)
+            state = as_state(body(item, *state), count)
+        return unpack_state(state)
     iterator = iter(iterable)
-    names = names or _params(body, 1)
+    names = names or state_names(body, 1)
     while _python_bool(extra_test(*state), "for", names):
         try:
             item = next(iterator)
         except StopIteration:
             break
-        result = body(item, *state)
-        if count == 1:
-            state = (result,)
-        elif count:
-            state = result
-    return _unpack(state)
+        state = as_state(body(item, *state), count)
+    return unpack_state(state)
 
 
 def _python_bool(cond: Any, loop: str, names: tuple[str, ...]) -> Any:
@@ -170,14 +155,30 @@ def _python_bool(cond: Any, loop: str, names: tuple[str, ...]) -> Any:
     return cond
 
 
-def _params(fn: Callable[..., Any], skip: int = 0) -> tuple[str, ...]:
+# The calling convention of converted code, shared with the backends: a body
+# returns one variable bare, several as a tuple, none as None, and the
+# variables' names are the parameters of the functions converted code defines.
+
+
+def state_names(fn: Callable[..., Any], skip: int = 0) -> tuple[str, ...]:
+    """The parameter names of `fn` after the first `skip`: the state's names."""
     code = getattr(fn, "__code__", None)
     return tuple(code.co_varnames[skip : code.co_argcount]) if code else ()
 
 
-def _unpack(state: tuple[Any, ...]) -> Any:
+def as_state(result: Any, count: int) -> tuple[Any, ...]:
+    """What a body returned, as a tuple of `count` values."""
+    if count == 0:
+        return ()
+    if count == 1:
+        return (result,)
+    return tuple(result)
+
+
+def unpack_state(state: Sequence[Any]) -> Any:
+    """The inverse of `as_state`: one value bare, several as a tuple, none as None."""
     if not state:
         return None
     if len(state) == 1:
         return state[0]
-    return state
+    return tuple(state)

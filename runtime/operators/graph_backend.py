@@ -24,34 +24,13 @@ from runtime import control_flow, dtypes, nest
 from runtime.context import STATE
 from runtime.graph import Graph
 from runtime.operators import dispatch
+from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.variables import Undefined, UndefinedReturnValue, is_undefined
 from runtime.ops import array as array_ops
 from runtime.ops import math as math_ops
 from runtime.ops.state import Assert
 from runtime.ops.tensor_array import TensorArray
 from runtime.tensor import SymbolicTensor, convert_to_tensor
-
-
-def _unpack(values: Sequence[Any]) -> Any:
-    if not values:
-        return None
-    return values[0] if len(values) == 1 else tuple(values)
-
-
-def _as_tuple(result: Any, count: int) -> tuple[Any, ...]:
-    if count == 0:
-        return ()
-    if count == 1:
-        return (result,)
-    return tuple(result)
-
-
-def _param_names(fn: Callable[..., Any], skip: int = 0) -> tuple[str, ...]:
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return ()
-    return tuple(code.co_varnames[skip : code.co_argcount])
-
 
 # -- if -----------------------------------------------------------------------------
 
@@ -77,7 +56,7 @@ def _if_stmt(
     count = len(names)
 
     def call(fn: Callable[..., Any] | None) -> Any:
-        return fn(*state) if fn is not None else _unpack(state)
+        return fn(*state) if fn is not None else unpack_state(state)
 
     def branch(
         fn: Callable[..., Any] | None, other: Callable[..., Any] | None, label: str
@@ -86,17 +65,17 @@ def _if_stmt(
             result = call(fn)
             if not count:
                 return result
-            values = list(_as_tuple(result, count))
+            values = list(as_state(result, count))
             if any(isinstance(v, UndefinedReturnValue) for v in values):
                 # The function has not returned on this path yet: its return
                 # value takes the other branch's type, as zeros.
-                sample = _as_tuple(_dry_run(lambda: call(other), ()), count)
+                sample = as_state(_dry_run(lambda: call(other), ()), count)
                 values = [
                     _zeros_like_spec(s) if isinstance(v, UndefinedReturnValue) else v
                     for v, s in zip(values, sample)
                 ]
             _check_defined(values, names, label)
-            return _unpack(values)
+            return unpack_state(values)
 
         return run
 
@@ -209,11 +188,11 @@ def _while_stmt(
     names: tuple[str, ...],
     first_cond: Any,
 ) -> Any:
-    names = names or _param_names(test)
+    names = names or state_names(test)
     count = len(state)
 
     def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
-        return _as_tuple(_dry_run(body, args), count)
+        return as_state(_dry_run(body, args), count)
 
     loop_vars = _loop_state(state, names, trial)
     if not loop_vars:
@@ -230,11 +209,11 @@ def _while_stmt(
     with _loop_context(names, loop_vars):
         result = control_flow.while_loop(
             lambda *v: test(*v),
-            lambda *v: _as_tuple(body(*v), count),
+            lambda *v: as_state(body(*v), count),
             loop_vars,
             names=list(names),
         )
-    return _unpack(tuple(result))
+    return unpack_state(tuple(result))
 
 
 def _for_stmt(
@@ -244,7 +223,7 @@ def _for_stmt(
     names: tuple[str, ...],
     extra_test: Callable[..., Any] | None,
 ) -> Any:
-    names = names or _param_names(body, skip=1)
+    names = names or state_names(body, skip=1)
     count = len(state)
     length = _length(iterable)
 
@@ -252,7 +231,7 @@ def _for_stmt(
         return iterable[i]
 
     def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
-        return _as_tuple(_dry_run(body, (item(0), *args)), count)
+        return as_state(_dry_run(body, (item(0), *args)), count)
 
     loop_vars = _loop_state(state, names, trial)
 
@@ -263,13 +242,13 @@ def _for_stmt(
         return _and(more, lambda: extra_test(*v))
 
     def step(i: Any, *v: Any) -> tuple[Any, ...]:
-        return (i + 1, *_as_tuple(body(item(i), *v), count))
+        return (i + 1, *as_state(body(item(i), *v), count))
 
     with _loop_context(names, loop_vars):
         result = control_flow.while_loop(
             cond, step, (0, *loop_vars), names=["iteration", *names]
         )
-    return _unpack(tuple(result[1:]))
+    return unpack_state(tuple(result[1:]))
 
 
 @contextlib.contextmanager
