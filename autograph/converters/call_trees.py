@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph.core import jumps
-from autograph.core.converter import AG, OVERLOADED_BUILTINS
+from autograph.core.converter import AG, OVERLOADED_BUILTINS, ag_attr
 from autograph.pyct import transformer
 from autograph.pyct.static_analysis import activity
 
@@ -66,11 +65,7 @@ class CallTreeTransformer(transformer.Base):
             return node
         if isinstance(func, gast.Name) and self._is_global(func.id):
             if func.id in OVERLOADED_BUILTINS and self.ctx.is_builtin(func.id):
-                node.func = gast.Attribute(
-                    value=jumps.name(AG),
-                    attr=OVERLOADED_BUILTINS[func.id],
-                    ctx=gast.Load(),
-                )
+                node.func = ag_attr(OVERLOADED_BUILTINS[func.id])
                 return node
             if func.id in _FRAME_BUILTINS or self.ctx.is_builtin(func.id):
                 return node
@@ -83,11 +78,10 @@ class CallTreeTransformer(transformer.Base):
             return node
         if not self.ctx.recursive:
             return node
-        converted = gast.Attribute(
-            value=jumps.name(AG), attr="converted_call", ctx=gast.Load()
-        )
         return gast.Call(
-            func=converted, args=[func, *node.args], keywords=node.keywords
+            func=ag_attr("converted_call"),
+            args=[func, *node.args],
+            keywords=node.keywords,
         )
 
 

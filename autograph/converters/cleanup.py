@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import gast
 
-from autograph.pyct import anno, templates, transformer
+from autograph.core.converter import undefined_init
+from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
 
@@ -89,15 +90,7 @@ class CleanupTransformer(transformer.Base):
             stack.extend(gast.iter_child_nodes(child))
         lost = sorted(names - bound)
         if lost:
-            inits = [
-                templates.replace(
-                    "name = ag__.Undefined(label)",
-                    name=n,
-                    label=gast.Constant(value=n, kind=None),
-                )[0]
-                for n in lost
-            ]
-            node.body[:0] = inits
+            node.body[:0] = [undefined_init(n) for n in lost]
 
     @staticmethod
     def _unused_before(stmts: list[gast.stmt], names: list[str]) -> bool:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import gast
 
 from autograph.core import jumps
-from autograph.core.converter import AG
+from autograph.core.converter import ag_attr, undefined_init
 from autograph.pyct import anno, templates, transformer
 from autograph.pyct.static_analysis import activity, definedness, liveness
 from autograph.pyct.static_analysis.definedness import Defined
@@ -78,14 +78,6 @@ def _returned(names: Sequence[str]) -> gast.expr:
     return _load_tuple(names)
 
 
-def _undefined(name: str) -> gast.Assign:
-    func = gast.Attribute(value=jumps.name(AG), attr="Undefined", ctx=gast.Load())
-    call = gast.Call(
-        func=func, args=[gast.Constant(value=name, kind=None)], keywords=[]
-    )
-    return jumps.assign(name, call)
-
-
 class ControlFlowTransformer(transformer.Base):
     """Rewrites if/while/for of every function, outermost statement first."""
 
@@ -104,7 +96,7 @@ class ControlFlowTransformer(transformer.Base):
             # Bound on some paths only, by code that stays Python (e.g. a try
             # block): start them undefined at the top, where it is safe.
             doc = 1 if _has_docstring(node.body) else 0
-            inits = [_undefined(n) for n in sorted(scope.hoisted)]
+            inits = [undefined_init(n) for n in sorted(scope.hoisted)]
             node.body[doc:doc] = inits
         return node
 
@@ -127,7 +119,7 @@ class ControlFlowTransformer(transformer.Base):
         before = []
         for name in state:
             if name not in may:
-                before.append(_undefined(name))
+                before.append(undefined_init(name))
             elif name not in must:
                 self.scope.hoisted.add(name)
         return before
@@ -196,7 +188,7 @@ class ControlFlowTransformer(transformer.Base):
         ]
         while optional and _is_default(optional[-1]):
             optional.pop()
-        call = gast.Call(func=_ag("if_stmt"), args=args + optional, keywords=[])
+        call = gast.Call(func=ag_attr("if_stmt"), args=args + optional, keywords=[])
         return _located(
             node, [*inits, *defs, _assign(None if is_tail else outputs, call)]
         )
@@ -225,7 +217,7 @@ class ControlFlowTransformer(transformer.Base):
         args = [jumps.name(test_def.name), jumps.name(body_def.name)]
         if state:
             args.append(_load_tuple(state))
-        call = gast.Call(func=_ag("while_stmt"), args=args, keywords=[])
+        call = gast.Call(func=ag_attr("while_stmt"), args=args, keywords=[])
         orelse = self.visit_block(node.orelse)
         return _located(
             node, [*inits, test_def, body_def, _assign(state, call), *orelse]
@@ -269,7 +261,7 @@ class ControlFlowTransformer(transformer.Base):
             keywords.append(
                 gast.keyword(arg="extra_test", value=jumps.name(test_def.name))
             )
-        call = gast.Call(func=_ag("for_stmt"), args=args, keywords=keywords)
+        call = gast.Call(func=ag_attr("for_stmt"), args=args, keywords=keywords)
         orelse = self.visit_block(node.orelse)
         return _located(node, [*inits, *defs, _assign(state, call), *orelse])
 
@@ -287,10 +279,6 @@ def _located(node: gast.stmt, stmts: list[gast.stmt]) -> list[gast.stmt]:
             stmt.end_lineno = node.end_lineno
             stmt.end_col_offset = node.end_col_offset
     return stmts
-
-
-def _ag(attr: str) -> gast.Attribute:
-    return gast.Attribute(value=jumps.name(AG), attr=attr, ctx=gast.Load())
 
 
 def _is_default(node: gast.expr) -> bool:

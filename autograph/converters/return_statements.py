@@ -42,7 +42,7 @@ import gast
 
 from autograph.converters.break_statements import add_loop_test
 from autograph.core import jumps
-from autograph.core.converter import AG
+from autograph.core.converter import ag_call
 from autograph.pyct import transformer
 
 
@@ -72,7 +72,10 @@ class _FunctionReturns:
             ctx=gast.Store(),
         )
         values = gast.Tuple(
-            elts=[gast.Constant(value=False, kind=None), _undefined_return_value()],
+            elts=[
+                gast.Constant(value=False, kind=None),
+                ag_call("UndefinedReturnValue"),
+            ],
             ctx=gast.Load(),
         )
         return gast.Assign(targets=[flags], value=values, type_comment=None)
@@ -199,13 +202,6 @@ class ReturnTransformer(transformer.Base):
 
     visit_FunctionDef = _visit_function
     visit_AsyncFunctionDef = _visit_function
-
-
-def _undefined_return_value() -> gast.expr:
-    func = gast.Attribute(
-        value=jumps.name(AG), attr="UndefinedReturnValue", ctx=gast.Load()
-    )
-    return gast.Call(func=func, args=[], keywords=[])
 
 
 def _rename_in_annotations(

@@ -19,17 +19,12 @@ import sys
 import gast
 
 from autograph.core import jumps
-from autograph.core.converter import AG
+from autograph.core.converter import ag_call, undefined_init
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity, definedness
 from autograph.pyct.static_analysis.definedness import Defined
 
 LOCALS = anno.Basic.ORIGINAL_LOCALS
-
-
-def _ag_call(attr: str, *args: gast.expr) -> gast.Call:
-    func = gast.Attribute(value=jumps.name(AG), attr=attr, ctx=gast.Load())
-    return gast.Call(func=func, args=list(args), keywords=[])
 
 
 class VariablesTransformer(transformer.Base):
@@ -94,16 +89,16 @@ class VariablesTransformer(transformer.Base):
             if inner:  # read later, inside a lambda/comprehension of this function
                 if name in self.maybe_unbound[-1]:
                     closure = inner[0][1]
-                    return _ag_call("ld", node, gast.Constant(value=closure, kind=None))
+                    return ag_call("ld", node, gast.Constant(value=closure, kind=None))
                 return node
             if anno.getanno(node, Defined.DEFINITELY, True) is False:
-                return _ag_call("ld", node)
+                return ag_call("ld", node)
             return node
         # A free name of a nested function: check the enclosing function's.
         for level in range(depth - 2, -1, -1):
             if name in self.locals[level]:
                 if name in self.maybe_unbound[level]:
-                    return _ag_call("ld", node, gast.Constant(value=True, kind=None))
+                    return ag_call("ld", node, gast.Constant(value=True, kind=None))
                 break
         return node
 
@@ -115,7 +110,7 @@ class VariablesTransformer(transformer.Base):
             and target.id in self.locals[-1]
             and anno.getanno(target, Defined.DEFINITELY, True) is False
         ):
-            read = _ag_call("ld", jumps.name(target.id))
+            read = ag_call("ld", jumps.name(target.id))
             value = gast.BinOp(left=read, op=node.op, right=self.visit(node.value))
             return gast.Assign(targets=[target], value=value, type_comment=None)
         self.generic_visit(node)
@@ -132,9 +127,8 @@ class VariablesTransformer(transformer.Base):
             ):
                 if anno.getanno(target, Defined.DEFINITELY, True) is False:
                     # `del x` of an unbound x raises, like reading it.
-                    out.append(gast.Expr(value=_ag_call("ld", jumps.name(target.id))))
-                value = _ag_call("Undefined", gast.Constant(value=target.id, kind=None))
-                out.append(jumps.assign(target.id, value))
+                    out.append(gast.Expr(value=ag_call("ld", jumps.name(target.id))))
+                out.append(undefined_init(target.id))
             else:
                 others.append(self.visit(target))
         if others:

@@ -11,9 +11,30 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import gast
+
 from autograph.pyct import naming
 
 AG = "ag__"  # the name converted code uses for `runtime.operators`
+
+
+def ag_attr(attr: str) -> gast.Attribute:
+    """`ag__.<attr>`."""
+    base = gast.Name(id=AG, ctx=gast.Load(), annotation=None, type_comment=None)
+    return gast.Attribute(value=base, attr=attr, ctx=gast.Load())
+
+
+def ag_call(attr: str, *args: gast.expr) -> gast.Call:
+    """`ag__.<attr>(*args)`."""
+    return gast.Call(func=ag_attr(attr), args=list(args), keywords=[])
+
+
+def undefined_init(name: str) -> gast.Assign:
+    """`name = ag__.Undefined('name')`: the value of a variable not bound yet."""
+    target = gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
+    value = ag_call("Undefined", gast.Constant(value=name, kind=None))
+    return gast.Assign(targets=[target], value=value, type_comment=None)
+
 
 # Builtins that converted code routes through an operator, and the operator.
 OVERLOADED_BUILTINS = {
