@@ -38,7 +38,7 @@ class ContinueTransformer(transformer.Base):
         if lowering.guards_used:
             reset = jumps.assign(flag, gast.Constant(value=False, kind=None))
             node.body = [reset, *body]
-            _rename(node.body, flag, self.ctx.namer.new_symbol("continue_"))
+            jumps.rename(node.body, {flag: self.ctx.namer.new_symbol("continue_")})
         else:
             _remove(body, {id(m) for m in markers})
             node.body = jumps.invert_empty_ifs(body) or [gast.Pass()]
@@ -60,13 +60,6 @@ def _remove(stmts: list[gast.stmt], ids: set[int]) -> None:
                 _remove(block, ids)
         for handler in getattr(stmt, "handlers", ()):
             _remove(handler.body, ids)
-
-
-def _rename(stmts: list[gast.stmt], old: str, new: str) -> None:
-    for stmt in stmts:
-        for child in gast.walk(stmt):
-            if isinstance(child, gast.Name) and child.id == old:
-                child.id = new
 
 
 def transform(node: gast.AST, ctx: object) -> gast.AST:

@@ -189,34 +189,12 @@ class ReturnTransformer(transformer.Base):
         if returns.used:
             do_return = self.ctx.namer.new_symbol("do_return")
             retval = self.ctx.namer.new_symbol("retval_")
-            for stmt in body:
-                for child in gast.walk(stmt):
-                    if isinstance(child, gast.Name):
-                        if child.id == returns.do_return:
-                            child.id = do_return
-                        elif child.id == returns.retval:
-                            child.id = retval
-                _rename_in_annotations(stmt, returns, do_return, retval)
+            jumps.rename(body, {returns.do_return: do_return, returns.retval: retval})
         node.body = body
         return node
 
     visit_FunctionDef = _visit_function
     visit_AsyncFunctionDef = _visit_function
-
-
-def _rename_in_annotations(
-    stmt: gast.stmt, returns: _FunctionReturns, do_return: str, retval: str
-) -> None:
-    """Loop tests attached as annotations hold the flag name too."""
-    from autograph.pyct import anno
-
-    for child in gast.walk(stmt):
-        test = anno.getanno(child, anno.Basic.EXTRA_LOOP_TEST, None)
-        if test is None:
-            continue
-        for n in gast.walk(test):
-            if isinstance(n, gast.Name) and n.id == returns.do_return:
-                n.id = do_return
 
 
 def transform(node: gast.AST, ctx: object) -> gast.AST:

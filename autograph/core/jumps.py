@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 import gast
 
+from autograph.pyct import anno
 from autograph.pyct.static_analysis import activity
 
 _LOOPS = (gast.For, gast.While, gast.AsyncFor)
@@ -164,6 +165,21 @@ class Lowering:
             stmt.finalbody = self.block(stmt.finalbody)
         else:  # e.g. `match`: rejected before conversion; keep as is
             pass
+
+
+def rename(stmts: Sequence[gast.stmt], names: dict[str, str]) -> None:
+    """Renames names in `stmts` and in their attached loop tests, in place.
+
+    Lowering writes flags under placeholder names and gives them real ones
+    only once it knows they are needed.
+    """
+    for stmt in stmts:
+        for child in gast.walk(stmt):
+            if isinstance(child, gast.Name) and child.id in names:
+                child.id = names[child.id]
+            test = anno.getanno(child, anno.Basic.EXTRA_LOOP_TEST, None)
+            if test is not None:
+                rename([gast.Expr(value=test)], names)
 
 
 def invert_empty_ifs(stmts: list[gast.stmt]) -> list[gast.stmt]:
