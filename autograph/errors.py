@@ -172,7 +172,7 @@ def error_at(
     end of that line. The error is returned, not raised.
 
     Args:
-        node: A gast/ast node whose positions are the original file's.
+        node: An ast node whose positions are the original file's.
         reason: Why the node cannot be converted.
         function_name: The user's function.
         filename: The file the positions refer to.

@@ -9,7 +9,7 @@ The message is a lambda so that it is evaluated only on failure, as in Python.
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.pyct import templates, transformer
 
@@ -17,7 +17,7 @@ from autograph.pyct import templates, transformer
 class AssertTransformer(transformer.Base):
     """Rewrites `assert`."""
 
-    def visit_Assert(self, node: gast.Assert) -> gast.stmt:
+    def visit_Assert(self, node: ast.Assert) -> ast.stmt:
         self.generic_visit(node)
         if node.msg is None:
             return templates.replace("ag__.assert_stmt(test)", test=node.test)[0]
@@ -26,6 +26,6 @@ class AssertTransformer(transformer.Base):
         )[0]
 
 
-def transform(node: gast.AST, ctx: object) -> gast.AST:
+def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the `assert` statements of `node`."""
     return AssertTransformer(ctx).visit(node)

@@ -16,32 +16,32 @@ loop (`anno.Basic.EXTRA_LOOP_TEST`) and checked before the next item is drawn.
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.core import jumps
 from autograph.pyct import anno, transformer
 
 
-def add_loop_test(loop: gast.stmt, test: gast.expr) -> None:
+def add_loop_test(loop: ast.stmt, test: ast.expr) -> None:
     """Makes `loop` also stop when `test` is false (checked first)."""
-    if isinstance(loop, gast.While):
-        loop.test = gast.BoolOp(op=gast.And(), values=[test, loop.test])
+    if isinstance(loop, ast.While):
+        loop.test = ast.BoolOp(op=ast.And(), values=[test, loop.test])
         return
     previous = anno.getanno(loop, anno.Basic.EXTRA_LOOP_TEST, None)
     if previous is not None:
-        test = gast.BoolOp(op=gast.And(), values=[test, previous])
+        test = ast.BoolOp(op=ast.And(), values=[test, previous])
     anno.setanno(loop, anno.Basic.EXTRA_LOOP_TEST, test)
 
 
 class BreakTransformer(transformer.Base):
     """Replaces each loop's `break`s by a `break_` flag."""
 
-    def _visit_loop(self, node: gast.stmt) -> gast.stmt | list[gast.stmt]:
+    def _visit_loop(self, node: ast.stmt) -> ast.stmt | list[ast.stmt]:
         self.generic_visit(node)  # inner loops own their breaks
         flag = self.ctx.namer.new_symbol("break_")
         lowering = jumps.Lowering(
-            lambda s: isinstance(s, gast.Break),
-            lambda s: [jumps.assign(flag, gast.Constant(value=True, kind=None))],
+            lambda s: isinstance(s, ast.Break),
+            lambda s: [jumps.assign(flag, ast.Constant(value=True, kind=None))],
             flag,
         )
         if not lowering.contains(node.body):
@@ -51,19 +51,19 @@ class BreakTransformer(transformer.Base):
             return [node, *after] if after else node
         node.body = lowering.block(node.body)
         add_loop_test(node, jumps.not_(jumps.name(flag)))
-        after: list[gast.stmt] = []
+        after: list[ast.stmt] = []
         if node.orelse:
             after = [
-                gast.If(test=jumps.not_(jumps.name(flag)), body=node.orelse, orelse=[])
+                ast.If(test=jumps.not_(jumps.name(flag)), body=node.orelse, orelse=[])
             ]
             node.orelse = []
-        init = jumps.assign(flag, gast.Constant(value=False, kind=None))
+        init = jumps.assign(flag, ast.Constant(value=False, kind=None))
         return [init, node, *after]
 
     visit_While = _visit_loop
     visit_For = _visit_loop
 
 
-def transform(node: gast.AST, ctx: object) -> gast.AST:
+def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Lowers the `break` statements of `node`."""
     return BreakTransformer(ctx).visit(node)

@@ -14,7 +14,7 @@ rewritten.
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.core.converter import AG, OVERLOADED_BUILTINS, ag_attr
 from autograph.pyct import transformer
@@ -24,10 +24,10 @@ from autograph.pyct.static_analysis import activity
 _FRAME_BUILTINS = {"super", "locals", "globals", "vars", "eval", "exec", "dir"}
 
 
-def _root_name(node: gast.expr) -> str | None:
-    while isinstance(node, gast.Attribute):
+def _root_name(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Attribute):
         node = node.value
-    return node.id if isinstance(node, gast.Name) else None
+    return node.id if isinstance(node, ast.Name) else None
 
 
 class CallTreeTransformer(transformer.Base):
@@ -37,7 +37,7 @@ class CallTreeTransformer(transformer.Base):
         super().__init__(ctx)
         self.locals: list[set[str]] = []
 
-    def _visit_function(self, node: gast.FunctionDef) -> gast.FunctionDef:
+    def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         self.locals.append(activity.local_names(node))
         self.generic_visit(node)
         self.locals.pop()
@@ -45,7 +45,7 @@ class CallTreeTransformer(transformer.Base):
 
     visit_FunctionDef = visit_AsyncFunctionDef = _visit_function
 
-    def visit_Lambda(self, node: gast.Lambda) -> gast.Lambda:
+    def visit_Lambda(self, node: ast.Lambda) -> ast.Lambda:
         self.locals.append(activity.local_names(node) | self._outer_locals())
         self.generic_visit(node)
         self.locals.pop()
@@ -57,20 +57,20 @@ class CallTreeTransformer(transformer.Base):
     def _is_global(self, name: str) -> bool:
         return not any(name in scope for scope in self.locals)
 
-    def visit_Call(self, node: gast.Call) -> gast.expr:
+    def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
         func = node.func
         root = _root_name(func)
         if root == AG:
             return node
-        if isinstance(func, gast.Name) and self._is_global(func.id):
+        if isinstance(func, ast.Name) and self._is_global(func.id):
             if func.id in OVERLOADED_BUILTINS and self.ctx.is_builtin(func.id):
                 node.func = ag_attr(OVERLOADED_BUILTINS[func.id])
                 return node
             if func.id in _FRAME_BUILTINS or self.ctx.is_builtin(func.id):
                 return node
         if (
-            isinstance(func, gast.Attribute)
+            isinstance(func, ast.Attribute)
             and root
             and self._is_global(root)
             and self.ctx.is_library(root)
@@ -78,13 +78,13 @@ class CallTreeTransformer(transformer.Base):
             return node
         if not self.ctx.recursive:
             return node
-        return gast.Call(
+        return ast.Call(
             func=ag_attr("converted_call"),
             args=[func, *node.args],
             keywords=node.keywords,
         )
 
 
-def transform(node: gast.AST, ctx: object) -> gast.AST:
+def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the calls of `node`."""
     return CallTreeTransformer(ctx).visit(node)

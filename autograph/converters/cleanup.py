@@ -10,27 +10,25 @@ the user's own code keeps its shape.
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.core.converter import undefined_init
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
 
-def _names(node: gast.expr | None) -> list[str] | None:
+def _names(node: ast.expr | None) -> list[str] | None:
     """`x` -> ['x'], `(a, b)` -> ['a', 'b'], anything else -> None."""
-    if isinstance(node, gast.Name):
+    if isinstance(node, ast.Name):
         return [node.id]
-    if isinstance(node, gast.Tuple) and all(
-        isinstance(e, gast.Name) for e in node.elts
-    ):
+    if isinstance(node, ast.Tuple) and all(isinstance(e, ast.Name) for e in node.elts):
         return [e.id for e in node.elts]
     return None
 
 
-def _is_pure(node: gast.expr) -> bool:
+def _is_pure(node: ast.expr) -> bool:
     """Evaluating it has no effect and can't fail: a name or a constant."""
-    return isinstance(node, (gast.Name, gast.Constant))
+    return isinstance(node, (ast.Name, ast.Constant))
 
 
 class CleanupTransformer(transformer.Base):
@@ -41,7 +39,7 @@ class CleanupTransformer(transformer.Base):
     a = 1; b = y; return (a, b)        ->  return (1, y)   (pure values only)
     """
 
-    def visit_FunctionDef(self, node: gast.FunctionDef) -> gast.FunctionDef:
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
         self.generic_visit(node)
         body = node.body
         original_locals = anno.getanno(node, anno.Basic.ORIGINAL_LOCALS, None)
@@ -50,25 +48,25 @@ class CleanupTransformer(transformer.Base):
             return node
         if node.name not in self.ctx.namer.generated or not body:
             return node
-        if any(isinstance(s, (gast.Global, gast.Nonlocal)) for s in body):
+        if any(isinstance(s, (ast.Global, ast.Nonlocal)) for s in body):
             return node
         last = body[-1]
-        returned = _names(last.value) if isinstance(last, gast.Return) else None
+        returned = _names(last.value) if isinstance(last, ast.Return) else None
         if not returned or len(body) < 2:
             return node
         previous = body[-2]
         if (
-            isinstance(previous, gast.Assign)
+            isinstance(previous, ast.Assign)
             and len(previous.targets) == 1
             and _names(previous.targets[0]) == returned
             and self._unused_before(body[:-2], returned)
         ):
-            body[-2:] = [gast.Return(value=previous.value)]
+            body[-2:] = [ast.Return(value=previous.value)]
             return node
         self._fold_pure(body, returned)
         return node
 
-    def _keep_locals(self, node: gast.FunctionDef, names: set[str]) -> None:
+    def _keep_locals(self, node: ast.FunctionDef, names: set[str]) -> None:
         """Re-binds locals whose every binding was dead code that lowering dropped.
 
         Python treats a name as local if it is bound anywhere in the function,
@@ -76,36 +74,40 @@ class CleanupTransformer(transformer.Base):
         must stay bound (to an Undefined) here too.
         """
         bound: set[str] = set()
-        stack: list[gast.AST] = list(node.body)
+        stack: list[ast.AST] = list(node.body)
         while stack:
             child = stack.pop()
-            if isinstance(child, gast.Name) and not isinstance(child.ctx, gast.Load):
+            if isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load):
                 bound.add(child.id)
-            elif isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 bound.add(child.name)
                 if anno.hasanno(child, anno.Basic.ORIGINAL_LOCALS):
                     continue  # a nested user function: its own scope
-            elif isinstance(child, gast.alias):
+            elif isinstance(child, ast.alias):
                 bound.add((child.asname or child.name).split(".")[0])
-            stack.extend(gast.iter_child_nodes(child))
+            elif isinstance(child, ast.arg):
+                bound.add(child.arg)
+            elif isinstance(child, ast.ExceptHandler) and child.name:
+                bound.add(child.name)
+            stack.extend(ast.iter_child_nodes(child))
         lost = sorted(names - bound)
         if lost:
             node.body[:0] = [undefined_init(n) for n in lost]
 
     @staticmethod
-    def _unused_before(stmts: list[gast.stmt], names: list[str]) -> bool:
+    def _unused_before(stmts: list[ast.stmt], names: list[str]) -> bool:
         return not (activity.reads(stmts) & set(names))
 
-    def _fold_pure(self, body: list[gast.stmt], returned: list[str]) -> None:
+    def _fold_pure(self, body: list[ast.stmt], returned: list[str]) -> None:
         """Folds `name = <name or constant>` statements right before the return."""
-        values: dict[str, gast.expr] = {}
+        values: dict[str, ast.expr] = {}
         start = len(body) - 1
         while start > 0:
             stmt = body[start - 1]
             if not (
-                isinstance(stmt, gast.Assign)
+                isinstance(stmt, ast.Assign)
                 and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], gast.Name)
+                and isinstance(stmt.targets[0], ast.Name)
                 and stmt.targets[0].id in returned
                 and stmt.targets[0].id not in values
                 and _is_pure(stmt.value)
@@ -124,16 +126,11 @@ class CleanupTransformer(transformer.Base):
             assigned.add(stmt.targets[0].id)
         if activity.reads(body[:start]) & assigned:
             return  # e.g. a nested function reads them: keep the bindings
-        elts = [
-            values.get(
-                n, gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
-            )
-            for n in returned
-        ]
-        value = elts[0] if len(elts) == 1 else gast.Tuple(elts=elts, ctx=gast.Load())
-        body[start:] = [gast.Return(value=value)]
+        elts = [values.get(n, ast.Name(id=n, ctx=ast.Load())) for n in returned]
+        value = elts[0] if len(elts) == 1 else ast.Tuple(elts=elts, ctx=ast.Load())
+        body[start:] = [ast.Return(value=value)]
 
 
-def transform(node: gast.AST, ctx: object) -> gast.AST:
+def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Tidies the generated functions in `node`."""
     return CleanupTransformer(ctx).visit(node)

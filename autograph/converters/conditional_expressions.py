@@ -5,7 +5,7 @@ y = a if x > 0 else b    ->    y = ag__.if_exp(x > 0, lambda: a, lambda: b)
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.pyct import templates, transformer
 
@@ -13,7 +13,7 @@ from autograph.pyct import templates, transformer
 class ConditionalExpressionTransformer(transformer.Base):
     """Rewrites `a if c else b`."""
 
-    def visit_IfExp(self, node: gast.IfExp) -> gast.expr:
+    def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
         self.generic_visit(node)
         return templates.replace_as_expression(
             "ag__.if_exp(test, lambda: body, lambda: orelse)",
@@ -23,6 +23,6 @@ class ConditionalExpressionTransformer(transformer.Base):
         )
 
 
-def transform(node: gast.AST, ctx: object) -> gast.AST:
+def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the conditional expressions of `node`."""
     return ConditionalExpressionTransformer(ctx).visit(node)

@@ -12,7 +12,7 @@ top of each iteration and the skipped statements run under `if not continue_:`.
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.core import jumps
 from autograph.pyct import transformer
@@ -21,27 +21,27 @@ from autograph.pyct import transformer
 class ContinueTransformer(transformer.Base):
     """Replaces each loop's `continue`s by guards (and a flag if needed)."""
 
-    def _visit_loop(self, node: gast.stmt) -> gast.stmt:
+    def _visit_loop(self, node: ast.stmt) -> ast.stmt:
         self.generic_visit(node)  # inner loops own their continues
         # The flag gets a real name only if some guard reads it.
         flag = "continue_flag__"
-        markers: list[gast.stmt] = []
+        markers: list[ast.stmt] = []
 
-        def replace(stmt: gast.stmt) -> list[gast.stmt]:
-            markers.append(jumps.assign(flag, gast.Constant(value=True, kind=None)))
+        def replace(stmt: ast.stmt) -> list[ast.stmt]:
+            markers.append(jumps.assign(flag, ast.Constant(value=True, kind=None)))
             return [markers[-1]]
 
-        lowering = jumps.Lowering(lambda s: isinstance(s, gast.Continue), replace, flag)
+        lowering = jumps.Lowering(lambda s: isinstance(s, ast.Continue), replace, flag)
         if not lowering.contains(node.body):
             return node
         body = lowering.block(node.body)
         if lowering.guards_used:
-            reset = jumps.assign(flag, gast.Constant(value=False, kind=None))
+            reset = jumps.assign(flag, ast.Constant(value=False, kind=None))
             node.body = [reset, *body]
             jumps.rename(node.body, {flag: self.ctx.namer.new_symbol("continue_")})
         else:
             _remove(body, {id(m) for m in markers})
-            node.body = jumps.invert_empty_ifs(body) or [gast.Pass()]
+            node.body = jumps.invert_empty_ifs(body) or [ast.Pass()]
             jumps.fill_empty_blocks(node)
         return node
 
@@ -49,10 +49,10 @@ class ContinueTransformer(transformer.Base):
     visit_For = _visit_loop
 
 
-def _remove(stmts: list[gast.stmt], ids: set[int]) -> None:
+def _remove(stmts: list[ast.stmt], ids: set[int]) -> None:
     stmts[:] = [s for s in stmts if id(s) not in ids]
     for stmt in stmts:
-        if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         for field in ("body", "orelse", "finalbody"):
             block = getattr(stmt, field, None)
@@ -62,6 +62,6 @@ def _remove(stmts: list[gast.stmt], ids: set[int]) -> None:
             _remove(handler.body, ids)
 
 
-def transform(node: gast.AST, ctx: object) -> gast.AST:
+def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Lowers the `continue` statements of `node`."""
     return ContinueTransformer(ctx).visit(node)

@@ -28,10 +28,9 @@ The liveness and definedness analyses decide all of this (STYLE 4).
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-
-import gast
 
 from autograph.core import jumps
 from autograph.core.converter import ag_attr, undefined_init
@@ -49,29 +48,29 @@ class _Scope:
     hoisted: set[str] = field(default_factory=set)
 
 
-def _contains_return(stmts: Iterable[gast.AST]) -> bool:
+def _contains_return(stmts: Iterable[ast.AST]) -> bool:
     stack = list(stmts)
     while stack:
         node = stack.pop()
-        if isinstance(node, gast.Return):
+        if isinstance(node, ast.Return):
             return True
         if isinstance(node, activity.SCOPES):
             continue
-        stack.extend(gast.iter_child_nodes(node))
+        stack.extend(ast.iter_child_nodes(node))
     return False
 
 
-def _names_tuple(names: Sequence[str]) -> gast.Tuple:
-    return gast.Tuple(
-        elts=[gast.Constant(value=n, kind=None) for n in names], ctx=gast.Load()
+def _names_tuple(names: Sequence[str]) -> ast.Tuple:
+    return ast.Tuple(
+        elts=[ast.Constant(value=n, kind=None) for n in names], ctx=ast.Load()
     )
 
 
-def _load_tuple(names: Sequence[str]) -> gast.Tuple:
-    return gast.Tuple(elts=[jumps.name(n) for n in names], ctx=gast.Load())
+def _load_tuple(names: Sequence[str]) -> ast.Tuple:
+    return ast.Tuple(elts=[jumps.name(n) for n in names], ctx=ast.Load())
 
 
-def _returned(names: Sequence[str]) -> gast.expr:
+def _returned(names: Sequence[str]) -> ast.expr:
     """The expression a body returns: one name bare, several as a tuple."""
     if len(names) == 1:
         return jumps.name(names[0])
@@ -87,7 +86,7 @@ class ControlFlowTransformer(transformer.Base):
 
     # --- functions -------------------------------------------------------
 
-    def _visit_function(self, node: gast.FunctionDef) -> gast.FunctionDef:
+    def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         scope = _Scope(declared=activity.declarations(node))
         self.scopes.append(scope)
         node.body = self.visit_block(node.body)
@@ -109,10 +108,10 @@ class ControlFlowTransformer(transformer.Base):
     def scope(self) -> _Scope:
         return self.scopes[-1]
 
-    def _modified(self, nodes: gast.AST | list[gast.AST]) -> set[str]:
+    def _modified(self, nodes: ast.AST | list[ast.AST]) -> set[str]:
         return activity.writes(nodes) - set(self.scope.declared)
 
-    def _state_inits(self, node: gast.stmt, state: Iterable[str]) -> list[gast.stmt]:
+    def _state_inits(self, node: ast.stmt, state: Iterable[str]) -> list[ast.stmt]:
         """`x = ag__.Undefined('x')` for state that may be unbound here."""
         may = anno.getanno(node, Defined.MAY_IN, frozenset())
         must = anno.getanno(node, Defined.MUST_IN, frozenset())
@@ -125,13 +124,13 @@ class ControlFlowTransformer(transformer.Base):
         return before
 
     def _def(
-        self, name: str, params: Sequence[str], body: list[gast.stmt]
-    ) -> gast.FunctionDef:
+        self, name: str, params: Sequence[str], body: list[ast.stmt]
+    ) -> ast.FunctionDef:
         """`def name(*params): body`, declaring the scope's globals it assigns."""
-        decls: list[gast.stmt] = []
+        decls: list[ast.stmt] = []
         if self.scope.declared:
             writes = activity.writes(body)
-            for kind, cls in (("global", gast.Global), ("nonlocal", gast.Nonlocal)):
+            for kind, cls in (("global", ast.Global), ("nonlocal", ast.Nonlocal)):
                 names = sorted(
                     n
                     for n, k in self.scope.declared.items()
@@ -149,7 +148,7 @@ class ControlFlowTransformer(transformer.Base):
 
     # --- if --------------------------------------------------------------
 
-    def visit_If(self, node: gast.If) -> list[gast.stmt]:
+    def visit_If(self, node: ast.If) -> list[ast.stmt]:
         live_out = anno.getanno(node, Live.OUT, frozenset())
         live_in = anno.getanno(node, Live.BODY_IN, frozenset()) | anno.getanno(
             node, Live.ORELSE_IN, frozenset()
@@ -170,32 +169,32 @@ class ControlFlowTransformer(transformer.Base):
         body = self.visit_block(node.body)
         orelse = self.visit_block(node.orelse)
         if outputs:
-            body.append(gast.Return(value=_returned(outputs)))
-            orelse.append(gast.Return(value=_returned(outputs)))
+            body.append(ast.Return(value=_returned(outputs)))
+            orelse.append(ast.Return(value=_returned(outputs)))
         defs = [self._def(body_name, params, body)]
         if orelse_name:
             defs.append(
-                self._def(orelse_name, params, orelse or [gast.Return(value=None)])
+                self._def(orelse_name, params, orelse or [ast.Return(value=None)])
             )
 
         args = [node.test, jumps.name(defs[0].name)]
         optional = [
             jumps.name(orelse_name)
             if orelse_name
-            else gast.Constant(value=None, kind=None),
+            else ast.Constant(value=None, kind=None),
             _load_tuple(params),
             _names_tuple(outputs),
         ]
         while optional and _is_default(optional[-1]):
             optional.pop()
-        call = gast.Call(func=ag_attr("if_stmt"), args=args + optional, keywords=[])
+        call = ast.Call(func=ag_attr("if_stmt"), args=args + optional, keywords=[])
         return _located(
             node, [*inits, *defs, _assign(None if is_tail else outputs, call)]
         )
 
     # --- while -----------------------------------------------------------
 
-    def visit_While(self, node: gast.While) -> list[gast.stmt]:
+    def visit_While(self, node: ast.While) -> list[ast.stmt]:
         live_out = anno.getanno(node, Live.OUT, frozenset())
         header = anno.getanno(node, Live.LOOP_HEADER, frozenset())
         modified = self._modified(node.body) | self._modified(node.test)
@@ -209,15 +208,15 @@ class ControlFlowTransformer(transformer.Base):
 
         body = self.visit_block(node.body)
         if state:
-            body.append(gast.Return(value=_returned(state)))
-        test_def = self._def(test_name, state, [gast.Return(value=node.test)])
+            body.append(ast.Return(value=_returned(state)))
+        test_def = self._def(test_name, state, [ast.Return(value=node.test)])
         body_def = self._def(body_name, state, body)
         # The loop variables' names are the loop functions' parameters; the
         # operator reads them from there for its messages.
         args = [jumps.name(test_def.name), jumps.name(body_def.name)]
         if state:
             args.append(_load_tuple(state))
-        call = gast.Call(func=ag_attr("while_stmt"), args=args, keywords=[])
+        call = ast.Call(func=ag_attr("while_stmt"), args=args, keywords=[])
         orelse = self.visit_block(node.orelse)
         return _located(
             node, [*inits, test_def, body_def, _assign(state, call), *orelse]
@@ -225,7 +224,7 @@ class ControlFlowTransformer(transformer.Base):
 
     # --- for -------------------------------------------------------------
 
-    def visit_For(self, node: gast.For) -> list[gast.stmt]:
+    def visit_For(self, node: ast.For) -> list[ast.stmt]:
         live_out = anno.getanno(node, Live.OUT, frozenset())
         header = anno.getanno(node, Live.LOOP_HEADER, frozenset())
         targets = activity.writes(node.target)
@@ -238,35 +237,35 @@ class ControlFlowTransformer(transformer.Base):
         test_name = namer.new_symbol("extra_test") if extra_test is not None else None
 
         body = self.visit_block(node.body)
-        if isinstance(node.target, gast.Name) and node.target.id not in state:
+        if isinstance(node.target, ast.Name) and node.target.id not in state:
             item = node.target.id
         else:
             item = namer.new_symbol("itr")
             body.insert(
                 0,
-                gast.Assign(
+                ast.Assign(
                     targets=[node.target], value=jumps.name(item), type_comment=None
                 ),
             )
         if state:
-            body.append(gast.Return(value=_returned(state)))
+            body.append(ast.Return(value=_returned(state)))
         defs = [self._def(body_name, [item, *state], body)]
         args = [node.iter, jumps.name(defs[0].name)]
         if state:
             args.append(_load_tuple(state))
         keywords = []
         if test_name is not None:
-            test_def = self._def(test_name, state, [gast.Return(value=extra_test)])
+            test_def = self._def(test_name, state, [ast.Return(value=extra_test)])
             defs.append(test_def)
             keywords.append(
-                gast.keyword(arg="extra_test", value=jumps.name(test_def.name))
+                ast.keyword(arg="extra_test", value=jumps.name(test_def.name))
             )
-        call = gast.Call(func=ag_attr("for_stmt"), args=args, keywords=keywords)
+        call = ast.Call(func=ag_attr("for_stmt"), args=args, keywords=keywords)
         orelse = self.visit_block(node.orelse)
         return _located(node, [*inits, *defs, _assign(state, call), *orelse])
 
 
-def _located(node: gast.stmt, stmts: list[gast.stmt]) -> list[gast.stmt]:
+def _located(node: ast.stmt, stmts: list[ast.stmt]) -> list[ast.stmt]:
     """Generated statements take the span of the statement they replace.
 
     Only the top-level statements are set here; the nodes inside them that
@@ -275,43 +274,43 @@ def _located(node: gast.stmt, stmts: list[gast.stmt]) -> list[gast.stmt]:
     """
     for stmt in stmts:
         if getattr(stmt, "lineno", None) is None:
-            gast.copy_location(stmt, node)
+            ast.copy_location(stmt, node)
             stmt.end_lineno = node.end_lineno
             stmt.end_col_offset = node.end_col_offset
     return stmts
 
 
-def _is_default(node: gast.expr) -> bool:
-    if isinstance(node, gast.Constant):
+def _is_default(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
         return node.value is None
-    return isinstance(node, gast.Tuple) and not node.elts
+    return isinstance(node, ast.Tuple) and not node.elts
 
 
-def _assign(outputs: Sequence[str] | None, call: gast.expr) -> gast.stmt:
+def _assign(outputs: Sequence[str] | None, call: ast.expr) -> ast.stmt:
     """`outputs = call`, `call` alone (no outputs) or `return call` (None)."""
     if outputs is None:
-        return gast.Return(value=call)
+        return ast.Return(value=call)
     if not outputs:
-        return gast.Expr(value=call)
+        return ast.Expr(value=call)
     if len(outputs) == 1:
-        target: gast.expr = jumps.name(outputs[0], gast.Store)
+        target: ast.expr = jumps.name(outputs[0], ast.Store)
     else:
-        target = gast.Tuple(
-            elts=[jumps.name(n, gast.Store) for n in outputs], ctx=gast.Store()
+        target = ast.Tuple(
+            elts=[jumps.name(n, ast.Store) for n in outputs], ctx=ast.Store()
         )
-    return gast.Assign(targets=[target], value=call, type_comment=None)
+    return ast.Assign(targets=[target], value=call, type_comment=None)
 
 
-def _has_docstring(body: list[gast.stmt]) -> bool:
+def _has_docstring(body: list[ast.stmt]) -> bool:
     first = body[0] if body else None
     return (
-        isinstance(first, gast.Expr)
-        and isinstance(first.value, gast.Constant)
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
         and isinstance(first.value.value, str)
     )
 
 
-def transform(node: gast.AST, ctx: object) -> gast.AST:
+def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Runs liveness and definedness, then rewrites the control flow of `node`."""
     if not isinstance(node, activity.FUNCTIONS):
         return node  # a lambda has no statements

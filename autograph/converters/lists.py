@@ -9,19 +9,19 @@ Outside loops, and on anything but a plain name, the methods stay as written.
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.pyct import templates, transformer
 
 
-def _method_call(node: gast.expr, method: str) -> gast.Call | None:
+def _method_call(node: ast.expr, method: str) -> ast.Call | None:
     if (
-        isinstance(node, gast.Call)
-        and isinstance(node.func, gast.Attribute)
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
         and node.func.attr == method
-        and isinstance(node.func.value, gast.Name)
+        and isinstance(node.func.value, ast.Name)
         and not node.keywords
-        and not any(isinstance(a, gast.Starred) for a in node.args)
+        and not any(isinstance(a, ast.Starred) for a in node.args)
     ):
         return node
     return None
@@ -34,7 +34,7 @@ class ListTransformer(transformer.Base):
         super().__init__(ctx)
         self.loop_depth = 0
 
-    def _visit_loop(self, node: gast.stmt) -> gast.stmt:
+    def _visit_loop(self, node: ast.stmt) -> ast.stmt:
         self.loop_depth += 1
         self.generic_visit(node)
         self.loop_depth -= 1
@@ -42,7 +42,7 @@ class ListTransformer(transformer.Base):
 
     visit_For = visit_While = _visit_loop
 
-    def _visit_function(self, node: gast.AST) -> gast.AST:
+    def _visit_function(self, node: ast.AST) -> ast.AST:
         depth, self.loop_depth = self.loop_depth, 0
         self.generic_visit(node)
         self.loop_depth = depth
@@ -50,7 +50,7 @@ class ListTransformer(transformer.Base):
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _visit_function
 
-    def visit_Expr(self, node: gast.Expr) -> gast.stmt:
+    def visit_Expr(self, node: ast.Expr) -> ast.stmt:
         call = _method_call(node.value, "append")
         if self.loop_depth and call is not None and len(call.args) == 1:
             name = call.func.value.id
@@ -69,7 +69,7 @@ class ListTransformer(transformer.Base):
             return stmt
         return node
 
-    def visit_Assign(self, node: gast.Assign) -> gast.stmt:
+    def visit_Assign(self, node: ast.Assign) -> ast.stmt:
         call = _method_call(node.value, "pop")
         if (
             self.loop_depth
@@ -88,6 +88,6 @@ class ListTransformer(transformer.Base):
         return node
 
 
-def transform(node: gast.AST, ctx: object) -> gast.AST:
+def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites list append/pop inside the loops of `node`."""
     return ListTransformer(ctx).visit(node)

@@ -11,7 +11,7 @@ as written).
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph.pyct import templates, transformer
 
@@ -19,9 +19,9 @@ from autograph.pyct import templates, transformer
 class LogicalExpressionTransformer(transformer.Base):
     """Rewrites boolean operators."""
 
-    def visit_BoolOp(self, node: gast.BoolOp) -> gast.expr:
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
         self.generic_visit(node)
-        op = "ag__.and_" if isinstance(node.op, gast.And) else "ag__.or_"
+        op = "ag__.and_" if isinstance(node.op, ast.And) else "ag__.or_"
         values = node.values
         result = values[-1]
         for value in reversed(values[:-1]):
@@ -30,29 +30,29 @@ class LogicalExpressionTransformer(transformer.Base):
             )
         return result
 
-    def visit_Compare(self, node: gast.Compare) -> gast.expr:
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
         self.generic_visit(node)
         inner = node.comparators[:-1]
         if len(node.ops) < 2 or not all(
-            isinstance(n, (gast.Name, gast.Constant)) for n in inner
+            isinstance(n, (ast.Name, ast.Constant)) for n in inner
         ):
             return node
         operands = [node.left, *node.comparators]
         parts = [
-            gast.Compare(left=operands[i], ops=[op], comparators=[operands[i + 1]])
+            ast.Compare(left=operands[i], ops=[op], comparators=[operands[i + 1]])
             for i, op in enumerate(node.ops)
         ]
-        return self.visit_BoolOp(gast.BoolOp(op=gast.And(), values=parts))
+        return self.visit_BoolOp(ast.BoolOp(op=ast.And(), values=parts))
 
-    def visit_UnaryOp(self, node: gast.UnaryOp) -> gast.expr:
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
         self.generic_visit(node)
-        if isinstance(node.op, gast.Not):
+        if isinstance(node.op, ast.Not):
             return templates.replace_as_expression(
                 "ag__.not_(operand)", operand=node.operand
             )
         return node
 
 
-def transform(node: gast.AST, ctx: object) -> gast.AST:
+def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the boolean operators of `node`."""
     return LogicalExpressionTransformer(ctx).visit(node)

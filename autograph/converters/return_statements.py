@@ -36,9 +36,8 @@ before it (and other branches) do not carry them.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
-
-import gast
 
 from autograph.converters.break_statements import add_loop_test
 from autograph.core import jumps
@@ -54,7 +53,7 @@ class _FunctionReturns:
         self.do_return = "do_return_flag__"
         self.retval = "retval_value__"
         self.lowering = jumps.Lowering(
-            lambda s: isinstance(s, gast.Return),
+            lambda s: isinstance(s, ast.Return),
             self._replace,
             self.do_return,
             into_loops=True,
@@ -62,56 +61,56 @@ class _FunctionReturns:
         )
         self.used = False
 
-    def init_flags(self) -> gast.stmt:
+    def init_flags(self) -> ast.stmt:
         """`do_return, retval_ = (False, ag__.UndefinedReturnValue())`."""
-        flags = gast.Tuple(
+        flags = ast.Tuple(
             elts=[
-                jumps.name(self.do_return, gast.Store),
-                jumps.name(self.retval, gast.Store),
+                jumps.name(self.do_return, ast.Store),
+                jumps.name(self.retval, ast.Store),
             ],
-            ctx=gast.Store(),
+            ctx=ast.Store(),
         )
-        values = gast.Tuple(
+        values = ast.Tuple(
             elts=[
-                gast.Constant(value=False, kind=None),
+                ast.Constant(value=False, kind=None),
                 ag_call("UndefinedReturnValue"),
             ],
-            ctx=gast.Load(),
+            ctx=ast.Load(),
         )
-        return gast.Assign(targets=[flags], value=values, type_comment=None)
+        return ast.Assign(targets=[flags], value=values, type_comment=None)
 
-    def _stop_loop(self, loop: gast.stmt) -> None:
+    def _stop_loop(self, loop: ast.stmt) -> None:
         """A loop holding a return stops once it returned, skipping its `else`."""
         add_loop_test(loop, jumps.not_(jumps.name(self.do_return)))
         if loop.orelse:
             guard = jumps.not_(jumps.name(self.do_return))
-            loop.orelse = [gast.If(test=guard, body=loop.orelse, orelse=[])]
+            loop.orelse = [ast.If(test=guard, body=loop.orelse, orelse=[])]
 
-    def _replace(self, stmt: gast.Return) -> list[gast.stmt]:
+    def _replace(self, stmt: ast.Return) -> list[ast.stmt]:
         self.used = True
         value = (
             stmt.value
             if stmt.value is not None
-            else gast.Constant(value=None, kind=None)
+            else ast.Constant(value=None, kind=None)
         )
         return [
             jumps.assign(self.retval, value),
-            jumps.assign(self.do_return, gast.Constant(value=True, kind=None)),
+            jumps.assign(self.do_return, ast.Constant(value=True, kind=None)),
         ]
 
-    def tail_block(self, stmts: Sequence[gast.stmt]) -> list[gast.stmt]:
+    def tail_block(self, stmts: Sequence[ast.stmt]) -> list[ast.stmt]:
         """Lowers the returns of a block that ends its function."""
         low = self.lowering
-        out: list[gast.stmt] = []
+        out: list[ast.stmt] = []
         for i, stmt in enumerate(stmts):
             rest = list(stmts[i + 1 :])
             if not low.contains(stmt):
                 out.append(stmt)
                 continue
-            if isinstance(stmt, gast.Return):
+            if isinstance(stmt, ast.Return):
                 out.append(stmt)
                 return out  # anything after it is dead code
-            if isinstance(stmt, gast.If):
+            if isinstance(stmt, ast.If):
                 body_returns = low.always_jumps(stmt.body)
                 orelse_returns = low.always_jumps(stmt.orelse)
                 if body_returns and not orelse_returns:
@@ -127,12 +126,12 @@ class _FunctionReturns:
                     stmt.orelse = self.tail_block(stmt.orelse)
                     out.append(stmt)
                     return out
-            elif isinstance(stmt, (gast.With, gast.AsyncWith)) and not rest:
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)) and not rest:
                 stmt.body = self.tail_block(stmt.body)
                 out.append(stmt)
                 return out
             elif (
-                isinstance(stmt, gast.Try)
+                isinstance(stmt, ast.Try)
                 and not rest
                 and not stmt.orelse  # falling off the body runs `else`, not a return
                 and not low.contains(stmt.finalbody)
@@ -146,9 +145,9 @@ class _FunctionReturns:
             # here, where they are first needed) and a final check.
             out.append(self.init_flags())
             out.extend(low.block([stmt]))
-            check = gast.If(
+            check = ast.If(
                 test=jumps.name(self.do_return),
-                body=[gast.Return(value=jumps.name(self.retval))],
+                body=[ast.Return(value=jumps.name(self.retval))],
                 orelse=rest,
             )
             out.extend(self.tail_block([check]))
@@ -157,32 +156,32 @@ class _FunctionReturns:
         return out
 
 
-def _single_return(stmts: list[gast.stmt]) -> gast.expr | None:
-    if len(stmts) == 1 and isinstance(stmts[0], gast.Return):
+def _single_return(stmts: list[ast.stmt]) -> ast.expr | None:
+    if len(stmts) == 1 and isinstance(stmts[0], ast.Return):
         value = stmts[0].value
-        return value if value is not None else gast.Constant(value=None, kind=None)
+        return value if value is not None else ast.Constant(value=None, kind=None)
     return None
 
 
-def _returns_to_expressions(stmts: list[gast.stmt]) -> list[gast.stmt]:
+def _returns_to_expressions(stmts: list[ast.stmt]) -> list[ast.stmt]:
     """`if c: return a / else: return b` at the end -> `return a if c else b`."""
     if not stmts:
         return stmts
     last = stmts[-1]
-    if isinstance(last, gast.If):
+    if isinstance(last, ast.If):
         last.body = _returns_to_expressions(last.body)
         last.orelse = _returns_to_expressions(last.orelse)
         body, orelse = _single_return(last.body), _single_return(last.orelse)
         if body is not None and orelse is not None:
-            expr = gast.IfExp(test=last.test, body=body, orelse=orelse)
-            stmts[-1] = gast.Return(value=expr)
+            expr = ast.IfExp(test=last.test, body=body, orelse=orelse)
+            stmts[-1] = ast.Return(value=expr)
     return stmts
 
 
 class ReturnTransformer(transformer.Base):
     """Applies `_FunctionReturns` to every function, innermost first."""
 
-    def _visit_function(self, node: gast.FunctionDef) -> gast.FunctionDef:
+    def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         self.generic_visit(node)
         returns = _FunctionReturns(self.ctx)
         body = _returns_to_expressions(returns.tail_block(node.body))
@@ -197,6 +196,6 @@ class ReturnTransformer(transformer.Base):
     visit_AsyncFunctionDef = _visit_function
 
 
-def transform(node: gast.AST, ctx: object) -> gast.AST:
+def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Lowers the `return` statements of `node`'s functions."""
     return ReturnTransformer(ctx).visit(node)

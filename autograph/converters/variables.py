@@ -14,9 +14,8 @@ the common case, stay as they are (STYLE 9: no wrapper on every read).
 
 from __future__ import annotations
 
+import ast
 import sys
-
-import gast
 
 from autograph.core import jumps
 from autograph.core.converter import ag_call, undefined_init
@@ -40,7 +39,7 @@ class VariablesTransformer(transformer.Base):
         # whether Python reads outer names there as a closure).
         self.nested: list[tuple[int, set[str], bool]] = []
 
-    def _visit_function(self, node: gast.FunctionDef) -> gast.FunctionDef:
+    def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         # Remembered for `cleanup`: lowering may drop dead code that was the
         # only binding of a local, which must stay local.
         anno.setanno(
@@ -56,15 +55,15 @@ class VariablesTransformer(transformer.Base):
     visit_FunctionDef = _visit_function
     visit_AsyncFunctionDef = _visit_function
 
-    def visit(self, node: gast.AST) -> gast.AST:
-        if isinstance(node, gast.stmt) and self.locals:
+    def visit(self, node: ast.AST) -> ast.AST:
+        if isinstance(node, ast.stmt) and self.locals:
             must = anno.getanno(node, Defined.MUST_IN, None)
             if must is not None:
                 self.maybe_unbound[-1] = self.locals[-1] - must
         return super().visit(node)
 
-    def _visit_nested(self, node: gast.AST) -> gast.AST:
-        if isinstance(node, gast.Lambda):
+    def _visit_nested(self, node: ast.AST) -> ast.AST:
+        if isinstance(node, ast.Lambda):
             own, closure = activity.local_names(node), True
         else:  # comprehensions are inlined, not closures, from 3.12 (PEP 709)
             own = {n for g in node.generators for n in activity.writes(g.target)}
@@ -77,8 +76,8 @@ class VariablesTransformer(transformer.Base):
     visit_Lambda = _visit_nested
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_nested
 
-    def visit_Name(self, node: gast.Name) -> gast.expr:
-        if not isinstance(node.ctx, gast.Load) or not self.locals:
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if not isinstance(node.ctx, ast.Load) or not self.locals:
             return node
         name = node.id
         depth = len(self.locals)
@@ -89,7 +88,7 @@ class VariablesTransformer(transformer.Base):
             if inner:  # read later, inside a lambda/comprehension of this function
                 if name in self.maybe_unbound[-1]:
                     closure = inner[0][1]
-                    return ag_call("ld", node, gast.Constant(value=closure, kind=None))
+                    return ag_call("ld", node, ast.Constant(value=closure, kind=None))
                 return node
             if anno.getanno(node, Defined.DEFINITELY, True) is False:
                 return ag_call("ld", node)
@@ -98,47 +97,47 @@ class VariablesTransformer(transformer.Base):
         for level in range(depth - 2, -1, -1):
             if name in self.locals[level]:
                 if name in self.maybe_unbound[level]:
-                    return ag_call("ld", node, gast.Constant(value=True, kind=None))
+                    return ag_call("ld", node, ast.Constant(value=True, kind=None))
                 break
         return node
 
-    def visit_AugAssign(self, node: gast.AugAssign) -> gast.stmt:
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.stmt:
         target = node.target
         if (
-            isinstance(target, gast.Name)
+            isinstance(target, ast.Name)
             and self.locals
             and target.id in self.locals[-1]
             and anno.getanno(target, Defined.DEFINITELY, True) is False
         ):
             read = ag_call("ld", jumps.name(target.id))
-            value = gast.BinOp(left=read, op=node.op, right=self.visit(node.value))
-            return gast.Assign(targets=[target], value=value, type_comment=None)
+            value = ast.BinOp(left=read, op=node.op, right=self.visit(node.value))
+            return ast.Assign(targets=[target], value=value, type_comment=None)
         self.generic_visit(node)
         return node
 
-    def visit_Delete(self, node: gast.Delete) -> list[gast.stmt]:
-        out: list[gast.stmt] = []
-        others: list[gast.expr] = []
+    def visit_Delete(self, node: ast.Delete) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        others: list[ast.expr] = []
         for target in node.targets:
             if (
-                isinstance(target, gast.Name)
+                isinstance(target, ast.Name)
                 and self.locals
                 and target.id in self.locals[-1]
             ):
                 if anno.getanno(target, Defined.DEFINITELY, True) is False:
                     # `del x` of an unbound x raises, like reading it.
-                    out.append(gast.Expr(value=ag_call("ld", jumps.name(target.id))))
+                    out.append(ast.Expr(value=ag_call("ld", jumps.name(target.id))))
                 out.append(undefined_init(target.id))
             else:
                 others.append(self.visit(target))
         if others:
-            out.insert(0, gast.Delete(targets=others))
+            out.insert(0, ast.Delete(targets=others))
         return out
 
 
-def transform(node: gast.AST, ctx: object) -> gast.AST:
+def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Runs definedness (Python semantics), then rewrites `node`."""
-    for fn in gast.walk(node):
+    for fn in ast.walk(node):
         if isinstance(fn, activity.FUNCTIONS):
             definedness.annotate(fn)
             break  # annotate() covers nested functions itself

@@ -8,32 +8,31 @@ user code without running anything).
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from dataclasses import dataclass
-
-import gast
 
 from autograph.pyct import naming
 
 AG = "ag__"  # the name converted code uses for `runtime.operators`
 
 
-def ag_attr(attr: str) -> gast.Attribute:
+def ag_attr(attr: str) -> ast.Attribute:
     """`ag__.<attr>`."""
-    base = gast.Name(id=AG, ctx=gast.Load(), annotation=None, type_comment=None)
-    return gast.Attribute(value=base, attr=attr, ctx=gast.Load())
+    base = ast.Name(id=AG, ctx=ast.Load())
+    return ast.Attribute(value=base, attr=attr, ctx=ast.Load())
 
 
-def ag_call(attr: str, *args: gast.expr) -> gast.Call:
+def ag_call(attr: str, *args: ast.expr) -> ast.Call:
     """`ag__.<attr>(*args)`."""
-    return gast.Call(func=ag_attr(attr), args=list(args), keywords=[])
+    return ast.Call(func=ag_attr(attr), args=list(args), keywords=[])
 
 
-def undefined_init(name: str) -> gast.Assign:
+def undefined_init(name: str) -> ast.Assign:
     """`name = ag__.Undefined('name')`: the value of a variable not bound yet."""
-    target = gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
-    value = ag_call("Undefined", gast.Constant(value=name, kind=None))
-    return gast.Assign(targets=[target], value=value, type_comment=None)
+    target = ast.Name(id=name, ctx=ast.Store())
+    value = ag_call("Undefined", ast.Constant(value=name, kind=None))
+    return ast.Assign(targets=[target], value=value, type_comment=None)
 
 
 # Builtins that converted code routes through an operator, and the operator.

@@ -16,37 +16,34 @@ statements after the `if` move into the other branch instead.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Sequence
-
-import gast
 
 from autograph.pyct import anno
 from autograph.pyct.static_analysis import activity
 
-_LOOPS = (gast.For, gast.While, gast.AsyncFor)
+_LOOPS = (ast.For, ast.While, ast.AsyncFor)
 
 
-def name(id_: str, ctx: type[gast.expr_context] = gast.Load) -> gast.Name:
-    """A gast Name node."""
-    return gast.Name(id=id_, ctx=ctx(), annotation=None, type_comment=None)
+def name(id_: str, ctx: type[ast.expr_context] = ast.Load) -> ast.Name:
+    """A ast Name node."""
+    return ast.Name(id=id_, ctx=ctx())
 
 
-def assign(target: str, value: gast.expr) -> gast.Assign:
-    """`target = value` as a gast node."""
-    return gast.Assign(
-        targets=[name(target, gast.Store)], value=value, type_comment=None
-    )
+def assign(target: str, value: ast.expr) -> ast.Assign:
+    """`target = value` as an ast node."""
+    return ast.Assign(targets=[name(target, ast.Store)], value=value, type_comment=None)
 
 
-def not_(expr: gast.expr) -> gast.expr:
+def not_(expr: ast.expr) -> ast.expr:
     """`not expr` (converted to `ag__.not_` later by the logical converter).
 
     Only used for tests (guards, loop conditions), where truthiness is all
     that counts, so `not not x` folds to `x`.
     """
-    if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.Not):
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return expr.operand
-    return gast.UnaryOp(op=gast.Not(), operand=expr)
+    return ast.UnaryOp(op=ast.Not(), operand=expr)
 
 
 class Lowering:
@@ -65,12 +62,12 @@ class Lowering:
 
     def __init__(
         self,
-        is_jump: Callable[[gast.stmt], bool],
-        replace: Callable[[gast.stmt], list[gast.stmt]],
+        is_jump: Callable[[ast.stmt], bool],
+        replace: Callable[[ast.stmt], list[ast.stmt]],
         flag: str,
         *,
         into_loops: bool = False,
-        on_loop: Callable[[gast.stmt], None] | None = None,
+        on_loop: Callable[[ast.stmt], None] | None = None,
     ) -> None:
         self.is_jump = is_jump
         self.replace = replace
@@ -79,27 +76,27 @@ class Lowering:
         self.on_loop = on_loop
         self.guards_used = False
 
-    def contains(self, node: gast.AST) -> bool:
+    def contains(self, node: ast.AST) -> bool:
         """Whether `node` (a statement or a list) holds a jump of this kind."""
-        stack: list[gast.AST] = list(node) if isinstance(node, list) else [node]
+        stack: list[ast.AST] = list(node) if isinstance(node, list) else [node]
         while stack:
             item = stack.pop()
-            if isinstance(item, gast.stmt) and self.is_jump(item):
+            if isinstance(item, ast.stmt) and self.is_jump(item):
                 return True
             if isinstance(item, activity.SCOPES):
                 continue  # a jump in a nested function is that function's
             if isinstance(item, _LOOPS) and not self.into_loops:
                 continue  # a break/continue there is that loop's
-            stack.extend(gast.iter_child_nodes(item))
+            stack.extend(ast.iter_child_nodes(item))
         return False
 
-    def always_jumps(self, stmts: Sequence[gast.stmt]) -> bool:
+    def always_jumps(self, stmts: Sequence[ast.stmt]) -> bool:
         """Whether every path through `stmts` ends in a jump of this kind."""
         for stmt in stmts:
             if self.is_jump(stmt):
                 return True
             if (
-                isinstance(stmt, gast.If)
+                isinstance(stmt, ast.If)
                 and stmt.orelse
                 and self.always_jumps(stmt.body)
                 and self.always_jumps(stmt.orelse)
@@ -107,9 +104,9 @@ class Lowering:
                 return True
         return False
 
-    def block(self, stmts: Sequence[gast.stmt]) -> list[gast.stmt]:
+    def block(self, stmts: Sequence[ast.stmt]) -> list[ast.stmt]:
         """Lowers the jumps of a block; see the module docstring."""
-        out: list[gast.stmt] = []
+        out: list[ast.stmt] = []
         for i, stmt in enumerate(stmts):
             rest = list(stmts[i + 1 :])
             if self.is_jump(stmt):
@@ -118,7 +115,7 @@ class Lowering:
             if not self.contains(stmt):
                 out.append(stmt)
                 continue
-            if isinstance(stmt, gast.If):
+            if isinstance(stmt, ast.If):
                 body_jumps = self.always_jumps(stmt.body)
                 orelse_jumps = self.always_jumps(stmt.orelse)
                 if body_jumps and not orelse_jumps:
@@ -142,22 +139,20 @@ class Lowering:
             if rest:
                 self.guards_used = True
                 out.append(
-                    gast.If(
-                        test=not_(name(self.flag)), body=self.block(rest), orelse=[]
-                    )
+                    ast.If(test=not_(name(self.flag)), body=self.block(rest), orelse=[])
                 )
             return out
         return out
 
-    def _lower_children(self, stmt: gast.stmt) -> None:
+    def _lower_children(self, stmt: ast.stmt) -> None:
         if isinstance(stmt, _LOOPS):
             stmt.body = self.block(stmt.body)
             stmt.orelse = self.block(stmt.orelse)
             if self.on_loop is not None:
                 self.on_loop(stmt)
-        elif isinstance(stmt, (gast.With, gast.AsyncWith)):
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             stmt.body = self.block(stmt.body)
-        elif isinstance(stmt, gast.Try):
+        elif isinstance(stmt, ast.Try):
             stmt.body = self.block(stmt.body)
             for handler in stmt.handlers:
                 handler.body = self.block(handler.body)
@@ -167,38 +162,38 @@ class Lowering:
             pass
 
 
-def rename(stmts: Sequence[gast.stmt], names: dict[str, str]) -> None:
+def rename(stmts: Sequence[ast.stmt], names: dict[str, str]) -> None:
     """Renames names in `stmts` and in their attached loop tests, in place.
 
     Lowering writes flags under placeholder names and gives them real ones
     only once it knows they are needed.
     """
     for stmt in stmts:
-        for child in gast.walk(stmt):
-            if isinstance(child, gast.Name) and child.id in names:
+        for child in ast.walk(stmt):
+            if isinstance(child, ast.Name) and child.id in names:
                 child.id = names[child.id]
             test = anno.getanno(child, anno.Basic.EXTRA_LOOP_TEST, None)
             if test is not None:
-                rename([gast.Expr(value=test)], names)
+                rename([ast.Expr(value=test)], names)
 
 
-def invert_empty_ifs(stmts: list[gast.stmt]) -> list[gast.stmt]:
+def invert_empty_ifs(stmts: list[ast.stmt]) -> list[ast.stmt]:
     """`if c: (nothing) else: B` -> `if not c: B`; drops `if c: (nothing)`.
 
     Used after removing flag assignments nobody reads (e.g. a `continue` whose
     flag guards nothing), recursively over nested blocks.
     """
-    out: list[gast.stmt] = []
+    out: list[ast.stmt] = []
     for stmt in stmts:
         for field in ("body", "orelse", "finalbody"):
             if isinstance(getattr(stmt, field, None), list) and not isinstance(
                 stmt, activity.SCOPES
             ):
                 setattr(stmt, field, invert_empty_ifs(getattr(stmt, field)))
-        if isinstance(stmt, gast.If) and not stmt.body:
+        if isinstance(stmt, ast.If) and not stmt.body:
             if not stmt.orelse:
                 if _may_have_effects(stmt.test):
-                    out.append(gast.Expr(value=stmt.test))
+                    out.append(ast.Expr(value=stmt.test))
                 continue
             stmt.test = not_(stmt.test)
             stmt.body, stmt.orelse = stmt.orelse, []
@@ -206,15 +201,15 @@ def invert_empty_ifs(stmts: list[gast.stmt]) -> list[gast.stmt]:
     return out
 
 
-def _may_have_effects(expr: gast.expr) -> bool:
+def _may_have_effects(expr: ast.expr) -> bool:
     return any(
-        isinstance(n, (gast.Call, gast.NamedExpr, gast.Await)) for n in gast.walk(expr)
+        isinstance(n, (ast.Call, ast.NamedExpr, ast.Await)) for n in ast.walk(expr)
     )
 
 
-def fill_empty_blocks(node: gast.AST) -> None:
+def fill_empty_blocks(node: ast.AST) -> None:
     """Puts `pass` into every statement list that lowering left empty."""
-    for child in gast.walk(node):
+    for child in ast.walk(node):
         block = getattr(child, "body", None)
         if isinstance(block, list) and not block:
-            block.append(gast.Pass())
+            block.append(ast.Pass())

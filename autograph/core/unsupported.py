@@ -6,31 +6,29 @@ It runs before any rewrite, so unsupported code is refused with the user's
 
 from __future__ import annotations
 
-import gast
+import ast
 
 from autograph import errors
 
 _REASONS: dict[type, str] = {
-    gast.Yield: "'yield' is not supported: generators cannot be converted; "
+    ast.Yield: "'yield' is not supported: generators cannot be converted; "
     "mark the generator with @autograph.do_not_convert",
-    gast.YieldFrom: "'yield from' is not supported: generators cannot be converted; "
+    ast.YieldFrom: "'yield from' is not supported: generators cannot be converted; "
     "mark the generator with @autograph.do_not_convert",
-    gast.Await: "'await' is not supported: async functions cannot be converted",
-    gast.AsyncFor: "'async for' is not supported: async functions cannot be converted",
-    gast.AsyncWith: "'async with' is not supported: "
-    "async functions cannot be converted",
-    gast.AsyncFunctionDef: "async functions cannot be converted",
-    gast.ClassDef: "a class defined inside a converted function is not supported; "
+    ast.Await: "'await' is not supported: async functions cannot be converted",
+    ast.AsyncFor: "'async for' is not supported: async functions cannot be converted",
+    ast.AsyncWith: "'async with' is not supported: async functions cannot be converted",
+    ast.AsyncFunctionDef: "async functions cannot be converted",
+    ast.ClassDef: "a class defined inside a converted function is not supported; "
     "define the class at module level (its methods are converted when called)",
 }
-if hasattr(gast, "Match"):
-    _REASONS[gast.Match] = (
-        "'match' statements are not supported; use if/elif (or move the match "
-        "into a helper marked @autograph.do_not_convert)"
-    )
+_REASONS[ast.Match] = (
+    "'match' statements are not supported; use if/elif (or move the match "
+    "into a helper marked @autograph.do_not_convert)"
+)
 
 
-def check(node: gast.AST, *, function_name: str, filename: str) -> None:
+def check(node: ast.AST, *, function_name: str, filename: str) -> None:
     """Raises `UnsupportedSyntaxError` at the first construct not supported.
 
     Args:
@@ -38,11 +36,11 @@ def check(node: gast.AST, *, function_name: str, filename: str) -> None:
         function_name: The user's name for it, for the message.
         filename: Its file, for the message.
     """
-    for child in gast.walk(node):
+    for child in ast.walk(node):
         reason = _REASONS.get(type(child))
         if reason is None:
             continue
-        if child is node and isinstance(child, gast.AsyncFunctionDef):
+        if child is node and isinstance(child, ast.AsyncFunctionDef):
             reason = "async functions cannot be converted"
         raise errors.error_at(
             child,

@@ -17,14 +17,12 @@ import ast
 import io
 import tokenize
 
-import gast
-
 from autograph.pyct import parser
 
 MAX_LINE = 100
 
 
-def fill_locations(node: gast.AST, lineno: int = 1, col_offset: int = 0) -> None:
+def fill_locations(node: ast.AST, lineno: int = 1, col_offset: int = 0) -> None:
     """Copies positions down to nodes that have none (generated ones)."""
     attrs = getattr(node, "_attributes", ())
     if "lineno" in attrs:
@@ -35,11 +33,11 @@ def fill_locations(node: gast.AST, lineno: int = 1, col_offset: int = 0) -> None
             node.end_col_offset = col_offset
         else:
             lineno, col_offset = node.lineno, node.col_offset
-    for child in gast.iter_child_nodes(node):
+    for child in ast.iter_child_nodes(node):
         fill_locations(child, lineno, col_offset)
 
 
-def to_source(node: gast.AST) -> str:
+def to_source(node: ast.AST) -> str:
     """Readable source for a converted function or lambda."""
     text = parser.unparse(node)
     in_strings = _lines_inside_strings(text)

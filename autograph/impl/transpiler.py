@@ -8,14 +8,13 @@ The CLI uses `convert_node` alone, on source text it never runs.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import functools
 import threading
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import gast
 
 import runtime.operators as operators
 from autograph.converters import (
@@ -37,31 +36,33 @@ from autograph.impl import codegen
 from autograph.pyct import loader, naming, parser
 
 _FACTORY = "create_converted_entity"
+# Python 3.12+ function nodes also list their type parameters (PEP 695).
+_NO_TYPE_PARAMS: dict[str, list] = (
+    {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+)
 _LAMBDA = "converted_lambda__"
 
 
-def _reserved_names(node: gast.AST) -> set[str]:
+def _reserved_names(node: ast.AST) -> set[str]:
     names = {AG, _FACTORY}
-    for child in gast.walk(node):
-        if isinstance(child, gast.Name):
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name):
             names.add(child.id)
-        elif isinstance(
-            child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
-        ):
+        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(child.name)
-        elif isinstance(child, gast.alias):
+        elif isinstance(child, ast.alias):
             names.add((child.asname or child.name).split(".")[0])
     return names
 
 
 def convert_node(
-    node: gast.FunctionDef | gast.Lambda,
+    node: ast.FunctionDef | ast.Lambda,
     *,
     filename: str,
     is_builtin: Callable[[str], bool] = lambda name: hasattr(builtins, name),
     is_library: Callable[[str], bool] = lambda name: False,
     recursive: bool = True,
-) -> gast.FunctionDef | gast.Lambda:
+) -> ast.FunctionDef | ast.Lambda:
     """Converts a function or lambda tree in place and returns it.
 
     Args:
@@ -124,7 +125,7 @@ class ConvertedEntity:
     """
 
     code: types.CodeType
-    node: gast.AST = field(compare=False, repr=False)
+    node: ast.AST = field(compare=False, repr=False)
 
     @functools.cached_property
     def source(self) -> str:
@@ -197,13 +198,9 @@ def _convert(
         recursive=recursive,
     )
     entity_name = getattr(node, "name", "<lambda>")
-    if isinstance(node, gast.Lambda):
-        definition: gast.stmt = gast.Assign(
-            targets=[
-                gast.Name(
-                    id=_LAMBDA, ctx=gast.Store(), annotation=None, type_comment=None
-                )
-            ],
+    if isinstance(node, ast.Lambda):
+        definition: ast.stmt = ast.Assign(
+            targets=[ast.Name(id=_LAMBDA, ctx=ast.Store())],
             value=node,
             type_comment=None,
         )
@@ -212,14 +209,14 @@ def _convert(
         definition = node
         returned = node.name
     free_vars = list(function.__code__.co_freevars)
-    body: list[gast.stmt] = [definition, gast.Return(value=_load(returned))]
+    body: list[ast.stmt] = [definition, ast.Return(value=_load(returned))]
     if returned not in free_vars:
         # `def f` binds `f` in the factory; a recursive call in `f` must still
         # reach the module's `f`, as in the original.
-        body.insert(0, gast.Global(names=[returned]))
-    factory = gast.FunctionDef(
+        body.insert(0, ast.Global(names=[returned]))
+    factory = ast.FunctionDef(
         name=_FACTORY,
-        args=gast.arguments(
+        args=ast.arguments(
             args=[_param(n) for n in [AG, *free_vars]],
             posonlyargs=[],
             vararg=None,
@@ -232,9 +229,9 @@ def _convert(
         decorator_list=[],
         returns=None,
         type_comment=None,
-        type_params=[],
+        **_NO_TYPE_PARAMS,
     )
-    module = gast.Module(body=[factory], type_ignores=[])
+    module = ast.Module(body=[factory], type_ignores=[])
     codegen.fill_locations(factory, getattr(definition, "lineno", 1))
     probe = loader.load_function(
         module,
@@ -275,12 +272,12 @@ def instantiate(
     return new
 
 
-def _param(name: str) -> gast.Name:
-    return gast.Name(id=name, ctx=gast.Param(), annotation=None, type_comment=None)
+def _param(name: str) -> ast.arg:
+    return ast.arg(arg=name, annotation=None)
 
 
-def _load(name: str) -> gast.Name:
-    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+def _load(name: str) -> ast.Name:
+    return ast.Name(id=name, ctx=ast.Load())
 
 
 __all__ = [

@@ -3,12 +3,12 @@
 Keys are members of the ``Basic`` and ``Static`` enums; each member's value is
 its documentation. Annotations live in a dict stored in the node's
 ``__dict__`` under ``___pyct_anno``. That name is not one of the node's
-``_fields`` or ``_attributes``, so ``gast.gast_to_ast``, ``ast.unparse`` and
+``_fields`` or ``_attributes``, so ``ast.unparse`` and
 ``compile`` never see it, while ``copy.deepcopy`` copies it along with the node.
 
 Example:
-    >>> import gast
-    >>> node = gast.parse("x").body[0]
+    >>> import ast
+    >>> node = ast.parse("x").body[0]
     >>> setanno(node, Basic.SKIP_PROCESSING, True)
     >>> getanno(node, Basic.SKIP_PROCESSING)
     True
@@ -108,8 +108,8 @@ def keys(node: Any) -> frozenset[NoValue]:
     """The annotation keys present on ``node``.
 
     Example:
-        >>> import gast
-        >>> keys(gast.Pass())
+        >>> import ast
+        >>> keys(ast.Pass())
         frozenset()
     """
     return frozenset(_annotations(node))
@@ -127,8 +127,8 @@ def getanno(node: Any, key: Any, default: Any = _FAIL) -> Any:
         KeyError: The annotation is missing and no default was given.
 
     Example:
-        >>> import gast
-        >>> getanno(gast.Pass(), Basic.QN, "none")
+        >>> import ast
+        >>> getanno(ast.Pass(), Basic.QN, "none")
         'none'
     """
     annotations = _annotations(node)
@@ -143,8 +143,8 @@ def hasanno(node: Any, key: Any) -> bool:
     """Whether ``node`` has annotation ``key``.
 
     Example:
-        >>> import gast
-        >>> hasanno(gast.Pass(), Basic.QN)
+        >>> import ast
+        >>> hasanno(ast.Pass(), Basic.QN)
         False
     """
     return key in _annotations(node)
@@ -154,8 +154,8 @@ def setanno(node: Any, key: Any, value: Any) -> None:
     """Sets annotation ``key`` of ``node`` to ``value`` (replacing any old value).
 
     Example:
-        >>> import gast
-        >>> node = gast.Pass()
+        >>> import ast
+        >>> node = ast.Pass()
         >>> setanno(node, Basic.QN, "x")
         >>> getanno(node, Basic.QN)
         'x'
@@ -170,8 +170,8 @@ def delanno(node: Any, key: Any) -> None:
         KeyError: ``node`` has no such annotation.
 
     Example:
-        >>> import gast
-        >>> node = gast.Pass()
+        >>> import ast
+        >>> node = ast.Pass()
         >>> setanno(node, Basic.QN, "x")
         >>> delanno(node, Basic.QN)
         >>> hasanno(node, Basic.QN)
@@ -189,8 +189,8 @@ def copyanno(from_node: Any, to_node: Any, key: Any) -> None:
     """Copies annotation ``key`` (the same value object) if ``from_node`` has it.
 
     Example:
-        >>> import gast
-        >>> a, b = gast.Pass(), gast.Pass()
+        >>> import ast
+        >>> a, b = ast.Pass(), ast.Pass()
         >>> setanno(a, Basic.QN, "x")
         >>> copyanno(a, b, Basic.QN)
         >>> getanno(b, Basic.QN)

@@ -44,28 +44,25 @@ import types
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import gast
-
 __all__ = ["compile_module", "load_function", "load_module"]
 
 FACTORY_ARGS_PREFIX = ("ag__",)
 """The factory's leading parameters, before the free variables."""
 
 
-def compile_module(module_node: gast.Module, filename: str) -> types.CodeType:
-    """Compiles a gast module; nodes without positions get their parent's.
+def compile_module(module_node: ast.Module, filename: str) -> types.CodeType:
+    """Compiles a module tree; nodes without positions get their parent's.
 
     Example:
         >>> from autograph.pyct import parser
         >>> compile_module(parser.parse_source("x = 1"), "<m>").co_filename
         '<m>'
     """
-    tree = gast.gast_to_ast(module_node)
-    ast.fix_missing_locations(tree)
-    return compile(tree, filename, "exec", dont_inherit=True)
+    ast.fix_missing_locations(module_node)
+    return compile(module_node, filename, "exec", dont_inherit=True)
 
 
-def load_module(module_node: gast.Module, filename: str) -> dict[str, Any]:
+def load_module(module_node: ast.Module, filename: str) -> dict[str, Any]:
     """Runs a module in a fresh namespace and returns the namespace.
 
     Example:
@@ -82,10 +79,8 @@ def _code_consts(code: types.CodeType) -> list[types.CodeType]:
     return [const for const in code.co_consts if isinstance(const, types.CodeType)]
 
 
-def _factory(module_node: gast.Module) -> gast.FunctionDef:
-    factories = [
-        node for node in module_node.body if isinstance(node, gast.FunctionDef)
-    ]
+def _factory(module_node: ast.Module) -> ast.FunctionDef:
+    factories = [node for node in module_node.body if isinstance(node, ast.FunctionDef)]
     if len(factories) != 1:
         raise ValueError(
             f"expected one factory function in the module, found {len(factories)}"
@@ -112,7 +107,7 @@ def _cell(value: Any) -> types.CellType:
 
 
 def load_function(
-    module_node: gast.Module,
+    module_node: ast.Module,
     *,
     filename: str,
     entity_name: str,
@@ -147,7 +142,7 @@ def load_function(
             variable of the function has no entry in ``closure_values``.
     """
     factory = _factory(module_node)
-    params = [arg.id for arg in factory.args.args]
+    params = [arg.arg for arg in factory.args.args]
     if params != [*FACTORY_ARGS_PREFIX, *free_vars]:
         raise ValueError(
             f"factory {factory.name!r} takes {params}, expected "

@@ -6,9 +6,9 @@ the position of the user's statement they replace, so that the code object
 (and every traceback through it) points at that statement.
 
 Example:
-    >>> import gast
-    >>> user = gast.parse("x = 1").body[0]
-    >>> new = gast.Expr(value=gast.Constant(value=2, kind=None))
+    >>> import ast
+    >>> user = ast.parse("x = 1").body[0]
+    >>> new = ast.Expr(value=ast.Constant(value=2, kind=None))
     >>> copy_locations([new], user)
     >>> (new.lineno, new.value.lineno, new.end_col_offset)
     (1, 1, 5)
@@ -16,12 +16,11 @@ Example:
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import linecache
 from collections.abc import Iterable
 from typing import Any
-
-import gast
 
 from autograph.pyct import anno
 
@@ -68,13 +67,13 @@ def source_line(filename: str, lineno: int) -> str:
     return linecache.getline(filename, lineno).rstrip("\r\n")
 
 
-def _walk(nodes: Any) -> Iterable[gast.AST]:
+def _walk(nodes: Any) -> Iterable[ast.AST]:
     roots = nodes if isinstance(nodes, (list, tuple)) else [nodes]
     for root in roots:
-        yield from gast.walk(root)
+        yield from ast.walk(root)
 
 
-def copy_locations(new_nodes: Any, from_node: gast.AST) -> None:
+def copy_locations(new_nodes: Any, from_node: ast.AST) -> None:
     """Gives every node without a ``lineno`` the positions of ``from_node``.
 
     Nodes that already have a ``lineno`` (e.g. user expressions inserted into a
@@ -85,9 +84,9 @@ def copy_locations(new_nodes: Any, from_node: gast.AST) -> None:
         from_node: The user's node they stand for.
 
     Example:
-        >>> import gast
-        >>> node = gast.Pass()
-        >>> copy_locations(node, gast.parse("pass").body[0])
+        >>> import ast
+        >>> node = ast.Pass()
+        >>> copy_locations(node, ast.parse("pass").body[0])
         >>> node.lineno
         1
     """
@@ -98,7 +97,7 @@ def copy_locations(new_nodes: Any, from_node: gast.AST) -> None:
                 setattr(node, name, value)
 
 
-def resolve(node: gast.AST, *, filename: str, function_name: str) -> None:
+def resolve(node: ast.AST, *, filename: str, function_name: str) -> None:
     """Sets ``anno.Basic.ORIGIN`` on every node of ``node`` that has a position.
 
     Args:
@@ -108,14 +107,14 @@ def resolve(node: gast.AST, *, filename: str, function_name: str) -> None:
         function_name: The user's function.
 
     Example:
-        >>> import gast
-        >>> tree = gast.parse("x = 1")
+        >>> import ast
+        >>> tree = ast.parse("x = 1")
         >>> resolve(tree, filename="<none>", function_name="f")
         >>> anno.getanno(tree.body[0], anno.Basic.ORIGIN).lineno
         1
     """
     lines: dict[int, str] = {}
-    for child in gast.walk(node):
+    for child in ast.walk(node):
         lineno = getattr(child, "lineno", None)
         if lineno is None:
             continue

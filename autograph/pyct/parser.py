@@ -1,8 +1,8 @@
-"""From a function object to a gast tree whose positions are the user's.
+"""From a function object to an ast tree whose positions are the user's.
 
 ``parse_entity`` reads a function's source (through ``inspect`` and
 ``linecache``, so functions typed into IPython/Jupyter cells work too), parses
-it with ``gast`` and leaves every node's ``lineno``/``col_offset``/
+it with ``ast`` and leaves every node's ``lineno``/``col_offset``/
 ``end_lineno``/``end_col_offset`` equal to its position in the original file.
 Code compiled from the tree therefore carries the user's line numbers.
 
@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import dataclasses
 import inspect
 import tokenize
 import types
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
-
-import gast
 
 from autograph.errors import ConversionError
 from autograph.pyct import origin_info
@@ -64,38 +63,43 @@ class ParsedEntity:
             removed, or the lambda's column; UTF-8 bytes, as in ``ast``).
     """
 
-    node: gast.FunctionDef | gast.AsyncFunctionDef | gast.Lambda
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
     source: str
     filename: str
     lineno: int
     col_offset: int
 
 
-def parse_source(source: str, filename: str = "<string>") -> gast.Module:
-    """Parses ``source`` with gast; positions are those of ``source`` as given.
+def parse_source(source: str, filename: str = "<string>") -> ast.Module:
+    """Parses ``source``; positions are those of ``source`` as given.
 
     Example:
         >>> parse_source("x = 1").body[0].lineno
         1
     """
-    return gast.parse(source, filename=filename)
+    return ast.parse(source, filename=filename)
 
 
-def unparse(node: gast.AST | Sequence[gast.AST]) -> str:
-    """Python source for a gast node or a list of nodes (no trailing newline).
+def unparse(node: ast.AST | Sequence[ast.AST]) -> str:
+    """Python source for an ast node or a list of nodes (no trailing newline).
 
     Example:
         >>> unparse(parse_source("if x:\\n  y = 1").body)
         'if x:\\n    y = 1'
     """
     if isinstance(node, (list, tuple)):
-        if all(isinstance(item, gast.stmt) for item in node):
-            node = gast.Module(body=list(node), type_ignores=[])
+        if all(isinstance(item, ast.stmt) for item in node):
+            node = ast.Module(body=list(node), type_ignores=[])
         else:
             return "\n".join(unparse(item) for item in node)
-    tree = gast.gast_to_ast(node)
-    ast.fix_missing_locations(tree)
-    return ast.unparse(tree)
+    if any(
+        isinstance(n, ast.stmt) and getattr(n, "lineno", None) is None
+        for n in ast.walk(node)
+    ):
+        # ast.unparse reads statements' line numbers (for type comments); a
+        # fragment not yet given positions is unparsed from a located copy.
+        node = ast.fix_missing_locations(copy.deepcopy(node))
+    return ast.unparse(node)
 
 
 def parse_entity(entity: Callable[..., Any]) -> ParsedEntity:
@@ -182,7 +186,7 @@ def _indent_of(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t\f"))]
 
 
-def _parse_block(block: Sequence[str], first_lineno: int) -> list[gast.stmt]:
+def _parse_block(block: Sequence[str], first_lineno: int) -> list[ast.stmt]:
     """Parses ``block`` (lines starting at file line ``first_lineno``).
 
     Returns the block's statements with positions moved to the file's.
@@ -190,20 +194,20 @@ def _parse_block(block: Sequence[str], first_lineno: int) -> list[gast.stmt]:
     text = "".join(block)
     if _indent_of(block[0]):
         # The header line sits at line 2, so file line = parsed line + delta.
-        statements = gast.parse("if 1:\n" + text).body[0].body
+        statements = ast.parse("if 1:\n" + text).body[0].body
         delta = first_lineno - 2
     else:
-        statements = gast.parse(text).body
+        statements = ast.parse(text).body
         delta = first_lineno - 1
     for statement in statements:
         _shift_lines(statement, delta)
     return statements
 
 
-def _shift_lines(tree: gast.AST, delta: int) -> None:
+def _shift_lines(tree: ast.AST, delta: int) -> None:
     if not delta:
         return
-    for node in gast.walk(tree):
+    for node in ast.walk(tree):
         if getattr(node, "lineno", None) is not None:
             node.lineno += delta
         if getattr(node, "end_lineno", None) is not None:
@@ -218,7 +222,7 @@ def _parse_def(function: Any, lines: list[str], start: int) -> ParsedEntity:
         raise _error(function, f"its source does not parse: {error}") from error
     node = statements[0] if statements else None
     name = function.__code__.co_name
-    if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) or (
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
         node.name != name
     ):
         raise _error(
@@ -278,7 +282,7 @@ def _parse_lambda(function: Any, lines: list[str], start: int) -> ParsedEntity:
 
 def _lambda_contexts(
     function: Any, lines: list[str], start: int
-) -> Iterator[list[gast.stmt]]:
+) -> Iterator[list[ast.stmt]]:
     """Statements around a lambda, with file positions: first the block inspect
     finds (from the lambda's line to the end of its logical line), which parses
     on its own unless the lambda sits inside a multi-line expression; then the
@@ -286,23 +290,23 @@ def _lambda_contexts(
     with contextlib.suppress(*_UNREADABLE):
         yield _parse_block(inspect.getblock(lines[start:]), start + 1)
     try:
-        yield gast.parse("".join(lines)).body
+        yield ast.parse("".join(lines)).body
     except SyntaxError as error:
         raise _error(
             function, f"the source around it does not parse: {error.msg}"
         ) from error
 
 
-def _lambdas_on_line(statements: Sequence[gast.stmt], lineno: int) -> list[Any]:
+def _lambdas_on_line(statements: Sequence[ast.stmt], lineno: int) -> list[Any]:
     return [
         node
         for statement in statements
-        for node in gast.walk(statement)
-        if isinstance(node, gast.Lambda) and node.lineno == lineno
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Lambda) and node.lineno == lineno
     ]
 
 
-def _span(node: gast.AST) -> tuple[int, int, int, int]:
+def _span(node: ast.AST) -> tuple[int, int, int, int]:
     return (node.lineno, node.end_lineno, node.col_offset, node.end_col_offset)
 
 
@@ -352,14 +356,14 @@ def _code_signature(code: Any) -> tuple[Any, ...]:
     )
 
 
-def _node_signature(node: gast.Lambda) -> tuple[Any, ...]:
+def _node_signature(node: ast.Lambda) -> tuple[Any, ...]:
     args = node.args
     positional = [*args.posonlyargs, *args.args]
     return (
-        tuple(arg.id for arg in positional),
-        tuple(arg.id for arg in args.kwonlyargs),
-        args.vararg.id if args.vararg else None,
-        args.kwarg.id if args.kwarg else None,
+        tuple(arg.arg for arg in positional),
+        tuple(arg.arg for arg in args.kwonlyargs),
+        args.vararg.arg if args.vararg else None,
+        args.kwarg.arg if args.kwarg else None,
         len(args.posonlyargs),
     )
 
@@ -377,22 +381,22 @@ def _code_names(code: Any) -> set[str]:
     return {name for name in names if not name.startswith(".")}
 
 
-def _node_names(node: gast.Lambda) -> set[str]:
+def _node_names(node: ast.Lambda) -> set[str]:
     # Defaults are evaluated outside the lambda's code, so only the parameters
     # and the body count.
     params = node.args
     every = [*params.posonlyargs, *params.args, *params.kwonlyargs]
     every += [params.vararg, params.kwarg]
-    names = {arg.id for arg in every if arg is not None}
-    for child in gast.walk(node.body):
-        if isinstance(child, gast.Name):
+    names = {arg.arg for arg in every if arg is not None}
+    for child in ast.walk(node.body):
+        if isinstance(child, ast.Name):
             names.add(child.id)
-        elif isinstance(child, gast.Attribute):
+        elif isinstance(child, ast.Attribute):
             names.add(child.attr)
     return names
 
 
-def _segment(lines: Sequence[str], node: gast.AST) -> str:
+def _segment(lines: Sequence[str], node: ast.AST) -> str:
     """The source text of ``node`` (positions are UTF-8 byte columns)."""
     chunk = [line.encode("utf-8") for line in lines[node.lineno - 1 : node.end_lineno]]
     chunk[-1] = chunk[-1][: node.end_col_offset]

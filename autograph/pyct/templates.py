@@ -18,17 +18,17 @@ replacement             becomes
 ======================  ====================================================
 ``str``                 a ``Name`` (``"a.b"`` becomes ``a.b``), or the new
                         identifier of a ``def``/parameter/keyword
-gast expression         a copy of it
+ast expression         a copy of it
 list/tuple of the two   a ``Tuple`` of them, also with one element or none:
                         ``state`` given ``["a", "b"]`` in ``state = f()``
                         becomes ``(a, b) = f()``, given ``[]`` it becomes
                         ``() = f()``; as parameters, the parameters spliced in
-gast statement(s)       only for a placeholder alone on its line: the
+ast statement(s)       only for a placeholder alone on its line: the
                         statements spliced in (an empty list removes the line;
                         a block left empty gets ``pass``)
 ======================  ====================================================
 
-The ``ctx`` (Load/Store/Del/Param) of what is inserted follows the place it
+The ``ctx`` (Load/Store/Del) of what is inserted follows the place it
 lands in, recursively through tuples, lists and starred targets. Replacements
 are copied for every use (their annotations travel with the copies), so the
 caller's nodes are never changed and one node may be used twice. The template's
@@ -51,20 +51,19 @@ Example:
 
 from __future__ import annotations
 
+import ast
 import keyword
 import textwrap
 from collections.abc import Mapping
 from typing import Any, TypeVar
-
-import gast
 
 from autograph.pyct import anno
 
 __all__ = ["copy_node", "replace", "replace_as_expression"]
 
 _POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-_TARGETS = (gast.Name, gast.Attribute, gast.Subscript, gast.Starred)
-_SEQUENCES = (gast.Tuple, gast.List)
+_TARGETS = (ast.Name, ast.Attribute, ast.Subscript, ast.Starred)
+_SEQUENCES = (ast.Tuple, ast.List)
 # Blocks Python requires to be non-empty.
 _NONEMPTY_BODIES = ("body",)
 
@@ -72,7 +71,7 @@ NodeT = TypeVar("NodeT")
 
 
 def copy_node(node: NodeT) -> NodeT:
-    """A deep copy of a gast node (or list of nodes) that keeps annotations.
+    """A deep copy of an ast node (or list of nodes) that keeps annotations.
 
     Fields and positions are copied recursively; each node's annotation dict
     is copied but its values are shared. (``copy.deepcopy`` also keeps them,
@@ -80,10 +79,9 @@ def copy_node(node: NodeT) -> NodeT:
     analysis scope.)
 
     Example:
-        >>> import gast
+        >>> import ast
         >>> from autograph.pyct import anno
-        >>> name = gast.Name(id="x", ctx=gast.Load(), annotation=None,
-        ...                  type_comment=None)
+        >>> name = ast.Name(id="x", ctx=ast.Load())
         >>> anno.setanno(name, anno.Basic.QN, "x")
         >>> twin = copy_node(name)
         >>> twin is name, anno.getanno(twin, anno.Basic.QN)
@@ -91,9 +89,9 @@ def copy_node(node: NodeT) -> NodeT:
     """
     if isinstance(node, list):
         return [copy_node(item) for item in node]  # type: ignore[return-value]
-    if not isinstance(node, gast.AST):
+    if not isinstance(node, ast.AST):
         return node
-    new = type(node)()
+    new = type(node).__new__(type(node))
     for name in (*node._fields, *node._attributes):
         if name in node.__dict__:
             setattr(new, name, copy_node(node.__dict__[name]))
@@ -102,12 +100,12 @@ def copy_node(node: NodeT) -> NodeT:
     return new
 
 
-def replace(template: str, /, **replacements: Any) -> list[gast.stmt]:
+def replace(template: str, /, **replacements: Any) -> list[ast.stmt]:
     """Parses ``template`` and substitutes its placeholders (see module doc).
 
     Args:
         template: Python statements; dedented first.
-        **replacements: Placeholder name -> ``str``, gast node, or a list of them.
+        **replacements: Placeholder name -> ``str``, ast node, or a list of them.
 
     Returns:
         The template's statements, without positions.
@@ -126,11 +124,11 @@ def replace(template: str, /, **replacements: Any) -> list[gast.stmt]:
             y = x
             return y
     """
-    module = gast.parse(textwrap.dedent(template))
+    module = ast.parse(textwrap.dedent(template))
     return _substitute(module, replacements, template).body
 
 
-def replace_as_expression(template: str, /, **replacements: Any) -> gast.expr:
+def replace_as_expression(template: str, /, **replacements: Any) -> ast.expr:
     """Like ``replace`` for a template that is a single expression.
 
     Raises:
@@ -143,7 +141,7 @@ def replace_as_expression(template: str, /, **replacements: Any) -> gast.expr:
         'f(x, (y, z))'
     """
     try:
-        expression = gast.parse(textwrap.dedent(template).strip(), mode="eval")
+        expression = ast.parse(textwrap.dedent(template).strip(), mode="eval")
     except SyntaxError as error:
         raise ValueError(
             f"template is not a single expression: {template!r}"
@@ -152,7 +150,7 @@ def replace_as_expression(template: str, /, **replacements: Any) -> gast.expr:
 
 
 def _substitute(tree: Any, replacements: Mapping[str, Any], template: str) -> Any:
-    for node in gast.walk(tree):
+    for node in ast.walk(tree):
         for name in _POSITIONS:
             node.__dict__.pop(name, None)
     replacer = _Replacer(replacements)
@@ -167,39 +165,37 @@ def _substitute(tree: Any, replacements: Mapping[str, Any], template: str) -> An
 
 
 def _is_statements(value: Any) -> bool:
-    if isinstance(value, gast.stmt):
+    if isinstance(value, ast.stmt):
         return True
     return isinstance(value, (list, tuple)) and all(
-        isinstance(item, gast.stmt) for item in value
+        isinstance(item, ast.stmt) for item in value
     )
 
 
-def _name_chain(dotted: str, placeholder: str) -> gast.expr:
+def _name_chain(dotted: str, placeholder: str) -> ast.expr:
     parts = dotted.split(".")
     if not all(part.isidentifier() and not keyword.iskeyword(part) for part in parts):
         raise ValueError(
             f"replacement for {placeholder!r} is not a (dotted) name: {dotted!r}"
         )
-    node: gast.expr = gast.Name(
-        id=parts[0], ctx=gast.Load(), annotation=None, type_comment=None
-    )
+    node: ast.expr = ast.Name(id=parts[0], ctx=ast.Load())
     for part in parts[1:]:
-        node = gast.Attribute(value=node, attr=part, ctx=gast.Load())
+        node = ast.Attribute(value=node, attr=part, ctx=ast.Load())
     return node
 
 
-def _set_ctx(node: gast.expr, ctx: gast.AST, placeholder: str) -> None:
+def _set_ctx(node: ast.expr, ctx: ast.AST, placeholder: str) -> None:
     """Gives ``node`` (and the targets nested in it) the context ``ctx``."""
     if isinstance(node, _SEQUENCES):
         node.ctx = type(ctx)()
         for element in node.elts:
             _set_ctx(element, ctx, placeholder)
-    elif isinstance(node, gast.Starred):
+    elif isinstance(node, ast.Starred):
         node.ctx = type(ctx)()
         _set_ctx(node.value, ctx, placeholder)
     elif isinstance(node, _TARGETS):
         node.ctx = type(ctx)()
-    elif not isinstance(ctx, gast.Load):
+    elif not isinstance(ctx, ast.Load):
         raise ValueError(
             f"replacement for {placeholder!r} lands in a "
             f"{type(ctx).__name__} position, where a {type(node).__name__} "
@@ -208,7 +204,7 @@ def _set_ctx(node: gast.expr, ctx: gast.AST, placeholder: str) -> None:
 
 
 def _as_identifier(value: Any, placeholder: str) -> str:
-    if isinstance(value, gast.Name):
+    if isinstance(value, ast.Name):
         value = value.id
     if not isinstance(value, str):
         raise TypeError(
@@ -233,48 +229,49 @@ class _Replacer:
         self.used.add(name)
         return self.replacements[name]
 
-    def _is_placeholder(self, node: gast.AST) -> bool:
-        return isinstance(node, gast.Name) and node.id in self.replacements
+    def _is_placeholder(self, node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and node.id in self.replacements
 
-    def visit_fields(self, node: gast.AST) -> None:
+    def visit_fields(self, node: ast.AST) -> None:
         for field in node._fields:
             value = getattr(node, field, None)
             if isinstance(value, list):
                 items: list[Any] = []
                 for item in value:
-                    if isinstance(item, gast.AST):
+                    if isinstance(item, ast.AST):
                         items.extend(self.visit_in_list(item))
                     else:
                         items.append(item)
                 if value and not items and field in _NONEMPTY_BODIES:
-                    items = [gast.Pass()]
+                    items = [ast.Pass()]
                 setattr(node, field, items)
-            elif isinstance(value, gast.AST):
+            elif isinstance(value, ast.AST):
                 setattr(node, field, self.visit(value))
 
-    def visit_in_list(self, node: gast.AST) -> list[gast.AST]:
+    def visit_in_list(self, node: ast.AST) -> list[ast.AST]:
         """Visits an item of a list field; what it returns is spliced in."""
-        if isinstance(node, gast.Expr) and self._is_placeholder(node.value):
+        if isinstance(node, ast.Expr) and self._is_placeholder(node.value):
             value = self._take(node.value.id)
             if _is_statements(value):
                 value = value if isinstance(value, (list, tuple)) else [value]
                 return [copy_node(statement) for statement in value]
-        if self._is_placeholder(node) and isinstance(node.ctx, gast.Param):
-            value = self._take(node.id)
+        if isinstance(node, ast.arg) and node.arg in self.replacements:
+            value = self._take(node.arg)
             if isinstance(value, (list, tuple)):
                 return [self._param(item, node) for item in value]
+            return [self._param(value, node)]
         return [self.visit(node)]
 
-    def visit(self, node: gast.AST) -> gast.AST:
+    def visit(self, node: ast.AST) -> ast.AST:
         if self._is_placeholder(node):
             value = self._take(node.id)
-            if isinstance(node.ctx, gast.Param):
-                return self._param(value, node)
             return self._expression(value, node.ctx, node.id)
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        if isinstance(node, ast.arg) and node.arg in self.replacements:
+            return self._param(self._take(node.arg), node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if node.name in self.replacements:
                 node.name = self._identifier(node.name)
-        elif isinstance(node, gast.keyword) and node.arg in self.replacements:
+        elif isinstance(node, ast.keyword) and node.arg in self.replacements:
             node.arg = self._identifier(node.arg)
         self.visit_fields(node)
         return node
@@ -282,36 +279,29 @@ class _Replacer:
     def _identifier(self, placeholder: str) -> str:
         return _as_identifier(self._take(placeholder), placeholder)
 
-    def _param(self, value: Any, template: gast.Name) -> gast.Name:
+    def _param(self, value: Any, template: ast.arg) -> ast.arg:
         """A parameter named by ``value`` in place of the ``template`` one."""
         if isinstance(value, (list, tuple)):
             raise ValueError(
-                f"replacement for {template.id!r} is a list, but it stands for a "
+                f"replacement for {template.arg!r} is a list, but it stands for a "
                 "single parameter (*args or **kwargs)"
             )
-        if isinstance(value, gast.Name):
-            param = copy_node(value)
-        else:
-            param = gast.Name(
-                id=_as_identifier(value, template.id),
-                ctx=None,
-                annotation=None,
-                type_comment=None,
-            )
-        param.ctx = gast.Param()
+        if isinstance(value, ast.arg):
+            value = value.arg
+        param = ast.arg(arg=_as_identifier(value, template.arg), annotation=None)
         if template.annotation is not None:
             param.annotation = self.visit(template.annotation)
         return param
 
-    def _expression(self, value: Any, ctx: gast.AST, placeholder: str) -> gast.expr:
+    def _expression(self, value: Any, ctx: ast.AST, placeholder: str) -> ast.expr:
         if isinstance(value, str):
             node = _name_chain(value, placeholder)
-        elif isinstance(value, gast.expr):
+        elif isinstance(value, ast.expr):
             node = copy_node(value)
         elif isinstance(value, (list, tuple)):
             elements = [self._expression(item, ctx, placeholder) for item in value]
-            node = gast.Tuple(elts=elements, ctx=gast.Load())
-        elif isinstance(value, gast.stmt):
+            node = ast.Tuple(elts=elements, ctx=ast.Load())
+        elif isinstance(value, ast.stmt):
             raise ValueError(
                 f"replacement for {placeholder!r} is a statement "
                 f"({type(value).__name__}), but the placeholder stands in an "
@@ -319,7 +309,7 @@ class _Replacer:
             )
         else:
             raise TypeError(
-                f"replacement for {placeholder!r} must be a str, a gast node or a "
+                f"replacement for {placeholder!r} must be a str, an ast node or a "
                 f"list of them, got {type(value).__name__}"
             )
         _set_ctx(node, ctx, placeholder)

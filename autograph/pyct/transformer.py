@@ -6,9 +6,8 @@ methods; a list of statements may replace one statement.
 
 from __future__ import annotations
 
+import ast
 from typing import Any
-
-import gast
 
 _METHOD_NAMES: dict[type, str] = {}
 
@@ -21,17 +20,17 @@ def method_name(cls: type) -> str:
     return name
 
 
-class Base(gast.NodeTransformer):
-    """A gast NodeTransformer carrying the conversion context `ctx`."""
+class Base(ast.NodeTransformer):
+    """A ast NodeTransformer carrying the conversion context `ctx`."""
 
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
 
-    def visit(self, node: gast.AST) -> Any:
+    def visit(self, node: ast.AST) -> Any:
         """Dispatches to `visit_<Class>` (or `generic_visit`), like ast's."""
         return getattr(self, method_name(type(node)), self.generic_visit)(node)
 
-    def generic_visit(self, node: gast.AST) -> gast.AST:
+    def generic_visit(self, node: ast.AST) -> ast.AST:
         """Visits the children of `node`, replacing them with what visits return.
 
         Same contract as `ast.NodeTransformer.generic_visit` (None removes a
@@ -43,7 +42,7 @@ class Base(gast.NodeTransformer):
             if isinstance(old, list):
                 new: list[Any] | None = None
                 for i, item in enumerate(old):
-                    if not isinstance(item, gast.AST):
+                    if not isinstance(item, ast.AST):
                         if new is not None:
                             new.append(item)
                         continue
@@ -60,7 +59,7 @@ class Base(gast.NodeTransformer):
                         new.append(result)
                 if new is not None:
                     old[:] = new
-            elif isinstance(old, gast.AST):
+            elif isinstance(old, ast.AST):
                 result = self.visit(old)
                 if result is None:
                     delattr(node, field)
@@ -68,13 +67,13 @@ class Base(gast.NodeTransformer):
                     setattr(node, field, result)
         return node
 
-    def visit_Constant(self, node: gast.Constant) -> gast.Constant:
+    def visit_Constant(self, node: ast.Constant) -> ast.Constant:
         # No children; skips ast.NodeVisitor's slow deprecated-name lookup.
         return node
 
-    def visit_block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
+    def visit_block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         """Visits a statement list; a visit may return None, a node or a list."""
-        out: list[gast.stmt] = []
+        out: list[ast.stmt] = []
         for stmt in stmts:
             result = self.visit(stmt)
             if result is None:

@@ -33,30 +33,29 @@ Example:
 
 from __future__ import annotations
 
+import ast
 import builtins
 import copy
 import dataclasses
 from collections.abc import Iterator
-
-import gast
 
 from autograph.impl import api, codegen, transpiler
 from autograph.pyct import parser
 
 __all__ = ["FunctionSource", "SourceFile"]
 
-_DEFS = (gast.FunctionDef, gast.AsyncFunctionDef)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Nodes whose bodies are a scope of their own: names bound there are not the
 # module's (comprehension variables are local to the comprehension too).
 _SCOPES = (
-    gast.FunctionDef,
-    gast.AsyncFunctionDef,
-    gast.ClassDef,
-    gast.Lambda,
-    gast.ListComp,
-    gast.SetComp,
-    gast.DictComp,
-    gast.GeneratorExp,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
 )
 
 
@@ -74,7 +73,7 @@ class FunctionSource:
     qualname: str
     lineno: int
     original: str
-    node: gast.FunctionDef | gast.AsyncFunctionDef
+    node: ast.FunctionDef | ast.AsyncFunctionDef
 
 
 class SourceFile:
@@ -136,7 +135,7 @@ class SourceFile:
     def _is_builtin(self, name: str) -> bool:
         return name not in self.module_names and hasattr(builtins, name)
 
-    def _function_source(self, qualname: str, node: gast.AST) -> FunctionSource:
+    def _function_source(self, qualname: str, node: ast.AST) -> FunctionSource:
         first = min([node.lineno] + [d.lineno for d in node.decorator_list])
         block = self.lines[first - 1 : node.end_lineno]
         indent = block[0][: len(block[0]) - len(block[0].lstrip())]
@@ -147,43 +146,45 @@ class SourceFile:
 
 
 def _definitions(
-    body: list[gast.stmt], prefix: str
-) -> Iterator[tuple[str, gast.FunctionDef | gast.AsyncFunctionDef]]:
+    body: list[ast.stmt], prefix: str
+) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
     for statement in body:
         if isinstance(statement, _DEFS):
             yield prefix + statement.name, statement
-        elif isinstance(statement, gast.ClassDef):
+        elif isinstance(statement, ast.ClassDef):
             yield from _definitions(statement.body, f"{prefix}{statement.name}.")
 
 
-def _top_level_names(module: gast.Module) -> tuple[frozenset[str], frozenset[str]]:
+def _top_level_names(module: ast.Module) -> tuple[frozenset[str], frozenset[str]]:
     """All names the module binds at its top level, and its library names."""
     bound: set[str] = set()
     not_library: set[str] = set()
     library: set[str] = set()
     for node in _module_scope_nodes(module):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             bound.add(node.id)
             not_library.add(node.id)
-        elif isinstance(node, _DEFS):
+        elif isinstance(node, _DEFS) or (
+            isinstance(node, ast.ExceptHandler) and node.name
+        ):
             bound.add(node.name)
             not_library.add(node.name)
-        elif isinstance(node, gast.ClassDef):
+        elif isinstance(node, ast.ClassDef):
             bound.add(node.name)
             library.add(node.name)
-        elif isinstance(node, (gast.Import, gast.ImportFrom)):
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for name, is_library in _imported(node):
                 bound.add(name)
                 (library if is_library else not_library).add(name)
     return frozenset(bound), frozenset(library - not_library)
 
 
-def _imported(node: gast.Import | gast.ImportFrom) -> Iterator[tuple[str, bool]]:
+def _imported(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, bool]]:
     """(bound name, whether it comes from a library module) per alias."""
     for alias in node.names:
         if alias.name == "*":
             continue  # the names are unknown without importing the module
-        if isinstance(node, gast.Import):
+        if isinstance(node, ast.Import):
             bound = alias.asname or alias.name.split(".")[0]
             yield bound, api._is_library_module_name(alias.name)
         else:
@@ -194,9 +195,9 @@ def _imported(node: gast.Import | gast.ImportFrom) -> Iterator[tuple[str, bool]]
             )
 
 
-def _module_scope_nodes(module: gast.Module) -> Iterator[gast.AST]:
+def _module_scope_nodes(module: ast.Module) -> Iterator[ast.AST]:
     """Every node of the module's own scope; nested scopes only by their name."""
-    stack: list[gast.AST] = list(reversed(module.body))
+    stack: list[ast.AST] = list(reversed(module.body))
     while stack:
         node = stack.pop()
         yield node
@@ -204,17 +205,15 @@ def _module_scope_nodes(module: gast.Module) -> Iterator[gast.AST]:
             # Decorators, defaults and base classes run in the module's scope.
             stack.extend(_outer_parts(node))
             continue
-        stack.extend(reversed(list(gast.iter_child_nodes(node))))
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
-def _outer_parts(node: gast.AST) -> list[gast.AST]:
-    if isinstance(
-        node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
-    ):
+def _outer_parts(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
         return [node.generators[0].iter]
-    parts: list[gast.AST] = list(getattr(node, "decorator_list", []))
+    parts: list[ast.AST] = list(getattr(node, "decorator_list", []))
     arguments = getattr(node, "args", None)
-    if isinstance(arguments, gast.arguments):
+    if isinstance(arguments, ast.arguments):
         parts += [d for d in arguments.defaults + arguments.kw_defaults if d]
     parts += list(getattr(node, "bases", [])) + list(getattr(node, "keywords", []))
     return parts

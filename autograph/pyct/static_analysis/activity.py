@@ -5,28 +5,27 @@ name already refers to). Nested scopes (functions, lambdas, comprehensions)
 count as reading their free names where they are defined, and bind nothing
 outside except a function's own name and walrus targets in comprehensions.
 
-    >>> import gast
-    >>> stmts = gast.parse("y = x + 1\\nz += y").body
+    >>> import ast
+    >>> stmts = ast.parse("y = x + 1\\nz += y").body
     >>> sorted(reads(stmts)), sorted(writes(stmts))
     (['x', 'y', 'z'], ['y', 'z'])
 """
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable
-
-import gast
 
 from autograph.pyct.transformer import method_name
 
 # Node kinds that open a scope of their own, shared by the analyses and
 # converters.
-FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
-SCOPES = (*FUNCTIONS, gast.Lambda, gast.ClassDef)
-_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+SCOPES = (*FUNCTIONS, ast.Lambda, ast.ClassDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-class _Collector(gast.NodeVisitor):
+class _Collector(ast.NodeVisitor):
     """Collects names read and bound, treating nested scopes as one read."""
 
     def __init__(self) -> None:
@@ -35,79 +34,87 @@ class _Collector(gast.NodeVisitor):
         self.deleted: set[str] = set()
         self.walrus: set[str] = set()
 
-    def visit_Name(self, node: gast.Name) -> None:
-        if isinstance(node.ctx, gast.Load):
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
             self.read.add(node.id)
-        elif isinstance(node.ctx, gast.Del):
+        elif isinstance(node.ctx, ast.Del):
             self.written.add(node.id)
             self.deleted.add(node.id)
-        else:  # Store, Param
+        else:
             self.written.add(node.id)
+
+    def visit_arg(self, node: ast.arg) -> None:
+        self.written.add(node.arg)
         if node.annotation is not None:
             self.visit(node.annotation)
 
-    def visit(self, node: gast.AST) -> None:
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name is not None:
+            self.written.add(node.name)
+        self.generic_visit(node)
+
+    def visit(self, node: ast.AST) -> None:
         getattr(self, method_name(type(node)), self.generic_visit)(node)
 
-    def generic_visit(self, node: gast.AST) -> None:
+    def generic_visit(self, node: ast.AST) -> None:
         for field in node._fields:
             value = getattr(node, field, None)
             if isinstance(value, list):
                 for item in value:
-                    if isinstance(item, gast.AST):
+                    if isinstance(item, ast.AST):
                         self.visit(item)
-            elif isinstance(value, gast.AST):
+            elif isinstance(value, ast.AST):
                 self.visit(value)
 
-    def visit_Constant(self, node: gast.Constant) -> None:
+    def visit_Constant(self, node: ast.Constant) -> None:
         pass  # no children; skips ast.NodeVisitor's deprecated-name lookup
 
-    def visit_AugAssign(self, node: gast.AugAssign) -> None:
-        if isinstance(node.target, gast.Name):
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.target, ast.Name):
             self.read.add(node.target.id)
         self.generic_visit(node)
 
-    def visit_Import(self, node: gast.Import) -> None:
+    def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             self.written.add(alias.asname or alias.name.split(".")[0])
 
     visit_ImportFrom = visit_Import
 
-    def visit_Global(self, node: gast.Global) -> None:
+    def visit_Global(self, node: ast.Global) -> None:
         pass  # declarations bind nothing
 
     visit_Nonlocal = visit_Global
 
-    def _visit_scope_outside(self, node: gast.AST) -> None:
+    def _visit_scope_outside(self, node: ast.AST) -> None:
         """What a nested scope evaluates where it is defined."""
-        if isinstance(node, gast.Lambda):
+        if isinstance(node, ast.Lambda):
             self._visit_all(node.args.defaults + node.args.kw_defaults)
-        elif isinstance(node, gast.ClassDef):
+        elif isinstance(node, ast.ClassDef):
             self._visit_all(node.bases + node.keywords + node.decorator_list)
         else:
             self._visit_all(node.args.defaults + node.args.kw_defaults)
             self._visit_all(node.decorator_list)
             self._visit_all([node.returns])
 
-    def _visit_all(self, nodes: Iterable[gast.AST | None]) -> None:
+    def _visit_all(self, nodes: Iterable[ast.AST | None]) -> None:
         for n in nodes:
             if n is not None:
                 self.visit(n)
 
-    def _visit_nested(self, node: gast.AST) -> None:
+    def _visit_nested(self, node: ast.AST) -> None:
         self._visit_scope_outside(node)
         inner = _Collector()
-        if isinstance(node, gast.Lambda):
+        if isinstance(node, ast.Lambda):
             inner.visit(node.args)
             inner.visit(node.body)
-        elif isinstance(node, gast.ClassDef):
+        elif isinstance(node, ast.ClassDef):
             inner._visit_all(node.body)
         else:
             inner.visit(node.args)
             inner._visit_all(node.body)
-        declared = set() if isinstance(node, gast.Lambda) else nonlocal_and_global(node)
+        declared = set() if isinstance(node, ast.Lambda) else nonlocal_and_global(node)
         self.read |= (inner.read - inner.written) | (declared & inner.read)
-        if not isinstance(node, gast.Lambda):
+        if not isinstance(node, ast.Lambda):
             self.written.add(node.name)
         # `nonlocal x` / `global x` in a nested function writes the outer x.
         self.written |= declared & inner.written
@@ -117,12 +124,12 @@ class _Collector(gast.NodeVisitor):
     visit_Lambda = _visit_nested
     visit_ClassDef = _visit_nested
 
-    def visit_NamedExpr(self, node: gast.NamedExpr) -> None:
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
         self.visit(node.value)
         self.written.add(node.target.id)
         self.walrus.add(node.target.id)
 
-    def _visit_comprehension(self, node: gast.AST) -> None:
+    def _visit_comprehension(self, node: ast.AST) -> None:
         generators = node.generators
         # The first iterable is evaluated in the enclosing scope.
         self.visit(generators[0].iter)
@@ -132,7 +139,7 @@ class _Collector(gast.NodeVisitor):
                 inner.visit(gen.iter)
             inner.visit(gen.target)
             inner._visit_all(gen.ifs)
-        if isinstance(node, gast.DictComp):
+        if isinstance(node, ast.DictComp):
             inner.visit(node.key)
             inner.visit(node.value)
         else:
@@ -148,61 +155,61 @@ class _Collector(gast.NodeVisitor):
     visit_GeneratorExp = _visit_comprehension
 
 
-def _collect(nodes: gast.AST | Iterable[gast.AST]) -> _Collector:
+def _collect(nodes: ast.AST | Iterable[ast.AST]) -> _Collector:
     collector = _Collector()
-    if isinstance(nodes, gast.AST):
+    if isinstance(nodes, ast.AST):
         nodes = [nodes]
     for node in nodes:
         collector.visit(node)
     return collector
 
 
-def reads(nodes: gast.AST | Iterable[gast.AST]) -> set[str]:
+def reads(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
     """Names read by a node or a list of statements (in any order)."""
     return _collect(nodes).read
 
 
-def writes(nodes: gast.AST | Iterable[gast.AST]) -> set[str]:
+def writes(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
     """Names bound (assigned, deleted, imported, defined) by the nodes."""
     return _collect(nodes).written
 
 
-def deletes(nodes: gast.AST | Iterable[gast.AST]) -> set[str]:
+def deletes(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
     """Names removed with `del` by the nodes."""
     return _collect(nodes).deleted
 
 
-def nonlocal_and_global(fn: gast.AST) -> set[str]:
+def nonlocal_and_global(fn: ast.AST) -> set[str]:
     """Names declared `nonlocal` or `global` directly in function `fn`."""
     declared: set[str] = set()
     for node in _walk_scope(fn.body):
-        if isinstance(node, (gast.Global, gast.Nonlocal)):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
             declared.update(node.names)
     return declared
 
 
-def declarations(fn: gast.AST) -> dict[str, str]:
+def declarations(fn: ast.AST) -> dict[str, str]:
     """Maps each name declared in `fn` to 'global' or 'nonlocal'."""
     found: dict[str, str] = {}
     for node in _walk_scope(fn.body):
-        if isinstance(node, gast.Global):
+        if isinstance(node, ast.Global):
             found.update(dict.fromkeys(node.names, "global"))
-        elif isinstance(node, gast.Nonlocal):
+        elif isinstance(node, ast.Nonlocal):
             found.update(dict.fromkeys(node.names, "nonlocal"))
     return found
 
 
-def local_names(fn: gast.FunctionDef | gast.Lambda) -> set[str]:
+def local_names(fn: ast.FunctionDef | ast.Lambda) -> set[str]:
     """Names local to function `fn`: its parameters and the names it binds."""
     collector = _Collector()
     collector.visit(fn.args)
-    if isinstance(fn, gast.Lambda):
+    if isinstance(fn, ast.Lambda):
         return collector.written
     collector._visit_all(fn.body)
     return collector.written - nonlocal_and_global(fn)
 
 
-def _walk_scope(stmts: Iterable[gast.AST]) -> Iterable[gast.AST]:
+def _walk_scope(stmts: Iterable[ast.AST]) -> Iterable[ast.AST]:
     """Walks statements without entering nested scopes."""
     stack = list(stmts)
     while stack:
@@ -210,4 +217,4 @@ def _walk_scope(stmts: Iterable[gast.AST]) -> Iterable[gast.AST]:
         yield node
         if isinstance(node, (*SCOPES, *_COMPREHENSIONS)):
             continue
-        stack.extend(gast.iter_child_nodes(node))
+        stack.extend(ast.iter_child_nodes(node))

@@ -12,9 +12,9 @@ Two modes:
   unbound); used by the control-flow converter to decide where such
   `Undefined` initial values are needed.
 
-    >>> import gast
+    >>> import ast
     >>> from autograph.pyct import anno
-    >>> fn = gast.parse("def f(c):\\n  if c:\\n    y = 1\\n  return y").body[0]
+    >>> fn = ast.parse("def f(c):\\n  if c:\\n    y = 1\\n  return y").body[0]
     >>> annotate(fn)
     >>> anno.getanno(fn.body[1].value, Defined.DEFINITELY)
     False
@@ -22,11 +22,10 @@ Two modes:
 
 from __future__ import annotations
 
+import ast
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import gast
 
 from autograph.pyct import anno
 from autograph.pyct.static_analysis import activity
@@ -67,17 +66,17 @@ def _merge(*states: _State | None) -> _State | None:
     return _State(may, must)
 
 
-class _ReadMarker(gast.NodeVisitor):
+class _ReadMarker(ast.NodeVisitor):
     """Marks each Name read (outside nested scopes) as definitely bound or not."""
 
     def __init__(self, must: frozenset[str]) -> None:
         self.must = must
 
-    def visit_Name(self, node: gast.Name) -> None:
-        if isinstance(node.ctx, (gast.Load, gast.Del)):  # `del x` reads x too
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, (ast.Load, ast.Del)):  # `del x` reads x too
             anno.setanno(node, Defined.DEFINITELY, node.id in self.must)
 
-    def _skip(self, node: gast.AST) -> None:
+    def _skip(self, node: ast.AST) -> None:
         pass  # reads inside nested scopes happen later, when called
 
     visit_Constant = _skip  # no children
@@ -93,11 +92,11 @@ class _Analyzer:
         self.breaks: list[list[_State | None]] = []
         self.continues: list[list[_State | None]] = []
 
-    def mark(self, node: gast.AST | None, state: _State) -> None:
+    def mark(self, node: ast.AST | None, state: _State) -> None:
         if node is not None:
             _ReadMarker(state.must).visit(node)
 
-    def block(self, stmts: Sequence[gast.stmt], state: _State | None) -> _State | None:
+    def block(self, stmts: Sequence[ast.stmt], state: _State | None) -> _State | None:
         for stmt in stmts:
             if state is None:
                 break  # unreachable code: leave it unannotated
@@ -107,37 +106,35 @@ class _Analyzer:
             state = method(stmt, state)
         return state
 
-    def simple(self, node: gast.stmt, state: _State) -> _State:
+    def simple(self, node: ast.stmt, state: _State) -> _State:
         self.mark(node, state)
         return state.bind(activity.writes(node) - activity.deletes(node)).unbind(
             activity.deletes(node)
         )
 
-    def visit_AugAssign(self, node: gast.AugAssign, state: _State) -> _State:
+    def visit_AugAssign(self, node: ast.AugAssign, state: _State) -> _State:
         self.mark(node.value, state)
-        if isinstance(node.target, gast.Name):
+        if isinstance(node.target, ast.Name):
             anno.setanno(node.target, Defined.DEFINITELY, node.target.id in state.must)
         else:
             self.mark(node.target, state)
         return state.bind(activity.writes(node))
 
-    def _converted_outputs(
-        self, node: gast.stmt, state: _State | None
-    ) -> _State | None:
+    def _converted_outputs(self, node: ast.stmt, state: _State | None) -> _State | None:
         if state is None or not self.converted:
             return state
         outputs = activity.writes(node) & anno.getanno(node, Live.OUT, frozenset())
         return state.bind(outputs)
 
     def _converted_params(
-        self, node: gast.stmt, live_in: frozenset[str]
+        self, node: ast.stmt, live_in: frozenset[str]
     ) -> frozenset[str]:
         """In converted code, the state a body receives as parameters is bound."""
         if not self.converted:
             return frozenset()
         return frozenset(activity.writes(node) & live_in)
 
-    def visit_If(self, node: gast.If, state: _State) -> _State | None:
+    def visit_If(self, node: ast.If, state: _State) -> _State | None:
         self.mark(node.test, state)
         live_in = anno.getanno(node, Live.BODY_IN, frozenset()) | anno.getanno(
             node, Live.ORELSE_IN, frozenset()
@@ -152,10 +149,10 @@ class _Analyzer:
 
     def _loop(
         self,
-        node: gast.stmt,
+        node: ast.stmt,
         state: _State,
         item_names: set[str],
-        test: gast.expr | None = None,
+        test: ast.expr | None = None,
     ) -> _State | None:
         header: _State | None = state
         live = anno.getanno(node, Live.LOOP_HEADER, frozenset()) | anno.getanno(
@@ -175,28 +172,28 @@ class _Analyzer:
         orelse = self.block(node.orelse, header)
         return self._converted_outputs(node, _merge(orelse, *breaks))
 
-    def visit_While(self, node: gast.While, state: _State) -> _State | None:
+    def visit_While(self, node: ast.While, state: _State) -> _State | None:
         return self._loop(node, state, set(), test=node.test)
 
-    def visit_For(self, node: gast.For, state: _State) -> _State | None:
+    def visit_For(self, node: ast.For, state: _State) -> _State | None:
         self.mark(node.iter, state)
         return self._loop(node, state, activity.writes(node.target))
 
-    def visit_Break(self, node: gast.Break, state: _State) -> None:
+    def visit_Break(self, node: ast.Break, state: _State) -> None:
         if self.breaks:
             self.breaks[-1].append(state)
 
-    def visit_Continue(self, node: gast.Continue, state: _State) -> None:
+    def visit_Continue(self, node: ast.Continue, state: _State) -> None:
         if self.continues:
             self.continues[-1].append(state)
 
-    def visit_Return(self, node: gast.Return, state: _State) -> None:
+    def visit_Return(self, node: ast.Return, state: _State) -> None:
         self.mark(node.value, state)
 
-    def visit_Raise(self, node: gast.Raise, state: _State) -> None:
+    def visit_Raise(self, node: ast.Raise, state: _State) -> None:
         self.mark(node, state)
 
-    def visit_With(self, node: gast.With, state: _State) -> _State | None:
+    def visit_With(self, node: ast.With, state: _State) -> _State | None:
         for item in node.items:
             self.mark(item.context_expr, state)
             if item.optional_vars is not None:
@@ -205,7 +202,7 @@ class _Analyzer:
 
     visit_AsyncWith = visit_With
 
-    def visit_Try(self, node: gast.Try, state: _State) -> _State | None:
+    def visit_Try(self, node: ast.Try, state: _State) -> _State | None:
         body = self.block(node.body, state)
         # A handler may start anywhere in the body: what the body binds is
         # possible there, nothing more is certain.
@@ -215,7 +212,7 @@ class _Analyzer:
         for handler in node.handlers:
             start = entry
             if handler.name is not None:
-                start = start.bind({handler.name.id})
+                start = start.bind({handler.name})
             ends.append(self.block(handler.body, start))
         after = _merge(self.block(node.orelse, body), *ends)
         if not node.finalbody:
@@ -227,7 +224,7 @@ class _Analyzer:
 
     visit_TryStar = visit_Try
 
-    def visit_FunctionDef(self, node: gast.FunctionDef, state: _State) -> _State:
+    def visit_FunctionDef(self, node: ast.FunctionDef, state: _State) -> _State:
         self.mark(node.args, state)
         for decorator in node.decorator_list:
             self.mark(decorator, state)
@@ -238,7 +235,7 @@ class _Analyzer:
 
 
 def annotate(
-    fn: gast.FunctionDef | gast.AsyncFunctionDef, *, converted: bool = False
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, *, converted: bool = False
 ) -> None:
     """Annotates `fn`'s statements and reads (and nested functions') with `Defined`.
 

@@ -8,10 +8,10 @@ definitions are analysed on their own, when the walk reaches them.
 
 Annotations written (keys in `Live`):
 
-    >>> import gast
+    >>> import ast
     >>> from autograph.pyct import anno
     >>> src = "def f(x):\\n  y = 1\\n  if x:\\n    y = 2\\n  return y"
-    >>> fn = gast.parse(src).body[0]
+    >>> fn = ast.parse(src).body[0]
     >>> annotate(fn)
     >>> sorted(anno.getanno(fn.body[1], Live.OUT))
     ['y']
@@ -19,10 +19,9 @@ Annotations written (keys in `Live`):
 
 from __future__ import annotations
 
+import ast
 import enum
 from collections.abc import Sequence
-
-import gast
 
 from autograph.pyct import anno
 from autograph.pyct.static_analysis import activity
@@ -49,7 +48,7 @@ class _Analyzer:
         # Per enclosing loop: (live after the loop, live at its header).
         self.loops: list[tuple[frozenset[str], frozenset[str]]] = []
 
-    def block(self, stmts: Sequence[gast.stmt], out: frozenset[str]) -> frozenset[str]:
+    def block(self, stmts: Sequence[ast.stmt], out: frozenset[str]) -> frozenset[str]:
         live = out
         for stmt in reversed(stmts):
             anno.setanno(stmt, Live.OUT, live)
@@ -57,13 +56,13 @@ class _Analyzer:
             anno.setanno(stmt, Live.IN, live)
         return live
 
-    def stmt(self, node: gast.stmt, out: frozenset[str]) -> frozenset[str]:
+    def stmt(self, node: ast.stmt, out: frozenset[str]) -> frozenset[str]:
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is not None:
             return method(node, out)
         return (out - activity.writes(node)) | activity.reads(node)
 
-    def visit_If(self, node: gast.If, out: frozenset[str]) -> frozenset[str]:
+    def visit_If(self, node: ast.If, out: frozenset[str]) -> frozenset[str]:
         body = self.block(node.body, out)
         orelse = self.block(node.orelse, out)
         anno.setanno(node, Live.BODY_IN, body)
@@ -72,7 +71,7 @@ class _Analyzer:
 
     def _loop(
         self,
-        node: gast.stmt,
+        node: ast.stmt,
         out: frozenset[str],
         head_reads: set[str],
         bound_per_item: set[str],
@@ -92,10 +91,10 @@ class _Analyzer:
         anno.setanno(node, Live.LOOP_HEADER, header)
         return header
 
-    def visit_While(self, node: gast.While, out: frozenset[str]) -> frozenset[str]:
+    def visit_While(self, node: ast.While, out: frozenset[str]) -> frozenset[str]:
         return self._loop(node, out, activity.reads(node.test), set())
 
-    def visit_For(self, node: gast.For, out: frozenset[str]) -> frozenset[str]:
+    def visit_For(self, node: ast.For, out: frozenset[str]) -> frozenset[str]:
         target = activity.writes(node.target)
         head_reads = activity.reads(node.target)
         extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
@@ -104,21 +103,19 @@ class _Analyzer:
         header = self._loop(node, out, head_reads, target)
         return header | activity.reads(node.iter)
 
-    def visit_Break(self, node: gast.Break, out: frozenset[str]) -> frozenset[str]:
+    def visit_Break(self, node: ast.Break, out: frozenset[str]) -> frozenset[str]:
         return self.loops[-1][0] if self.loops else out
 
-    def visit_Continue(
-        self, node: gast.Continue, out: frozenset[str]
-    ) -> frozenset[str]:
+    def visit_Continue(self, node: ast.Continue, out: frozenset[str]) -> frozenset[str]:
         return self.loops[-1][1] if self.loops else out
 
-    def visit_Return(self, node: gast.Return, out: frozenset[str]) -> frozenset[str]:
+    def visit_Return(self, node: ast.Return, out: frozenset[str]) -> frozenset[str]:
         return frozenset(activity.reads(node.value)) if node.value else _EMPTY
 
-    def visit_Raise(self, node: gast.Raise, out: frozenset[str]) -> frozenset[str]:
+    def visit_Raise(self, node: ast.Raise, out: frozenset[str]) -> frozenset[str]:
         return frozenset(activity.reads(node))
 
-    def visit_With(self, node: gast.With, out: frozenset[str]) -> frozenset[str]:
+    def visit_With(self, node: ast.With, out: frozenset[str]) -> frozenset[str]:
         body = self.block(node.body, out)
         anno.setanno(node, Live.BODY_IN, body)
         bound: set[str] = set()
@@ -132,7 +129,7 @@ class _Analyzer:
 
     visit_AsyncWith = visit_With
 
-    def visit_Try(self, node: gast.Try, out: frozenset[str]) -> frozenset[str]:
+    def visit_Try(self, node: ast.Try, out: frozenset[str]) -> frozenset[str]:
         # Conservative: a handler may start anywhere in the body, so whatever
         # it needs is live throughout the body.
         after = self.block(node.finalbody, out)
@@ -140,7 +137,7 @@ class _Analyzer:
         for handler in node.handlers:
             live = self.block(handler.body, after)
             if handler.name is not None:
-                live = live - {handler.name.id}
+                live = live - {handler.name}
             if handler.type is not None:
                 live = live | activity.reads(handler.type)
             handlers |= live
@@ -152,7 +149,7 @@ class _Analyzer:
     visit_TryStar = visit_Try
 
     def visit_FunctionDef(
-        self, node: gast.FunctionDef, out: frozenset[str]
+        self, node: ast.FunctionDef, out: frozenset[str]
     ) -> frozenset[str]:
         annotate(node)
         return (out - {node.name}) | activity.reads(node)
@@ -160,6 +157,6 @@ class _Analyzer:
     visit_AsyncFunctionDef = visit_FunctionDef
 
 
-def annotate(fn: gast.FunctionDef | gast.AsyncFunctionDef) -> None:
+def annotate(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
     """Annotates every statement of `fn` (and of nested functions) with `Live`."""
     _Analyzer().block(fn.body, _EMPTY)

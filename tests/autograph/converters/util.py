@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import builtins
 import textwrap
-
-import gast
 
 from autograph.core.converter import Context
 from autograph.impl import codegen, transpiler
@@ -54,6 +53,6 @@ def run(source: str, *args, **namespace):
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     env = dict(namespace)
     exec(compile(text, filename, "exec"), env)
-    name = gast.parse(text).body[0].name
+    name = ast.parse(text).body[0].name
     with always_run_converted():
         return autograph.to_graph(env[name])(*args)

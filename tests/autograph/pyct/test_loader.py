@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import traceback
 import types
 
-import gast
 import pytest
 
 from autograph.pyct import loader, parser, templates
@@ -40,13 +40,13 @@ def divide(x):
 scale = lambda x: factor * x  # noqa: F821
 
 
-def _factory_module(node: gast.AST, name: str, free_vars: list[str]) -> gast.Module:
+def _factory_module(node: ast.AST, name: str, free_vars: list[str]) -> ast.Module:
     """Wraps a parsed def (or lambda) as the lead's converter does."""
-    if isinstance(node, gast.Lambda):
+    if isinstance(node, ast.Lambda):
         body = templates.replace("name = value", name=name, value=node)
     else:
         body = [node]
-    return gast.Module(
+    return ast.Module(
         body=templates.replace(
             "def factory(ag__, free_vars):\n    body\n    return name",
             free_vars=free_vars,

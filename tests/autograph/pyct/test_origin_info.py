@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import linecache
 
-import gast
 import pytest
 
 from autograph.pyct import anno, origin_info, parser, templates
@@ -54,7 +54,7 @@ def test_copy_locations_leaves_nodes_that_have_positions_alone():
 
 
 def test_copy_locations_accepts_a_single_node():
-    node = gast.Pass()
+    node = ast.Pass()
     origin_info.copy_locations(node, parser.parse_source("\nx").body[0])
     assert node.lineno == 2
 

@@ -9,7 +9,6 @@ import sys
 import textwrap
 import types
 
-import gast
 import pytest
 
 from autograph.errors import ConversionError
@@ -81,7 +80,7 @@ wide = ("é", lambda x: x)
 # --- helpers ---
 
 
-def _text_at(filename: str, node: gast.AST) -> str:
+def _text_at(filename: str, node: ast.AST) -> str:
     """The file's text under ``node``'s positions (UTF-8 byte columns)."""
     lines = [line.encode() for line in linecache.getlines(filename)]
     chunk = lines[node.lineno - 1 : node.end_lineno]
@@ -91,15 +90,15 @@ def _text_at(filename: str, node: gast.AST) -> str:
 
 
 def _assert_names_sit_at_their_file_positions(parsed: parser.ParsedEntity) -> None:
-    names = [n for n in gast.walk(parsed.node) if isinstance(n, gast.Name)]
+    names = [n for n in ast.walk(parsed.node) if isinstance(n, ast.Name)]
     assert names
     for name in names:
         assert _text_at(parsed.filename, name) == name.id
 
 
 def _compile_alone(parsed: parser.ParsedEntity):
-    module = gast.Module(body=[parsed.node], type_ignores=[])
-    code = compile(gast.gast_to_ast(module), parsed.filename, "exec")
+    module = ast.Module(body=[parsed.node], type_ignores=[])
+    code = compile(module, parsed.filename, "exec")
     (inner,) = [c for c in code.co_consts if isinstance(c, types.CodeType)]
     return inner
 
@@ -109,7 +108,7 @@ def _compile_alone(parsed: parser.ParsedEntity):
 
 def test_a_function_parses_to_its_def_at_its_line():
     parsed = parser.parse_entity(plain)
-    assert isinstance(parsed.node, gast.FunctionDef)
+    assert isinstance(parsed.node, ast.FunctionDef)
     assert parsed.node.name == "plain"
     assert parsed.filename == plain.__code__.co_filename
     assert parsed.lineno == parsed.node.lineno == plain.__code__.co_firstlineno
@@ -170,7 +169,7 @@ def test_a_string_indented_less_than_its_method_keeps_its_value():
 
 def test_an_async_function_parses_to_an_async_def():
     parsed = parser.parse_entity(asynchronous)
-    assert isinstance(parsed.node, gast.AsyncFunctionDef)
+    assert isinstance(parsed.node, ast.AsyncFunctionDef)
 
 
 # --- lambdas ---
@@ -178,7 +177,7 @@ def test_an_async_function_parses_to_an_async_def():
 
 def test_a_lambda_parses_to_its_lambda_node_and_text():
     parsed = parser.parse_entity(inc)
-    assert isinstance(parsed.node, gast.Lambda)
+    assert isinstance(parsed.node, ast.Lambda)
     assert parsed.source == "lambda x: x + 1"
     assert parsed.lineno == inc.__code__.co_firstlineno
     assert parsed.col_offset == len("inc = ")
@@ -358,7 +357,7 @@ def test_a_truncated_source_is_refused_as_unparsable():
 
 def test_parse_source_keeps_positions_as_given():
     module = parser.parse_source("\n\nx = 1\n", filename="m.py")
-    assert isinstance(module, gast.Module)
+    assert isinstance(module, ast.Module)
     assert module.body[0].lineno == 3
 
 
@@ -372,10 +371,10 @@ def test_unparse_accepts_a_node_or_a_list_of_statements():
 
 def test_unparse_does_not_touch_the_tree_and_is_deterministic():
     module = parser.parse_source("def f(x):\n    return x\n")
-    before = gast.dump(module)
+    before = ast.dump(module)
     texts = {parser.unparse(module) for _ in range(3)}
     assert texts == {"def f(x):\n    return x"}
-    assert gast.dump(module) == before
+    assert ast.dump(module) == before
 
 
 def test_a_parsed_function_round_trips_through_unparse():

@@ -5,17 +5,16 @@ from __future__ import annotations
 import ast
 import copy
 
-import gast
 import pytest
 
 from autograph.pyct import anno, loader, origin_info, parser, templates
 
 
-def _expr(source: str) -> gast.expr:
+def _expr(source: str) -> ast.expr:
     return parser.parse_source(source).body[0].value
 
 
-def _stmts(source: str) -> list[gast.stmt]:
+def _stmts(source: str) -> list[ast.stmt]:
     return parser.parse_source(source).body
 
 
@@ -24,11 +23,11 @@ def _py(source: str) -> str:
     return ast.unparse(ast.parse(source))
 
 
-def _ctx_names(node: gast.AST) -> list[tuple[str, str]]:
+def _ctx_names(node: ast.AST) -> list[tuple[str, str]]:
     """(text, ctx) of every node that has a ctx, outermost first."""
     return [
         (parser.unparse(n), type(n.ctx).__name__)
-        for n in gast.walk(node)
+        for n in ast.walk(node)
         if getattr(n, "ctx", None) is not None
     ]
 
@@ -98,7 +97,7 @@ def test_copy_node_copies_fields_positions_and_annotation_dicts():
     node = parser.parse_source("f(a, b=[1])").body[0]
     anno.setanno(node, anno.Basic.SKIP_PROCESSING, True)
     twin = templates.copy_node(node)
-    assert gast.dump(twin) == gast.dump(node)
+    assert ast.dump(twin) == ast.dump(node)
     assert (twin.lineno, twin.end_col_offset) == (1, 11)
     assert twin.value.args[0] is not node.value.args[0]
     anno.setanno(twin, anno.Basic.QN, "changed")
@@ -176,7 +175,7 @@ def test_an_empty_statement_list_removes_the_line_and_empty_blocks_get_pass():
 
 def test_an_expression_for_a_statement_placeholder_becomes_an_expression_statement():
     (stmt,) = templates.replace("body", body=_expr("print(x)"))
-    assert isinstance(stmt, gast.Expr)
+    assert isinstance(stmt, ast.Expr)
     assert parser.unparse(stmt) == _py("print(x)")
 
 
@@ -196,7 +195,7 @@ def test_definition_parameter_and_keyword_names_are_replaced():
     (fn,) = templates.replace(
         "def fn(first, params, *va, key=1, **kw):\n    return call(arg=key)",
         fn="loop_body",
-        first=gast.Name(id="self", ctx=gast.Load(), annotation=None, type_comment=None),
+        first=ast.Name(id="self", ctx=ast.Load()),
         params=["i", "total"],
         va="rest",
         key="scale",
@@ -208,7 +207,7 @@ def test_definition_parameter_and_keyword_names_are_replaced():
         "    return call(factor=scale)"
     )
     params = [*fn.args.args, fn.args.vararg, *fn.args.kwonlyargs, fn.args.kwarg]
-    assert {type(p.ctx).__name__ for p in params} == {"Param"}
+    assert all(isinstance(p, ast.arg) for p in params)
 
 
 def test_an_empty_parameter_list_leaves_no_parameters():
@@ -246,7 +245,7 @@ def test_an_unsupported_replacement_type_is_rejected():
     with pytest.raises(TypeError) as caught:
         templates.replace("y = x", x=3)
     assert str(caught.value) == (
-        "replacement for 'x' must be a str, a gast node or a list of them, got int"
+        "replacement for 'x' must be a str, an ast node or a list of them, got int"
     )
 
 
@@ -263,7 +262,7 @@ def test_a_filled_template_compiles_and_runs():
         "def fn(params):\n    return op(params)", fn="add", params=["a", "b"], op="max"
     )
     origin_info.copy_locations(body, parser.parse_source("pass").body[0])
-    namespace = loader.load_module(gast.Module(body=body, type_ignores=[]), "<t>")
+    namespace = loader.load_module(ast.Module(body=body, type_ignores=[]), "<t>")
     assert namespace["add"](2, 5) == 5
 
 
@@ -274,7 +273,7 @@ def test_replace_as_expression_returns_one_expression():
     node = templates.replace_as_expression(
         "ag__.and_(left, lambda: right)", left="a", right=_expr("b or c")
     )
-    assert isinstance(node, gast.Call)
+    assert isinstance(node, ast.Call)
     assert parser.unparse(node) == _py("ag__.and_(a, lambda: b or c)")
 
 

@@ -1,10 +1,10 @@
-import gast
+import ast
 
 from autograph.pyct.static_analysis import activity
 
 
-def _body(src: str) -> list[gast.stmt]:
-    return gast.parse(src).body
+def _body(src: str) -> list[ast.stmt]:
+    return ast.parse(src).body
 
 
 def test_assignment_reads_its_value_and_writes_its_target():

@@ -1,12 +1,12 @@
-import gast
+import ast
 
 from autograph.pyct import anno
 from autograph.pyct.static_analysis import definedness, liveness
 from autograph.pyct.static_analysis.definedness import Defined
 
 
-def _fn(src: str, converted: bool = False) -> gast.FunctionDef:
-    fn = gast.parse(src).body[0]
+def _fn(src: str, converted: bool = False) -> ast.FunctionDef:
+    fn = ast.parse(src).body[0]
     liveness.annotate(fn)
     definedness.annotate(fn, converted=converted)
     return fn

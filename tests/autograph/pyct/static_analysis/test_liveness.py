@@ -1,12 +1,12 @@
-import gast
+import ast
 
 from autograph.pyct import anno
 from autograph.pyct.static_analysis import liveness
 from autograph.pyct.static_analysis.liveness import Live
 
 
-def _fn(src: str) -> gast.FunctionDef:
-    fn = gast.parse(src).body[0]
+def _fn(src: str) -> ast.FunctionDef:
+    fn = ast.parse(src).body[0]
     liveness.annotate(fn)
     return fn
 
