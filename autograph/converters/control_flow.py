@@ -56,7 +56,7 @@ def _contains_return(stmts: Iterable[ast.AST]) -> bool:
             return True
         if isinstance(node, activity.SCOPES):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(transformer.iter_child_nodes(node))
     return False
 
 

@@ -137,7 +137,7 @@ class VariablesTransformer(transformer.Base):
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Runs definedness (Python semantics), then rewrites `node`."""
-    for fn in ast.walk(node):
+    for fn in transformer.walk(node):
         if isinstance(fn, activity.FUNCTIONS):
             definedness.annotate(fn)
             break  # annotate() covers nested functions itself

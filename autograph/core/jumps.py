@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 
-from autograph.pyct import anno
+from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
 _LOOPS = (ast.For, ast.While, ast.AsyncFor)
@@ -87,7 +87,7 @@ class Lowering:
                 continue  # a jump in a nested function is that function's
             if isinstance(item, _LOOPS) and not self.into_loops:
                 continue  # a break/continue there is that loop's
-            stack.extend(ast.iter_child_nodes(item))
+            stack.extend(transformer.iter_child_nodes(item))
         return False
 
     def always_jumps(self, stmts: Sequence[ast.stmt]) -> bool:
@@ -169,7 +169,7 @@ def rename(stmts: Sequence[ast.stmt], names: dict[str, str]) -> None:
     only once it knows they are needed.
     """
     for stmt in stmts:
-        for child in ast.walk(stmt):
+        for child in transformer.walk(stmt):
             if isinstance(child, ast.Name) and child.id in names:
                 child.id = names[child.id]
             test = anno.getanno(child, anno.Basic.EXTRA_LOOP_TEST, None)
@@ -203,13 +203,14 @@ def invert_empty_ifs(stmts: list[ast.stmt]) -> list[ast.stmt]:
 
 def _may_have_effects(expr: ast.expr) -> bool:
     return any(
-        isinstance(n, (ast.Call, ast.NamedExpr, ast.Await)) for n in ast.walk(expr)
+        isinstance(n, (ast.Call, ast.NamedExpr, ast.Await))
+        for n in transformer.walk(expr)
     )
 
 
 def fill_empty_blocks(node: ast.AST) -> None:
     """Puts `pass` into every statement list that lowering left empty."""
-    for child in ast.walk(node):
+    for child in transformer.walk(node):
         block = getattr(child, "body", None)
         if isinstance(block, list) and not block:
             block.append(ast.Pass())

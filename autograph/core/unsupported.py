@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from autograph import errors
+from autograph.pyct import transformer
 
 _REASONS: dict[type, str] = {
     ast.Yield: "'yield' is not supported: generators cannot be converted; "
@@ -36,7 +37,7 @@ def check(node: ast.AST, *, function_name: str, filename: str) -> None:
         function_name: The user's name for it, for the message.
         filename: Its file, for the message.
     """
-    for child in ast.walk(node):
+    for child in transformer.walk(node):
         reason = _REASONS.get(type(child))
         if reason is None:
             continue

@@ -17,7 +17,7 @@ import ast
 import io
 import tokenize
 
-from autograph.pyct import parser
+from autograph.pyct import parser, transformer
 
 MAX_LINE = 100
 
@@ -33,7 +33,7 @@ def fill_locations(node: ast.AST, lineno: int = 1, col_offset: int = 0) -> None:
             node.end_col_offset = col_offset
         else:
             lineno, col_offset = node.lineno, node.col_offset
-    for child in ast.iter_child_nodes(node):
+    for child in transformer.iter_child_nodes(node):
         fill_locations(child, lineno, col_offset)
 
 

@@ -33,7 +33,7 @@ from autograph.converters import (
 from autograph.core import unsupported
 from autograph.core.converter import AG, Context
 from autograph.impl import codegen
-from autograph.pyct import loader, naming, parser
+from autograph.pyct import loader, naming, parser, transformer
 
 _FACTORY = "create_converted_entity"
 # Python 3.12+ function nodes also list their type parameters (PEP 695).
@@ -45,7 +45,7 @@ _LAMBDA = "converted_lambda__"
 
 def _reserved_names(node: ast.AST) -> set[str]:
     names = {AG, _FACTORY}
-    for child in ast.walk(node):
+    for child in transformer.walk(node):
         if isinstance(child, ast.Name):
             names.add(child.id)
         elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

@@ -22,7 +22,7 @@ import linecache
 from collections.abc import Iterable
 from typing import Any
 
-from autograph.pyct import anno
+from autograph.pyct import anno, transformer
 
 __all__ = ["OriginInfo", "copy_locations", "resolve", "source_line"]
 
@@ -70,7 +70,7 @@ def source_line(filename: str, lineno: int) -> str:
 def _walk(nodes: Any) -> Iterable[ast.AST]:
     roots = nodes if isinstance(nodes, (list, tuple)) else [nodes]
     for root in roots:
-        yield from ast.walk(root)
+        yield from transformer.walk(root)
 
 
 def copy_locations(new_nodes: Any, from_node: ast.AST) -> None:
@@ -114,7 +114,7 @@ def resolve(node: ast.AST, *, filename: str, function_name: str) -> None:
         1
     """
     lines: dict[int, str] = {}
-    for child in ast.walk(node):
+    for child in transformer.walk(node):
         lineno = getattr(child, "lineno", None)
         if lineno is None:
             continue

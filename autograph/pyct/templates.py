@@ -57,7 +57,7 @@ import textwrap
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from autograph.pyct import anno
+from autograph.pyct import anno, transformer
 
 __all__ = ["copy_node", "replace", "replace_as_expression"]
 
@@ -150,7 +150,7 @@ def replace_as_expression(template: str, /, **replacements: Any) -> ast.expr:
 
 
 def _substitute(tree: Any, replacements: Mapping[str, Any], template: str) -> Any:
-    for node in ast.walk(tree):
+    for node in transformer.walk(tree):
         for name in _POSITIONS:
             node.__dict__.pop(name, None)
     replacer = _Replacer(replacements)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from autograph.pyct.transformer import method_name
+from autograph.pyct.transformer import Visitor, iter_child_nodes
 
 # Node kinds that open a scope of their own, shared by the analyses and
 # converters.
@@ -25,7 +25,7 @@ SCOPES = (*FUNCTIONS, ast.Lambda, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-class _Collector(ast.NodeVisitor):
+class _Collector(Visitor):
     """Collects names read and bound, treating nested scopes as one read."""
 
     def __init__(self) -> None:
@@ -52,22 +52,6 @@ class _Collector(ast.NodeVisitor):
         if node.name is not None:
             self.written.add(node.name)
         self.generic_visit(node)
-
-    def visit(self, node: ast.AST) -> None:
-        getattr(self, method_name(type(node)), self.generic_visit)(node)
-
-    def generic_visit(self, node: ast.AST) -> None:
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        self.visit(item)
-            elif isinstance(value, ast.AST):
-                self.visit(value)
-
-    def visit_Constant(self, node: ast.Constant) -> None:
-        pass  # no children; skips ast.NodeVisitor's deprecated-name lookup
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         if isinstance(node.target, ast.Name):
@@ -217,4 +201,4 @@ def _walk_scope(stmts: Iterable[ast.AST]) -> Iterable[ast.AST]:
         yield node
         if isinstance(node, (*SCOPES, *_COMPREHENSIONS)):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(iter_child_nodes(node))

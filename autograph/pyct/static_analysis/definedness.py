@@ -27,7 +27,7 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from autograph.pyct import anno
+from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 from autograph.pyct.static_analysis.liveness import Live
 
@@ -66,7 +66,7 @@ def _merge(*states: _State | None) -> _State | None:
     return _State(may, must)
 
 
-class _ReadMarker(ast.NodeVisitor):
+class _ReadMarker(transformer.Visitor):
     """Marks each Name read (outside nested scopes) as definitely bound or not."""
 
     def __init__(self, must: frozenset[str]) -> None:
@@ -79,7 +79,6 @@ class _ReadMarker(ast.NodeVisitor):
     def _skip(self, node: ast.AST) -> None:
         pass  # reads inside nested scopes happen later, when called
 
-    visit_Constant = _skip  # no children
     visit_Lambda = visit_FunctionDef = visit_AsyncFunctionDef = _skip
     visit_ClassDef = visit_ListComp = visit_SetComp = _skip
     visit_DictComp = visit_GeneratorExp = _skip
