@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import inspect
 import linecache
 import sys
 import textwrap
@@ -332,6 +333,98 @@ def test_a_source_that_no_longer_defines_the_function_is_refused():
             parser.parse_entity(namespace["before"])
     finally:
         linecache.cache.pop(filename, None)
+
+
+# The block of a definition is found by indentation, checked by parsing, and
+# found again with inspect's tokenizer when that check fails.
+_TRICKY_CELL = """\
+import math
+
+
+def black_style(
+    x,
+    y,
+):
+    return x + y
+# a comment between definitions
+
+
+def string_at_column_zero(x):
+    return x + len('''
+not code
+''')
+
+
+def bracket_at_column_zero(x):
+    return [
+        x,
+1]
+
+
+class Holder:
+    def method(self, x):
+        def inner(y):
+            return y * 2
+
+        return inner(x)
+
+    other = 1
+
+
+def last(x):
+    if x:
+        pass
+    # trailing comment inside
+
+"""
+
+
+@pytest.mark.parametrize(
+    "name, call, expected",
+    [
+        ("black_style", (1, 2), 3),
+        ("string_at_column_zero", (1,), 11),
+        ("bracket_at_column_zero", (5,), [5, 1]),
+        ("method", (None, 4), 8),
+        ("last", (0,), None),
+    ],
+)
+def test_a_definitions_block_is_found_whatever_its_layout(name, call, expected):
+    filename = "<tricky-cell>"
+    try:
+        namespace = _run_cell(_TRICKY_CELL, filename)
+        function = namespace.get(name) or getattr(namespace["Holder"], name)
+        parsed = parser.parse_entity(function)
+        lines = _TRICKY_CELL.splitlines(keepends=True)
+        start = function.__code__.co_firstlineno - 1
+        block = inspect.getblock(lines[start:])
+        while block[-1].strip()[:1] in ("", "#"):
+            block = block[:-1]
+        assert parsed.source == textwrap.dedent("".join(block))
+        module = ast.Module(body=[parsed.node], type_ignores=[])
+        scope: dict = {"math": __import__("math")}
+        exec(compile(module, filename, "exec"), scope)
+        assert scope[name](*call) == expected
+    finally:
+        linecache.cache.pop(filename, None)
+
+
+def test_the_block_of_every_sample_function_is_inspects_block():
+    from tests.samples import ALL_SAMPLES
+
+    for sample in ALL_SAMPLES:
+        function = inspect.unwrap(sample.fn)
+        while isinstance(function, functools.partial):
+            function = function.func
+        function = getattr(function, "__func__", function)
+        if function.__name__ == "<lambda>":
+            continue
+        lines, start = inspect.findsource(function)
+        expected = inspect.getblock(lines[start:])
+        while expected[-1].strip()[:1] in ("", "#"):
+            expected = expected[:-1]
+        found = parser._def_block(lines, start, function.__code__)
+        assert found == expected, sample.id
 
 
 def test_a_truncated_source_is_refused_as_unparsable():
