@@ -199,17 +199,16 @@ def _convert(
     )
     entity_name = getattr(node, "name", "<lambda>")
     if isinstance(node, ast.Lambda):
-        definition: ast.stmt = ast.Assign(
-            targets=[ast.Name(id=_LAMBDA, ctx=ast.Store())],
-            value=node,
-            type_comment=None,
+        target = ast.copy_location(ast.Name(id=_LAMBDA, ctx=ast.Store()), node)
+        definition: ast.stmt = ast.copy_location(
+            ast.Assign(targets=[target], value=node, type_comment=None), node
         )
         returned = _LAMBDA
     else:
         definition = node
         returned = node.name
     free_vars = list(function.__code__.co_freevars)
-    body: list[ast.stmt] = [definition, ast.Return(value=_load(returned))]
+    body: list[ast.stmt] = [ast.Return(value=_load(returned))]
     if returned not in free_vars:
         # `def f` binds `f` in the factory; a recursive call in `f` must still
         # reach the module's `f`, as in the original.
@@ -232,9 +231,13 @@ def _convert(
         **_NO_TYPE_PARAMS,
     )
     module = ast.Module(body=[factory], type_ignores=[])
-    codegen.fill_locations(factory, getattr(definition, "lineno", 1))
+    # The definition has its positions (convert_node): only the factory's
+    # own nodes need some, so it is added after they get them.
+    codegen.fill_locations(factory, definition.lineno)
+    factory.body.insert(len(body) - 1, definition)
     probe = loader.load_function(
         module,
+        located=True,
         filename=parsed.filename,
         entity_name=entity_name,
         free_vars=free_vars,

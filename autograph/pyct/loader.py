@@ -50,15 +50,24 @@ FACTORY_ARGS_PREFIX = ("ag__",)
 """The factory's leading parameters, before the free variables."""
 
 
-def compile_module(module_node: ast.Module, filename: str) -> types.CodeType:
+def compile_module(
+    module_node: ast.Module, filename: str, *, located: bool = False
+) -> types.CodeType:
     """Compiles a module tree; nodes without positions get their parent's.
+
+    Args:
+        module_node: The module.
+        filename: The file the code claims to come from.
+        located: Every node already has its position (skips giving them one,
+            a walk over the whole tree).
 
     Example:
         >>> from autograph.pyct import parser
         >>> compile_module(parser.parse_source("x = 1"), "<m>").co_filename
         '<m>'
     """
-    ast.fix_missing_locations(module_node)
+    if not located:
+        ast.fix_missing_locations(module_node)
     return compile(module_node, filename, "exec", dont_inherit=True)
 
 
@@ -114,6 +123,7 @@ def load_function(
     free_vars: Sequence[str],
     globals_: dict[str, Any],
     closure_values: Mapping[str, Any],
+    located: bool = False,
 ) -> types.FunctionType:
     """Compiles a factory module and returns the function it defines.
 
@@ -130,6 +140,7 @@ def load_function(
             the original function's cells to share ``nonlocal`` writes), any
             other value is put into a new cell. Entries the function does not
             use are ignored.
+        located: Every node of the module has its position already.
 
     Returns:
         The function, named after its code object, with no defaults,
@@ -148,7 +159,7 @@ def load_function(
             f"factory {factory.name!r} takes {params}, expected "
             f"{[*FACTORY_ARGS_PREFIX, *free_vars]}"
         )
-    module_code = compile_module(module_node, filename)
+    module_code = compile_module(module_node, filename, located=located)
     (factory_code,) = [
         code for code in _code_consts(module_code) if code.co_name == factory.name
     ]

@@ -106,6 +106,11 @@ class Visitor(ast.NodeVisitor):
             elif isinstance(value, ast.AST):
                 self.visit(value)
 
+    def visit_Constant(self, node: ast.Constant) -> Any:
+        # No children; overrides ast.NodeVisitor's, which looks up the
+        # deprecated visit_Num/visit_Str methods on every constant.
+        return None
+
 
 class Base(ast.NodeTransformer):
     """An ast NodeTransformer carrying the conversion context `ctx`."""
@@ -152,6 +157,10 @@ class Base(ast.NodeTransformer):
                     delattr(node, field)
                 elif result is not old:
                     setattr(node, field, result)
+        return node
+
+    def visit_Constant(self, node: ast.Constant) -> ast.Constant:
+        # No children; overrides ast.NodeVisitor's deprecated-name lookup.
         return node
 
     def visit_block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
