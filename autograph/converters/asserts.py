@@ -10,6 +10,7 @@ The message is a lambda so that it is evaluated only on failure, as in Python.
 from __future__ import annotations
 
 import ast
+from collections.abc import Set as AbstractSet
 
 from autograph.pyct import templates, transformer
 
@@ -24,6 +25,17 @@ class AssertTransformer(transformer.Base):
         return templates.replace(
             "ag__.assert_stmt(test, lambda: msg)", test=node.test, msg=node.msg
         )[0]
+
+
+# What the pass may add to a tree (see `Context.kinds`).
+EMITS = frozenset(
+    {ast.Expr, ast.Call, ast.Attribute, ast.Name, ast.Lambda, ast.arguments}
+)
+
+
+def needed(kinds: AbstractSet[type]) -> bool:
+    """Whether a tree holding these node classes has anything to rewrite."""
+    return ast.Assert in kinds
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

@@ -17,8 +17,10 @@ loop (`anno.Basic.EXTRA_LOOP_TEST`) and checked before the next item is drawn.
 from __future__ import annotations
 
 import ast
+from collections.abc import Set as AbstractSet
 
 from autograph.core import jumps
+from autograph.core.converter import GeneratedCode, LoopElse
 from autograph.pyct import anno, transformer
 
 
@@ -62,6 +64,27 @@ class BreakTransformer(transformer.Base):
 
     visit_While = _visit_loop
     visit_For = _visit_loop
+
+
+# What the pass may add to a tree (see `Context.kinds`).
+EMITS = frozenset(
+    {
+        ast.Assign,
+        ast.Name,
+        ast.Constant,
+        ast.If,
+        ast.Pass,
+        ast.UnaryOp,
+        ast.BoolOp,
+        GeneratedCode,
+    }
+)
+
+
+def needed(kinds: AbstractSet[type]) -> bool:
+    """Whether the tree has a `break`, or a loop `else` block (which moves
+    after its loop, where a `break` or `continue` in it belongs)."""
+    return ast.Break in kinds or LoopElse in kinds
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

@@ -15,6 +15,7 @@ rewritten.
 from __future__ import annotations
 
 import ast
+from collections.abc import Set as AbstractSet
 
 from autograph.core.converter import AG, OVERLOADED_BUILTINS, ag_attr
 from autograph.pyct import transformer
@@ -83,6 +84,15 @@ class CallTreeTransformer(transformer.Base):
             args=[func, *node.args],
             keywords=node.keywords,
         )
+
+
+# What the pass may add to a tree (see `Context.kinds`).
+EMITS = frozenset({ast.Call, ast.Attribute, ast.Name})
+
+
+def needed(kinds: AbstractSet[type]) -> bool:
+    """Whether a tree holding these node classes has anything to rewrite."""
+    return ast.Call in kinds
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

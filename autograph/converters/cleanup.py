@@ -11,8 +11,9 @@ the user's own code keeps its shape.
 from __future__ import annotations
 
 import ast
+from collections.abc import Set as AbstractSet
 
-from autograph.core.converter import undefined_init
+from autograph.core.converter import GeneratedCode, undefined_init
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
@@ -129,6 +130,17 @@ class CleanupTransformer(transformer.Base):
         elts = [values.get(n, ast.Name(id=n, ctx=ast.Load())) for n in returned]
         value = elts[0] if len(elts) == 1 else ast.Tuple(elts=elts, ctx=ast.Load())
         body[start:] = [ast.Return(value=value)]
+
+
+# What the pass may add to a tree (see `Context.kinds`).
+EMITS = frozenset(
+    {ast.Return, ast.Tuple, ast.Assign, ast.Call, ast.Attribute, ast.Name}
+)
+
+
+def needed(kinds: AbstractSet[type]) -> bool:
+    """Whether earlier passes generated code to tidy."""
+    return GeneratedCode in kinds
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

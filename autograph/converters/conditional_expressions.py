@@ -6,6 +6,7 @@ y = a if x > 0 else b    ->    y = ag__.if_exp(x > 0, lambda: a, lambda: b)
 from __future__ import annotations
 
 import ast
+from collections.abc import Set as AbstractSet
 
 from autograph.pyct import templates, transformer
 
@@ -21,6 +22,15 @@ class ConditionalExpressionTransformer(transformer.Base):
             body=node.body,
             orelse=node.orelse,
         )
+
+
+# What the pass may add to a tree (see `Context.kinds`).
+EMITS = frozenset({ast.Call, ast.Attribute, ast.Name, ast.Lambda, ast.arguments})
+
+
+def needed(kinds: AbstractSet[type]) -> bool:
+    """Whether a tree holding these node classes has anything to rewrite."""
+    return ast.IfExp in kinds
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

@@ -13,8 +13,10 @@ top of each iteration and the skipped statements run under `if not continue_:`.
 from __future__ import annotations
 
 import ast
+from collections.abc import Set as AbstractSet
 
 from autograph.core import jumps
+from autograph.core.converter import GeneratedCode
 from autograph.pyct import transformer
 
 
@@ -60,6 +62,26 @@ def _remove(stmts: list[ast.stmt], ids: set[int]) -> None:
                 _remove(block, ids)
         for handler in getattr(stmt, "handlers", ()):
             _remove(handler.body, ids)
+
+
+# What the pass may add to a tree (see `Context.kinds`).
+EMITS = frozenset(
+    {
+        ast.Assign,
+        ast.Name,
+        ast.Constant,
+        ast.If,
+        ast.Pass,
+        ast.UnaryOp,
+        ast.BoolOp,
+        GeneratedCode,
+    }
+)
+
+
+def needed(kinds: AbstractSet[type]) -> bool:
+    """Whether a tree holding these node classes has anything to rewrite."""
+    return ast.Continue in kinds
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

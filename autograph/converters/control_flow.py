@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from autograph.core import jumps
-from autograph.core.converter import ag_attr, undefined_init
+from autograph.core.converter import GeneratedCode, ag_attr, undefined_init
 from autograph.pyct import anno, templates, transformer
 from autograph.pyct.static_analysis import activity, definedness, liveness
 from autograph.pyct.static_analysis.definedness import Defined
@@ -308,6 +309,33 @@ def _has_docstring(body: list[ast.stmt]) -> bool:
         and isinstance(first.value, ast.Constant)
         and isinstance(first.value.value, str)
     )
+
+
+# What the pass may add to a tree (see `Context.kinds`).
+EMITS = frozenset(
+    {
+        ast.FunctionDef,
+        ast.arguments,
+        ast.arg,
+        ast.Return,
+        ast.Assign,
+        ast.Expr,
+        ast.Tuple,
+        ast.Name,
+        ast.Constant,
+        ast.Call,
+        ast.Attribute,
+        ast.keyword,
+        ast.Global,
+        ast.Nonlocal,
+        GeneratedCode,
+    }
+)
+
+
+def needed(kinds: AbstractSet[type]) -> bool:
+    """Whether a tree holding these node classes has anything to rewrite."""
+    return ast.If in kinds or ast.While in kinds or ast.For in kinds
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

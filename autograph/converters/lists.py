@@ -10,6 +10,7 @@ Outside loops, and on anything but a plain name, the methods stay as written.
 from __future__ import annotations
 
 import ast
+from collections.abc import Set as AbstractSet
 
 from autograph.pyct import templates, transformer
 
@@ -86,6 +87,25 @@ class ListTransformer(transformer.Base):
             stmt.value.args.extend(call.args)
             return stmt
         return node
+
+
+# What the pass may add to a tree (see `Context.kinds`).
+EMITS = frozenset(
+    {
+        ast.Assign,
+        ast.Call,
+        ast.Attribute,
+        ast.Name,
+        ast.Tuple,
+        ast.Subscript,
+        ast.Constant,
+    }
+)
+
+
+def needed(kinds: AbstractSet[type]) -> bool:
+    """Whether the tree may call a method inside a loop."""
+    return ast.Attribute in kinds and (ast.For in kinds or ast.While in kinds)
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

@@ -12,6 +12,7 @@ as written).
 from __future__ import annotations
 
 import ast
+from collections.abc import Set as AbstractSet
 
 from autograph.pyct import templates, transformer
 
@@ -51,6 +52,17 @@ class LogicalExpressionTransformer(transformer.Base):
                 "ag__.not_(operand)", operand=node.operand
             )
         return node
+
+
+# What the pass may add to a tree (see `Context.kinds`).
+EMITS = frozenset(
+    {ast.Call, ast.Attribute, ast.Name, ast.Lambda, ast.arguments, ast.Compare}
+)
+
+
+def needed(kinds: AbstractSet[type]) -> bool:
+    """Whether a tree holding these node classes has anything to rewrite."""
+    return not kinds.isdisjoint((ast.BoolOp, ast.UnaryOp, ast.Compare))
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

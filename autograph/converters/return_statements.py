@@ -38,10 +38,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from autograph.converters.break_statements import add_loop_test
 from autograph.core import jumps
-from autograph.core.converter import ag_call
+from autograph.core.converter import CodeAfterReturn, GeneratedCode, ag_call
 from autograph.pyct import transformer
 
 
@@ -194,6 +195,35 @@ class ReturnTransformer(transformer.Base):
 
     visit_FunctionDef = _visit_function
     visit_AsyncFunctionDef = _visit_function
+
+
+# What the pass may add to a tree (see `Context.kinds`).
+EMITS = frozenset(
+    {
+        ast.Assign,
+        ast.Tuple,
+        ast.Name,
+        ast.Constant,
+        ast.Call,
+        ast.Attribute,
+        ast.If,
+        ast.Pass,
+        ast.UnaryOp,
+        ast.BoolOp,
+        ast.IfExp,
+        ast.Return,
+        GeneratedCode,
+    }
+)
+_BLOCKS = (ast.If, ast.For, ast.While, ast.With, ast.Try, ast.TryStar)
+
+
+def needed(kinds: AbstractSet[type]) -> bool:
+    """Whether some `return` may not end its function (only a `return` that
+    is the last top-level statement of every function needs nothing)."""
+    if CodeAfterReturn in kinds:
+        return True
+    return ast.Return in kinds and not kinds.isdisjoint(_BLOCKS)
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

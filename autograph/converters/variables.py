@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Set as AbstractSet
 
 from autograph.core import jumps
 from autograph.core.converter import ag_call, undefined_init
@@ -133,6 +134,17 @@ class VariablesTransformer(transformer.Base):
         if others:
             out.insert(0, ast.Delete(targets=others))
         return out
+
+
+# What the pass may add to a tree (see `Context.kinds`).
+EMITS = frozenset(
+    {ast.Call, ast.Attribute, ast.Name, ast.Constant, ast.Assign, ast.Expr, ast.BinOp}
+)
+
+
+def needed(kinds: AbstractSet[type]) -> bool:
+    """Always: any function may read a local before it is bound."""
+    return True
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from autograph.pyct import naming
 
@@ -35,6 +35,20 @@ def undefined_init(name: str) -> ast.Assign:
     return ast.Assign(targets=[target], value=value, type_comment=None)
 
 
+class GeneratedCode:
+    """Not a node: stands in `Context.kinds` for helper code that passes
+    generated (jump flags, helper functions), which `cleanup` tidies."""
+
+
+class LoopElse:
+    """Not a node: stands in `Context.kinds` for a loop with an `else` block."""
+
+
+class CodeAfterReturn:
+    """Not a node: stands in `Context.kinds` for statements after a `return`
+    in a function's body (dead code, which return lowering drops)."""
+
+
 # Builtins that converted code routes through an operator, and the operator.
 OVERLOADED_BUILTINS = {
     "print": "print_",
@@ -57,6 +71,9 @@ class Context:
         is_library: Whether a free name refers to a module (or an object in
             one) whose calls run as they are, unconverted.
         recursive: Whether calls to user functions are converted too.
+        kinds: The node classes the tree may hold: those it held before
+            conversion, plus what the passes run so far may have added (a
+            superset). A pass runs only if the tree holds what it rewrites.
     """
 
     function_name: str
@@ -65,3 +82,4 @@ class Context:
     is_builtin: Callable[[str], bool] = lambda name: False
     is_library: Callable[[str], bool] = lambda name: False
     recursive: bool = True
+    kinds: set[type] = field(default_factory=set)

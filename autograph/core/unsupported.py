@@ -29,6 +29,10 @@ _REASONS[ast.Match] = (
 )
 
 
+KINDS = frozenset(_REASONS)
+"""The node classes `check` rejects: a tree holding none of them passes."""
+
+
 def check(node: ast.AST, *, function_name: str, filename: str) -> None:
     """Raises `UnsupportedSyntaxError` at the first construct not supported.
 

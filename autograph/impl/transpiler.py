@@ -31,7 +31,7 @@ from autograph.converters import (
     variables,
 )
 from autograph.core import unsupported
-from autograph.core.converter import AG, Context
+from autograph.core.converter import AG, CodeAfterReturn, Context, LoopElse
 from autograph.impl import codegen
 from autograph.pyct import loader, naming, parser, transformer
 
@@ -43,16 +43,56 @@ _NO_TYPE_PARAMS: dict[str, list] = (
 _LAMBDA = "converted_lambda__"
 
 
-def _reserved_names(node: ast.AST) -> set[str]:
+def _survey(node: ast.AST) -> tuple[set[str], set[type]]:
+    """The names the tree uses (generated ones must differ) and its node
+    classes (with the markers `LoopElse` and `CodeAfterReturn`)."""
     names = {AG, _FACTORY}
+    kinds: set[type] = set()
     for child in transformer.walk(node):
-        if isinstance(child, ast.Name):
+        kind = type(child)
+        kinds.add(kind)
+        if kind is ast.Name:
             names.add(child.id)
-        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif kind is ast.arg:
+            names.add(child.arg)
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             names.add(child.name)
-        elif isinstance(child, ast.alias):
+            if any(isinstance(s, ast.Return) for s in child.body[:-1]):
+                kinds.add(CodeAfterReturn)
+        elif kind is ast.alias:
             names.add((child.asname or child.name).split(".")[0])
-    return names
+        elif kind in (ast.For, ast.While) and child.orelse:
+            kinds.add(LoopElse)
+    return names, kinds
+
+
+# The passes, in order. Order matters:
+# - variables reads Python's own definedness, so it runs on the untouched tree;
+# - returns are lowered before breaks (a return in a loop stops the loop
+#   with its own flag) and breaks before continues (as in Python, a
+#   `continue` guard never hides a `break`);
+# - lists and call_trees see user statements before they move into
+#   generated functions, and emit ag__ calls that later passes leave alone;
+# - control_flow needs every jump lowered, and emits `not flag` tests and
+#   lambdas that the expression converters then rewrite;
+# - cleanup tidies what control_flow generated.
+# A pass runs only when the tree may hold what it rewrites (`needed` on the
+# node classes present, to which each pass run adds what it `EMITS`): most
+# functions hold no assert, break or conditional expression, and skipping a
+# pass skips a walk over the whole tree.
+PIPELINE = (
+    variables,
+    asserts,
+    return_statements,
+    break_statements,
+    continue_statements,
+    lists,
+    call_trees,
+    control_flow,
+    conditional_expressions,
+    logical_expressions,
+    cleanup,
+)
 
 
 def convert_node(
@@ -77,39 +117,22 @@ def convert_node(
         ConversionError: The function uses syntax that is not supported.
     """
     name = getattr(node, "name", "<lambda>")
-    unsupported.check(node, function_name=name, filename=filename)
+    names, kinds = _survey(node)
+    if not kinds.isdisjoint(unsupported.KINDS):
+        unsupported.check(node, function_name=name, filename=filename)
     ctx = Context(
         function_name=name,
         filename=filename,
-        namer=naming.Namer(_reserved_names(node)),
+        namer=naming.Namer(names),
         is_builtin=is_builtin,
         is_library=is_library,
         recursive=recursive,
+        kinds=kinds,
     )
-    # Order matters:
-    # - variables reads Python's own definedness, so it runs on the untouched tree;
-    # - returns are lowered before breaks (a return in a loop stops the loop
-    #   with its own flag) and breaks before continues (as in Python, a
-    #   `continue` guard never hides a `break`);
-    # - lists and call_trees see user statements before they move into
-    #   generated functions, and emit ag__ calls that later passes leave alone;
-    # - control_flow needs every jump lowered, and emits `not flag` tests and
-    #   lambdas that the expression converters then rewrite;
-    # - cleanup tidies what control_flow generated.
-    for converter in (
-        variables,
-        asserts,
-        return_statements,
-        break_statements,
-        continue_statements,
-        lists,
-        call_trees,
-        control_flow,
-        conditional_expressions,
-        logical_expressions,
-        cleanup,
-    ):
-        node = converter.transform(node, ctx)
+    for converter in PIPELINE:
+        if converter.needed(ctx.kinds):
+            node = converter.transform(node, ctx)
+            ctx.kinds |= converter.EMITS
     codegen.fill_locations(node)
     return node
 

@@ -14,11 +14,13 @@ from autograph.pyct import naming, parser
 def apply(converters, source: str) -> str:
     """The source of the first function in `source` after `converters`."""
     node = parser.parse_source(textwrap.dedent(source)).body[0]
+    names, kinds = transpiler._survey(node)
     ctx = Context(
         function_name=node.name,
         filename="<test>",
-        namer=naming.Namer(transpiler._reserved_names(node)),
+        namer=naming.Namer(names),
         is_builtin=lambda name: hasattr(builtins, name),
+        kinds=kinds,
     )
     for converter in converters:
         node = converter.transform(node, ctx)

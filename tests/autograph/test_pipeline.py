@@ -1,0 +1,122 @@
+"""The pipeline skips a pass only when that pass would change nothing.
+
+`transpiler.convert_node` runs a pass only if `pass.needed(ctx.kinds)`, where
+`ctx.kinds` starts as the node classes of the tree and grows by each run
+pass's `EMITS`. Two properties keep that exact, checked here on every sample
+function and on generated programs:
+
+* the tracked kinds always include every node class really in the tree
+  (loop tests attached as annotations included), so `EMITS` lists all a pass
+  may add;
+* a pass judged not needed leaves the tree exactly as it is.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import inspect
+import textwrap
+
+from hypothesis import given
+
+from autograph.core.converter import Context
+from autograph.impl import transpiler
+from autograph.pyct import anno, naming, parser, transformer
+from tests.program_gen import fuzz_settings, programs
+from tests.samples import ALL_SAMPLES
+
+
+def _kinds(node: ast.AST) -> set[type]:
+    kinds = set()
+    for child in transformer.walk(node):
+        kinds.add(type(child))
+        test = anno.getanno(child, anno.Basic.EXTRA_LOOP_TEST, None)
+        if test is not None:
+            kinds |= _kinds(test)
+    return kinds
+
+
+def _check_pipeline(node: ast.FunctionDef) -> list[str]:
+    """Runs the pipeline pass by pass, checking both properties; returns the
+    names of the passes that ran."""
+    names, kinds = transpiler._survey(node)
+    ctx = Context(
+        function_name=node.name,
+        filename="<pipeline>",
+        namer=naming.Namer(names),
+        is_builtin=lambda name: hasattr(builtins, name),
+        kinds=kinds,
+    )
+    ran = []
+    for converter in transpiler.PIPELINE:
+        name = converter.__name__.rsplit(".", 1)[-1]
+        missing = _kinds(node) - ctx.kinds
+        assert not missing, (
+            f"before {name}: untracked {sorted(k.__name__ for k in missing)}"
+        )
+        if converter.needed(ctx.kinds):
+            node = converter.transform(node, ctx)
+            ctx.kinds |= converter.EMITS
+            ran.append(name)
+        else:
+            before = ast.dump(node)
+            trial = converter.transform(copy.deepcopy(node), copy.deepcopy(ctx))
+            assert ast.dump(trial) == before, f"{name} was skipped but changes the tree"
+    missing = _kinds(node) - ctx.kinds
+    assert not missing, (
+        f"after the pipeline: untracked {sorted(k.__name__ for k in missing)}"
+    )
+    return ran
+
+
+def _function_node(fn) -> ast.FunctionDef:
+    fn = inspect.unwrap(fn)
+    while hasattr(fn, "func"):  # functools.partial
+        fn = fn.func
+    return parser.parse_entity(getattr(fn, "__func__", fn)).node
+
+
+def test_skipped_passes_change_nothing_on_the_sample_corpus():
+    runs: dict[str, int] = {}
+    for sample in ALL_SAMPLES:
+        node = _function_node(sample.fn)
+        if not isinstance(node, ast.FunctionDef):
+            continue  # a lambda
+        for name in _check_pipeline(node):
+            runs[name] = runs.get(name, 0) + 1
+    # Each pass is both run and skipped somewhere in the corpus.
+    assert set(runs) == {c.__name__.rsplit(".", 1)[-1] for c in transpiler.PIPELINE}
+    assert all(
+        count < len(ALL_SAMPLES) for name, count in runs.items() if name != "variables"
+    )
+
+
+@fuzz_settings()
+@given(source=programs())
+def test_skipped_passes_change_nothing_on_generated_programs(source):
+    module = ast.parse(textwrap.dedent(source))
+    (program,) = [
+        n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == "program"
+    ]
+    _check_pipeline(program)
+
+
+def test_a_function_without_control_flow_runs_only_the_passes_it_needs():
+    node = parser.parse_source("def f(x):\n    y = g(x) + 1\n    return y\n").body[0]
+    assert _check_pipeline(node) == ["variables", "call_trees"]
+
+
+def test_generated_names_avoid_parameter_names():
+    source = """
+        def f(if_body, else_body, x):
+            if x:
+                y = 1
+            else:
+                y = 2
+            return y
+    """
+    node = parser.parse_source(textwrap.dedent(source)).body[0]
+    text = parser.unparse(transpiler.convert_node(node, filename="<test>"))
+    assert "def if_body(" not in text and "def else_body(" not in text
