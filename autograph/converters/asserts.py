@@ -40,4 +40,6 @@ def needed(kinds: AbstractSet[type]) -> bool:
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the `assert` statements of `node`."""
-    return AssertTransformer(ctx).visit(node)
+    node = AssertTransformer(ctx).visit(node)
+    ctx.kinds |= EMITS
+    return node

@@ -75,6 +75,7 @@ EMITS = frozenset(
         ast.If,
         ast.Pass,
         ast.UnaryOp,
+        ast.Not,
         ast.BoolOp,
         GeneratedCode,
     }
@@ -89,4 +90,6 @@ def needed(kinds: AbstractSet[type]) -> bool:
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Lowers the `break` statements of `node`."""
-    return BreakTransformer(ctx).visit(node)
+    node = BreakTransformer(ctx).visit(node)
+    ctx.kinds |= EMITS
+    return node

@@ -97,4 +97,6 @@ def needed(kinds: AbstractSet[type]) -> bool:
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the calls of `node`."""
-    return CallTreeTransformer(ctx).visit(node)
+    node = CallTreeTransformer(ctx).visit(node)
+    ctx.kinds |= EMITS
+    return node

@@ -145,4 +145,6 @@ def needed(kinds: AbstractSet[type]) -> bool:
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Tidies the generated functions in `node`."""
-    return CleanupTransformer(ctx).visit(node)
+    node = CleanupTransformer(ctx).visit(node)
+    ctx.kinds |= EMITS
+    return node

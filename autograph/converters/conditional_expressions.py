@@ -35,4 +35,6 @@ def needed(kinds: AbstractSet[type]) -> bool:
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the conditional expressions of `node`."""
-    return ConditionalExpressionTransformer(ctx).visit(node)
+    node = ConditionalExpressionTransformer(ctx).visit(node)
+    ctx.kinds |= EMITS
+    return node

@@ -73,6 +73,7 @@ EMITS = frozenset(
         ast.If,
         ast.Pass,
         ast.UnaryOp,
+        ast.Not,
         ast.BoolOp,
         GeneratedCode,
     }
@@ -86,4 +87,6 @@ def needed(kinds: AbstractSet[type]) -> bool:
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Lowers the `continue` statements of `node`."""
-    return ContinueTransformer(ctx).visit(node)
+    node = ContinueTransformer(ctx).visit(node)
+    ctx.kinds |= EMITS
+    return node

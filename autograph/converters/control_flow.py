@@ -344,4 +344,6 @@ def transform(node: ast.AST, ctx: object) -> ast.AST:
         return node  # a lambda has no statements
     liveness.annotate(node)
     definedness.annotate(node, converted=True)
-    return ControlFlowTransformer(ctx).visit(node)
+    node = ControlFlowTransformer(ctx).visit(node)
+    ctx.kinds |= EMITS
+    return node

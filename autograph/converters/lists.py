@@ -110,4 +110,6 @@ def needed(kinds: AbstractSet[type]) -> bool:
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites list append/pop inside the loops of `node`."""
-    return ListTransformer(ctx).visit(node)
+    node = ListTransformer(ctx).visit(node)
+    ctx.kinds |= EMITS
+    return node

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Set as AbstractSet
 
+from autograph.core.converter import CompareChain
 from autograph.pyct import templates, transformer
 
 
@@ -62,9 +63,11 @@ EMITS = frozenset(
 
 def needed(kinds: AbstractSet[type]) -> bool:
     """Whether a tree holding these node classes has anything to rewrite."""
-    return not kinds.isdisjoint((ast.BoolOp, ast.UnaryOp, ast.Compare))
+    return not kinds.isdisjoint((ast.BoolOp, ast.Not, CompareChain))
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the boolean operators of `node`."""
-    return LogicalExpressionTransformer(ctx).visit(node)
+    node = LogicalExpressionTransformer(ctx).visit(node)
+    ctx.kinds |= EMITS
+    return node

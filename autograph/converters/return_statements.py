@@ -60,7 +60,8 @@ class _FunctionReturns:
             into_loops=True,
             on_loop=self._stop_loop,
         )
-        self.used = False
+        self.used = False  # whether the flags are needed
+        self.changed = False  # whether the tree changed
 
     def init_flags(self) -> ast.stmt:
         """`do_return, retval_ = (False, ag__.UndefinedReturnValue())`."""
@@ -110,10 +111,12 @@ class _FunctionReturns:
                 continue
             if isinstance(stmt, ast.Return):
                 out.append(stmt)
+                self.changed |= bool(rest)
                 return out  # anything after it is dead code
             if isinstance(stmt, ast.If):
                 body_returns = low.always_jumps(stmt.body)
                 orelse_returns = low.always_jumps(stmt.orelse)
+                self.changed |= bool(rest) and (body_returns or orelse_returns)
                 if body_returns and not orelse_returns:
                     stmt.orelse = stmt.orelse + rest
                     rest = []
@@ -152,7 +155,7 @@ class _FunctionReturns:
                 orelse=rest,
             )
             out.extend(self.tail_block([check]))
-            self.used = True
+            self.used = self.changed = True
             return out
         return out
 
@@ -164,19 +167,24 @@ def _single_return(stmts: list[ast.stmt]) -> ast.expr | None:
     return None
 
 
-def _returns_to_expressions(stmts: list[ast.stmt]) -> list[ast.stmt]:
-    """`if c: return a / else: return b` at the end -> `return a if c else b`."""
+def _returns_to_expressions(stmts: list[ast.stmt]) -> bool:
+    """`if c: return a / else: return b` at the end -> `return a if c else b`.
+
+    Returns whether it rewrote something.
+    """
     if not stmts:
-        return stmts
+        return False
     last = stmts[-1]
-    if isinstance(last, ast.If):
-        last.body = _returns_to_expressions(last.body)
-        last.orelse = _returns_to_expressions(last.orelse)
-        body, orelse = _single_return(last.body), _single_return(last.orelse)
-        if body is not None and orelse is not None:
-            expr = ast.IfExp(test=last.test, body=body, orelse=orelse)
-            stmts[-1] = ast.Return(value=expr)
-    return stmts
+    if not isinstance(last, ast.If):
+        return False
+    changed = _returns_to_expressions(last.body)
+    changed |= _returns_to_expressions(last.orelse)
+    body, orelse = _single_return(last.body), _single_return(last.orelse)
+    if body is not None and orelse is not None:
+        expr = ast.IfExp(test=last.test, body=body, orelse=orelse)
+        stmts[-1] = ast.Return(value=expr)
+        return True
+    return changed
 
 
 class ReturnTransformer(transformer.Base):
@@ -185,7 +193,9 @@ class ReturnTransformer(transformer.Base):
     def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         self.generic_visit(node)
         returns = _FunctionReturns(self.ctx)
-        body = _returns_to_expressions(returns.tail_block(node.body))
+        body = returns.tail_block(node.body)
+        if _returns_to_expressions(body) or returns.changed:
+            self.ctx.kinds |= EMITS
         if returns.used:
             do_return = self.ctx.namer.new_symbol("do_return")
             retval = self.ctx.namer.new_symbol("retval_")
@@ -209,6 +219,7 @@ EMITS = frozenset(
         ast.If,
         ast.Pass,
         ast.UnaryOp,
+        ast.Not,
         ast.BoolOp,
         ast.IfExp,
         ast.Return,
@@ -227,5 +238,8 @@ def needed(kinds: AbstractSet[type]) -> bool:
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
-    """Lowers the `return` statements of `node`'s functions."""
+    """Lowers the `return` statements of `node`'s functions.
+
+    Adds `EMITS` to `ctx.kinds` only if it rewrote something.
+    """
     return ReturnTransformer(ctx).visit(node)

@@ -153,4 +153,6 @@ def transform(node: ast.AST, ctx: object) -> ast.AST:
         if isinstance(fn, activity.FUNCTIONS):
             definedness.annotate(fn)
             break  # annotate() covers nested functions itself
-    return VariablesTransformer(ctx).visit(node)
+    node = VariablesTransformer(ctx).visit(node)
+    ctx.kinds |= EMITS
+    return node

@@ -44,6 +44,10 @@ class LoopElse:
     """Not a node: stands in `Context.kinds` for a loop with an `else` block."""
 
 
+class CompareChain:
+    """Not a node: stands in `Context.kinds` for a comparison chain (`a < b < c`)."""
+
+
 class CodeAfterReturn:
     """Not a node: stands in `Context.kinds` for statements after a `return`
     in a function's body (dead code, which return lowering drops)."""
@@ -71,9 +75,10 @@ class Context:
         is_library: Whether a free name refers to a module (or an object in
             one) whose calls run as they are, unconverted.
         recursive: Whether calls to user functions are converted too.
-        kinds: The node classes the tree may hold: those it held before
-            conversion, plus what the passes run so far may have added (a
-            superset). A pass runs only if the tree holds what it rewrites.
+        kinds: What the tree may hold: the node classes and markers (below)
+            the survey found before conversion, plus what the passes run so
+            far added; each pass adds what it emits (its `EMITS`) when it
+            runs. A pass runs only if the tree holds what it rewrites.
     """
 
     function_name: str

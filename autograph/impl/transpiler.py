@@ -31,7 +31,13 @@ from autograph.converters import (
     variables,
 )
 from autograph.core import unsupported
-from autograph.core.converter import AG, CodeAfterReturn, Context, LoopElse
+from autograph.core.converter import (
+    AG,
+    CodeAfterReturn,
+    CompareChain,
+    Context,
+    LoopElse,
+)
 from autograph.impl import codegen
 from autograph.pyct import loader, naming, parser, transformer
 
@@ -45,7 +51,7 @@ _LAMBDA = "converted_lambda__"
 
 def _survey(node: ast.AST) -> tuple[set[str], set[type]]:
     """The names the tree uses (generated ones must differ) and its node
-    classes (with the markers `LoopElse` and `CodeAfterReturn`)."""
+    classes (`ast.Not` for a `not`, and the markers of core.converter)."""
     names = {AG, _FACTORY}
     kinds: set[type] = set()
     for child in transformer.walk(node):
@@ -63,6 +69,10 @@ def _survey(node: ast.AST) -> tuple[set[str], set[type]]:
             names.add((child.asname or child.name).split(".")[0])
         elif kind in (ast.For, ast.While) and child.orelse:
             kinds.add(LoopElse)
+        elif kind is ast.UnaryOp and type(child.op) is ast.Not:
+            kinds.add(ast.Not)
+        elif kind is ast.Compare and len(child.ops) > 1:
+            kinds.add(CompareChain)
     return names, kinds
 
 
@@ -76,10 +86,10 @@ def _survey(node: ast.AST) -> tuple[set[str], set[type]]:
 # - control_flow needs every jump lowered, and emits `not flag` tests and
 #   lambdas that the expression converters then rewrite;
 # - cleanup tidies what control_flow generated.
-# A pass runs only when the tree may hold what it rewrites (`needed` on the
-# node classes present, to which each pass run adds what it `EMITS`): most
-# functions hold no assert, break or conditional expression, and skipping a
-# pass skips a walk over the whole tree.
+# A pass runs only when the tree may hold what it rewrites (`needed` on
+# `ctx.kinds`: the node classes present, to which each pass adds what it
+# emits, its `EMITS`): most functions hold no assert, break or conditional
+# expression, and skipping a pass skips a walk over the whole tree.
 PIPELINE = (
     variables,
     asserts,
@@ -132,7 +142,6 @@ def convert_node(
     for converter in PIPELINE:
         if converter.needed(ctx.kinds):
             node = converter.transform(node, ctx)
-            ctx.kinds |= converter.EMITS
     codegen.fill_locations(node)
     return node
 

@@ -1,13 +1,13 @@
 """The pipeline skips a pass only when that pass would change nothing.
 
 `transpiler.convert_node` runs a pass only if `pass.needed(ctx.kinds)`, where
-`ctx.kinds` starts as the node classes of the tree and grows by each run
-pass's `EMITS`. Two properties keep that exact, checked here on every sample
-function and on generated programs:
+`ctx.kinds` starts as what the survey finds in the tree (node classes and
+markers) and grows by what each pass run adds. Two properties keep that
+exact, checked here on every sample function and on generated programs:
 
-* the tracked kinds always include every node class really in the tree
-  (loop tests attached as annotations included), so `EMITS` lists all a pass
-  may add;
+* the tracked kinds always include what the survey would find in the tree
+  at that point (loop tests attached as annotations included), so passes
+  record all they add;
 * a pass judged not needed leaves the tree exactly as it is.
 """
 
@@ -29,9 +29,9 @@ from tests.samples import ALL_SAMPLES
 
 
 def _kinds(node: ast.AST) -> set[type]:
-    kinds = set()
+    """What the survey finds in the tree, loop tests attached to loops too."""
+    _, kinds = transpiler._survey(node)
     for child in transformer.walk(node):
-        kinds.add(type(child))
         test = anno.getanno(child, anno.Basic.EXTRA_LOOP_TEST, None)
         if test is not None:
             kinds |= _kinds(test)
@@ -58,7 +58,6 @@ def _check_pipeline(node: ast.FunctionDef) -> list[str]:
         )
         if converter.needed(ctx.kinds):
             node = converter.transform(node, ctx)
-            ctx.kinds |= converter.EMITS
             ran.append(name)
         else:
             before = ast.dump(node)
