@@ -43,10 +43,9 @@ class VariablesTransformer(transformer.Base):
     def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         # Remembered for `cleanup`: lowering may drop dead code that was the
         # only binding of a local, which must stay local.
-        anno.setanno(
-            node, LOCALS, activity.local_names(node) - activity.writes(node.args)
-        )
-        self.locals.append(activity.local_names(node))
+        local = activity.local_names(node)
+        anno.setanno(node, LOCALS, local - activity.writes(node.args))
+        self.locals.append(local)
         self.maybe_unbound.append(set())
         node.body = self.visit_block(node.body)
         self.maybe_unbound.pop()

@@ -33,6 +33,8 @@ class _Collector(Visitor):
         self.written: set[str] = set()
         self.deleted: set[str] = set()
         self.walrus: set[str] = set()
+        # Names declared `global`/`nonlocal` in the scope being collected.
+        self.declared: set[str] = set()
 
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load):
@@ -65,7 +67,7 @@ class _Collector(Visitor):
     visit_ImportFrom = visit_Import
 
     def visit_Global(self, node: ast.Global) -> None:
-        pass  # declarations bind nothing
+        self.declared.update(node.names)  # declarations bind nothing
 
     visit_Nonlocal = visit_Global
 
@@ -96,7 +98,7 @@ class _Collector(Visitor):
         else:
             inner.visit(node.args)
             inner._visit_all(node.body)
-        declared = set() if isinstance(node, ast.Lambda) else nonlocal_and_global(node)
+        declared = inner.declared
         self.read |= (inner.read - inner.written) | (declared & inner.read)
         if not isinstance(node, ast.Lambda):
             self.written.add(node.name)
@@ -139,7 +141,9 @@ class _Collector(Visitor):
     visit_GeneratorExp = _visit_comprehension
 
 
-def _collect(nodes: ast.AST | Iterable[ast.AST]) -> _Collector:
+def collect(nodes: ast.AST | Iterable[ast.AST]) -> _Collector:
+    """All of `reads`, `writes` and `deletes` of the nodes, in one walk: the
+    result's `read`, `written` and `deleted` sets."""
     collector = _Collector()
     if isinstance(nodes, ast.AST):
         nodes = [nodes]
@@ -150,26 +154,17 @@ def _collect(nodes: ast.AST | Iterable[ast.AST]) -> _Collector:
 
 def reads(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
     """Names read by a node or a list of statements (in any order)."""
-    return _collect(nodes).read
+    return collect(nodes).read
 
 
 def writes(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
     """Names bound (assigned, deleted, imported, defined) by the nodes."""
-    return _collect(nodes).written
+    return collect(nodes).written
 
 
 def deletes(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
     """Names removed with `del` by the nodes."""
-    return _collect(nodes).deleted
-
-
-def nonlocal_and_global(fn: ast.AST) -> set[str]:
-    """Names declared `nonlocal` or `global` directly in function `fn`."""
-    declared: set[str] = set()
-    for node in _walk_scope(fn.body):
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared.update(node.names)
-    return declared
+    return collect(nodes).deleted
 
 
 def declarations(fn: ast.AST) -> dict[str, str]:
@@ -190,7 +185,7 @@ def local_names(fn: ast.FunctionDef | ast.Lambda) -> set[str]:
     if isinstance(fn, ast.Lambda):
         return collector.written
     collector._visit_all(fn.body)
-    return collector.written - nonlocal_and_global(fn)
+    return collector.written - collector.declared
 
 
 def _walk_scope(stmts: Iterable[ast.AST]) -> Iterable[ast.AST]:

@@ -90,6 +90,7 @@ class _Analyzer:
         # Per enclosing loop: states at its `break`s and its `continue`s.
         self.breaks: list[list[_State | None]] = []
         self.continues: list[list[_State | None]] = []
+        self.compound_writes: dict[ast.stmt, set[str]] = {}
 
     def mark(self, node: ast.AST | None, state: _State) -> None:
         if node is not None:
@@ -107,9 +108,8 @@ class _Analyzer:
 
     def simple(self, node: ast.stmt, state: _State) -> _State:
         self.mark(node, state)
-        return state.bind(activity.writes(node) - activity.deletes(node)).unbind(
-            activity.deletes(node)
-        )
+        names = activity.collect(node)
+        return state.bind(names.written - names.deleted).unbind(names.deleted)
 
     def visit_AugAssign(self, node: ast.AugAssign, state: _State) -> _State:
         self.mark(node.value, state)
@@ -122,8 +122,15 @@ class _Analyzer:
     def _converted_outputs(self, node: ast.stmt, state: _State | None) -> _State | None:
         if state is None or not self.converted:
             return state
-        outputs = activity.writes(node) & anno.getanno(node, Live.OUT, frozenset())
+        outputs = self._writes(node) & anno.getanno(node, Live.OUT, frozenset())
         return state.bind(outputs)
+
+    def _writes(self, node: ast.stmt) -> set[str]:
+        """`activity.writes` of an if or a loop, computed once per statement."""
+        found = self.compound_writes.get(node)
+        if found is None:
+            found = self.compound_writes[node] = activity.writes(node)
+        return found
 
     def _converted_params(
         self, node: ast.stmt, live_in: frozenset[str]
@@ -131,7 +138,7 @@ class _Analyzer:
         """In converted code, the state a body receives as parameters is bound."""
         if not self.converted:
             return frozenset()
-        return frozenset(activity.writes(node) & live_in)
+        return frozenset(self._writes(node) & live_in)
 
     def visit_If(self, node: ast.If, state: _State) -> _State | None:
         self.mark(node.test, state)

@@ -60,7 +60,8 @@ class _Analyzer:
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is not None:
             return method(node, out)
-        return (out - activity.writes(node)) | activity.reads(node)
+        names = activity.collect(node)
+        return (out - names.written) | names.read
 
     def visit_If(self, node: ast.If, out: frozenset[str]) -> frozenset[str]:
         body = self.block(node.body, out)
