@@ -12,7 +12,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Set as AbstractSet
 
-from autograph.pyct import templates, transformer
+from autograph.core.converter import ag_call, thunk
+from autograph.pyct import transformer
 
 
 class AssertTransformer(transformer.Base):
@@ -20,11 +21,8 @@ class AssertTransformer(transformer.Base):
 
     def visit_Assert(self, node: ast.Assert) -> ast.stmt:
         self.generic_visit(node)
-        if node.msg is None:
-            return templates.replace("ag__.assert_stmt(test)", test=node.test)[0]
-        return templates.replace(
-            "ag__.assert_stmt(test, lambda: msg)", test=node.test, msg=node.msg
-        )[0]
+        args = [node.test] if node.msg is None else [node.test, thunk(node.msg)]
+        return ast.Expr(value=ag_call("assert_stmt", *args))
 
 
 # What the pass may add to a tree (see `Context.kinds`).

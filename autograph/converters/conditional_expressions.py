@@ -8,7 +8,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Set as AbstractSet
 
-from autograph.pyct import templates, transformer
+from autograph.core.converter import ag_call, thunk
+from autograph.pyct import transformer
 
 
 class ConditionalExpressionTransformer(transformer.Base):
@@ -16,12 +17,7 @@ class ConditionalExpressionTransformer(transformer.Base):
 
     def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
         self.generic_visit(node)
-        return templates.replace_as_expression(
-            "ag__.if_exp(test, lambda: body, lambda: orelse)",
-            test=node.test,
-            body=node.body,
-            orelse=node.orelse,
-        )
+        return ag_call("if_exp", node.test, thunk(node.body), thunk(node.orelse))
 
 
 # What the pass may add to a tree (see `Context.kinds`).

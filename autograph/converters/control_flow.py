@@ -34,8 +34,13 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from autograph.core import jumps
-from autograph.core.converter import GeneratedCode, ag_attr, undefined_init
-from autograph.pyct import anno, templates, transformer
+from autograph.core.converter import (
+    GeneratedCode,
+    ag_attr,
+    function_def,
+    undefined_init,
+)
+from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity, definedness, liveness
 from autograph.pyct.static_analysis.definedness import Defined
 from autograph.pyct.static_analysis.liveness import Live
@@ -139,13 +144,9 @@ class ControlFlowTransformer(transformer.Base):
                 )
                 if names:
                     decls.append(cls(names=names))
-        (fn,) = templates.replace(
-            "def fn_name(params):\n    pass", fn_name=name, params=list(params)
-        )
         # The body is attached, not templated: it holds the user's statements,
         # which must not be copied (that would cost O(size x depth)).
-        fn.body = decls + body
-        return fn
+        return function_def(name, list(params), decls + body)
 
     # --- if --------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Set as AbstractSet
 
-from autograph.core.converter import CompareChain
+from autograph.core.converter import CompareChain, ag_call, thunk
 from autograph.pyct import templates, transformer
 
 
@@ -23,13 +23,11 @@ class LogicalExpressionTransformer(transformer.Base):
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
         self.generic_visit(node)
-        op = "ag__.and_" if isinstance(node.op, ast.And) else "ag__.or_"
+        op = "and_" if isinstance(node.op, ast.And) else "or_"
         values = node.values
         result = values[-1]
         for value in reversed(values[:-1]):
-            result = templates.replace_as_expression(
-                f"{op}(left, lambda: right)", left=value, right=result
-            )
+            result = ag_call(op, value, thunk(result))
         return result
 
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
@@ -40,8 +38,14 @@ class LogicalExpressionTransformer(transformer.Base):
         ):
             return node
         operands = [node.left, *node.comparators]
+        # An inner operand (a name or constant) is in two comparisons: each
+        # gets its own node.
         parts = [
-            ast.Compare(left=operands[i], ops=[op], comparators=[operands[i + 1]])
+            ast.Compare(
+                left=templates.copy_node(operands[i]) if i else operands[i],
+                ops=[op],
+                comparators=[operands[i + 1]],
+            )
             for i, op in enumerate(node.ops)
         ]
         return self.visit_BoolOp(ast.BoolOp(op=ast.And(), values=parts))
@@ -49,9 +53,7 @@ class LogicalExpressionTransformer(transformer.Base):
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
         self.generic_visit(node)
         if isinstance(node.op, ast.Not):
-            return templates.replace_as_expression(
-                "ag__.not_(operand)", operand=node.operand
-            )
+            return ag_call("not_", node.operand)
         return node
 
 

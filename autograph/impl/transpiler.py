@@ -37,15 +37,12 @@ from autograph.core.converter import (
     CompareChain,
     Context,
     LoopElse,
+    function_def,
 )
 from autograph.impl import codegen
 from autograph.pyct import loader, naming, parser, transformer
 
 _FACTORY = "create_converted_entity"
-# Python 3.12+ function nodes also list their type parameters (PEP 695).
-_NO_TYPE_PARAMS: dict[str, list] = (
-    {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
-)
 _LAMBDA = "converted_lambda__"
 
 
@@ -245,23 +242,7 @@ def _convert(
         # `def f` binds `f` in the factory; a recursive call in `f` must still
         # reach the module's `f`, as in the original.
         body.insert(0, ast.Global(names=[returned]))
-    factory = ast.FunctionDef(
-        name=_FACTORY,
-        args=ast.arguments(
-            args=[_param(n) for n in [AG, *free_vars]],
-            posonlyargs=[],
-            vararg=None,
-            kwonlyargs=[],
-            kw_defaults=[],
-            kwarg=None,
-            defaults=[],
-        ),
-        body=body,
-        decorator_list=[],
-        returns=None,
-        type_comment=None,
-        **_NO_TYPE_PARAMS,
-    )
+    factory = function_def(_FACTORY, [AG, *free_vars], body)
     module = ast.Module(body=[factory], type_ignores=[])
     # The definition has its positions (convert_node): only the factory's
     # own nodes need some, so it is added after they get them.
@@ -305,10 +286,6 @@ def instantiate(
     new.__dict__.update(function.__dict__)
     new.__ag_original__ = function
     return new
-
-
-def _param(name: str) -> ast.arg:
-    return ast.arg(arg=name, annotation=None)
 
 
 def _load(name: str) -> ast.Name:
