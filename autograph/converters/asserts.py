@@ -19,6 +19,8 @@ from autograph.pyct import transformer
 class AssertTransformer(transformer.Base):
     """Rewrites `assert`."""
 
+    statements_only = True  # it rewrites statements; expressions stay
+
     def visit_Assert(self, node: ast.Assert) -> ast.stmt:
         self.generic_visit(node)
         args = [node.test] if node.msg is None else [node.test, thunk(node.msg)]

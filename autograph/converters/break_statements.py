@@ -38,6 +38,8 @@ def add_loop_test(loop: ast.stmt, test: ast.expr) -> None:
 class BreakTransformer(transformer.Base):
     """Replaces each loop's `break`s by a `break_` flag."""
 
+    statements_only = True  # it rewrites statements; expressions stay
+
     def _visit_loop(self, node: ast.stmt) -> ast.stmt | list[ast.stmt]:
         self.generic_visit(node)  # inner loops own their breaks
         flag = self.ctx.namer.new_symbol("break_")

@@ -40,6 +40,8 @@ class CleanupTransformer(transformer.Base):
     a = 1; b = y; return (a, b)        ->  return (1, y)   (pure values only)
     """
 
+    statements_only = True  # it rewrites statements; expressions stay
+
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
         self.generic_visit(node)
         body = node.body

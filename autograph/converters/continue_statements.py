@@ -23,6 +23,8 @@ from autograph.pyct import transformer
 class ContinueTransformer(transformer.Base):
     """Replaces each loop's `continue`s by guards (and a flag if needed)."""
 
+    statements_only = True  # it rewrites statements; expressions stay
+
     def _visit_loop(self, node: ast.stmt) -> ast.stmt:
         self.generic_visit(node)  # inner loops own their continues
         # The flag gets a real name only if some guard reads it.

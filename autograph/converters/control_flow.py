@@ -86,6 +86,8 @@ def _returned(names: Sequence[str]) -> ast.expr:
 class ControlFlowTransformer(transformer.Base):
     """Rewrites if/while/for of every function, outermost statement first."""
 
+    statements_only = True  # it rewrites statements; expressions stay
+
     def __init__(self, ctx: object) -> None:
         super().__init__(ctx)
         self.scopes: list[_Scope] = []

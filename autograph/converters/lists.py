@@ -31,6 +31,8 @@ def _method_call(node: ast.expr, method: str) -> ast.Call | None:
 class ListTransformer(transformer.Base):
     """Rewrites list append/pop statements inside loops."""
 
+    statements_only = True  # it rewrites statements; expressions stay
+
     def __init__(self, ctx: object) -> None:
         super().__init__(ctx)
         self.loop_depth = 0

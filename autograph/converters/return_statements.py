@@ -190,6 +190,8 @@ def _returns_to_expressions(stmts: list[ast.stmt]) -> bool:
 class ReturnTransformer(transformer.Base):
     """Applies `_FunctionReturns` to every function, innermost first."""
 
+    statements_only = True  # it rewrites statements; expressions stay
+
     def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         self.generic_visit(node)
         returns = _FunctionReturns(self.ctx)

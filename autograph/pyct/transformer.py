@@ -12,6 +12,8 @@ a typical tree's nodes.
     >>> import ast
     >>> child_fields(ast.Name), child_fields(ast.BinOp)
     ((), ('left', 'right'))
+    >>> statement_fields(ast.If), statement_fields(ast.Lambda)
+    (('body', 'orelse'), ())
     >>> [type(n).__name__ for n in walk(ast.parse("y = -x").body[0])]
     ['Assign', 'Name', 'UnaryOp', 'Name']
 """
@@ -45,6 +47,8 @@ _LEAF_FIELDS = frozenset(
     }
 )
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
+_BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+_STATEMENT_FIELDS: dict[type, tuple[str, ...]] = {}
 _METHOD_NAMES: dict[type, str] = {}
 
 
@@ -54,6 +58,18 @@ def child_fields(cls: type) -> tuple[str, ...]:
     if fields is None:
         fields = tuple(f for f in cls._fields if f not in _LEAF_FIELDS)  # type: ignore[attr-defined]
         _CHILD_FIELDS[cls] = fields
+    return fields
+
+
+def statement_fields(cls: type) -> tuple[str, ...]:
+    """The fields of node class `cls` that hold statements (or handlers)."""
+    fields = _STATEMENT_FIELDS.get(cls)
+    if fields is None:
+        if issubclass(cls, (ast.stmt, ast.excepthandler, ast.match_case)):
+            fields = tuple(f for f in cls._fields if f in _BLOCK_FIELDS)  # type: ignore[attr-defined]
+        else:
+            fields = ()  # e.g. a Lambda's body is an expression
+        _STATEMENT_FIELDS[cls] = fields
     return fields
 
 
@@ -113,7 +129,14 @@ class Visitor(ast.NodeVisitor):
 
 
 class Base(ast.NodeTransformer):
-    """An ast NodeTransformer carrying the conversion context `ctx`."""
+    """An ast NodeTransformer carrying the conversion context `ctx`.
+
+    A subclass that rewrites statements only sets `statements_only`: its
+    generic visits then enter only statement blocks, never expressions
+    (most of a tree's nodes).
+    """
+
+    statements_only = False
 
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
@@ -129,7 +152,9 @@ class Base(ast.NodeTransformer):
         child from a list, a list splices in), but a list is only rebuilt when
         a visit changed something.
         """
-        for field in child_fields(type(node)):
+        cls = type(node)
+        fields = statement_fields(cls) if self.statements_only else child_fields(cls)
+        for field in fields:
             old = getattr(node, field, None)
             if isinstance(old, list):
                 new: list[Any] | None = None
