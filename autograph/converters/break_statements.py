@@ -20,7 +20,7 @@ import ast
 from collections.abc import Set as AbstractSet
 
 from autograph.core import jumps
-from autograph.core.converter import GeneratedCode, LoopElse
+from autograph.core.converter import DroppedCode, GeneratedCode, LoopElse
 from autograph.pyct import anno, transformer
 
 
@@ -54,6 +54,8 @@ class BreakTransformer(transformer.Base):
             after, node.orelse = node.orelse, []
             return [node, *after] if after else node
         node.body = lowering.block(node.body)
+        if lowering.dropped:
+            self.ctx.kinds.add(DroppedCode)
         add_loop_test(node, jumps.not_(jumps.name(flag)))
         after: list[ast.stmt] = []
         if node.orelse:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Set as AbstractSet
 
-from autograph.core.converter import GeneratedCode, undefined_init
+from autograph.core.converter import DroppedCode, GeneratedCode, undefined_init
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
@@ -46,8 +46,9 @@ class CleanupTransformer(transformer.Base):
         self.generic_visit(node)
         body = node.body
         original_locals = anno.getanno(node, anno.Basic.ORIGINAL_LOCALS, None)
-        if original_locals is not None:
-            self._keep_locals(node, original_locals)
+        if original_locals is not None:  # a user's function
+            if DroppedCode in self.ctx.kinds:
+                self._keep_locals(node, original_locals)
             return node
         if node.name not in self.ctx.namer.generated or not body:
             return node
@@ -141,8 +142,8 @@ EMITS = frozenset(
 
 
 def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether earlier passes generated code to tidy."""
-    return GeneratedCode in kinds
+    """Whether earlier passes generated code to tidy, or dropped dead code."""
+    return GeneratedCode in kinds or DroppedCode in kinds
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

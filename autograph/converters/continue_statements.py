@@ -16,7 +16,7 @@ import ast
 from collections.abc import Set as AbstractSet
 
 from autograph.core import jumps
-from autograph.core.converter import GeneratedCode
+from autograph.core.converter import DroppedCode, GeneratedCode
 from autograph.pyct import transformer
 
 
@@ -39,6 +39,8 @@ class ContinueTransformer(transformer.Base):
         if not lowering.contains(node.body):
             return node
         body = lowering.block(node.body)
+        if lowering.dropped:
+            self.ctx.kinds.add(DroppedCode)
         if lowering.guards_used:
             reset = jumps.assign(flag, ast.Constant(value=False, kind=None))
             node.body = [reset, *body]

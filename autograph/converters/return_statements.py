@@ -42,7 +42,12 @@ from collections.abc import Set as AbstractSet
 
 from autograph.converters.break_statements import add_loop_test
 from autograph.core import jumps
-from autograph.core.converter import CodeAfterReturn, GeneratedCode, ag_call
+from autograph.core.converter import (
+    CodeAfterReturn,
+    DroppedCode,
+    GeneratedCode,
+    ag_call,
+)
 from autograph.pyct import transformer
 
 
@@ -62,6 +67,7 @@ class _FunctionReturns:
         )
         self.used = False  # whether the flags are needed
         self.changed = False  # whether the tree changed
+        self.dropped = False  # whether dead code was dropped
 
     def init_flags(self) -> ast.stmt:
         """`do_return, retval_ = (False, ag__.UndefinedReturnValue())`."""
@@ -112,6 +118,7 @@ class _FunctionReturns:
             if isinstance(stmt, ast.Return):
                 out.append(stmt)
                 self.changed |= bool(rest)
+                self.dropped |= bool(rest)
                 return out  # anything after it is dead code
             if isinstance(stmt, ast.If):
                 body_returns = low.always_jumps(stmt.body)
@@ -124,6 +131,7 @@ class _FunctionReturns:
                     stmt.body = stmt.body + rest
                     rest = []
                 elif body_returns and orelse_returns:
+                    self.dropped |= bool(rest)
                     rest = []
                 if not rest:
                     stmt.body = self.tail_block(stmt.body)
@@ -198,6 +206,8 @@ class ReturnTransformer(transformer.Base):
         body = returns.tail_block(node.body)
         if _returns_to_expressions(body) or returns.changed:
             self.ctx.kinds |= EMITS
+        if returns.dropped or returns.lowering.dropped:
+            self.ctx.kinds.add(DroppedCode)
         if returns.used:
             do_return = self.ctx.namer.new_symbol("do_return")
             retval = self.ctx.namer.new_symbol("retval_")

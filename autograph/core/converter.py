@@ -87,6 +87,12 @@ class GeneratedCode:
     generated (jump flags, helper functions), which `cleanup` tidies."""
 
 
+class DroppedCode:
+    """Not a node: stands in `Context.kinds` once jump lowering dropped dead
+    code (after a `return`, `break` or `continue`): it may have been the only
+    binding of a local, which `cleanup` then keeps local."""
+
+
 class LoopElse:
     """Not a node: stands in `Context.kinds` for a loop with an `else` block."""
 

@@ -75,6 +75,7 @@ class Lowering:
         self.into_loops = into_loops
         self.on_loop = on_loop
         self.guards_used = False
+        self.dropped = False  # whether code after a jump was dropped
 
     def contains(self, node: ast.AST) -> bool:
         """Whether `node` (a statement or a list) holds a jump of this kind."""
@@ -111,6 +112,7 @@ class Lowering:
             rest = list(stmts[i + 1 :])
             if self.is_jump(stmt):
                 out.extend(self.replace(stmt))
+                self.dropped |= bool(rest)
                 return out  # what follows a jump never runs
             if not self.contains(stmt):
                 out.append(stmt)
@@ -132,6 +134,7 @@ class Lowering:
                 stmt.orelse = self.block(stmt.orelse)
                 out.append(stmt)
                 if body_jumps and orelse_jumps:
+                    self.dropped |= bool(rest)
                     return out
             else:
                 self._lower_children(stmt)

@@ -8,7 +8,8 @@ exact, checked here on every sample function and on generated programs:
 * the tracked kinds always include what the survey would find in the tree
   at that point (loop tests attached as annotations included), so passes
   record all they add;
-* a pass judged not needed leaves the tree exactly as it is.
+* a pass judged not needed leaves the tree exactly as it is (and cleanup,
+  told no code was dropped, has no lost local to re-bind).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import textwrap
 
 from hypothesis import given
 
-from autograph.core.converter import Context
+from autograph.converters import cleanup
+from autograph.core.converter import Context, DroppedCode
 from autograph.impl import transpiler
 from autograph.pyct import anno, naming, parser, transformer
 from tests.program_gen import fuzz_settings, programs
@@ -67,6 +69,15 @@ def _check_pipeline(node: ast.FunctionDef) -> list[str]:
     assert not missing, (
         f"after the pipeline: untracked {sorted(k.__name__ for k in missing)}"
     )
+    if DroppedCode not in ctx.kinds:
+        # cleanup then skips re-binding locals lost with dropped code: there
+        # must be none to re-bind.
+        for fn in transformer.walk(node):
+            original = anno.getanno(fn, anno.Basic.ORIGINAL_LOCALS, None)
+            if original is not None:
+                trial = copy.deepcopy(fn)
+                cleanup.CleanupTransformer(ctx)._keep_locals(trial, original)
+                assert ast.dump(trial) == ast.dump(fn), "a lost local went unnoticed"
     return ran
 
 

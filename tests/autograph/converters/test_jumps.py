@@ -1,3 +1,5 @@
+import pytest
+
 from autograph.converters import (
     break_statements,
     continue_statements,
@@ -232,3 +234,51 @@ def test_break_in_an_inner_loop_else_breaks_the_outer_loop():
             return count
     """
     assert run(source, 2) == 1
+
+
+# A local bound only in code after a jump (dead code, which lowering drops)
+# stays a local: reading it raises UnboundLocalError, as in Python.
+
+
+def test_a_local_bound_only_after_a_return_stays_local():
+    source = """
+        def f(c):
+            if c:
+                return x
+            return 1
+            x = 2
+    """
+    assert run(source, False) == 1
+    with pytest.raises(UnboundLocalError):
+        run(source, True)
+
+
+def test_a_local_bound_only_after_a_break_stays_local():
+    source = """
+        def f(n):
+            while True:
+                if n > 0:
+                    return y
+                break
+                y = 1
+            return 0
+    """
+    assert run(source, 0) == 0
+    with pytest.raises(UnboundLocalError):
+        run(source, 1)
+
+
+def test_a_local_bound_only_after_a_continue_stays_local():
+    source = """
+        def f(n):
+            total = 0
+            for i in range(n):
+                if i == 2:
+                    total += z
+                continue
+                z = i
+            return total
+    """
+    assert run(source, 2) == 0
+    with pytest.raises(UnboundLocalError):
+        run(source, 3)
