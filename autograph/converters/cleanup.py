@@ -50,7 +50,7 @@ class CleanupTransformer(transformer.Base):
             if DroppedCode in self.ctx.kinds:
                 self._keep_locals(node, original_locals)
             return node
-        if node.name not in self.ctx.namer.generated or not body:
+        if not self.ctx.namer.is_generated(node.name) or not body:
             return node
         if any(isinstance(s, (ast.Global, ast.Nonlocal)) for s in body):
             return node

@@ -40,11 +40,19 @@ class Namer:
     def __init__(self, reserved: Iterable[str]) -> None:
         self._taken: set[str] = set(reserved)
         self._generated: list[str] = []
+        self._generated_set: set[str] = set()
+        # Per base, the counter to try first: those below it are all taken,
+        # so a function with 1,000 ifs does not try if_body_1..999 again.
+        self._next: dict[str, int] = {}
 
     @property
     def generated(self) -> tuple[str, ...]:
         """The names handed out so far, in order."""
         return tuple(self._generated)
+
+    def is_generated(self, name: str) -> bool:
+        """Whether this namer handed out `name`."""
+        return name in self._generated_set
 
     def new_symbol(self, base: str, extra_reserved: Iterable[str] = ()) -> str:
         """Returns ``base`` if free, else the first free ``base_1``, ``base_2``, ...
@@ -66,12 +74,15 @@ class Namer:
         if not base.isidentifier():
             raise ValueError(f"cannot make a name from {base!r}: not an identifier")
         avoid = set(extra_reserved)
-        name, counter = base, 0
+        counter = self._next.get(base, 0)
+        name = f"{base}_{counter}" if counter else base
         while self._is_taken(name, avoid):
             counter += 1
             name = f"{base}_{counter}"
+        self._next[base] = counter + 1
         self._taken.add(name)
         self._generated.append(name)
+        self._generated_set.add(name)
         return name
 
     def _is_taken(self, name: str, avoid: set[str]) -> bool:

@@ -49,3 +49,11 @@ def test_a_base_that_is_not_an_identifier_is_rejected():
     with pytest.raises(ValueError) as caught:
         Namer(()).new_symbol("loop body")
     assert str(caught.value) == "cannot make a name from 'loop body': not an identifier"
+
+
+def test_new_symbols_of_one_base_skip_the_names_taken_before():
+    namer = Namer({"if_body_2"})
+    names = [namer.new_symbol("if_body") for _ in range(4)]
+    assert names == ["if_body", "if_body_1", "if_body_3", "if_body_4"]
+    assert namer.new_symbol("if_body", extra_reserved={"if_body_5"}) == "if_body_6"
+    assert namer.is_generated("if_body_3") and not namer.is_generated("if_body_2")
