@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from autograph.core import jumps
 from autograph.core.converter import (
     GeneratedCode,
+    NestedFunction,
     ag_attr,
     function_def,
     undefined_init,
@@ -332,6 +333,7 @@ EMITS = frozenset(
         ast.Global,
         ast.Nonlocal,
         GeneratedCode,
+        NestedFunction,
     }
 )
 

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Set as AbstractSet
 
 from autograph.core import jumps
-from autograph.core.converter import ag_call, undefined_init
+from autograph.core.converter import Context, NestedFunction, ag_call, undefined_init
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity, definedness
 from autograph.pyct.static_analysis.definedness import Defined
@@ -146,12 +146,41 @@ def needed(kinds: AbstractSet[type]) -> bool:
     return True
 
 
-def transform(node: ast.AST, ctx: object) -> ast.AST:
+# Where reads happen later than the statement they sit in.
+_NESTED_SCOPES = (
+    NestedFunction,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def transform(node: ast.AST, ctx: Context) -> ast.AST:
     """Runs definedness (Python semantics), then rewrites `node`."""
+    unbound: set[str] | None = None
     for fn in transformer.walk(node):
         if isinstance(fn, activity.FUNCTIONS):
-            definedness.annotate(fn)
+            unbound = definedness.annotate(fn)
             break  # annotate() covers nested functions itself
+    if unbound is not None and _nothing_to_rewrite(node, ctx, unbound):
+        return node
     node = VariablesTransformer(ctx).visit(node)
     ctx.kinds |= EMITS
     return node
+
+
+def _nothing_to_rewrite(node: ast.AST, ctx: Context, unbound: set[str]) -> bool:
+    """Whether `node` is a function with no `del`, no nested scope and no
+    read of a local that may be unbound; if so its locals are noted here,
+    sparing the walk that finds nothing (the common case)."""
+    if not isinstance(node, activity.FUNCTIONS):
+        return False
+    if ast.Delete in ctx.kinds or not ctx.kinds.isdisjoint(_NESTED_SCOPES):
+        return False
+    local = activity.local_names(node)
+    if unbound & local:
+        return False
+    anno.setanno(node, LOCALS, local - activity.writes(node.args))
+    return True

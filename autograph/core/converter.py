@@ -93,6 +93,10 @@ class DroppedCode:
     binding of a local, which `cleanup` then keeps local."""
 
 
+class NestedFunction:
+    """Not a node: stands in `Context.kinds` for a `def` inside the function."""
+
+
 class LoopElse:
     """Not a node: stands in `Context.kinds` for a loop with an `else` block."""
 

@@ -37,6 +37,7 @@ from autograph.core.converter import (
     CompareChain,
     Context,
     LoopElse,
+    NestedFunction,
     function_def,
 )
 from autograph.impl import codegen
@@ -62,6 +63,8 @@ def _survey(node: ast.AST) -> tuple[set[str], set[type]]:
             names.add(child.name)
             if any(isinstance(s, ast.Return) for s in child.body[:-1]):
                 kinds.add(CodeAfterReturn)
+            if child is not node:
+                kinds.add(NestedFunction)
         elif kind is ast.alias:
             names.add((child.asname or child.name).split(".")[0])
         elif kind in (ast.For, ast.While) and child.orelse:

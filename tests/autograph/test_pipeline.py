@@ -22,10 +22,11 @@ import textwrap
 
 from hypothesis import given
 
-from autograph.converters import cleanup
+from autograph.converters import cleanup, variables
 from autograph.core.converter import Context, DroppedCode
 from autograph.impl import transpiler
 from autograph.pyct import anno, naming, parser, transformer
+from autograph.pyct.static_analysis import definedness
 from tests.program_gen import fuzz_settings, programs
 from tests.samples import ALL_SAMPLES
 
@@ -130,3 +131,37 @@ def test_generated_names_avoid_parameter_names():
     node = parser.parse_source(textwrap.dedent(source)).body[0]
     text = parser.unparse(transpiler.convert_node(node, filename="<test>"))
     assert "def if_body(" not in text and "def else_body(" not in text
+
+
+def _check_variables_shortcut(node: ast.FunctionDef) -> None:
+    """The variables pass skips its walk when it finds nothing to rewrite: the
+    result must be what the walk gives."""
+    names, kinds = transpiler._survey(node)
+
+    def context() -> Context:
+        return Context("f", "<pipeline>", naming.Namer(names), kinds=set(kinds))
+
+    fast = variables.transform(copy.deepcopy(node), context())
+    full = copy.deepcopy(node)
+    definedness.annotate(full)
+    full = variables.VariablesTransformer(context()).visit(full)
+    assert ast.dump(fast) == ast.dump(full)
+    locals_ = anno.Basic.ORIGINAL_LOCALS
+    assert anno.getanno(fast, locals_) == anno.getanno(full, locals_)
+
+
+def test_the_variables_shortcut_changes_nothing_on_the_sample_corpus():
+    for sample in ALL_SAMPLES:
+        node = _function_node(sample.fn)
+        if isinstance(node, ast.FunctionDef):
+            _check_variables_shortcut(node)
+
+
+@fuzz_settings()
+@given(source=programs())
+def test_the_variables_shortcut_changes_nothing_on_generated_programs(source):
+    module = ast.parse(textwrap.dedent(source))
+    (program,) = [
+        n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == "program"
+    ]
+    _check_variables_shortcut(program)

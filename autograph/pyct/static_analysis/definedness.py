@@ -10,12 +10,13 @@ Two modes:
 - converted (`converted=True`): a converted `if` or loop binds every variable
   it outputs on every path (to an `Undefined` where Python would leave it
   unbound); used by the control-flow converter to decide where such
-  `Undefined` initial values are needed.
+  `Undefined` initial values are needed. Only statements are annotated.
 
     >>> import ast
     >>> from autograph.pyct import anno
     >>> fn = ast.parse("def f(c):\\n  if c:\\n    y = 1\\n  return y").body[0]
-    >>> annotate(fn)
+    >>> sorted(annotate(fn))  # names read while maybe unbound
+    ['y']
     >>> anno.getanno(fn.body[1].value, Defined.DEFINITELY)
     False
 """
@@ -69,12 +70,16 @@ def _merge(*states: _State | None) -> _State | None:
 class _ReadMarker(transformer.Visitor):
     """Marks each Name read (outside nested scopes) as definitely bound or not."""
 
-    def __init__(self, must: frozenset[str]) -> None:
+    def __init__(self, must: frozenset[str], unbound: set[str]) -> None:
         self.must = must
+        self.unbound = unbound  # collects the names read while maybe unbound
 
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, (ast.Load, ast.Del)):  # `del x` reads x too
-            anno.setanno(node, Defined.DEFINITELY, node.id in self.must)
+            bound = node.id in self.must
+            anno.setanno(node, Defined.DEFINITELY, bound)
+            if not bound:
+                self.unbound.add(node.id)
 
     def _skip(self, node: ast.AST) -> None:
         pass  # reads inside nested scopes happen later, when called
@@ -91,10 +96,13 @@ class _Analyzer:
         self.breaks: list[list[_State | None]] = []
         self.continues: list[list[_State | None]] = []
         self.compound_writes: dict[ast.stmt, set[str]] = {}
+        self.unbound: set[str] = set()
 
     def mark(self, node: ast.AST | None, state: _State) -> None:
-        if node is not None:
-            _ReadMarker(state.must).visit(node)
+        # Converted semantics are for statements' states only: reads keep
+        # the marks of Python's semantics.
+        if node is not None and not self.converted:
+            _ReadMarker(state.must, self.unbound).visit(node)
 
     def block(self, stmts: Sequence[ast.stmt], state: _State | None) -> _State | None:
         for stmt in stmts:
@@ -114,7 +122,11 @@ class _Analyzer:
     def visit_AugAssign(self, node: ast.AugAssign, state: _State) -> _State:
         self.mark(node.value, state)
         if isinstance(node.target, ast.Name):
-            anno.setanno(node.target, Defined.DEFINITELY, node.target.id in state.must)
+            if not self.converted:
+                bound = node.target.id in state.must
+                anno.setanno(node.target, Defined.DEFINITELY, bound)
+                if not bound:
+                    self.unbound.add(node.target.id)
         else:
             self.mark(node.target, state)
         return state.bind(activity.writes(node))
@@ -242,13 +254,20 @@ class _Analyzer:
 
 def annotate(
     fn: ast.FunctionDef | ast.AsyncFunctionDef, *, converted: bool = False
-) -> None:
+) -> set[str]:
     """Annotates `fn`'s statements and reads (and nested functions') with `Defined`.
 
     Args:
         fn: The function.
-        converted: Use converted-code semantics (see the module docstring);
-            needs `liveness.annotate(fn)` first.
+        converted: Use converted-code semantics (see the module docstring)
+            for the statements' states; reads are not marked. Needs
+            `liveness.annotate(fn)` first.
+
+    Returns:
+        The names `fn` itself (not a nested scope) may read while unbound,
+        globals and builtins included (Python semantics only).
     """
     params = activity.writes(fn.args)
-    _Analyzer(converted).block(fn.body, _State(frozenset(params), frozenset(params)))
+    analyzer = _Analyzer(converted)
+    analyzer.block(fn.body, _State(frozenset(params), frozenset(params)))
+    return analyzer.unbound
