@@ -27,6 +27,7 @@ import ast
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
@@ -96,6 +97,7 @@ class _Analyzer:
         self.breaks: list[list[_State | None]] = []
         self.continues: list[list[_State | None]] = []
         self.compound_writes: dict[ast.stmt, set[str]] = {}
+        self.collected: dict[ast.stmt, Any] = {}
         self.unbound: set[str] = set()
 
     def mark(self, node: ast.AST | None, state: _State) -> None:
@@ -116,7 +118,9 @@ class _Analyzer:
 
     def simple(self, node: ast.stmt, state: _State) -> _State:
         self.mark(node, state)
-        names = activity.collect(node)
+        names = self.collected.get(node)
+        if names is None:  # loop bodies are walked twice
+            names = self.collected[node] = activity.collect(node)
         return state.bind(names.written - names.deleted).unbind(names.deleted)
 
     def visit_AugAssign(self, node: ast.AugAssign, state: _State) -> _State:
@@ -177,12 +181,17 @@ class _Analyzer:
             node, Live.OUT, frozenset()
         )
         params = self._converted_params(node, live)
+        start = header.bind(item_names | params)
         for _ in range(2):  # a second pass sees what the first iteration bound
             self.breaks.append([])
             self.continues.append([])
-            body = self.block(node.body, header.bind(item_names | params))
+            body = self.block(node.body, start)
             breaks = self.breaks.pop()
+            # Never None: the loop may run no iteration at all.
             header = _merge(state, body, *self.continues.pop())
+            entry, start = start, header.bind(item_names | params)
+            if start == entry:
+                break  # a second pass would start where the first did
         if test is not None:
             # A while test runs before every iteration, not just the first.
             self.mark(test, header)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import enum
 from collections.abc import Sequence
+from typing import Any
 
 from autograph.pyct import anno
 from autograph.pyct.static_analysis import activity
@@ -47,6 +48,7 @@ class _Analyzer:
     def __init__(self) -> None:
         # Per enclosing loop: (live after the loop, live at its header).
         self.loops: list[tuple[frozenset[str], frozenset[str]]] = []
+        self.collected: dict[ast.stmt, Any] = {}
 
     def block(self, stmts: Sequence[ast.stmt], out: frozenset[str]) -> frozenset[str]:
         live = out
@@ -60,7 +62,9 @@ class _Analyzer:
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is not None:
             return method(node, out)
-        names = activity.collect(node)
+        names = self.collected.get(node)
+        if names is None:  # loop bodies are walked until nothing changes
+            names = self.collected[node] = activity.collect(node)
         return (out - names.written) | names.read
 
     def visit_If(self, node: ast.If, out: frozenset[str]) -> frozenset[str]:
