@@ -24,17 +24,17 @@ MAX_LINE = 100
 
 def fill_locations(node: ast.AST, lineno: int = 1, col_offset: int = 0) -> None:
     """Copies positions down to nodes that have none (generated ones)."""
-    attrs = getattr(node, "_attributes", ())
-    if "lineno" in attrs:
-        if getattr(node, "lineno", None) is None:
-            node.lineno = lineno
-            node.col_offset = col_offset
-            node.end_lineno = lineno
-            node.end_col_offset = col_offset
-        else:
-            lineno, col_offset = node.lineno, node.col_offset
-    for child in transformer.iter_child_nodes(node):
-        fill_locations(child, lineno, col_offset)
+    stack = [(node, lineno, col_offset)]
+    while stack:
+        current, lineno, col_offset = stack.pop()
+        if "lineno" in current._attributes:
+            if getattr(current, "lineno", None) is None:
+                current.lineno = current.end_lineno = lineno
+                current.col_offset = current.end_col_offset = col_offset
+            else:
+                lineno, col_offset = current.lineno, current.col_offset
+        for child in transformer.child_nodes(current):
+            stack.append((child, lineno, col_offset))
 
 
 def to_source(node: ast.AST) -> str:

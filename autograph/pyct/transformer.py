@@ -21,7 +21,7 @@ a typical tree's nodes.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 # Fields that never hold a node with children (on Python >= 3.10): names and
@@ -73,16 +73,21 @@ def statement_fields(cls: type) -> tuple[str, ...]:
     return fields
 
 
-def iter_child_nodes(node: ast.AST) -> Iterator[ast.AST]:
+def child_nodes(node: ast.AST) -> list[ast.AST]:
     """The children of `node` in field order (contexts and operators left out)."""
+    children: list[ast.AST] = []
     for field in child_fields(type(node)):
         value = getattr(node, field, None)
-        if isinstance(value, list):
-            for item in value:
-                if isinstance(item, ast.AST):
-                    yield item
+        if type(value) is list:
+            children.extend(item for item in value if isinstance(item, ast.AST))
         elif isinstance(value, ast.AST):
-            yield value
+            children.append(value)
+    return children
+
+
+def iter_child_nodes(node: ast.AST) -> Iterator[ast.AST]:
+    """`child_nodes` as an iterator, like `ast.iter_child_nodes`."""
+    return iter(child_nodes(node))
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
@@ -91,7 +96,7 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
     while stack:
         current = stack.pop()
         yield current
-        children = list(iter_child_nodes(current))
+        children = child_nodes(current)
         children.reverse()
         stack.extend(children)
 
@@ -104,23 +109,60 @@ def method_name(cls: type) -> str:
     return name
 
 
-class Visitor(ast.NodeVisitor):
-    """An `ast.NodeVisitor` that walks only fields that can hold children."""
+class _Dispatch:
+    """Per visitor class, node class -> the function that visits it.
+
+    `visit` looks the function up once per node class, not per node, and
+    calls it unbound; a generic visit calls it directly for each child
+    rather than through `visit`, unless the subclass overrides `visit`.
+    """
+
+    _table: dict[type, Callable[[Any, ast.AST], Any]] = {}
+    _direct = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._table = {}
+        cls._direct = cls.visit is _Dispatch.visit
+
+    def _method(self, cls: type) -> Callable[[Any, ast.AST], Any]:
+        own = type(self)
+        method = getattr(own, method_name(cls), None) or own.generic_visit
+        own._table[cls] = method
+        return method
 
     def visit(self, node: ast.AST) -> Any:
         """Dispatches to `visit_<Class>` (or `generic_visit`), like ast's."""
-        return getattr(self, method_name(type(node)), self.generic_visit)(node)
+        cls = type(node)
+        return (self._table.get(cls) or self._method(cls))(self, node)
+
+    def generic_visit(self, node: ast.AST) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+
+class Visitor(_Dispatch, ast.NodeVisitor):
+    """An `ast.NodeVisitor` that walks only fields that can hold children."""
 
     def generic_visit(self, node: ast.AST) -> None:
         """Visits the children of `node`."""
+        table = self._table
+        direct = self._direct
         for field in child_fields(type(node)):
             value = getattr(node, field, None)
-            if isinstance(value, list):
+            if type(value) is list:
                 for item in value:
                     if isinstance(item, ast.AST):
-                        self.visit(item)
+                        if direct:
+                            cls = type(item)
+                            (table.get(cls) or self._method(cls))(self, item)
+                        else:
+                            self.visit(item)
             elif isinstance(value, ast.AST):
-                self.visit(value)
+                if direct:
+                    cls = type(value)
+                    (table.get(cls) or self._method(cls))(self, value)
+                else:
+                    self.visit(value)
 
     def visit_Constant(self, node: ast.Constant) -> Any:
         # No children; overrides ast.NodeVisitor's, which looks up the
@@ -128,7 +170,7 @@ class Visitor(ast.NodeVisitor):
         return None
 
 
-class Base(ast.NodeTransformer):
+class Base(_Dispatch, ast.NodeTransformer):
     """An ast NodeTransformer carrying the conversion context `ctx`.
 
     A subclass that rewrites statements only sets `statements_only`: its
@@ -141,10 +183,6 @@ class Base(ast.NodeTransformer):
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
 
-    def visit(self, node: ast.AST) -> Any:
-        """Dispatches to `visit_<Class>` (or `generic_visit`), like ast's."""
-        return getattr(self, method_name(type(node)), self.generic_visit)(node)
-
     def generic_visit(self, node: ast.AST) -> ast.AST:
         """Visits the children of `node`, replacing them with what visits return.
 
@@ -154,16 +192,22 @@ class Base(ast.NodeTransformer):
         """
         cls = type(node)
         fields = statement_fields(cls) if self.statements_only else child_fields(cls)
+        table = self._table
+        direct = self._direct
         for field in fields:
             old = getattr(node, field, None)
-            if isinstance(old, list):
+            if type(old) is list:
                 new: list[Any] | None = None
                 for i, item in enumerate(old):
                     if not isinstance(item, ast.AST):
                         if new is not None:
                             new.append(item)
                         continue
-                    result = self.visit(item)
+                    if direct:
+                        kind = type(item)
+                        result = (table.get(kind) or self._method(kind))(self, item)
+                    else:
+                        result = self.visit(item)
                     if new is None:
                         if result is item:
                             continue
