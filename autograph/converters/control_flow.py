@@ -63,7 +63,7 @@ def _contains_return(stmts: Iterable[ast.AST]) -> bool:
             return True
         if isinstance(node, activity.SCOPES):
             continue
-        stack.extend(transformer.iter_child_nodes(node))
+        stack.extend(transformer.child_statements(node))
     return False
 
 
@@ -96,7 +96,9 @@ class ControlFlowTransformer(transformer.Base):
     # --- functions -------------------------------------------------------
 
     def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
-        scope = _Scope(declared=activity.declarations(node))
+        kinds = self.ctx.kinds
+        has_declarations = ast.Global in kinds or ast.Nonlocal in kinds
+        scope = _Scope(declared=activity.declarations(node) if has_declarations else {})
         self.scopes.append(scope)
         node.body = self.visit_block(node.body)
         self.scopes.pop()

@@ -25,9 +25,14 @@ from autograph.pyct.static_analysis import activity
 _LOOPS = (ast.For, ast.While, ast.AsyncFor)
 
 
+# Expression contexts carry no data; one instance of each serves every node,
+# as in trees from ast.parse.
+_CONTEXTS = {ast.Load: ast.Load(), ast.Store: ast.Store(), ast.Del: ast.Del()}
+
+
 def name(id_: str, ctx: type[ast.expr_context] = ast.Load) -> ast.Name:
-    """A ast Name node."""
-    return ast.Name(id=id_, ctx=ctx())
+    """An ast Name node."""
+    return ast.Name(id=id_, ctx=_CONTEXTS[ctx])
 
 
 def assign(target: str, value: ast.expr) -> ast.Assign:
@@ -88,7 +93,7 @@ class Lowering:
                 continue  # a jump in a nested function is that function's
             if isinstance(item, _LOOPS) and not self.into_loops:
                 continue  # a break/continue there is that loop's
-            stack.extend(transformer.iter_child_nodes(item))
+            stack.extend(transformer.child_statements(item))
         return False
 
     def always_jumps(self, stmts: Sequence[ast.stmt]) -> bool:

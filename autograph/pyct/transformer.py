@@ -85,6 +85,15 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     return children
 
 
+def child_statements(node: ast.AST) -> list[ast.AST]:
+    """The statements (and except handlers) in the blocks of `node`: what a
+    search for a statement needs to look at (expressions hold none)."""
+    children: list[ast.AST] = []
+    for field in statement_fields(type(node)):
+        children.extend(getattr(node, field, ()))
+    return children
+
+
 def iter_child_nodes(node: ast.AST) -> Iterator[ast.AST]:
     """`child_nodes` as an iterator, like `ast.iter_child_nodes`."""
     return iter(child_nodes(node))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from autograph.pyct.transformer import Visitor, iter_child_nodes
+from autograph.pyct.transformer import Visitor, child_statements
 
 # Node kinds that open a scope of their own, shared by the analyses and
 # converters.
@@ -189,11 +189,11 @@ def local_names(fn: ast.FunctionDef | ast.Lambda) -> set[str]:
 
 
 def _walk_scope(stmts: Iterable[ast.AST]) -> Iterable[ast.AST]:
-    """Walks statements without entering nested scopes."""
+    """Walks statements (not expressions) without entering nested scopes."""
     stack = list(stmts)
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, (*SCOPES, *_COMPREHENSIONS)):
+        if isinstance(node, SCOPES):
             continue
-        stack.extend(iter_child_nodes(node))
+        stack.extend(child_statements(node))
