@@ -89,9 +89,12 @@ class ControlFlowTransformer(transformer.Base):
 
     statements_only = True  # it rewrites statements; expressions stay
 
-    def __init__(self, ctx: object) -> None:
+    def __init__(self, ctx: object, cache: activity.Cache | None = None) -> None:
         super().__init__(ctx)
         self.scopes: list[_Scope] = []
+        # The analyses' names of statements: statements are read before
+        # they are rewritten (outermost first), so what it holds stays true.
+        self.cache = cache or activity.Cache()
 
     # --- functions -------------------------------------------------------
 
@@ -119,8 +122,8 @@ class ControlFlowTransformer(transformer.Base):
     def scope(self) -> _Scope:
         return self.scopes[-1]
 
-    def _modified(self, nodes: ast.AST | list[ast.AST]) -> set[str]:
-        return activity.writes(nodes) - set(self.scope.declared)
+    def _modified(self, stmts: list[ast.stmt]) -> set[str]:
+        return self.cache.writes(stmts) - set(self.scope.declared)
 
     def _state_inits(self, node: ast.stmt, state: Iterable[str]) -> list[ast.stmt]:
         """`x = ag__.Undefined('x')` for state that may be unbound here."""
@@ -204,7 +207,9 @@ class ControlFlowTransformer(transformer.Base):
     def visit_While(self, node: ast.While) -> list[ast.stmt]:
         live_out = anno.getanno(node, Live.OUT, frozenset())
         header = anno.getanno(node, Live.LOOP_HEADER, frozenset())
-        modified = self._modified(node.body) | self._modified(node.test)
+        modified = self._modified(node.body) | (
+            activity.writes(node.test) - set(self.scope.declared)
+        )
         state = sorted(modified & (header | live_out))
         inits = self._state_inits(node, state)
         namer = self.ctx.namer
@@ -349,8 +354,9 @@ def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Runs liveness and definedness, then rewrites the control flow of `node`."""
     if not isinstance(node, activity.FUNCTIONS):
         return node  # a lambda has no statements
-    liveness.annotate(node)
-    definedness.annotate(node, converted=True)
-    node = ControlFlowTransformer(ctx).visit(node)
+    cache = activity.Cache()
+    liveness.annotate(node, cache)
+    definedness.annotate(node, converted=True, cache=cache)
+    node = ControlFlowTransformer(ctx, cache).visit(node)
     ctx.kinds |= EMITS
     return node

@@ -16,7 +16,12 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from autograph.pyct.transformer import Visitor, child_statements
+from autograph.pyct.transformer import (
+    Visitor,
+    child_fields,
+    child_statements,
+    statement_fields,
+)
 
 # Node kinds that open a scope of their own, shared by the analyses and
 # converters.
@@ -35,6 +40,14 @@ class _Collector(Visitor):
         self.walrus: set[str] = set()
         # Names declared `global`/`nonlocal` in the scope being collected.
         self.declared: set[str] = set()
+
+    def merge(self, other: _Collector) -> None:
+        """Adds what `other` collected (from code in the same scope)."""
+        self.read |= other.read
+        self.written |= other.written
+        self.deleted |= other.deleted
+        self.walrus |= other.walrus
+        self.declared |= other.declared
 
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load):
@@ -150,6 +163,51 @@ def collect(nodes: ast.AST | Iterable[ast.AST]) -> _Collector:
     for node in nodes:
         collector.visit(node)
     return collector
+
+
+class Cache:
+    """The names of statements, each found once, for analyses that ask often.
+
+    `of(stmt)` is `collect(stmt)`; a compound statement's (an if, a loop, a
+    try, ...) is put together from its own expressions and its blocks'
+    statements, so asking about every statement of a nested tree costs one
+    walk rather than one per nesting level. The statements must not change
+    while the cache is in use.
+    """
+
+    def __init__(self) -> None:
+        self._found: dict[ast.AST, _Collector] = {}
+
+    def of(self, node: ast.AST) -> _Collector:
+        """`collect(node)` for a statement (or an except handler)."""
+        found = self._found.get(node)
+        if found is not None:
+            return found
+        blocks = statement_fields(type(node))
+        if not blocks or isinstance(node, SCOPES):
+            found = collect(node)
+        else:
+            found = _Collector()
+            for field in child_fields(type(node)):
+                value = getattr(node, field, None)
+                if field in blocks:
+                    for child in value:
+                        found.merge(self.of(child))
+                elif type(value) is list:
+                    found._visit_all(v for v in value if isinstance(v, ast.AST))
+                elif isinstance(value, ast.AST):
+                    found.visit(value)
+            if isinstance(node, ast.ExceptHandler) and node.name is not None:
+                found.written.add(node.name)
+        self._found[node] = found
+        return found
+
+    def writes(self, stmts: Iterable[ast.AST]) -> set[str]:
+        """`writes(stmts)` for a list of statements."""
+        written: set[str] = set()
+        for stmt in stmts:
+            written |= self.of(stmt).written
+        return written
 
 
 def reads(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:

@@ -26,8 +26,7 @@ from __future__ import annotations
 import ast
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import NamedTuple
 
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
@@ -47,8 +46,7 @@ class Defined(enum.Enum):
     ORELSE_MUST_OUT = "Like BODY_MUST_OUT, for the else block."
 
 
-@dataclass(frozen=True)
-class _State:
+class _State(NamedTuple):
     may: frozenset[str]
     must: frozenset[str]
 
@@ -61,8 +59,8 @@ class _State:
 
 def _merge(*states: _State | None) -> _State | None:
     live = [s for s in states if s is not None]
-    if not live:
-        return None
+    if len(live) < 2:
+        return live[0] if live else None
     may = frozenset().union(*(s.may for s in live))
     must = live[0].must.intersection(*(s.must for s in live[1:]))
     return _State(may, must)
@@ -91,13 +89,12 @@ class _ReadMarker(transformer.Visitor):
 
 
 class _Analyzer:
-    def __init__(self, converted: bool) -> None:
+    def __init__(self, converted: bool, cache: activity.Cache) -> None:
         self.converted = converted
+        self.cache = cache
         # Per enclosing loop: states at its `break`s and its `continue`s.
         self.breaks: list[list[_State | None]] = []
         self.continues: list[list[_State | None]] = []
-        self.compound_writes: dict[ast.stmt, set[str]] = {}
-        self.collected: dict[ast.stmt, Any] = {}
         self.unbound: set[str] = set()
 
     def mark(self, node: ast.AST | None, state: _State) -> None:
@@ -118,9 +115,7 @@ class _Analyzer:
 
     def simple(self, node: ast.stmt, state: _State) -> _State:
         self.mark(node, state)
-        names = self.collected.get(node)
-        if names is None:  # loop bodies are walked twice
-            names = self.collected[node] = activity.collect(node)
+        names = self.cache.of(node)  # loop bodies are walked twice
         return state.bind(names.written - names.deleted).unbind(names.deleted)
 
     def visit_AugAssign(self, node: ast.AugAssign, state: _State) -> _State:
@@ -142,11 +137,7 @@ class _Analyzer:
         return state.bind(outputs)
 
     def _writes(self, node: ast.stmt) -> set[str]:
-        """`activity.writes` of an if or a loop, computed once per statement."""
-        found = self.compound_writes.get(node)
-        if found is None:
-            found = self.compound_writes[node] = activity.writes(node)
-        return found
+        return self.cache.of(node).written
 
     def _converted_params(
         self, node: ast.stmt, live_in: frozenset[str]
@@ -233,7 +224,7 @@ class _Analyzer:
         body = self.block(node.body, state)
         # A handler may start anywhere in the body: what the body binds is
         # possible there, nothing more is certain.
-        may = state.may | activity.writes(node.body)
+        may = state.may | self.cache.writes(node.body)
         entry = _State(may, state.must)
         ends = []
         for handler in node.handlers:
@@ -255,14 +246,17 @@ class _Analyzer:
         self.mark(node.args, state)
         for decorator in node.decorator_list:
             self.mark(decorator, state)
-        annotate(node, converted=self.converted)
+        annotate(node, converted=self.converted, cache=self.cache)
         return state.bind({node.name})
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
 
 def annotate(
-    fn: ast.FunctionDef | ast.AsyncFunctionDef, *, converted: bool = False
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    *,
+    converted: bool = False,
+    cache: activity.Cache | None = None,
 ) -> set[str]:
     """Annotates `fn`'s statements and reads (and nested functions') with `Defined`.
 
@@ -271,12 +265,14 @@ def annotate(
         converted: Use converted-code semantics (see the module docstring)
             for the statements' states; reads are not marked. Needs
             `liveness.annotate(fn)` first.
+        cache: Statements' names, when the caller shares them with other
+            analyses of the same tree.
 
     Returns:
         The names `fn` itself (not a nested scope) may read while unbound,
         globals and builtins included (Python semantics only).
     """
     params = activity.writes(fn.args)
-    analyzer = _Analyzer(converted)
+    analyzer = _Analyzer(converted, cache or activity.Cache())
     analyzer.block(fn.body, _State(frozenset(params), frozenset(params)))
     return analyzer.unbound

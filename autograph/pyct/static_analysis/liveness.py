@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 import enum
 from collections.abc import Sequence
-from typing import Any
 
 from autograph.pyct import anno
 from autograph.pyct.static_analysis import activity
@@ -45,10 +44,10 @@ _EMPTY: frozenset[str] = frozenset()
 
 
 class _Analyzer:
-    def __init__(self) -> None:
+    def __init__(self, cache: activity.Cache) -> None:
         # Per enclosing loop: (live after the loop, live at its header).
         self.loops: list[tuple[frozenset[str], frozenset[str]]] = []
-        self.collected: dict[ast.stmt, Any] = {}
+        self.cache = cache
 
     def block(self, stmts: Sequence[ast.stmt], out: frozenset[str]) -> frozenset[str]:
         live = out
@@ -62,9 +61,7 @@ class _Analyzer:
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is not None:
             return method(node, out)
-        names = self.collected.get(node)
-        if names is None:  # loop bodies are walked until nothing changes
-            names = self.collected[node] = activity.collect(node)
+        names = self.cache.of(node)  # loop bodies are walked more than once
         return (out - names.written) | names.read
 
     def visit_If(self, node: ast.If, out: frozenset[str]) -> frozenset[str]:
@@ -156,12 +153,20 @@ class _Analyzer:
     def visit_FunctionDef(
         self, node: ast.FunctionDef, out: frozenset[str]
     ) -> frozenset[str]:
-        annotate(node)
-        return (out - {node.name}) | activity.reads(node)
+        annotate(node, self.cache)
+        return (out - {node.name}) | self.cache.of(node).read
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
 
-def annotate(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-    """Annotates every statement of `fn` (and of nested functions) with `Live`."""
-    _Analyzer().block(fn.body, _EMPTY)
+def annotate(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, cache: activity.Cache | None = None
+) -> None:
+    """Annotates every statement of `fn` (and of nested functions) with `Live`.
+
+    Args:
+        fn: The function.
+        cache: Statements' names, when the caller shares them with other
+            analyses of the same tree.
+    """
+    _Analyzer(cache or activity.Cache()).block(fn.body, _EMPTY)

@@ -1,4 +1,6 @@
 import ast
+import inspect
+import textwrap
 
 from autograph.pyct.static_analysis import activity
 
@@ -51,3 +53,49 @@ def test_local_names_exclude_global_and_nonlocal_declarations():
     fn = _body("def f(a):\n    global g\n    g = 1\n    b = 2")[0]
     assert activity.local_names(fn) == {"a", "b"}
     assert activity.declarations(fn) == {"g": "global"}
+
+
+def test_the_cache_gives_what_collect_gives_for_every_statement():
+
+    from tests.samples import ALL_SAMPLES
+
+    source = """
+def f(xs, n):
+    global g
+    total = 0
+    for i, x in enumerate(xs):
+        if (y := x) > n:
+            try:
+                total += helper(y)
+            except ValueError as error:
+                del total
+                total = error
+            finally:
+                done = True
+        else:
+            with open(x) as handle:
+                lines = [line for line in handle]
+    while total:
+        def inner():
+            nonlocal total
+            total = 0
+        inner()
+    return total, lines, g
+"""
+    trees = [ast.parse(source).body[0]]
+    for sample in ALL_SAMPLES:
+        fn = inspect.unwrap(sample.fn)
+        fn = getattr(getattr(fn, "func", fn), "__func__", getattr(fn, "func", fn))
+        if fn.__name__ != "<lambda>":
+            trees.append(ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0])
+    for tree in trees:
+        cache = activity.Cache()
+        statements = [n for n in ast.walk(tree) if isinstance(n, ast.stmt)]
+        for stmt in reversed(statements):  # inner statements first, then outer
+            found, expected = cache.of(stmt), activity.collect(stmt)
+            for part in ("read", "written", "deleted", "walrus", "declared"):
+                assert getattr(found, part) == getattr(expected, part), (
+                    ast.unparse(stmt),
+                    part,
+                )
+        assert cache.writes(tree.body) == activity.writes(tree.body)
