@@ -238,7 +238,9 @@ EMITS = frozenset(
         GeneratedCode,
     }
 )
-_BLOCKS = (ast.If, ast.For, ast.While, ast.With, ast.Try, ast.TryStar)
+_BLOCKS = (ast.If, ast.For, ast.While, ast.With, ast.Try) + (
+    (ast.TryStar,) if hasattr(ast, "TryStar") else ()  # Python 3.11+
+)
 
 
 def needed(kinds: AbstractSet[type]) -> bool:
