@@ -111,10 +111,11 @@ class _FunctionReturns:
         low = self.lowering
         out: list[ast.stmt] = []
         for i, stmt in enumerate(stmts):
-            rest = list(stmts[i + 1 :])
             if not low.contains(stmt):
                 out.append(stmt)
                 continue
+            # Every path below returns: `rest` is copied once per block.
+            rest = list(stmts[i + 1 :])
             if isinstance(stmt, ast.Return):
                 out.append(stmt)
                 self.changed |= bool(rest)

@@ -114,14 +114,15 @@ class Lowering:
         """Lowers the jumps of a block; see the module docstring."""
         out: list[ast.stmt] = []
         for i, stmt in enumerate(stmts):
+            if not self.contains(stmt):
+                out.append(stmt)
+                continue
+            # Every path below returns: `rest` is copied once per block.
             rest = list(stmts[i + 1 :])
             if self.is_jump(stmt):
                 out.extend(self.replace(stmt))
                 self.dropped |= bool(rest)
                 return out  # what follows a jump never runs
-            if not self.contains(stmt):
-                out.append(stmt)
-                continue
             if isinstance(stmt, ast.If):
                 body_jumps = self.always_jumps(stmt.body)
                 orelse_jumps = self.always_jumps(stmt.orelse)
