@@ -30,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import contextlib
 import functools
 import importlib
 import importlib.util
@@ -43,6 +44,7 @@ from types import ModuleType
 from typing import Any
 
 import autograph
+from autograph.pyct import loader
 from bench._timing import time_call, write_results
 from tests.samples import TOPICS
 
@@ -212,18 +214,45 @@ def generated_source(name: str, shape: Callable[[int], list[str]], size: int) ->
     return f"def {name}(x, n):\n" + "".join(f"    {line}\n" for line in body)
 
 
+@contextlib.contextmanager
+def compile_timer() -> Iterator[list[float]]:
+    """Times CPython's `compile` of the converted code inside the block.
+
+    Yields a list that collects the seconds of each compilation (bench-only
+    instrumentation of autograph.pyct.loader).
+    """
+    seconds: list[float] = []
+    original = loader.compile_module
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            seconds.append(time.perf_counter() - start)
+
+    loader.compile_module = timed
+    try:
+        yield seconds
+    finally:
+        loader.compile_module = original
+
+
 def time_generated(
     shape: Callable[[int], list[str]], size: int, directory: Path
-) -> tuple[float, int]:
-    """Median fresh conversion time (s) of a generated function, and its lines."""
-    times = []
+) -> tuple[float, float, int]:
+    """Median fresh conversion time (s) of a generated function, the median
+    time of CPython's compile within it, and the function's lines."""
+    times, compiles = [], []
     for _ in range(3 if size >= 1000 else 7):
         name = f"generated_{next(_ids)}"
         source = generated_source(name, shape, size)
         fn = getattr(import_fresh(source, directory, None), name)
         clear_cache()
-        times.append(time_call(functools.partial(autograph.to_graph, fn)))
-    return statistics.median(times), source.count("\n")
+        with compile_timer() as compiled:
+            times.append(time_call(functools.partial(autograph.to_graph, fn)))
+        compiles.append(sum(compiled))
+    return statistics.median(times), statistics.median(compiles), source.count("\n")
 
 
 def bench_generated(directory: Path) -> dict[str, Any]:
@@ -231,34 +260,51 @@ def bench_generated(directory: Path) -> dict[str, Any]:
 
     The marginal cost of a statement, (t(large) - t(small)) / (large - small),
     is the same for every step of sizes when conversion is linear, so
-    ``marginal_growth`` (last step over first) is then about 1.
+    ``marginal_growth`` (last step over first) is then about 1. It is also
+    given without CPython's `compile` of the converted code
+    (``marginal_growth_without_compile``): compiling a function that
+    defines thousands of nested functions is superlinear in CPython itself
+    (a 1,000-if function's compile takes ~45x its 100-if twin's).
     """
     results: dict[str, Any] = {}
     for shape_name, shape in SHAPES.items():
         sizes = {}
         for size in SIZES:
-            median, lines = time_generated(shape, size, directory)
+            median, compiled, lines = time_generated(shape, size, directory)
             sizes[size] = {
                 "statements": size,
                 "lines": lines,
                 "median_ms": median * 1e3,
+                "compile_ms": compiled * 1e3,
                 "us_per_statement": median / size * 1e6,
             }
-        marginal = {
-            f"{small}->{large}": (
-                (sizes[large]["median_ms"] - sizes[small]["median_ms"])
-                / (large - small)
-                * 1e3
-            )
-            for small, large in itertools.pairwise(SIZES)
-        }
-        first, *_, last = marginal.values()
+        marginal = _marginal(sizes, lambda row: row["median_ms"])
+        own = _marginal(sizes, lambda row: row["median_ms"] - row["compile_ms"])
         results[shape_name] = {
             "sizes": {str(size): row for size, row in sizes.items()},
             "marginal_us_per_statement": marginal,
-            "marginal_growth": last / first,
+            "marginal_growth": _growth(marginal),
+            "marginal_us_per_statement_without_compile": own,
+            "marginal_growth_without_compile": _growth(own),
         }
     return results
+
+
+def _marginal(
+    sizes: dict[int, dict[str, Any]], ms: Callable[[dict[str, Any]], float]
+) -> dict[str, float]:
+    """Microseconds per added statement between successive sizes."""
+    return {
+        f"{small}->{large}": (ms(sizes[large]) - ms(sizes[small]))
+        / (large - small)
+        * 1e3
+        for small, large in itertools.pairwise(SIZES)
+    }
+
+
+def _growth(marginal: dict[str, float]) -> float:
+    first, *_, last = marginal.values()
+    return last / first
 
 
 def main() -> None:
@@ -285,6 +331,8 @@ def main() -> None:
         print(
             f"{shape_name:15} {figures};"
             f" marginal cost growth {rows['marginal_growth']:.2f}x"
+            f" ({rows['marginal_growth_without_compile']:.2f}x without"
+            " CPython's compile)"
         )
     path = write_results(
         "conversion",
