@@ -24,17 +24,21 @@ MAX_LINE = 100
 
 def fill_locations(node: ast.AST, lineno: int = 1, col_offset: int = 0) -> None:
     """Copies positions down to nodes that have none (generated ones)."""
-    stack = [(node, lineno, col_offset)]
-    while stack:
-        current, lineno, col_offset = stack.pop()
-        if "lineno" in current._attributes:
-            if getattr(current, "lineno", None) is None:
-                current.lineno = current.end_lineno = lineno
-                current.col_offset = current.end_col_offset = col_offset
-            else:
-                lineno, col_offset = current.lineno, current.col_offset
-        for child in transformer.child_nodes(current):
-            stack.append((child, lineno, col_offset))
+    fields = node.__dict__  # an ast node keeps its fields and positions there
+    if "lineno" in node._attributes:
+        if fields.get("lineno") is None:
+            node.lineno = node.end_lineno = lineno
+            node.col_offset = node.end_col_offset = col_offset
+        else:
+            lineno, col_offset = fields["lineno"], fields["col_offset"]
+    for field in transformer.child_fields(type(node)):
+        value = fields.get(field)
+        if type(value) is list:
+            for item in value:
+                if isinstance(item, ast.AST):
+                    fill_locations(item, lineno, col_offset)
+        elif isinstance(value, ast.AST):
+            fill_locations(value, lineno, col_offset)
 
 
 def to_source(node: ast.AST) -> str:
