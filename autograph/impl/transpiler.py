@@ -52,9 +52,20 @@ def _survey(node: ast.AST) -> tuple[set[str], set[type]]:
     classes (`ast.Not` for a `not`, and the markers of core.converter)."""
     names = {AG, _FACTORY}
     kinds: set[type] = set()
-    for child in transformer.walk(node):
+    stack: list = [node]
+    while stack:  # a walk, in no particular order
+        child = stack.pop()
+        if not isinstance(child, ast.AST):
+            continue  # e.g. the names of a `global` statement
         kind = type(child)
         kinds.add(kind)
+        fields = child.__dict__
+        for name in transformer.child_fields(kind):
+            value = fields.get(name)
+            if type(value) is list:
+                stack.extend(value)
+            elif value is not None:
+                stack.append(value)
         if kind is ast.Name:
             names.add(child.id)
         elif kind is ast.arg:
