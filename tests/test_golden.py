@@ -18,6 +18,7 @@ import pytest
 
 import autograph
 from tests.samples import ALL_SAMPLES
+from tests.versions import UNPARSE_TEXT_OF_311
 
 GOLDEN = Path(__file__).parent / "golden" / "samples"
 REGENERATE = os.environ.get("AUTOGRAPH_REGENERATE_GOLDEN") == "1"
@@ -78,6 +79,7 @@ def _source_lines(fn) -> int:
     )
 
 
+@UNPARSE_TEXT_OF_311
 def test_golden_corpus_converted_code_is_at_most_one_and_a_half_times_as_long():
     functions = [
         fn for group in MODULES.values() for fn in group if fn.__name__ != "<lambda>"
@@ -87,6 +89,7 @@ def test_golden_corpus_converted_code_is_at_most_one_and_a_half_times_as_long():
     assert converted <= 1.5 * original, (converted, original)
 
 
+@UNPARSE_TEXT_OF_311
 def test_golden_corpus_converted_code_has_no_line_over_100_characters():
     for group in MODULES.values():
         for fn in group:

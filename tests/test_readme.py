@@ -10,10 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.versions import UNPARSE_TEXT_OF_311
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 
 
+@UNPARSE_TEXT_OF_311
 def test_readme_python_blocks_run_as_doctests():
     result = doctest.testfile(
         str(README),
@@ -38,6 +41,7 @@ def _console_blocks() -> list[tuple[str, str]]:
     return [(cmd, "\n".join(out)) for cmd, out in pairs]
 
 
+@UNPARSE_TEXT_OF_311
 def test_readme_console_commands_print_what_the_readme_shows():
     pairs = _console_blocks()
     assert pairs

@@ -266,14 +266,24 @@ def _loop_context(names: Sequence[str], values: Sequence[Any]) -> Iterator[None]
                 f"'{name}' ({dtype})" if dtype is not None else f"'{name}'"
             )
         if described and not getattr(e, "_ag_loop_note", False):
-            e.add_note(
+            _add_note(
+                e,
                 "while tracing a graph loop whose variables are "
                 + ", ".join(described)
                 + " at the start; a variable keeps its dtype in a graph loop, so "
-                "give it the right one before the loop (e.g. 0.0 instead of 0)"
+                "give it the right one before the loop (e.g. 0.0 instead of 0)",
             )
             e._ag_loop_note = True  # type: ignore[attr-defined]
         raise
+
+
+def _add_note(error: BaseException, note: str) -> None:
+    """`error.add_note(note)`; before Python 3.11, which has no notes, the
+    note is appended to the message."""
+    if hasattr(error, "add_note"):
+        error.add_note(note)
+    elif error.args and isinstance(error.args[0], str):
+        error.args = (f"{error.args[0]}\n{note}", *error.args[1:])
 
 
 def _length(value: SymbolicTensor) -> Any:

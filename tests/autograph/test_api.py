@@ -7,6 +7,7 @@ import pytest
 
 import autograph
 from autograph.impl import api, transpiler
+from tests.versions import INSTRUCTION_COLUMNS
 
 
 def run_converted(f, *args, **kwargs):
@@ -86,6 +87,7 @@ def test_lambda_with_a_conditional_expression_converts():
     assert "ag__.if_exp" in autograph.to_code(f)
 
 
+@INSTRUCTION_COLUMNS
 def test_two_lambdas_on_one_line_are_told_apart():
     pos, neg = (lambda x: x > 0 and x), (lambda x: x < 0 or x)
     assert run_converted(pos, 2) == 2

@@ -1,5 +1,6 @@
 from autograph.converters import control_flow
 from tests.autograph.converters.util import apply, run, same
+from tests.versions import UNPARSE_TEXT_OF_311
 
 
 def test_if_else_assigning_one_variable_returns_it_from_both_branches():
@@ -74,6 +75,7 @@ def test_variable_set_in_one_branch_only_starts_undefined():
     )
 
 
+@UNPARSE_TEXT_OF_311
 def test_while_loop_carries_exactly_the_variables_it_needs():
     same(
         apply(

@@ -7,8 +7,10 @@ from autograph.converters import (
     variables,
 )
 from tests.autograph.converters.util import apply, run, same
+from tests.versions import UNPARSE_TEXT_OF_311
 
 
+@UNPARSE_TEXT_OF_311
 def test_and_or_not_become_lazy_operators():
     same(
         apply([logical_expressions], "def f(a, b, c):\n    return a and b or not c\n"),
@@ -24,6 +26,7 @@ def test_right_operand_is_not_evaluated_when_not_needed():
     assert run("def f(x):\n    return x or 1 // 0\n", 5) == 5
 
 
+@UNPARSE_TEXT_OF_311
 def test_conditional_expression_evaluates_only_the_taken_arm():
     same(
         apply([conditional_expressions], "def f(x):\n    return 1 if x else 2\n"),
@@ -32,6 +35,7 @@ def test_conditional_expression_evaluates_only_the_taken_arm():
     assert run("def f(x):\n    return 1 if x else 1 // 0\n", True) == 1
 
 
+@UNPARSE_TEXT_OF_311
 def test_assert_message_is_a_lambda():
     same(
         apply([asserts], "def f(x):\n    assert x > 0, 'bad'\n"),

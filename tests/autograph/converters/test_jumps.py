@@ -7,6 +7,7 @@ from autograph.converters import (
     return_statements,
 )
 from tests.autograph.converters.util import apply, run, same
+from tests.versions import UNPARSE_TEXT_OF_311
 
 
 def test_break_becomes_a_flag_tested_by_the_loop():
@@ -143,6 +144,7 @@ def test_early_return_moves_the_rest_into_the_else_branch():
     )
 
 
+@UNPARSE_TEXT_OF_311
 def test_return_inside_a_loop_sets_flags_and_stops_the_loop():
     code = apply(
         [return_statements, control_flow],
