@@ -284,9 +284,12 @@ def _located(node: ast.stmt, stmts: list[ast.stmt]) -> list[ast.stmt]:
     have no position inherit it later (`codegen.fill_locations`), and the
     user's statements keep their own.
     """
+    lineno = getattr(node, "lineno", None)
+    if lineno is None:
+        return stmts  # a generated statement: positions come later
     for stmt in stmts:
         if getattr(stmt, "lineno", None) is None:
-            ast.copy_location(stmt, node)
+            stmt.lineno, stmt.col_offset = lineno, node.col_offset
             stmt.end_lineno = node.end_lineno
             stmt.end_col_offset = node.end_col_offset
     return stmts

@@ -24,12 +24,14 @@ from dataclasses import dataclass, field
 from autograph.pyct import naming
 
 AG = "ag__"  # the name converted code uses for `runtime.operators`
+_LOAD = ast.Load()  # contexts carry no data: one serves every node
 
 
 def ag_attr(attr: str) -> ast.Attribute:
     """`ag__.<attr>`."""
-    base = ast.Name(id=AG, ctx=ast.Load())
-    return ast.Attribute(value=base, attr=attr, ctx=ast.Load())
+    # Positional arguments: the fields (value, attr, ctx) are the same on every
+    # supported version, and node classes build faster that way.
+    return ast.Attribute(ast.Name(AG, _LOAD), attr, _LOAD)
 
 
 def ag_call(attr: str, *args: ast.expr) -> ast.Call:

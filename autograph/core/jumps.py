@@ -32,7 +32,7 @@ _CONTEXTS = {ast.Load: ast.Load(), ast.Store: ast.Store(), ast.Del: ast.Del()}
 
 def name(id_: str, ctx: type[ast.expr_context] = ast.Load) -> ast.Name:
     """An ast Name node."""
-    return ast.Name(id=id_, ctx=_CONTEXTS[ctx])
+    return ast.Name(id_, _CONTEXTS[ctx])  # positional: faster to build
 
 
 def assign(target: str, value: ast.expr) -> ast.Assign:

@@ -201,7 +201,9 @@ def _remember(code: types.CodeType) -> None:
     while stack:
         current = stack.pop()
         _converted_codes.add(current)
-        stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+        for const in current.co_consts:
+            if type(const) is types.CodeType:
+                stack.append(const)
 
 
 def convert_entity(
