@@ -20,7 +20,7 @@ import ast
 from collections.abc import Set as AbstractSet
 
 from autograph.core import jumps
-from autograph.core.converter import DroppedCode, GeneratedCode, LoopElse
+from autograph.core.converter import DroppedCode, LoopElse
 from autograph.pyct import anno, transformer
 
 
@@ -71,19 +71,7 @@ class BreakTransformer(transformer.Base):
 
 
 # What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {
-        ast.Assign,
-        ast.Name,
-        ast.Constant,
-        ast.If,
-        ast.Pass,
-        ast.UnaryOp,
-        ast.Not,
-        ast.BoolOp,
-        GeneratedCode,
-    }
-)
+EMITS = jumps.EMITS
 
 
 def needed(kinds: AbstractSet[type]) -> bool:

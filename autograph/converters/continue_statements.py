@@ -16,7 +16,7 @@ import ast
 from collections.abc import Set as AbstractSet
 
 from autograph.core import jumps
-from autograph.core.converter import DroppedCode, GeneratedCode
+from autograph.core.converter import DroppedCode
 from autograph.pyct import transformer
 
 
@@ -69,19 +69,7 @@ def _remove(stmts: list[ast.stmt], ids: set[int]) -> None:
 
 
 # What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {
-        ast.Assign,
-        ast.Name,
-        ast.Constant,
-        ast.If,
-        ast.Pass,
-        ast.UnaryOp,
-        ast.Not,
-        ast.BoolOp,
-        GeneratedCode,
-    }
-)
+EMITS = jumps.EMITS
 
 
 def needed(kinds: AbstractSet[type]) -> bool:

@@ -45,7 +45,6 @@ from autograph.core import jumps
 from autograph.core.converter import (
     CodeAfterReturn,
     DroppedCode,
-    GeneratedCode,
     ag_call,
 )
 from autograph.pyct import transformer
@@ -221,24 +220,8 @@ class ReturnTransformer(transformer.Base):
 
 
 # What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {
-        ast.Assign,
-        ast.Tuple,
-        ast.Name,
-        ast.Constant,
-        ast.Call,
-        ast.Attribute,
-        ast.If,
-        ast.Pass,
-        ast.UnaryOp,
-        ast.Not,
-        ast.BoolOp,
-        ast.IfExp,
-        ast.Return,
-        GeneratedCode,
-    }
-)
+# (the flags' set-up, `return a if c else b`, and what lowering adds).
+EMITS = jumps.EMITS | {ast.Tuple, ast.Call, ast.Attribute, ast.IfExp, ast.Return}
 _BLOCKS = (ast.If, ast.For, ast.While, ast.With, ast.Try) + (
     (ast.TryStar,) if hasattr(ast, "TryStar") else ()  # Python 3.11+
 )

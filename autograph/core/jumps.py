@@ -19,11 +19,28 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 
+from autograph.core.converter import GeneratedCode
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
 _LOOPS = (ast.For, ast.While, ast.AsyncFor)
 
+
+# What lowering may add to a tree (see `Context.kinds`): flag assignments,
+# guards `if not flag:`, loop tests `not flag and ...`, `pass` in emptied blocks.
+EMITS = frozenset(
+    {
+        ast.Assign,
+        ast.Name,
+        ast.Constant,
+        ast.If,
+        ast.Pass,
+        ast.UnaryOp,
+        ast.Not,
+        ast.BoolOp,
+        GeneratedCode,
+    }
+)
 
 # Expression contexts carry no data; one instance of each serves every node,
 # as in trees from ast.parse.

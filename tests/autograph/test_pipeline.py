@@ -15,7 +15,6 @@ exact, checked here on every sample function and on generated programs:
 from __future__ import annotations
 
 import ast
-import builtins
 import copy
 import inspect
 import textwrap
@@ -23,10 +22,11 @@ import textwrap
 from hypothesis import given
 
 from autograph.converters import cleanup, variables
-from autograph.core.converter import Context, DroppedCode
+from autograph.core.converter import DroppedCode
 from autograph.impl import transpiler
-from autograph.pyct import anno, naming, parser, transformer
+from autograph.pyct import anno, parser, transformer
 from autograph.pyct.static_analysis import definedness
+from tests.autograph.converters.util import context
 from tests.program_gen import fuzz_settings, programs
 from tests.samples import ALL_SAMPLES
 
@@ -44,14 +44,7 @@ def _kinds(node: ast.AST) -> set[type]:
 def _check_pipeline(node: ast.FunctionDef) -> list[str]:
     """Runs the pipeline pass by pass, checking both properties; returns the
     names of the passes that ran."""
-    names, kinds = transpiler._survey(node)
-    ctx = Context(
-        function_name=node.name,
-        filename="<pipeline>",
-        namer=naming.Namer(names),
-        is_builtin=lambda name: hasattr(builtins, name),
-        kinds=kinds,
-    )
+    ctx = context(node)
     ran = []
     for converter in transpiler.PIPELINE:
         name = converter.__name__.rsplit(".", 1)[-1]
@@ -82,6 +75,15 @@ def _check_pipeline(node: ast.FunctionDef) -> list[str]:
     return ran
 
 
+def _program(source: str) -> ast.FunctionDef:
+    """The generated function of a program from `programs()`."""
+    module = ast.parse(textwrap.dedent(source))
+    (program,) = [
+        n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == "program"
+    ]
+    return program
+
+
 def _function_node(fn) -> ast.FunctionDef:
     fn = inspect.unwrap(fn)
     while hasattr(fn, "func"):  # functools.partial
@@ -107,11 +109,7 @@ def test_skipped_passes_change_nothing_on_the_sample_corpus():
 @fuzz_settings()
 @given(source=programs())
 def test_skipped_passes_change_nothing_on_generated_programs(source):
-    module = ast.parse(textwrap.dedent(source))
-    (program,) = [
-        n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == "program"
-    ]
-    _check_pipeline(program)
+    _check_pipeline(_program(source))
 
 
 def test_a_function_without_control_flow_runs_only_the_passes_it_needs():
@@ -136,15 +134,10 @@ def test_generated_names_avoid_parameter_names():
 def _check_variables_shortcut(node: ast.FunctionDef) -> None:
     """The variables pass skips its walk when it finds nothing to rewrite: the
     result must be what the walk gives."""
-    names, kinds = transpiler._survey(node)
-
-    def context() -> Context:
-        return Context("f", "<pipeline>", naming.Namer(names), kinds=set(kinds))
-
-    fast = variables.transform(copy.deepcopy(node), context())
+    fast = variables.transform(copy.deepcopy(node), context(node))
     full = copy.deepcopy(node)
     definedness.annotate(full)
-    full = variables.VariablesTransformer(context()).visit(full)
+    full = variables.VariablesTransformer(context(node)).visit(full)
     assert ast.dump(fast) == ast.dump(full)
     locals_ = anno.Basic.ORIGINAL_LOCALS
     assert anno.getanno(fast, locals_) == anno.getanno(full, locals_)
@@ -160,8 +153,4 @@ def test_the_variables_shortcut_changes_nothing_on_the_sample_corpus():
 @fuzz_settings()
 @given(source=programs())
 def test_the_variables_shortcut_changes_nothing_on_generated_programs(source):
-    module = ast.parse(textwrap.dedent(source))
-    (program,) = [
-        n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == "program"
-    ]
-    _check_variables_shortcut(program)
+    _check_variables_shortcut(_program(source))

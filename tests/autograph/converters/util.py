@@ -11,17 +11,22 @@ from autograph.impl import codegen, transpiler
 from autograph.pyct import naming, parser
 
 
-def apply(converters, source: str) -> str:
-    """The source of the first function in `source` after `converters`."""
-    node = parser.parse_source(textwrap.dedent(source)).body[0]
+def context(node: ast.FunctionDef) -> Context:
+    """A fresh conversion context for `node`, as the pipeline makes one."""
     names, kinds = transpiler._survey(node)
-    ctx = Context(
+    return Context(
         function_name=node.name,
         filename="<test>",
         namer=naming.Namer(names),
         is_builtin=lambda name: hasattr(builtins, name),
         kinds=kinds,
     )
+
+
+def apply(converters, source: str) -> str:
+    """The source of the first function in `source` after `converters`."""
+    node = parser.parse_source(textwrap.dedent(source)).body[0]
+    ctx = context(node)
     for converter in converters:
         node = converter.transform(node, ctx)
     return codegen.to_source(node)
