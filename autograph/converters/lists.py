@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Set as AbstractSet
 
+from autograph.core.converter import ListMethodCall
 from autograph.pyct import templates, transformer
 
 
@@ -106,8 +107,8 @@ EMITS = frozenset(
 
 
 def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether the tree may call a method inside a loop."""
-    return ast.Attribute in kinds and (ast.For in kinds or ast.While in kinds)
+    """Whether the tree calls `append` or `pop` and has a loop."""
+    return ListMethodCall in kinds and (ast.For in kinds or ast.While in kinds)
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

@@ -103,6 +103,11 @@ class LoopElse:
     """Not a node: stands in `Context.kinds` for a loop with an `else` block."""
 
 
+class ListMethodCall:
+    """Not a node: stands in `Context.kinds` for a call of a method named
+    `append` or `pop` (what the lists converter rewrites inside loops)."""
+
+
 class CompareChain:
     """Not a node: stands in `Context.kinds` for a comparison chain (`a < b < c`)."""
 

@@ -36,6 +36,7 @@ from autograph.core.converter import (
     CodeAfterReturn,
     CompareChain,
     Context,
+    ListMethodCall,
     LoopElse,
     NestedFunction,
     function_def,
@@ -84,6 +85,12 @@ def _survey(node: ast.AST) -> tuple[set[str], set[type]]:
             kinds.add(ast.Not)
         elif kind is ast.Compare and len(child.ops) > 1:
             kinds.add(CompareChain)
+        elif (
+            kind is ast.Call
+            and type(child.func) is ast.Attribute
+            and child.func.attr in ("append", "pop")
+        ):
+            kinds.add(ListMethodCall)
     return names, kinds
 
 
