@@ -27,10 +27,12 @@ _LOOPS = (ast.For, ast.While, ast.AsyncFor)
 
 
 # What lowering may add to a tree (see `Context.kinds`): flag assignments,
-# guards `if not flag:`, loop tests `not flag and ...`, `pass` in emptied blocks.
+# guards `if not flag:`, loop tests `not flag and ...`, `pass` in emptied
+# blocks, the test of an emptied `if` kept for its effects.
 EMITS = frozenset(
     {
         ast.Assign,
+        ast.Expr,
         ast.Name,
         ast.Constant,
         ast.If,

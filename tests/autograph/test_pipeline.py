@@ -154,3 +154,18 @@ def test_the_variables_shortcut_changes_nothing_on_the_sample_corpus():
 @given(source=programs())
 def test_the_variables_shortcut_changes_nothing_on_generated_programs(source):
     _check_variables_shortcut(_program(source))
+
+
+def test_an_emptied_if_kept_for_its_test_is_tracked():
+    # The continue's `if` empties; its test may have effects, so lowering
+    # keeps it as an expression statement (found by the fuzz profile).
+    source = """
+        def program(a, log):
+            while a:
+                a -= 1
+                if len(log) < a:
+                    continue
+            return a
+    """
+    ran = _check_pipeline(parser.parse_source(textwrap.dedent(source)).body[0])
+    assert "continue_statements" in ran
