@@ -127,7 +127,7 @@ def time_in_program(fn: Callable[[], Any]) -> float:
 # - after_full_collection: bench._timing.time_call, which runs a full
 #   collection before the call and turns the collector off during it. The
 #   collection walks every live object (NumPy, the corpus modules, ...) and
-#   evicts the CPU caches, so this times a cold start (~25% slower); it is
+#   evicts the CPU caches, so this times a cold start (~20% slower); it is
 #   reported too, for comparison with earlier figures, which used it alone.
 TIMERS: dict[str, Callable[[Callable[[], Any]], float]] = {
     "in_program": time_in_program,
