@@ -34,7 +34,7 @@ _LEAF_FIELDS = frozenset(
         "id",
         "attr",
         "arg",
-        "name",  # a str on every node that has it (FunctionDef, alias, ...)
+        "name",  # a str (FunctionDef, alias, ...), but see _NODE_NAMED
         "asname",
         "module",
         "level",
@@ -46,6 +46,8 @@ _LEAF_FIELDS = frozenset(
         "tag",
     }
 )
+# Node classes whose `name` is a node: 3.12's `type X = ...` (ast.TypeAlias).
+_NODE_NAMED = frozenset({"TypeAlias"})
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 _BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 _STATEMENT_FIELDS: dict[type, tuple[str, ...]] = {}
@@ -56,7 +58,10 @@ def child_fields(cls: type) -> tuple[str, ...]:
     """The fields of node class `cls` that may hold child nodes (cached)."""
     fields = _CHILD_FIELDS.get(cls)
     if fields is None:
-        fields = tuple(f for f in cls._fields if f not in _LEAF_FIELDS)  # type: ignore[attr-defined]
+        leaves = _LEAF_FIELDS
+        if cls.__name__ in _NODE_NAMED:
+            leaves = leaves - {"name"}
+        fields = tuple(f for f in cls._fields if f not in leaves)  # type: ignore[attr-defined]
         _CHILD_FIELDS[cls] = fields
     return fields
 
