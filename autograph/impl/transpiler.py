@@ -79,6 +79,10 @@ def _survey(node: ast.AST) -> tuple[set[str], set[type]]:
                 kinds.add(NestedFunction)
         elif kind is ast.alias:
             names.add((child.asname or child.name).split(".")[0])
+        elif kind is ast.ExceptHandler and child.name:
+            names.add(child.name)
+        elif kind in (ast.Global, ast.Nonlocal):
+            names.update(child.names)
         elif kind in (ast.For, ast.While) and child.orelse:
             kinds.add(LoopElse)
         elif kind is ast.UnaryOp and type(child.op) is ast.Not:
