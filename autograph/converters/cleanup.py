@@ -93,7 +93,7 @@ class CleanupTransformer(transformer.Base):
                 bound.add(child.arg)
             elif isinstance(child, ast.ExceptHandler) and child.name:
                 bound.add(child.name)
-            stack.extend(transformer.iter_child_nodes(child))
+            stack.extend(transformer.child_nodes(child))
         lost = sorted(names - bound)
         if lost:
             node.body[:0] = [undefined_init(n) for n in lost]

@@ -19,6 +19,7 @@ import copy
 import inspect
 import textwrap
 
+import pytest
 from hypothesis import given
 
 from autograph.converters import cleanup, variables
@@ -117,39 +118,47 @@ def test_a_function_without_control_flow_runs_only_the_passes_it_needs():
     assert _check_pipeline(node) == ["variables", "call_trees"]
 
 
-def test_generated_names_avoid_names_bound_without_a_name_node():
-    source = """
-        def f(x):
-            global loop_body
-            try:
-                pass
-            except ValueError as if_body:
-                pass
-            for i in x:
-                pass
-            if x:
-                y = 1
-            else:
-                y = 2
-            return y
-    """
+@pytest.mark.parametrize(
+    "source, helpers",
+    [
+        # Bound by a parameter (an ast.arg, not a Name).
+        (
+            """
+            def f(if_body, else_body, x):
+                if x:
+                    y = 1
+                else:
+                    y = 2
+                return y
+            """,
+            ["if_body", "else_body"],
+        ),
+        # Bound by `global` and `except ... as` (strings, not Names).
+        (
+            """
+            def f(x):
+                global loop_body
+                try:
+                    pass
+                except ValueError as if_body:
+                    pass
+                for i in x:
+                    pass
+                if x:
+                    y = 1
+                else:
+                    y = 2
+                return y
+            """,
+            ["if_body", "loop_body"],
+        ),
+    ],
+)
+def test_generated_names_avoid_the_users_names(source, helpers):
     node = parser.parse_source(textwrap.dedent(source)).body[0]
     text = parser.unparse(transpiler.convert_node(node, filename="<test>"))
-    assert "def if_body(" not in text and "def loop_body(" not in text
-
-
-def test_generated_names_avoid_parameter_names():
-    source = """
-        def f(if_body, else_body, x):
-            if x:
-                y = 1
-            else:
-                y = 2
-            return y
-    """
-    node = parser.parse_source(textwrap.dedent(source)).body[0]
-    text = parser.unparse(transpiler.convert_node(node, filename="<test>"))
-    assert "def if_body(" not in text and "def else_body(" not in text
+    for helper in helpers:
+        assert f"def {helper}(" not in text
 
 
 def _check_variables_shortcut(node: ast.FunctionDef) -> None:
