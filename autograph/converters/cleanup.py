@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Set as AbstractSet
 
-from autograph.core.converter import DroppedCode, GeneratedCode, undefined_init
+from autograph.core.converter import DroppedCode, GeneratedCode, ag_attr, undefined_init
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
@@ -47,8 +47,8 @@ class CleanupTransformer(transformer.Base):
         body = node.body
         original_locals = anno.getanno(node, anno.Basic.ORIGINAL_LOCALS, None)
         if original_locals is not None:  # a user's function
-            if DroppedCode in self.ctx.kinds:
-                self._keep_locals(node, original_locals)
+            cells = anno.getanno(node, anno.Basic.CELLS, frozenset())
+            self._keep_locals(node, original_locals, cells)
             return node
         if not self.ctx.namer.is_generated(node.name) or not body:
             return node
@@ -70,12 +70,19 @@ class CleanupTransformer(transformer.Base):
         self._fold_pure(body, returned)
         return node
 
-    def _keep_locals(self, node: ast.FunctionDef, names: set[str]) -> None:
-        """Re-binds locals whose every binding was dead code that lowering dropped.
+    def _keep_locals(
+        self, node: ast.FunctionDef, names: set[str], cells: AbstractSet[str]
+    ) -> None:
+        """Keeps local every local whose bindings all left the function.
 
         Python treats a name as local if it is bound anywhere in the function,
-        even after a `return`; reading it then raises UnboundLocalError, so it
-        must stay bound (to an Undefined) here too.
+        even after a `return`; reading it unbound raises UnboundLocalError
+        rather than reading a global of the same name. Its bindings may have
+        left: dropped as dead code by jump lowering, or moved into the
+        functions of a converted statement. It is bound again at the top: to
+        an Undefined, or, for a variable that lives in a cell (which the
+        generated functions write as `nonlocal`), by an annotation, which
+        makes it local without giving it a value.
         """
         bound: set[str] = set()
         stack: list[ast.AST] = list(node.body)
@@ -85,8 +92,9 @@ class CleanupTransformer(transformer.Base):
                 bound.add(child.id)
             elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 bound.add(child.name)
-                if anno.hasanno(child, anno.Basic.ORIGINAL_LOCALS):
-                    continue  # a nested user function: its own scope
+                continue  # its own scope
+            elif isinstance(child, ast.Lambda):
+                continue
             elif isinstance(child, ast.alias):
                 bound.add((child.asname or child.name).split(".")[0])
             elif isinstance(child, ast.arg):
@@ -94,9 +102,16 @@ class CleanupTransformer(transformer.Base):
             elif isinstance(child, ast.ExceptHandler) and child.name:
                 bound.add(child.name)
             stack.extend(transformer.child_nodes(child))
-        lost = sorted(names - bound)
+        lost = names - bound
+        if lost - cells:
+            # Only a read would find a global instead: a name the generated
+            # functions take as a parameter or assign is theirs.
+            lost = (lost & cells) | (lost & activity.reads(node.body))
+        lost = sorted(lost)
         if lost:
-            node.body[:0] = [undefined_init(n) for n in lost]
+            node.body[:0] = [
+                _unbound_cell(n) if n in cells else undefined_init(n) for n in lost
+            ]
 
     @staticmethod
     def _unused_before(stmts: list[ast.stmt], names: list[str]) -> bool:
@@ -135,9 +150,26 @@ class CleanupTransformer(transformer.Base):
         body[start:] = [ast.Return(value=value)]
 
 
+def _unbound_cell(name: str) -> ast.AnnAssign:
+    """`name: ag__.Unbound`: a local of the function, with no value yet (the
+    annotation of a local is never evaluated)."""
+    target = ast.Name(id=name, ctx=ast.Store())
+    return ast.AnnAssign(
+        target=target, annotation=ag_attr("Unbound"), value=None, simple=1
+    )
+
+
 # What the pass may add to a tree (see `Context.kinds`).
 EMITS = frozenset(
-    {ast.Return, ast.Tuple, ast.Assign, ast.Call, ast.Attribute, ast.Name}
+    {
+        ast.Return,
+        ast.Tuple,
+        ast.Assign,
+        ast.AnnAssign,
+        ast.Call,
+        ast.Attribute,
+        ast.Name,
+    }
 )
 
 

@@ -29,6 +29,7 @@ The liveness and definedness analyses decide all of this (STYLE 4).
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -38,7 +39,9 @@ from autograph.core.converter import (
     GeneratedCode,
     NestedFunction,
     ag_attr,
+    ag_call,
     function_def,
+    thunk,
     undefined_init,
 )
 from autograph.pyct import anno, transformer
@@ -49,10 +52,25 @@ from autograph.pyct.static_analysis.liveness import Live
 
 @dataclass
 class _Scope:
-    """The user function whose statements are being converted."""
+    """The user function whose statements are being converted.
 
-    declared: dict[str, str]  # name -> 'global' | 'nonlocal'
+    Attributes:
+        declared: Its `global`/`nonlocal` names: name -> 'global' | 'nonlocal'.
+        cells: Its locals that live in cells (`activity.cells`).
+        written_by_nested: Names its nested functions assign (`nonlocal`):
+            any call may change them.
+        hoisted: Names to start undefined at its top.
+    """
+
+    declared: dict[str, str]
+    cells: set[str] = field(default_factory=set)
+    written_by_nested: set[str] = field(default_factory=set)
     hoisted: set[str] = field(default_factory=set)
+
+    @property
+    def in_place(self) -> set[str]:
+        """The names its statements write where they live, not as state."""
+        return self.cells | set(self.declared)
 
 
 def _contains_return(stmts: Iterable[ast.AST]) -> bool:
@@ -101,7 +119,13 @@ class ControlFlowTransformer(transformer.Base):
     def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         kinds = self.ctx.kinds
         has_declarations = ast.Global in kinds or ast.Nonlocal in kinds
-        scope = _Scope(declared=activity.declarations(node) if has_declarations else {})
+        cells = anno.getanno(node, anno.Basic.CELLS, None)
+        scope = _Scope(
+            declared=activity.declarations(node) if has_declarations else {},
+            cells=activity.cells(node) if cells is None else cells,
+        )
+        if scope.in_place and NestedFunction in kinds:
+            scope.written_by_nested = activity.written_by_nested(node) & scope.in_place
         self.scopes.append(scope)
         node.body = self.visit_block(node.body)
         self.scopes.pop()
@@ -123,7 +147,26 @@ class ControlFlowTransformer(transformer.Base):
         return self.scopes[-1]
 
     def _modified(self, stmts: list[ast.stmt]) -> set[str]:
-        return self.cache.writes(stmts) - set(self.scope.declared)
+        """The local names `stmts` change that travel as explicit state."""
+        return self.cache.writes(stmts) - self.scope.in_place
+
+    def _places(
+        self, blocks: Sequence[list[ast.stmt]], written: AbstractSet[str] = frozenset()
+    ) -> ast.keyword | None:
+        """`places=(...)`: what the blocks change in place (items,
+        attributes, cells, declared names), for a backend to carry; None when
+        they change nothing there. `written` adds names a loop test binds."""
+        stmts = [s for block in blocks for s in block]
+        written = self.cache.writes(stmts) | written
+        in_place = self.scope.in_place
+        names = written & in_place
+        if self.scope.written_by_nested and _calls(stmts):
+            names |= self.scope.written_by_nested
+        places = [ag_call("var", thunk(jumps.name(n))) for n in sorted(names)]
+        places += _item_places(stmts, written)
+        if not places:
+            return None
+        return ast.keyword(arg="places", value=ast.Tuple(elts=places, ctx=ast.Load()))
 
     def _state_inits(self, node: ast.stmt, state: Iterable[str]) -> list[ast.stmt]:
         """`x = ag__.Undefined('x')` for state that may be unbound here."""
@@ -142,16 +185,16 @@ class ControlFlowTransformer(transformer.Base):
     ) -> ast.FunctionDef:
         """`def name(*params): body`, declaring the scope's globals it assigns."""
         decls: list[ast.stmt] = []
-        if self.scope.declared:
-            writes = activity.writes(body)
-            for kind, cls in (("global", ast.Global), ("nonlocal", ast.Nonlocal)):
-                names = sorted(
-                    n
-                    for n, k in self.scope.declared.items()
-                    if k == kind and n in writes
-                )
-                if names:
-                    decls.append(cls(names=names))
+        scope = self.scope
+        if scope.in_place:
+            writes = activity.writes(body) & scope.in_place
+            declared = scope.declared
+            globals_ = sorted(n for n in writes if declared.get(n) == "global")
+            nonlocals = sorted(n for n in writes if declared.get(n) != "global")
+            if globals_:
+                decls.append(ast.Global(names=globals_))
+            if nonlocals:
+                decls.append(ast.Nonlocal(names=nonlocals))
         # The body is attached, not templated: it holds the user's statements,
         # which must not be copied (that would cost O(size x depth)).
         return function_def(name, list(params), decls + body)
@@ -197,7 +240,12 @@ class ControlFlowTransformer(transformer.Base):
         ]
         while optional and _is_default(optional[-1]):
             optional.pop()
-        call = ast.Call(func=ag_attr("if_stmt"), args=args + optional, keywords=[])
+        places = self._places([node.body, node.orelse])
+        call = ast.Call(
+            func=ag_attr("if_stmt"),
+            args=args + optional,
+            keywords=[places] if places else [],
+        )
         return _located(
             node, [*inits, *defs, _assign(None if is_tail else outputs, call)]
         )
@@ -207,9 +255,8 @@ class ControlFlowTransformer(transformer.Base):
     def visit_While(self, node: ast.While) -> list[ast.stmt]:
         live_out = anno.getanno(node, Live.OUT, frozenset())
         header = anno.getanno(node, Live.LOOP_HEADER, frozenset())
-        modified = self._modified(node.body) | (
-            activity.writes(node.test) - set(self.scope.declared)
-        )
+        test_writes = activity.writes(node.test)
+        modified = self._modified(node.body) | (test_writes - self.scope.in_place)
         state = sorted(modified & (header | live_out))
         inits = self._state_inits(node, state)
         namer = self.ctx.namer
@@ -228,7 +275,10 @@ class ControlFlowTransformer(transformer.Base):
         args = [jumps.name(test_def.name), jumps.name(body_def.name)]
         if state:
             args.append(_load_tuple(state))
-        call = ast.Call(func=ag_attr("while_stmt"), args=args, keywords=[])
+        places = self._places([node.body], test_writes)
+        call = ast.Call(
+            func=ag_attr("while_stmt"), args=args, keywords=[places] if places else []
+        )
         orelse = self.visit_block(node.orelse)
         return _located(
             node, [*inits, test_def, body_def, _assign(state, call), *orelse]
@@ -249,7 +299,11 @@ class ControlFlowTransformer(transformer.Base):
         test_name = namer.new_symbol("extra_test") if extra_test is not None else None
 
         body = self.visit_block(node.body)
-        if isinstance(node.target, ast.Name) and node.target.id not in state:
+        if (
+            isinstance(node.target, ast.Name)
+            and node.target.id not in state
+            and node.target.id not in self.scope.in_place
+        ):
             item = node.target.id
         else:
             item = namer.new_symbol("itr")
@@ -266,6 +320,9 @@ class ControlFlowTransformer(transformer.Base):
         if state:
             args.append(_load_tuple(state))
         keywords = []
+        places = self._places([node.body], targets)
+        if places:
+            keywords.append(places)
         if test_name is not None:
             test_def = self._def(test_name, state, [ast.Return(value=extra_test)])
             defs.append(test_def)
@@ -275,6 +332,102 @@ class ControlFlowTransformer(transformer.Base):
         call = ast.Call(func=ag_attr("for_stmt"), args=args, keywords=keywords)
         orelse = self.visit_block(node.orelse)
         return _located(node, [*inits, *defs, _assign(state, call), *orelse])
+
+
+def _calls(stmts: Sequence[ast.stmt]) -> bool:
+    """Whether the statements call anything (a call may run a nested
+    function that writes a `nonlocal` name)."""
+    return any(isinstance(n, ast.Call) for s in stmts for n in transformer.walk(s))
+
+
+def _item_places(
+    stmts: Sequence[ast.stmt], written: AbstractSet[str]
+) -> list[ast.expr]:
+    """`ag__.item(...)`/`ag__.attr(...)` for the items and attributes the
+    statements assign, outermost first.
+
+    A target is a place when it is a chain of constant or unchanged-name
+    subscripts and attributes on a name the statements do not rebind
+    (`d['a']`, `x[0]`, `d[k]`, `self.total`, `x['a']['b']`); one inside
+    another place that is assigned too is carried with it.
+    """
+    found: dict[str, ast.expr] = {}
+    targets = sorted(_assigned_targets(stmts), key=_position)
+    for target in targets:
+        if _is_place(target, written):
+            found.setdefault(ast.unparse(target), target)
+    places = []
+    for text, target in found.items():
+        if any(_is_prefix(other, text) for other in found if other != text):
+            continue
+        places.append(_place(target))
+    return places
+
+
+def _position(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+
+
+def _is_prefix(outer: str, text: str) -> bool:
+    return text.startswith(outer) and text[len(outer)] in ".["
+
+
+def _assigned_targets(stmts: Sequence[ast.stmt]) -> Iterable[ast.expr]:
+    """Item and attribute targets of assignments in the statements' scope."""
+    stack: list[ast.AST] = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, activity.SCOPES):
+            continue
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = list(node.targets)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            targets = [node.optional_vars]
+        else:
+            targets = []
+        while targets:
+            target = targets.pop()
+            if isinstance(target, (ast.Tuple, ast.List)):
+                targets.extend(target.elts)
+            elif isinstance(target, ast.Starred):
+                targets.append(target.value)
+            elif isinstance(target, (ast.Subscript, ast.Attribute)):
+                yield target
+        stack.extend(transformer.child_statements(node))
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            stack.extend(node.items)
+
+
+def _is_place(node: ast.expr, written: AbstractSet[str]) -> bool:
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        if isinstance(node, ast.Subscript):
+            key = node.slice
+            if isinstance(key, ast.Name):
+                if key.id in written:
+                    return False
+            elif not isinstance(key, ast.Constant):
+                return False
+        node = node.value
+    return isinstance(node, ast.Name) and node.id not in written
+
+
+def _place(node: ast.expr) -> ast.expr:
+    """`ag__.item("d['a']", d, 'a')` or `ag__.attr("self.x", self, 'x')`."""
+    container = node.value
+    if isinstance(container, ast.Name):
+        owner: ast.expr = jumps.name(container.id)
+    else:  # read when the place is, through the place of the container
+        owner = _place(container)
+    text = ast.Constant(value=ast.unparse(node), kind=None)
+    if isinstance(node, ast.Attribute):
+        return ag_call("attr", text, owner, ast.Constant(value=node.attr, kind=None))
+    key = node.slice
+    key = jumps.name(key.id) if isinstance(key, ast.Name) else copy.copy(key)
+    return ag_call("item", text, owner, key)
 
 
 def _located(node: ast.stmt, stmts: list[ast.stmt]) -> list[ast.stmt]:
@@ -342,6 +495,7 @@ EMITS = frozenset(
         ast.keyword,
         ast.Global,
         ast.Nonlocal,
+        ast.Lambda,
         GeneratedCode,
         NestedFunction,
     }

@@ -4,7 +4,8 @@
         out.append(x * 2)      ->          out = ag__.list_append(out, x * 2)
 
 The list becomes loop state, so a graph loop can carry it as a TensorArray.
-Outside loops, and on anything but a plain name, the methods stay as written.
+Outside loops, and on anything but a local name of the function, the methods
+stay as written (rebinding a global or a closure's list would make it local).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Set as AbstractSet
 
 from autograph.core.converter import ListMethodCall
 from autograph.pyct import templates, transformer
+from autograph.pyct.static_analysis import activity
 
 
 def _method_call(node: ast.expr, method: str) -> ast.Call | None:
@@ -37,6 +39,7 @@ class ListTransformer(transformer.Base):
     def __init__(self, ctx: object) -> None:
         super().__init__(ctx)
         self.loop_depth = 0
+        self.locals: list[set[str]] = [set()]  # per enclosing function
 
     def _visit_loop(self, node: ast.stmt) -> ast.stmt:
         self.loop_depth += 1
@@ -48,23 +51,32 @@ class ListTransformer(transformer.Base):
 
     def _visit_function(self, node: ast.AST) -> ast.AST:
         depth, self.loop_depth = self.loop_depth, 0
+        self.locals.append(activity.local_names(node))
         self.generic_visit(node)
+        self.locals.pop()
         self.loop_depth = depth
         return node
+
+    def _local_call(self, node: ast.expr, method: str) -> ast.Call | None:
+        """`_method_call`, inside a loop, on a local name of the function."""
+        call = _method_call(node, method)
+        if self.loop_depth and call and call.func.value.id in self.locals[-1]:
+            return call
+        return None
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _visit_function
 
     def visit_Expr(self, node: ast.Expr) -> ast.stmt:
-        call = _method_call(node.value, "append")
-        if self.loop_depth and call is not None and len(call.args) == 1:
+        call = self._local_call(node.value, "append")
+        if call is not None and len(call.args) == 1:
             name = call.func.value.id
             return templates.replace(
                 "target = ag__.list_append(target, value)",
                 target=name,
                 value=call.args[0],
             )[0]
-        call = _method_call(node.value, "pop")
-        if self.loop_depth and call is not None and len(call.args) <= 1:
+        call = self._local_call(node.value, "pop")
+        if call is not None and len(call.args) <= 1:
             name = call.func.value.id
             stmt = templates.replace("target = ag__.list_pop(target)[0]", target=name)[
                 0
@@ -74,13 +86,8 @@ class ListTransformer(transformer.Base):
         return node
 
     def visit_Assign(self, node: ast.Assign) -> ast.stmt:
-        call = _method_call(node.value, "pop")
-        if (
-            self.loop_depth
-            and call is not None
-            and len(call.args) <= 1
-            and len(node.targets) == 1
-        ):
+        call = self._local_call(node.value, "pop")
+        if call is not None and len(call.args) <= 1 and len(node.targets) == 1:
             name = call.func.value.id
             stmt = templates.replace(
                 "(target, value) = ag__.list_pop(target)",

@@ -19,12 +19,19 @@ import sys
 from collections.abc import Set as AbstractSet
 
 from autograph.core import jumps
-from autograph.core.converter import Context, NestedFunction, ag_call, undefined_init
+from autograph.core.converter import (
+    Context,
+    NestedFunction,
+    ag_call,
+    thunk,
+    undefined_init,
+)
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity, definedness
 from autograph.pyct.static_analysis.definedness import Defined
 
 LOCALS = anno.Basic.ORIGINAL_LOCALS
+CELLS = anno.Basic.CELLS
 
 
 class VariablesTransformer(transformer.Base):
@@ -34,6 +41,9 @@ class VariablesTransformer(transformer.Base):
         super().__init__(ctx)
         # One entry per enclosing function, innermost last.
         self.locals: list[set[str]] = []
+        # Its locals that live in cells (`activity.cells`): converted code
+        # reads and deletes them where they live.
+        self.cells: list[set[str]] = []
         # Its locals that may be unbound at the statement being visited.
         self.maybe_unbound: list[set[str]] = []
         # Lambdas/comprehensions being visited: (function depth, own names,
@@ -45,10 +55,14 @@ class VariablesTransformer(transformer.Base):
         # only binding of a local, which must stay local.
         local = activity.local_names(node)
         anno.setanno(node, LOCALS, local - activity.writes(node.args))
+        cells = activity.cells(node)
+        anno.setanno(node, CELLS, cells)
         self.locals.append(local)
+        self.cells.append(cells)
         self.maybe_unbound.append(set())
         node.body = self.visit_block(node.body)
         self.maybe_unbound.pop()
+        self.cells.pop()
         self.locals.pop()
         return node
 
@@ -91,7 +105,7 @@ class VariablesTransformer(transformer.Base):
                     return ag_call("ld", node, ast.Constant(value=closure, kind=None))
                 return node
             if anno.getanno(node, Defined.DEFINITELY, True) is False:
-                return ag_call("ld", node)
+                return self._load_maybe_unbound(node)
             return node
         # A free name of a nested function: check the enclosing function's.
         for level in range(depth - 2, -1, -1):
@@ -109,11 +123,19 @@ class VariablesTransformer(transformer.Base):
             and target.id in self.locals[-1]
             and anno.getanno(target, Defined.DEFINITELY, True) is False
         ):
-            read = ag_call("ld", jumps.name(target.id))
+            read = self._load_maybe_unbound(jumps.name(target.id))
             value = ast.BinOp(left=read, op=node.op, right=self.visit(node.value))
             return ast.Assign(targets=[target], value=value, type_comment=None)
         self.generic_visit(node)
         return node
+
+    def _load_maybe_unbound(self, node: ast.Name) -> ast.expr:
+        """`ag__.ld(x)`; for a cell, `ag__.ld_cell(lambda: x)`: read from a
+        generated function, an unbound cell raises NameError, not the
+        UnboundLocalError of the user's function."""
+        if node.id in self.cells[-1]:
+            return ag_call("ld_cell", thunk(node))
+        return ag_call("ld", node)
 
     def visit_Delete(self, node: ast.Delete) -> list[ast.stmt]:
         out: list[ast.stmt] = []
@@ -123,6 +145,7 @@ class VariablesTransformer(transformer.Base):
                 isinstance(target, ast.Name)
                 and self.locals
                 and target.id in self.locals[-1]
+                and target.id not in self.cells[-1]  # `del` empties the cell
             ):
                 if anno.getanno(target, Defined.DEFINITELY, True) is False:
                     # `del x` of an unbound x raises, like reading it.
@@ -137,7 +160,17 @@ class VariablesTransformer(transformer.Base):
 
 # What the pass may add to a tree (see `Context.kinds`).
 EMITS = frozenset(
-    {ast.Call, ast.Attribute, ast.Name, ast.Constant, ast.Assign, ast.Expr, ast.BinOp}
+    {
+        ast.Call,
+        ast.Attribute,
+        ast.Name,
+        ast.Constant,
+        ast.Assign,
+        ast.Expr,
+        ast.BinOp,
+        ast.Lambda,
+        ast.arguments,
+    }
 )
 
 
@@ -183,4 +216,5 @@ def _nothing_to_rewrite(node: ast.AST, ctx: Context, unbound: set[str]) -> bool:
     if unbound & local:
         return False
     anno.setanno(node, LOCALS, local - activity.writes(node.args))
+    anno.setanno(node, CELLS, activity.cells(node))
     return True

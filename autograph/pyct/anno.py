@@ -64,6 +64,10 @@ class Basic(NoValue):
         "On a user's FunctionDef: the local names it had before conversion "
         "(parameters excluded): a set"
     )
+    CELLS = (
+        "On a user's FunctionDef: its locals that converted statements write "
+        "through rather than pass as state (see activity.cells): a set"
+    )
     EXTRA_LOOP_TEST = (
         "An expression AST: extra test to evaluate before each iteration (for "
         "loops with break/return)"

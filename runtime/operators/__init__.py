@@ -12,21 +12,32 @@ from runtime.operators.control_flow import for_stmt, if_stmt, while_stmt
 from runtime.operators.data_structures import list_append, list_pop
 from runtime.operators.exceptions import assert_stmt
 from runtime.operators.logical import and_, if_exp, not_, or_
+from runtime.operators.places import attr, item, var
 from runtime.operators.py_builtins import float_, int_, len_, print_, range_
-from runtime.operators.variables import Undefined, UndefinedReturnValue, ld
+from runtime.operators.variables import (
+    Unbound,
+    Undefined,
+    UndefinedReturnValue,
+    ld,
+    ld_cell,
+)
 
 __all__ = [
+    "Unbound",
     "Undefined",
     "UndefinedReturnValue",
     "and_",
     "assert_stmt",
+    "attr",
     "converted_call",
     "float_",
     "for_stmt",
     "if_exp",
     "if_stmt",
     "int_",
+    "item",
     "ld",
+    "ld_cell",
     "len_",
     "list_append",
     "list_pop",
@@ -34,5 +45,6 @@ __all__ = [
     "or_",
     "print_",
     "range_",
+    "var",
     "while_stmt",
 ]

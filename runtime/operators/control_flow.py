@@ -20,6 +20,7 @@ from typing import Any
 
 from runtime.operators import verification
 from runtime.operators.dispatch import TABLES
+from runtime.operators.places import Place
 
 _IF = TABLES["if_stmt"]
 _WHILE = TABLES["while_stmt"]
@@ -32,6 +33,8 @@ def if_stmt(
     orelse: Callable[..., Any] | None = None,
     state: tuple[Any, ...] = (),
     names: tuple[str, ...] = (),
+    *,
+    places: Sequence[Place] = (),
 ) -> Any:
     """Runs `body(*state)` if `cond` is true, else `orelse(*state)`.
 
@@ -48,13 +51,15 @@ def if_stmt(
             (the outputs are then the state, unchanged).
         state: Values of the variables the branches read and change.
         names: The user's names of the outputs, for error messages.
+        places: What the branches change in place (items, attributes,
+            cells: see `places`); only a backend looks at them.
 
     Returns:
         The outputs: one value bare, several as a tuple, none as None.
     """
     impl = _IF.get(type(cond))
     if impl is not None:
-        return impl(cond, body, orelse, state, names)
+        return impl(cond, body, orelse, state, names, places)
     if cond:
         return body(*state)
     if orelse is not None:
@@ -67,6 +72,8 @@ def while_stmt(
     body: Callable[..., Any],
     state: tuple[Any, ...] = (),
     names: tuple[str, ...] = (),
+    *,
+    places: Sequence[Place] = (),
 ) -> Any:
     """Runs `body` while `test` holds, passing the loop variables through.
 
@@ -82,6 +89,7 @@ def while_stmt(
         body: The loop body: takes the loop variables, returns them updated.
         state: Initial values of the loop variables.
         names: The user's names of the loop variables, for error messages.
+        places: What the loop changes in place (see `places`).
 
     Returns:
         The final loop variables: one bare, several as a tuple, none as None.
@@ -89,7 +97,7 @@ def while_stmt(
     cond = test(*state)
     impl = _WHILE.get(type(cond))
     if impl is not None:
-        return impl(test, body, state, names, cond)
+        return impl(test, body, state, names, cond, places)
     count = len(state)
     names = names or state_names(test)
     while _python_bool(cond, "while", names):
@@ -104,6 +112,8 @@ def for_stmt(
     state: tuple[Any, ...] = (),
     names: tuple[str, ...] = (),
     extra_test: Callable[..., Any] | None = None,
+    *,
+    places: Sequence[Place] = (),
 ) -> Any:
     """Runs `body` once per item of `iterable`, passing the state through.
 
@@ -125,13 +135,14 @@ def for_stmt(
         state: Initial values of the loop variables.
         names: The user's names of the loop variables, for error messages.
         extra_test: A function of the state; the loop stops when it is false.
+        places: What the loop changes in place (see `places`).
 
     Returns:
         The final loop variables: one bare, several as a tuple, none as None.
     """
     impl = _FOR.get(type(iterable))
     if impl is not None:
-        return impl(iterable, body, state, names, extra_test)
+        return impl(iterable, body, state, names, extra_test, places)
     count = len(state)
     if extra_test is None:
         for item in iterable:

@@ -24,7 +24,9 @@ from runtime import control_flow, dtypes, nest
 from runtime.context import STATE
 from runtime.graph import Graph
 from runtime.operators import dispatch
+from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
+from runtime.operators.places import Place
 from runtime.operators.variables import Undefined, UndefinedReturnValue, is_undefined
 from runtime.ops import array as array_ops
 from runtime.ops import math as math_ops
@@ -52,7 +54,10 @@ def _if_stmt(
     orelse: Callable[..., Any] | None,
     state: tuple[Any, ...],
     names: tuple[str, ...],
+    places: Sequence[Place] = (),
 ) -> Any:
+    if places:
+        return _if_with_places(cond, body, orelse, state, names, places)
     count = len(names)
 
     def call(fn: Callable[..., Any] | None) -> Any:
@@ -84,6 +89,101 @@ def _if_stmt(
         branch(body, orelse, "if"),
         branch(orelse, body, "else"),
         names=list(names) or None,
+    )
+
+
+def _if_with_places(
+    cond: SymbolicTensor,
+    body: Callable[..., Any],
+    orelse: Callable[..., Any] | None,
+    state: tuple[Any, ...],
+    names: tuple[str, ...],
+    places: Sequence[Place],
+) -> Any:
+    """`_if_stmt` with the places as more state: each branch starts from
+    their values before the `if`, and returns what it left in them."""
+    k, count = len(state), len(names)
+    left: dict[str, tuple[Any, ...]] = {}  # the places' values each branch left
+
+    def branch(fn: Callable[..., Any] | None, label: str) -> Callable[..., Any]:
+        def run(*args: Any) -> Any:
+            places_.write(places, args[k:])
+            result = fn(*args[:k]) if fn is not None else unpack_state(args[:k])
+            left[label] = values = places_.read(places)
+            if len(left) == 2:
+                _check_places_defined(places, left["if"], left["else"])
+            return unpack_state((*as_state(result, count), *values))
+
+        return run
+
+    result = _restoring(
+        places,
+        lambda: _if_stmt(
+            cond,
+            branch(body, "if"),
+            branch(orelse, "else"),
+            (*state, *places_.read(places)),
+            (*names, *(p.name for p in places)),
+        ),
+    )
+    result = as_state(result, count + len(places))
+    places_.write(places, result[count:])
+    return unpack_state(result[:count])
+
+
+def _check_places_defined(
+    places: Sequence[Place], then: Sequence[Any], orelse: Sequence[Any]
+) -> None:
+    for place, a, b in zip(places, then, orelse):
+        if is_undefined(a) != is_undefined(b):
+            branch, other = ("if", "else") if is_undefined(a) else ("else", "if")
+            raise ValueError(
+                f"{place.name} must also be defined in the {branch} branch: it is set "
+                f"in the {other} branch of a graph `if` and used after it; assign "
+                "it in both branches or before the if statement"
+            )
+
+
+def _restoring(places: Sequence[Place], build: Callable[[], Any]) -> Any:
+    """`build()`; if it fails, the places get back the values they had (not
+    the tensors of a half-built graph)."""
+    before = places_.read(places)
+    try:
+        return build()
+    except BaseException:
+        places_.write(places, before)
+        raise
+
+
+def _loop_with_places(
+    test: Callable[..., Any] | None,
+    body: Callable[..., Any],
+    state: tuple[Any, ...],
+    names: tuple[str, ...],
+    places: Sequence[Place],
+    skip: int,
+) -> tuple[Any, ...]:
+    """A loop's test and body over the places as more loop variables.
+
+    Returns (test, body, state, names) to build the loop with; `skip` is
+    how many leading arguments of `body` are not state (a `for` item).
+    """
+    k = len(state)
+
+    def test_(*args: Any) -> Any:
+        places_.write(places, args[k:])
+        return test(*args[:k])
+
+    def body_(*args: Any) -> Any:
+        places_.write(places, args[skip + k :])
+        result = as_state(body(*args[: skip + k]), k)
+        return unpack_state((*result, *places_.read(places)))
+
+    return (
+        test_ if test is not None else None,
+        body_,
+        (*state, *places_.read(places)),
+        (*names, *(p.name for p in places)),
     )
 
 
@@ -187,8 +287,16 @@ def _while_stmt(
     state: tuple[Any, ...],
     names: tuple[str, ...],
     first_cond: Any,
+    places: Sequence[Place] = (),
 ) -> Any:
     names = names or state_names(test)
+    if places:
+        k = len(state)
+        loop = _loop_with_places(test, body, state, names, places, 0)
+        result = _restoring(places, lambda: _while_stmt(*loop, first_cond))
+        result = as_state(result, k + len(places))
+        places_.write(places, result[k:])
+        return unpack_state(result[:k])
     count = len(state)
 
     def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -222,8 +330,20 @@ def _for_stmt(
     state: tuple[Any, ...],
     names: tuple[str, ...],
     extra_test: Callable[..., Any] | None,
+    places: Sequence[Place] = (),
 ) -> Any:
     names = names or state_names(body, skip=1)
+    if places:
+        k = len(state)
+        test, body_, state_, names_ = _loop_with_places(
+            extra_test, body, state, names, places, 1
+        )
+        result = _restoring(
+            places, lambda: _for_stmt(iterable, body_, state_, names_, test)
+        )
+        result = as_state(result, k + len(places))
+        places_.write(places, result[k:])
+        return unpack_state(result[:k])
     count = len(state)
     length = _length(iterable)
 

@@ -15,6 +15,7 @@ loop) holds an `Undefined` instead. Reading it through `ld` raises the same
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 
@@ -45,6 +46,13 @@ class Undefined:
 
     def __bool__(self) -> bool:
         raise UnboundLocalError(_unbound_message(self.symbol_name))
+
+
+class Unbound:
+    """Converted code's annotation of a local that lives in a cell and has no
+    value yet (`x: ag__.Unbound`): the annotation makes `x` a variable of the
+    function, which the functions it defines write as `nonlocal x`. Local
+    annotations are never evaluated; this class only names the idea."""
 
 
 class UndefinedReturnValue(Undefined):
@@ -78,6 +86,20 @@ def ld(value: Any, free: bool = False) -> Any:
             raise NameError(_free_message(value.symbol_name))
         raise UnboundLocalError(_unbound_message(value.symbol_name))
     return value
+
+
+def ld_cell(read: Callable[[], Any]) -> Any:
+    """Reads a variable that lives in a cell and may be unbound: `read` is
+    `lambda: x`. Raises the UnboundLocalError that reading `x` in its own
+    function raises, also when the read runs in a generated function (where
+    Python would say NameError, for a free variable)."""
+    try:
+        return read()
+    except NameError as e:
+        if type(e) is not NameError:
+            raise
+        name = read.__code__.co_freevars[0]
+        raise UnboundLocalError(_unbound_message(name)) from None
 
 
 def is_undefined(value: Any) -> bool:

@@ -23,7 +23,6 @@ import pytest
 from hypothesis import given
 
 from autograph.converters import cleanup, variables
-from autograph.core.converter import DroppedCode
 from autograph.impl import transpiler
 from autograph.pyct import anno, parser, transformer
 from autograph.pyct.static_analysis import definedness
@@ -64,14 +63,16 @@ def _check_pipeline(node: ast.FunctionDef) -> list[str]:
     assert not missing, (
         f"after the pipeline: untracked {sorted(k.__name__ for k in missing)}"
     )
-    if DroppedCode not in ctx.kinds:
-        # cleanup then skips re-binding locals lost with dropped code: there
-        # must be none to re-bind.
+    if not cleanup.needed(ctx.kinds):
+        # cleanup then skips re-binding locals whose bindings left the
+        # function (dropped or moved into generated functions): there must
+        # be none to re-bind.
         for fn in transformer.walk(node):
             original = anno.getanno(fn, anno.Basic.ORIGINAL_LOCALS, None)
             if original is not None:
                 trial = copy.deepcopy(fn)
-                cleanup.CleanupTransformer(ctx)._keep_locals(trial, original)
+                cells = anno.getanno(fn, anno.Basic.CELLS, frozenset())
+                cleanup.CleanupTransformer(ctx)._keep_locals(trial, original, cells)
                 assert ast.dump(trial) == ast.dump(fn), "a lost local went unnoticed"
     return ran
 

@@ -14,6 +14,7 @@ outside except a function's own name and walrus targets in comprehensions.
 from __future__ import annotations
 
 import ast
+import collections
 from collections.abc import Iterable
 
 from autograph.pyct.transformer import (
@@ -244,6 +245,113 @@ def local_names(fn: ast.FunctionDef | ast.Lambda) -> set[str]:
         return collector.written
     collector._visit_all(fn.body)
     return collector.written - collector.declared
+
+
+_CONVERTED = (ast.If, ast.While, ast.For)
+_TRIES = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+
+
+def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Locals of `fn` that converted statements must write where they live.
+
+    Converted statements pass the names they change explicitly, as arguments
+    and results of functions, which is exact only while nothing else sees
+    the name in between. Two kinds of locals are seen elsewhere:
+
+    - names a nested function or lambda reads or writes (`nonlocal`): the
+      closure sees the variable whenever it runs, so it must be one cell;
+    - names a converted statement (`if`, loop) inside a `try` or `with` body
+      assigns and code outside the statement reads: an exception may leave
+      the statement half-way, and what it assigned before must be seen by the
+      handler and after.
+
+        >>> fn = ast.parse(
+        ...     "def f(n):\\n"
+        ...     "  x, y, z = 0, 0, 0\\n"
+        ...     "  get = lambda: x\\n"
+        ...     "  try:\\n"
+        ...     "    if n: y = 1\\n"
+        ...     "  finally:\\n"
+        ...     "    z = y"
+        ... ).body[0]
+        >>> sorted(cells(fn))
+        ['x', 'y']
+    """
+    local = local_names(fn)
+    found: set[str] = set()
+    guarded: list[ast.AST] = []  # outermost converted statements in a try/with
+    stack: list[tuple[ast.AST, bool]] = [(s, False) for s in fn.body]
+    while stack:
+        node, in_try = stack.pop()
+        if isinstance(node, SCOPES) and node is not fn:
+            found |= _free_names(node)
+            continue
+        if in_try and isinstance(node, _CONVERTED):
+            guarded.append(node)
+            in_try = False
+        inner = in_try or isinstance(node, (ast.With, ast.AsyncWith))
+        for field in child_fields(type(node)):
+            # Only a `try` body's exceptions are caught by the same `try`.
+            covered = inner or (isinstance(node, _TRIES) and field == "body")
+            stack.extend((v, covered) for v in _as_list(getattr(node, field, None)))
+    if guarded:
+        # What such a statement assigns matters after an exception left it
+        # only if something outside it reads the name.
+        everywhere = _loads(fn.body)
+        for stmt in guarded:
+            inside = _loads([stmt])
+            found |= {n for n in writes(stmt) if everywhere[n] > inside[n]}
+    return found & local
+
+
+def _loads(nodes: Iterable[ast.AST]) -> collections.Counter[str]:
+    """How many times each name is read in the nodes (nested scopes too)."""
+    counts: collections.Counter[str] = collections.Counter()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Store):
+                counts[node.id] += 1
+            continue
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            counts[node.target.id] += 1
+        for field in child_fields(type(node)):
+            stack.extend(_as_list(getattr(node, field, None)))
+    return counts
+
+
+def written_by_nested(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names of `fn`'s scope that its nested functions assign (`nonlocal`)."""
+    found: set[str] = set()
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, SCOPES):
+            collector = _Collector()
+            collector.visit(node)
+            found |= collector.written - {getattr(node, "name", None)}
+            continue
+        stack.extend(
+            v
+            for field in child_fields(type(node))
+            for v in _as_list(getattr(node, field, None))
+        )
+    return found
+
+
+def _as_list(value: object) -> list[ast.AST]:
+    if type(value) is list:
+        return [v for v in value if isinstance(v, ast.AST)]
+    return [value] if isinstance(value, ast.AST) else []
+
+
+def _free_names(scope: ast.AST) -> set[str]:
+    """Names a nested function, lambda or class reads or writes from outside."""
+    outer = _Collector()
+    outer.visit(scope)
+    named = getattr(scope, "name", None)
+    return (outer.read | outer.written) - {named}
 
 
 def _walk_scope(stmts: Iterable[ast.AST]) -> Iterable[ast.AST]:

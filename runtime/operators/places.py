@@ -1,0 +1,177 @@
+"""Places: state of a converted statement that is not a plain local name.
+
+A converted statement passes the local names it changes explicitly (its
+bodies take and return them). Everything else it changes is a *place* that
+the bodies write in place: an item (`d['a']`, `x[0]`), an attribute
+(`self.total`), or a variable that lives in a cell or a module (a name a
+nested function captures, a `nonlocal`/`global` name, a name written inside a
+`try` or `with`, whose new value must survive an exception). Converted code
+lists them so a backend can carry them through a graph op:
+
+    ag__.for_stmt(rt.range(n), loop_body, places=(ag__.item("d['a']", d, 'a'),))
+
+On plain Python values the list is never looked at: the bodies' writes are
+the writes Python makes. A graph backend reads each place before the op,
+writes the op's value back into it before tracing each body (so both
+branches of an `if` start from the same value), reads what the body left,
+and finally writes the op's result:
+
+    >>> d = {'a': 1}
+    >>> p = item("d['a']", d, 'a')
+    >>> p.get(), p.name
+    (1, "d['a']")
+    >>> p.set(5); d
+    {'a': 5}
+    >>> p.set(p.undefined); d
+    {}
+    >>> p.get() is p.undefined
+    True
+
+A place that holds no value (a missing key or attribute, an unbound cell)
+reads as its `undefined` value, and writing that value removes it again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import types
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from runtime.operators.variables import Undefined
+
+__all__ = ["Place", "attr", "item", "read", "var", "write"]
+
+
+class Place:
+    """A location a converted statement writes in place.
+
+    Attributes:
+        name: The place as the user wrote it (`d['a']`, `self.total`, `x`),
+            for messages.
+        undefined: What `get` returns while the place holds nothing.
+    """
+
+    __slots__ = ("name", "undefined")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.undefined = Undefined(name)
+
+    def get(self) -> Any:
+        """The place's value, or `self.undefined` when it holds none."""
+        raise NotImplementedError
+
+    def set(self, value: Any) -> None:
+        """Stores `value`; an `Undefined` value empties the place."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<place {self.name}>"
+
+
+def _resolve(container: Any) -> Any:
+    # A container may itself be a place (`x['a']` of `x['a']['b']`): it is
+    # read when the item is, not when the statement starts.
+    return container.get() if isinstance(container, Place) else container
+
+
+class _Item(Place):
+    __slots__ = ("container", "key")
+
+    def __init__(self, name: str, container: Any, key: Any) -> None:
+        super().__init__(name)
+        self.container = container
+        self.key = key
+
+    def get(self) -> Any:
+        try:
+            return _resolve(self.container)[self.key]
+        except (KeyError, IndexError):
+            return self.undefined
+
+    def set(self, value: Any) -> None:
+        container = _resolve(self.container)
+        if isinstance(value, Undefined):
+            with contextlib.suppress(KeyError, IndexError):
+                del container[self.key]
+        else:
+            container[self.key] = value
+
+
+class _Attr(Place):
+    __slots__ = ("attr", "obj")
+
+    def __init__(self, name: str, obj: Any, attr: str) -> None:
+        super().__init__(name)
+        self.obj = obj
+        self.attr = attr
+
+    def get(self) -> Any:
+        try:
+            return getattr(_resolve(self.obj), self.attr)
+        except AttributeError:
+            return self.undefined
+
+    def set(self, value: Any) -> None:
+        obj = _resolve(self.obj)
+        if isinstance(value, Undefined):
+            if hasattr(obj, self.attr):
+                delattr(obj, self.attr)
+        else:
+            setattr(obj, self.attr, value)
+
+
+class _Cell(Place):
+    __slots__ = ("cell",)
+
+    def __init__(self, name: str, cell: types.CellType) -> None:
+        super().__init__(name)
+        self.cell = cell
+
+    def get(self) -> Any:
+        try:
+            return self.cell.cell_contents
+        except ValueError:  # an empty cell: the variable is unbound
+            return self.undefined
+
+    def set(self, value: Any) -> None:
+        if isinstance(value, Undefined):
+            with contextlib.suppress(ValueError):  # already empty
+                del self.cell.cell_contents
+        else:
+            self.cell.cell_contents = value
+
+
+def item(name: str, container: Any, key: Any) -> Place:
+    """The place `container[key]`, written `name` in the user's code."""
+    return _Item(name, container, key)
+
+
+def attr(name: str, obj: Any, attribute: str) -> Place:
+    """The place `obj.attribute`, written `name` in the user's code."""
+    return _Attr(name, obj, attribute)
+
+
+def var(reader: Callable[[], Any]) -> Place:
+    """The variable that `reader` (`lambda: x`) reads: a cell or a global.
+
+    A name that a nested function captures, or that is declared `nonlocal`,
+    lives in a cell, which the lambda closes over too; a `global` name lives
+    in the module's namespace.
+    """
+    code = reader.__code__
+    if code.co_freevars:
+        return _Cell(code.co_freevars[0], reader.__closure__[0])
+    return _Item(code.co_names[0], reader.__globals__, code.co_names[0])
+
+
+def read(places: Sequence[Place]) -> tuple[Any, ...]:
+    """The current values of `places`."""
+    return tuple(p.get() for p in places)
+
+
+def write(places: Sequence[Place], values: Sequence[Any]) -> None:
+    """Stores `values` into `places`, in order."""
+    for place, value in zip(places, values):
+        place.set(value)
