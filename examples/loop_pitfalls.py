@@ -8,16 +8,21 @@ Each error names the variable and suggests the fix.
 Run: python examples/loop_pitfalls.py
 """
 
+import os
+
 import autograph
 import runtime as rt
+
+HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def show(title, function, *args):
     print(f"-- {title}")
     try:
         result = autograph.function(function)(*args)
-    except (TypeError, ValueError) as error:
-        print(f"{type(error).__name__}: {error}")
+    except (TypeError, ValueError, rt.errors.InvalidArgumentError) as error:
+        # Messages name the user's file:line; print it relative to here.
+        print(f"{type(error).__name__}: {str(error).replace(HERE, '')}")
     else:
         print("ok:", result)
 
@@ -45,7 +50,7 @@ def changes_shape(n):
 def first_assigned_in_loop(n):
     for i in rt.range(n):
         last = i * 2
-    return last  # undefined when the loop runs zero times
+    return last  # unbound when the loop runs zero times, as in Python
 
 
 def python_bool_of_a_tensor(x):
@@ -68,6 +73,11 @@ show("a loop variable that changes dtype", changes_dtype, rt.constant(3))
 show("a loop variable that changes shape", changes_shape, rt.constant(8))
 show(
     "a name first assigned inside a graph loop", first_assigned_in_loop, rt.constant(3)
+)
+show(
+    "... read after the loop ran zero times (fails when the graph runs)",
+    first_assigned_in_loop,
+    rt.constant(0),
 )
 show(
     "a graph tensor where Python needs a bool", python_bool_of_a_tensor, rt.constant(1)

@@ -170,9 +170,11 @@ EXPECTED: dict[str, list[str]] = {
         "ValueError: loop variable 'x' changed shape from (1,) to (2,) after one "
         "iteration; keep its shape the same in every iteration, or give a "
         "shape_invariants entry with None for the dimensions that change",
-        "ValueError: 'last' must be defined before the loop: it is first assigned "
-        "inside a graph loop and used after it (or in the next iteration); give it "
-        "an initial value before the loop",
+        "ok: rt.Tensor(4, shape=(), dtype=int32)",
+        "InvalidArgumentError: 'last' is read after the graph loop at "
+        "loop_pitfalls.py:51, but no iteration has assigned it (Python: "
+        "UnboundLocalError); give 'last' a value before the loop [Op:EnsureDefined] "
+        "(node 'ensure_defined', created at loop_pitfalls.py:53)",
         "ok: rt.Tensor(1.0, shape=(), dtype=float32)",
     ],
 }

@@ -17,22 +17,29 @@ the loop variables' names.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from runtime import control_flow, dtypes, nest
+from runtime import control_flow_checks as checks
 from runtime.context import STATE
-from runtime.graph import Graph
+from runtime.graph import Graph, user_location
 from runtime.operators import dispatch
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place
-from runtime.operators.variables import Undefined, UndefinedReturnValue, is_undefined
+from runtime.operators.variables import (
+    UnboundUntilRun,
+    Undefined,
+    UndefinedReturnValue,
+    is_undefined,
+)
 from runtime.ops import array as array_ops
 from runtime.ops import math as math_ops
-from runtime.ops.state import Assert
+from runtime.ops.state import Assert, ensure_defined
 from runtime.ops.tensor_array import TensorArray
-from runtime.tensor import SymbolicTensor, convert_to_tensor
+from runtime.tensor import EagerTensor, SymbolicTensor, convert_to_tensor
 
 # -- if -----------------------------------------------------------------------------
 
@@ -200,7 +207,19 @@ def _dry_run(body: Callable[..., Any], args: Sequence[Any]) -> Any:
     outer = STATE.graph
     scratch = Graph("dry_run", outer_graph=outer)
     with scratch.as_default():
+        args = [
+            scratch.placeholder(a.dtype, a.shape) if isinstance(a, _Guess) else a
+            for a in args
+        ]
         return body(*args)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Guess:
+    """A type tried for a variable whose type a loop has not shown yet."""
+
+    dtype: dtypes.DType
+    shape: tuple[int | None, ...] | None
 
 
 def _zeros_like_spec(value: Any) -> Any:
@@ -220,19 +239,23 @@ def _loop_state(
     state: tuple[Any, ...],
     names: Sequence[str],
     trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
-) -> tuple[Any, ...]:
+    hints: Sequence[Any] = (),
+) -> tuple[tuple[Any, ...], tuple[int, ...]]:
     """Turns the loop's initial state into graph-loop variables.
 
-    A return value not set yet starts as zeros of the type the loop gives it;
-    a Python list becomes a TensorArray. Any other undefined variable is an
-    error: it is first assigned inside the loop.
+    A variable not assigned yet (a return value, or a name first assigned
+    inside the loop) starts as zeros of the type the loop gives it, learnt by
+    tracing the body once; a Python list the body appends to becomes a
+    TensorArray, any other list keeps its structure.
+
+    Returns:
+        The loop variables, and the positions of the names first assigned
+        inside the loop (see `_Born`).
     """
-    needs_trial = any(
-        isinstance(v, UndefinedReturnValue) or (isinstance(v, list) and not v)
-        for v in state
-    )
-    sample = trial(_listless(state)) if needs_trial else None
+    needs_trial = any(isinstance(v, (Undefined, list)) for v in state)
+    sample = _trial(trial, state, names, hints) if needs_trial else None
     out = []
+    born = []
     for i, (value, name) in enumerate(zip(state, names)):
         if isinstance(value, UndefinedReturnValue):
             if isinstance(sample[i], Undefined):
@@ -242,16 +265,166 @@ def _loop_state(
                 )
             out.append(_zeros_like_spec(sample[i]))
         elif type(value) is Undefined:
-            raise ValueError(
-                f"'{name}' must be defined before the loop: it is first assigned "
-                "inside a graph loop and used after it (or in the next iteration); "
-                "give it an initial value before the loop"
-            )
+            if is_undefined(sample[i]):
+                raise ValueError(
+                    f"'{name}' is first assigned inside a graph loop, but not on "
+                    "every path through its body; give it a value before the loop"
+                )
+            out.append(_zeros_like_spec(sample[i]))
+            born.append(i)
         elif isinstance(value, list):
-            out.append(_as_tensor_array(value, name, sample[i] if sample else None))
+            out.append(_list_state(value, name, sample[i]))
         else:
             out.append(value)
-    return tuple(out)
+    return tuple(out), tuple(born)
+
+
+def _trial(
+    trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
+    state: tuple[Any, ...],
+    names: Sequence[str],
+    hints: Sequence[Any],
+) -> tuple[Any, ...]:
+    """What the body returns for `state`, traced once into a scratch graph.
+
+    The body may read a variable that only an earlier iteration assigns
+    (`total += prev; prev = i`): its type is then found as a fixed point, the
+    first of the types of the loop's values (`hints` and the state) that the
+    body maps to itself.
+    """
+    state = list(state)
+    while True:
+        try:
+            return trial(_listless(tuple(state)))
+        except UnboundLocalError as e:
+            unknown = [
+                i
+                for i, (n, v) in enumerate(zip(names, state))
+                if type(v) is Undefined and f"'{n}'" in str(e)
+            ]
+            if not unknown:
+                raise
+            i = unknown[0]
+            guess = _fixed_point(trial, state, i, [*hints, *state])
+            if guess is None:
+                raise ValueError(
+                    f"'{names[i]}' is read in a graph loop before the loop assigns it "
+                    "(an earlier iteration would), and its type cannot be told; give "
+                    "it a value before the loop"
+                ) from None
+            state[i] = guess
+
+
+def _fixed_point(
+    trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
+    state: list[Any],
+    i: int,
+    candidates: Sequence[Any],
+) -> _Guess | None:
+    tried = set()
+    for value in [*candidates, 0, 0.0]:
+        if is_undefined(value) or not checks.convertible(value):
+            continue
+        spec = value if isinstance(value, SymbolicTensor) else convert_to_tensor(value)
+        guess = _Guess(spec.dtype, spec.shape)
+        if guess in tried:
+            continue
+        tried.add(guess)
+        try:
+            sample = trial(_listless((*state[:i], guess, *state[i + 1 :])))
+        except (TypeError, ValueError, UnboundLocalError):
+            continue
+        out = sample[i]
+        if (
+            isinstance(out, SymbolicTensor | EagerTensor)
+            and out.dtype is guess.dtype
+            and out.shape == guess.shape
+        ):
+            return guess
+    return None
+
+
+def _list_state(items: list[Any], name: str, sample: Any) -> Any:
+    """A list as a loop variable: a TensorArray if the body appends to it,
+    else the list itself (a structure of loop variables)."""
+    if isinstance(sample, list) and len(sample) == len(items) and items:
+        return items
+    return _as_tensor_array(items, name, sample)
+
+
+class _Born:
+    """The names a graph loop assigns first: carried from zeros of the type
+    the loop gives them, each with a flag that says whether an iteration has
+    assigned it yet. Until one has, the variable holds an `UnboundUntilRun`:
+    reading it (`ag__.ld`, which wraps every read of a maybe-unbound name)
+    checks the flag right where the read is, so the graph raises
+    InvalidArgumentError exactly when Python would raise UnboundLocalError,
+    naming the variable and the loop."""
+
+    def __init__(self, positions: tuple[int, ...], names: Sequence[str]) -> None:
+        self.positions = positions
+        self.names = names
+        where = user_location(2)
+        self.where = f" at {where}" if where is not None else ""
+
+    def _unbound(self, values: Sequence[Any], flags: Sequence[Any], when: str) -> list:
+        out = list(values)
+        for i, flag in zip(self.positions, flags):
+            name, value = self.names[i], out[i]
+            message = (
+                f"'{name}' is read {when} the graph loop{self.where}, but no "
+                f"iteration has assigned it (Python: UnboundLocalError); give "
+                f"'{name}' a value before the loop"
+            )
+            out[i] = UnboundUntilRun(
+                name,
+                lambda flag=flag, value=value, message=message: ensure_defined(
+                    flag, value, message
+                ),
+            )
+        return out
+
+    def flags(self) -> tuple[Any, ...]:
+        """Initial values of the flags: nothing assigned yet."""
+        return (False,) * len(self.positions)
+
+    def flag_names(self) -> tuple[str, ...]:
+        return tuple(f"{self.names[i]}_assigned" for i in self.positions)
+
+    def test(self, test: Callable[..., Any] | None, k: int) -> Callable[..., Any]:
+        """`test` over the loop variables and the flags."""
+        if test is None:
+            return None
+
+        def run(*args: Any) -> Any:
+            return test(*self._unbound(args[:k], args[k:], "in"))
+
+        return run
+
+    def body(self, body: Callable[..., Any], k: int, skip: int) -> Callable[..., Any]:
+        """`body` over the loop variables and the flags; `skip` leading
+        arguments (a `for` item) pass through."""
+
+        def run(*args: Any) -> Any:
+            items, values, flags = args[:skip], args[skip : skip + k], args[skip + k :]
+            inputs = self._unbound(values, flags, "in")
+            outputs = list(as_state(body(*items, *inputs), k))
+            new_flags = []
+            for i, flag in zip(self.positions, flags):
+                if outputs[i] is inputs[i]:  # not assigned in this iteration
+                    outputs[i] = values[i]
+                    new_flags.append(flag)
+                else:
+                    new_flags.append(True)
+            return unpack_state((*outputs, *new_flags))
+
+        return run
+
+    def finish(self, result: Any, k: int) -> Any:
+        """The loop's result; what no iteration may have assigned is checked
+        when read."""
+        result = as_state(result, k + len(self.positions))
+        return unpack_state(tuple(self._unbound(result[:k], result[k:], "after")))
 
 
 def _listless(state: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -302,7 +475,17 @@ def _while_stmt(
     def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
         return as_state(_dry_run(body, args), count)
 
-    loop_vars = _loop_state(state, names, trial)
+    loop_vars, born = _loop_state(state, names, trial)
+    if born:
+        first = _Born(born, names)
+        result = _while_stmt(
+            first.test(test, count),
+            first.body(body, count, 0),
+            (*loop_vars, *first.flags()),
+            (*names, *first.flag_names()),
+            first_cond,
+        )
+        return first.finish(result, count)
     if not loop_vars:
         # A loop with no state runs for its effects only: carry a counter.
         def cond0(i: Any) -> Any:
@@ -353,7 +536,17 @@ def _for_stmt(
     def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
         return as_state(_dry_run(body, (item(0), *args)), count)
 
-    loop_vars = _loop_state(state, names, trial)
+    loop_vars, born = _loop_state(state, names, trial, [item(0)])
+    if born:
+        first = _Born(born, names)
+        result = _for_stmt(
+            iterable,
+            first.body(body, count, 1),
+            (*loop_vars, *first.flags()),
+            (*names, *first.flag_names()),
+            first.test(extra_test, count),
+        )
+        return first.finish(result, count)
 
     def cond(i: Any, *v: Any) -> Any:
         more = i < length

@@ -64,6 +64,23 @@ class UndefinedReturnValue(Undefined):
         super().__init__("retval_")
 
 
+class UnboundUntilRun(Undefined):
+    """A variable that a graph may or may not have assigned: whether it is
+    bound is known only when the graph runs (a name first assigned inside a
+    graph loop). Reading it (`ld`) gives `read()`: its value, checked where
+    it is read, so the graph raises only if that read runs unassigned.
+
+    Attributes:
+        read: Returns the value, checked (a graph op).
+    """
+
+    __slots__ = ("read",)
+
+    def __init__(self, symbol_name: str, read: Callable[[], Any]) -> None:
+        super().__init__(symbol_name)
+        self.read = read
+
+
 def _free_message(name: str) -> str:
     if sys.version_info >= (3, 11):
         return (
@@ -85,6 +102,8 @@ def ld(value: Any, free: bool = False) -> Any:
         if free:
             raise NameError(_free_message(value.symbol_name))
         raise UnboundLocalError(_unbound_message(value.symbol_name))
+    if type(value) is UnboundUntilRun:
+        return value.read()
     return value
 
 

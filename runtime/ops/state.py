@@ -413,3 +413,32 @@ def Assert(
         {"template": template, "summarize": summarize},
         name,
     )
+
+
+def _ensure_defined_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[Any]:
+    value = inputs[1]
+    return [(value.dtype, value.shape)]
+
+
+def _ensure_defined_kernel(defined: Any, value: Any, *, message: str) -> Any:
+    if not defined:
+        raise InvalidArgumentError(message)
+    return value
+
+
+_ENSURE_DEFINED = register(
+    OpDef("EnsureDefined", _ensure_defined_rule, _ensure_defined_kernel)
+)
+
+
+def ensure_defined(
+    defined: TensorLike, value: TensorLike, message: str, name: str | None = None
+) -> Tensor:
+    """`value`, or InvalidArgumentError(`message`) when `defined` is false.
+
+    Not stateful: like any pure op it runs only when its result is needed, so
+    a graph raises exactly when Python would, on reading a variable that no
+    iteration of a loop assigned.
+    """
+    defined = convert_to_tensor(defined, dtype_hint=dtypes.bool_)
+    return apply(_ENSURE_DEFINED, [defined, value], {"message": message}, name)

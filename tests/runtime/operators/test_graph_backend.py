@@ -1,5 +1,7 @@
 """Converted control flow on graph tensors builds graph ops (and clear errors)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -142,9 +144,76 @@ def used_after(n):
     return last
 
 
-def test_name_first_assigned_in_a_graph_loop_and_used_after_says_define_it_before():
-    with pytest.raises(ValueError, match="'last' must be defined before the loop"):
-        trace(used_after, np.int32(1))
+def test_name_first_assigned_in_a_graph_loop_is_carried_from_its_first_assignment():
+    run, _ = trace(used_after, np.int32(1))
+    assert run(np.int32(3))[0] == 4 and run(np.int32(1))[0] == 0
+
+
+def test_name_no_iteration_assigned_raises_when_read_naming_it_and_the_loop():
+    run, _ = trace(used_after, np.int32(1))
+    line = used_after.__code__.co_firstlineno + 1
+    message = (
+        f"'last' is read after the graph loop at {__file__}:{line}, but no "
+        "iteration has assigned it (Python: UnboundLocalError); give 'last' a "
+        "value before the loop"
+    )
+    with pytest.raises(rt.errors.InvalidArgumentError, match=re.escape(message)):
+        run(np.int32(0))
+
+
+def for_target_after(n):
+    for i in rt.range(n):
+        pass
+    return i
+
+
+def unread_after(n):
+    total = 0
+    for i in rt.range(n):
+        step = i * 2
+        total += step
+    return total
+
+
+def read_in_a_later_iteration(n):
+    total = 0
+    for i in rt.range(n):
+        if i > 0:
+            total += prev * 10  # noqa: F821 - assigned by an earlier iteration
+        prev = i  # noqa: F841 - read by the next iteration
+    return total
+
+
+def first_assigned_in_while(n):
+    i = 0
+    while i < n:
+        square = i * i
+        i += 1
+    return square
+
+
+@pytest.mark.parametrize(
+    "f, n, expected",
+    [
+        (for_target_after, 3, 2),
+        (unread_after, 0, 0),
+        (unread_after, 3, 6),
+        (read_in_a_later_iteration, 0, 0),
+        (read_in_a_later_iteration, 3, 10),
+        (first_assigned_in_while, 3, 4),
+    ],
+)
+def test_names_born_in_graph_loops_compute_what_python_does(f, n, expected):
+    assert f(n) == expected  # the Python oracle
+    run, _ = trace(f, np.int32(1))
+    assert run(np.int32(n))[0] == expected
+
+
+@pytest.mark.parametrize("f", [for_target_after, first_assigned_in_while])
+def test_born_name_read_after_zero_iterations_raises_when_the_graph_runs(f):
+    run, _ = trace(f, np.int32(1))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="no iteration has"):
+        run(np.int32(0))
 
 
 def changes_dtype(n):
