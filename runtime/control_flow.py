@@ -265,7 +265,7 @@ def _graph_while(
     structure = (loop_vars,) if single else loop_vars
     flat = nest.flatten_with_paths(structure, expand_composites=True)
     labels = [
-        f"loop variable {n}" if n.startswith("'") else n
+        n if n.startswith("loop variable") else f"loop variable {n}"
         for n in checks.leaf_names(
             structure, [p for p, _ in flat], names, "loop variable"
         )

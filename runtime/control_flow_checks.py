@@ -29,6 +29,7 @@ __all__ = [
     "kind",
     "leaf_names",
     "less_specific",
+    "quote",
 ]
 
 
@@ -41,16 +42,26 @@ def leaf_names(
         top = structure if isinstance(structure, (list, tuple)) else None
         if top is not None and len(names) == len(top):
             return [
-                repr(names[p[0]] + "".join(f"[{k!r}]" for k in p[1:]))
+                quote(names[p[0]] + "".join(f"[{k!r}]" for k in p[1:]))
                 if p
-                else repr(names[0])
+                else quote(names[0])
                 for p in paths
             ]
         if len(names) == len(paths):
-            return [repr(n) for n in names]
+            return [quote(n) for n in names]
         if top is None and len(names) == 1:
-            return [repr(names[0] + "".join(f"[{k!r}]" for k in p)) for p in paths]
+            return [quote(names[0] + "".join(f"[{k!r}]" for k in p)) for p in paths]
     return [f"{what} {i}" for i in range(len(paths))]
+
+
+def quote(name: str) -> str:
+    """A variable's name in a message: `'x'`, or an item or attribute as the
+    user wrote it, which has quotes of its own (`d['a']`).
+
+    >>> quote("x"), quote("d['a']")
+    ("'x'", "d['a']")
+    """
+    return name if "'" in name else f"'{name}'"
 
 
 def kind(value: Any) -> str:

@@ -146,8 +146,9 @@ def _check_places_defined(
             branch, other = ("if", "else") if is_undefined(a) else ("else", "if")
             raise ValueError(
                 f"{place.name} must also be defined in the {branch} branch: it is set "
-                f"in the {other} branch of a graph `if` and used after it; assign "
-                "it in both branches or before the if statement"
+                f"in the {other} branch of a graph `if`, so whether it exists after "
+                "the `if` would depend on a graph tensor; assign it in both branches "
+                "or before the if statement"
             )
 
 

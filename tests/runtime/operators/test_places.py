@@ -1,0 +1,152 @@
+"""Places: items, attributes and cells that converted statements carry."""
+
+import re
+import types
+
+import pytest
+
+import autograph
+import runtime as rt
+from runtime.operators import places
+from runtime.operators.variables import Undefined
+
+# -- the places themselves ----------------------------------------------------
+
+
+def test_an_item_reads_writes_and_empties_its_key():
+    d = {"a": 1}
+    p = places.item("d['a']", d, "a")
+    assert (p.get(), p.name) == (1, "d['a']")
+    p.set(2)
+    assert d == {"a": 2}
+    p.set(p.undefined)
+    assert d == {} and p.get() is p.undefined
+
+
+def test_an_attribute_reads_writes_and_deletes_itself():
+    box = types.SimpleNamespace(total=1)
+    p = places.attr("box.total", box, "total")
+    p.set(5)
+    assert box.total == 5 and p.get() == 5
+    p.set(Undefined("box.total"))
+    assert not hasattr(box, "total") and p.get() is p.undefined
+
+
+def test_a_nested_item_reads_its_container_when_it_is_read():
+    x = {"a": {"b": 1}}
+    p = places.item("x['a']['b']", places.item("x['a']", x, "a"), "b")
+    x["a"] = {"b": 7}  # the container changes after the place was made
+    assert p.get() == 7
+
+
+def test_a_var_is_the_cell_a_closure_reads():
+    x = 1
+    p = places.var(lambda: x)
+    assert p.name == "x" and p.get() == 1
+    p.set(3)
+    assert x == 3
+    p.set(p.undefined)
+    with pytest.raises(NameError):
+        x  # noqa: B018 - reading the emptied cell
+
+
+COUNTER = 0
+
+
+def test_a_var_of_a_global_name_is_the_module_entry():
+    p = places.var(lambda: COUNTER)
+    assert p.name == "COUNTER"
+    p.set(4)
+    assert COUNTER == 4
+    p.set(0)
+
+
+# -- places carried by graph ops ------------------------------------------------
+
+
+def one_branch_item(a):
+    x = {"a": 1}
+    if a > 0:
+        x["b"] = a
+    return x["a"]
+
+
+def test_an_item_set_in_one_branch_of_a_graph_if_is_a_value_error_naming_it():
+    message = (
+        "x['b'] must also be defined in the else branch: it is set in the if branch "
+        "of a graph `if`, so whether it exists after the `if` would depend on a graph "
+        "tensor; assign it in both branches or before the if statement"
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        autograph.function(one_branch_item)(rt.constant(1))
+
+
+def item_changes_dtype(n):
+    d = {"a": 0}
+    for i in rt.range(n):
+        d["a"] = rt.cast(i, rt.float32)
+    return d["a"]
+
+
+def test_an_item_changing_dtype_in_a_graph_loop_is_named_as_written():
+    message = (
+        "loop variable d['a'] changed dtype from int32 to float32 after one "
+        "iteration; cast it before the loop"
+    )
+    with pytest.raises(TypeError, match=re.escape(message)):
+        autograph.function(item_changes_dtype)(rt.constant(3))
+
+
+SHARED = {"k": 0}
+
+
+def failing_branch(a):
+    if a > 0:
+        SHARED["k"] = rt.constant("not a number")
+    return SHARED["k"]
+
+
+def test_a_failed_graph_if_leaves_the_places_as_they_were():
+    with pytest.raises(TypeError, match=re.escape("SHARED['k'] has dtype string")):
+        autograph.function(failing_branch)(rt.constant(1))
+    assert SHARED == {"k": 0}  # no tensor of the abandoned graph stays behind
+
+
+def fibonacci_pair(n):
+    pair = [0, 1]
+    for _ in rt.range(n):
+        pair = [pair[1], pair[0] + pair[1]]
+    return pair[0]
+
+
+def doubled(n):
+    out = []
+    for i in rt.range(n):
+        out.append(i * 2)
+    return out.stack()
+
+
+def test_a_list_a_graph_loop_reassigns_keeps_its_structure():
+    f = autograph.function(fibonacci_pair)
+    assert f(rt.constant(6)).numpy() == 8
+    graph = f.get_concrete_function(rt.constant(6)).graph
+    assert not any("TensorArray" in op.type for op in graph.get_operations())
+
+
+def test_a_list_a_graph_loop_appends_to_becomes_a_tensor_array():
+    f = autograph.function(doubled)
+    assert f(rt.constant(3)).numpy().tolist() == [0, 2, 4]
+    graph = f.get_concrete_function(rt.constant(3)).graph
+    assert any("TensorArray" in op.type for op in graph.get_operations())
+
+
+def dict_state(n):
+    s = {"a": 0, "b": 1.0}
+    for i in rt.range(n):
+        s = {"a": s["a"] + i, "b": s["b"] * 2.0}
+    return s["a"], s["b"]
+
+
+def test_a_dict_carried_by_a_graph_loop_keeps_its_keys():
+    a, b = autograph.function(dict_state)(rt.constant(4))
+    assert (a.numpy(), b.numpy()) == (6, 16.0)
