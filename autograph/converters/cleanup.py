@@ -11,6 +11,7 @@ the user's own code keeps its shape.
 from __future__ import annotations
 
 import ast
+import collections
 from collections.abc import Set as AbstractSet
 
 from autograph.core.converter import DroppedCode, GeneratedCode, ag_attr, undefined_init
@@ -84,25 +85,24 @@ class CleanupTransformer(transformer.Base):
         generated functions write as `nonlocal`), by an annotation, which
         makes it local without giving it a value.
         """
-        bound: set[str] = set()
-        stack: list[ast.AST] = list(node.body)
-        while stack:
-            child = stack.pop()
+        lost = set(names)
+        # In order, so the usual case (every local bound by a statement of
+        # the function's own block) stops early.
+        queue = collections.deque(node.body)
+        while queue and lost:
+            child = queue.popleft()
             if isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load):
-                bound.add(child.id)
+                lost.discard(child.id)
             elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                bound.add(child.name)
+                lost.discard(child.name)
                 continue  # its own scope
             elif isinstance(child, ast.Lambda):
                 continue
             elif isinstance(child, ast.alias):
-                bound.add((child.asname or child.name).split(".")[0])
-            elif isinstance(child, ast.arg):
-                bound.add(child.arg)
+                lost.discard((child.asname or child.name).split(".")[0])
             elif isinstance(child, ast.ExceptHandler) and child.name:
-                bound.add(child.name)
-            stack.extend(transformer.child_nodes(child))
-        lost = names - bound
+                lost.discard(child.name)
+            queue.extend(transformer.child_nodes(child))
         if lost - cells:
             # Only a read would find a global instead: a name the generated
             # functions take as a parameter or assign is theirs.
