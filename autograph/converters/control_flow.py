@@ -352,15 +352,22 @@ def _item_places(
     another place that is assigned too is carried with it.
     """
     found: dict[str, ast.expr] = {}
+    untracked: dict[str, None] = {}
     targets = sorted(_assigned_targets(stmts), key=_position)
     for target in targets:
-        if _is_place(target, written):
+        place = _is_place(target, written)
+        if place:
             found.setdefault(ast.unparse(target), target)
+        elif place is None:
+            untracked.setdefault(ast.unparse(target))
     places = []
     for text, target in found.items():
         if any(_is_prefix(other, text) for other in found if other != text):
             continue
         places.append(_place(target))
+    # A backend refuses these: it could not carry them.
+    for text in untracked:
+        places.append(ag_call("untracked", ast.Constant(value=text, kind=None)))
     return places
 
 
@@ -402,17 +409,24 @@ def _assigned_targets(stmts: Sequence[ast.stmt]) -> Iterable[ast.expr]:
             stack.extend(node.items)
 
 
-def _is_place(node: ast.expr, written: AbstractSet[str]) -> bool:
+def _is_place(node: ast.expr, written: AbstractSet[str]) -> bool | None:
+    """True for a place; False for an item of something the statements
+    rebind (its new value travels with the name); None for an item that
+    cannot be carried (a key that changes or is computed, a slice)."""
+    trackable = True
     while isinstance(node, (ast.Subscript, ast.Attribute)):
         if isinstance(node, ast.Subscript):
             key = node.slice
             if isinstance(key, ast.Name):
-                if key.id in written:
-                    return False
+                trackable &= key.id not in written
             elif not isinstance(key, ast.Constant):
-                return False
+                trackable = False
         node = node.value
-    return isinstance(node, ast.Name) and node.id not in written
+    if not isinstance(node, ast.Name):
+        return None
+    if node.id in written:
+        return False
+    return trackable or None
 
 
 def _place(node: ast.expr) -> ast.expr:

@@ -12,7 +12,7 @@ from runtime.operators.control_flow import for_stmt, if_stmt, while_stmt
 from runtime.operators.data_structures import list_append, list_pop
 from runtime.operators.exceptions import assert_stmt
 from runtime.operators.logical import and_, if_exp, not_, or_
-from runtime.operators.places import attr, item, var
+from runtime.operators.places import attr, item, untracked, var
 from runtime.operators.py_builtins import float_, int_, len_, print_, range_
 from runtime.operators.variables import (
     Unbound,
@@ -45,6 +45,7 @@ __all__ = [
     "or_",
     "print_",
     "range_",
+    "untracked",
     "var",
     "while_stmt",
 ]

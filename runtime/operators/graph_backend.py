@@ -64,6 +64,7 @@ def _if_stmt(
     places: Sequence[Place] = (),
 ) -> Any:
     if places:
+        _refuse_untracked(places)
         return _if_with_places(cond, body, orelse, state, names, places)
     count = len(names)
 
@@ -97,6 +98,12 @@ def _if_stmt(
         branch(orelse, body, "else"),
         names=list(names) or None,
     )
+
+
+def _refuse_untracked(places: Sequence[Place]) -> None:
+    for place in places:
+        if isinstance(place, places_.Untracked):
+            raise TypeError(place.message())
 
 
 def _if_with_places(
@@ -465,6 +472,7 @@ def _while_stmt(
 ) -> Any:
     names = names or state_names(test)
     if places:
+        _refuse_untracked(places)
         k = len(state)
         loop = _loop_with_places(test, body, state, names, places, 0)
         result = _restoring(places, lambda: _while_stmt(*loop, first_cond))
@@ -518,6 +526,7 @@ def _for_stmt(
 ) -> Any:
     names = names or state_names(body, skip=1)
     if places:
+        _refuse_untracked(places)
         k = len(state)
         test, body_, state_, names_ = _loop_with_places(
             extra_test, body, state, names, places, 1

@@ -40,7 +40,7 @@ from typing import Any
 
 from runtime.operators.variables import Undefined
 
-__all__ = ["Place", "attr", "item", "read", "var", "write"]
+__all__ = ["Place", "Untracked", "attr", "item", "read", "untracked", "var", "write"]
 
 
 class Place:
@@ -141,6 +141,35 @@ class _Cell(Place):
                 del self.cell.cell_contents
         else:
             self.cell.cell_contents = value
+
+
+class Untracked(Place):
+    """An item a statement assigns that cannot be carried through a graph op
+    (its key changes or is computed, or it is a slice). Plain Python assigns
+    it as written; a graph backend refuses the statement rather than assign
+    it once, while tracing."""
+
+    __slots__ = ()
+
+    def get(self) -> Any:
+        raise TypeError(self.message())
+
+    def set(self, value: Any) -> None:
+        raise TypeError(self.message())
+
+    def message(self) -> str:
+        """Why a graph op cannot carry this item, and what to do instead."""
+        return (
+            f"{self.name} is assigned inside a graph `if` or loop with a key that "
+            "changes there (or is computed, or is a slice), so the graph cannot "
+            "carry it; assign it outside, or keep the values in a tensor "
+            "(e.g. rt.TensorArray in a loop) or in a variable"
+        )
+
+
+def untracked(name: str) -> Place:
+    """The item `name`, which a graph op cannot carry (see `Untracked`)."""
+    return Untracked(name)
 
 
 def item(name: str, container: Any, key: Any) -> Place:

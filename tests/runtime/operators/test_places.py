@@ -150,3 +150,33 @@ def dict_state(n):
 def test_a_dict_carried_by_a_graph_loop_keeps_its_keys():
     a, b = autograph.function(dict_state)(rt.constant(4))
     assert (a.numpy(), b.numpy()) == (6, 16.0)
+
+
+def keyed_by_the_loop(n):
+    d = {}
+    for i in rt.range(n):
+        d[i] = i
+    return len(d)
+
+
+def fresh_dict_each_iteration(n):
+    total = 0
+    for i in rt.range(n):
+        tmp = {}
+        tmp["a"] = i
+        total += tmp["a"]
+    return total
+
+
+def test_an_item_a_graph_loop_cannot_carry_is_refused_naming_it():
+    message = (
+        "d[i] is assigned inside a graph `if` or loop with a key that changes there"
+    )
+    with pytest.raises(TypeError, match=re.escape(message)):
+        autograph.function(keyed_by_the_loop)(rt.constant(3))
+    assert autograph.to_graph(keyed_by_the_loop)(3) == 3  # plain Python: as written
+
+
+def test_an_item_of_an_object_the_body_rebinds_travels_with_the_name():
+    f = autograph.function(fresh_dict_each_iteration)
+    assert f(rt.constant(4)).numpy() == 6
