@@ -152,7 +152,8 @@ def _check_places_defined(
         if is_undefined(a) != is_undefined(b):
             branch, other = ("if", "else") if is_undefined(a) else ("else", "if")
             raise ValueError(
-                f"{place.name} must also be defined in the {branch} branch: it is set "
+                f"{checks.quote(place.name)} must also be defined in the {branch} "
+                "branch: it is set "
                 f"in the {other} branch of a graph `if`, so whether it exists after "
                 "the `if` would depend on a graph tensor; assign it in both branches "
                 "or before the if statement"
