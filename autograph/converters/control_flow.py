@@ -291,7 +291,8 @@ class ControlFlowTransformer(transformer.Base):
         header = anno.getanno(node, Live.LOOP_HEADER, frozenset())
         targets = activity.writes(node.target)
         modified = self._modified(node.body)
-        state = sorted((modified & (header | live_out)) | (targets & live_out))
+        carried = targets - self.scope.in_place
+        state = sorted((modified & (header | live_out)) | (carried & live_out))
         inits = self._state_inits(node, state)
         namer = self.ctx.namer
         body_name = namer.new_symbol("loop_body")

@@ -115,14 +115,23 @@ def _if_with_places(
     places: Sequence[Place],
 ) -> Any:
     """`_if_stmt` with the places as more state: each branch starts from
-    their values before the `if`, and returns what it left in them."""
-    k, count = len(state), len(names)
+    their values before the `if`, and returns what it left in them. An `if`
+    with no outputs returns what its branches return (the function's return
+    value, for an `if` that ends the function), which is kept as one more."""
+    k = len(state)
+    returns = not names  # no outputs: the branches' results are returned
+    count = len(names) or 1
+    if returns:
+        names = ("the function's return value",)
     left: dict[str, tuple[Any, ...]] = {}  # the places' values each branch left
 
     def branch(fn: Callable[..., Any] | None, label: str) -> Callable[..., Any]:
         def run(*args: Any) -> Any:
             places_.write(places, args[k:])
-            result = fn(*args[:k]) if fn is not None else unpack_state(args[:k])
+            if fn is not None:
+                result = fn(*args[:k])
+            else:  # no else block: the state comes out unchanged
+                result = None if returns else unpack_state(args[:k])
             left[label] = values = places_.read(places)
             if len(left) == 2:
                 _check_places_defined(places, left["if"], left["else"])
@@ -142,7 +151,7 @@ def _if_with_places(
     )
     result = as_state(result, count + len(places))
     places_.write(places, result[count:])
-    return unpack_state(result[:count])
+    return result[0] if count == 1 else unpack_state(result[:count])
 
 
 def _check_places_defined(

@@ -169,6 +169,17 @@ def suppressed_by_with(n):
     return z
 
 
+def item_changed_before_a_returning_branch(a):
+    d = {"a": 0, "b": 0}
+    x = a
+    if a > 0:
+        d["b"] -= 5
+        x = x + 1
+    else:
+        return -1, x, d["b"]
+    return 2, x, d["b"]
+
+
 SAMPLES = [
     Sample(count_keys, [(0,), (5,)], tensors((0,), (5,))),
     Sample(pick, [(-1,), (1,)], tensors((-1,), (1,))),
@@ -186,4 +197,7 @@ SAMPLES = [
     Sample(assigned_before_raise, [(-1,), (1,)]),
     Sample(assigned_in_loop_before_raise, [(0,), (1,), (3,)]),
     Sample(suppressed_by_with, [(1,), (5,)]),
+    Sample(
+        item_changed_before_a_returning_branch, [(3,), (-3,)], tensors((3,), (-3,))
+    ),
 ]
