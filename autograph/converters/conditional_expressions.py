@@ -8,20 +8,30 @@ from __future__ import annotations
 import ast
 from collections.abc import Set as AbstractSet
 
-from autograph.core.converter import ag_call, thunk
-from autograph.pyct import transformer
+from autograph.core.converter import LazyOperands, ag_call, thunk
 
 
-class ConditionalExpressionTransformer(transformer.Base):
+class ConditionalExpressionTransformer(LazyOperands):
     """Rewrites `a if c else b`."""
 
     def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
         self.generic_visit(node)
-        return ag_call("if_exp", node.test, thunk(node.body), thunk(node.orelse))
+        call = ag_call("if_exp", node.test, thunk(node.body), thunk(node.orelse))
+        return self.with_places(call, node.body, node.orelse)
 
 
 # What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset({ast.Call, ast.Attribute, ast.Name, ast.Lambda, ast.arguments})
+EMITS = frozenset(
+    {
+        ast.Call,
+        ast.Attribute,
+        ast.Name,
+        ast.Lambda,
+        ast.arguments,
+        ast.keyword,
+        ast.Tuple,
+    }
+)
 
 
 def needed(kinds: AbstractSet[type]) -> bool:

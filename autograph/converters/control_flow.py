@@ -40,9 +40,10 @@ from autograph.core.converter import (
     NestedFunction,
     ag_attr,
     ag_call,
+    calls_anything,
     function_def,
-    thunk,
     undefined_init,
+    var_places,
 )
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity, definedness, liveness
@@ -57,8 +58,8 @@ class _Scope:
     Attributes:
         declared: Its `global`/`nonlocal` names: name -> 'global' | 'nonlocal'.
         cells: Its locals that live in cells (`activity.cells`).
-        written_by_nested: Names its nested functions assign (`nonlocal`):
-            any call may change them.
+        written_by_nested: Variables its nested functions assign outside
+            themselves (`nonlocal`, `global`): any call may change them.
         hoisted: Names to start undefined at its top.
     """
 
@@ -124,8 +125,11 @@ class ControlFlowTransformer(transformer.Base):
             declared=activity.declarations(node) if has_declarations else {},
             cells=activity.cells(node) if cells is None else cells,
         )
-        if scope.in_place and NestedFunction in kinds:
-            scope.written_by_nested = activity.written_by_nested(node) & scope.in_place
+        nested = anno.getanno(node, anno.Basic.NESTED_WRITES, None)
+        if nested is None and NestedFunction in kinds:
+            local = activity.local_names(node)
+            nested = activity.written_by_nested(node) - (local - scope.cells)
+        scope.written_by_nested = nested or set()
         self.scopes.append(scope)
         node.body = self.visit_block(node.body)
         self.scopes.pop()
@@ -151,22 +155,25 @@ class ControlFlowTransformer(transformer.Base):
         return self.cache.writes(stmts) - self.scope.in_place
 
     def _places(
-        self, blocks: Sequence[list[ast.stmt]], written: AbstractSet[str] = frozenset()
+        self,
+        blocks: Sequence[list[ast.stmt]],
+        written: AbstractSet[str] = frozenset(),
+        test: ast.expr | None = None,
     ) -> ast.keyword | None:
         """`places=(...)`: what the blocks change in place (items,
         attributes, cells, declared names), for a backend to carry; None when
-        they change nothing there. `written` adds names a loop test binds."""
+        they change nothing there. `written` adds names a loop's target or
+        test binds; a loop `test` runs inside the op too."""
         stmts = [s for block in blocks for s in block]
         written = self.cache.writes(stmts) | written
         in_place = self.scope.in_place
         names = written & in_place
-        if self.scope.written_by_nested and _calls(stmts):
+        calls = _calls(stmts) or (test is not None and _calls([test]))
+        if self.scope.written_by_nested and calls:
             names |= self.scope.written_by_nested
-        places = [ag_call("var", thunk(jumps.name(n))) for n in sorted(names)]
-        places += _item_places(stmts, written)
-        if not places:
-            return None
-        return ast.keyword(arg="places", value=ast.Tuple(elts=places, ctx=ast.Load()))
+        keyword = var_places(names)
+        keyword.value.elts += _item_places(stmts, written)
+        return keyword if keyword.value.elts else None
 
     def _state_inits(self, node: ast.stmt, state: Iterable[str]) -> list[ast.stmt]:
         """`x = ag__.Undefined('x')` for state that may be unbound here."""
@@ -275,7 +282,7 @@ class ControlFlowTransformer(transformer.Base):
         args = [jumps.name(test_def.name), jumps.name(body_def.name)]
         if state:
             args.append(_load_tuple(state))
-        places = self._places([node.body], test_writes)
+        places = self._places([node.body], test_writes, node.test)
         call = ast.Call(
             func=ag_attr("while_stmt"), args=args, keywords=[places] if places else []
         )
@@ -335,10 +342,10 @@ class ControlFlowTransformer(transformer.Base):
         return _located(node, [*inits, *defs, _assign(state, call), *orelse])
 
 
-def _calls(stmts: Sequence[ast.stmt]) -> bool:
-    """Whether the statements call anything (a call may run a nested
-    function that writes a `nonlocal` name)."""
-    return any(isinstance(n, ast.Call) for s in stmts for n in transformer.walk(s))
+def _calls(nodes: Sequence[ast.AST]) -> bool:
+    """Whether the nodes call anything (a call may run a nested function
+    that writes a `nonlocal` name)."""
+    return any(calls_anything(node) for node in nodes)
 
 
 def _item_places(

@@ -14,11 +14,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Set as AbstractSet
 
-from autograph.core.converter import CompareChain, ag_call, thunk
-from autograph.pyct import templates, transformer
+from autograph.core.converter import CompareChain, LazyOperands, ag_call, thunk
+from autograph.pyct import templates
 
 
-class LogicalExpressionTransformer(transformer.Base):
+class LogicalExpressionTransformer(LazyOperands):
     """Rewrites boolean operators."""
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
@@ -27,7 +27,7 @@ class LogicalExpressionTransformer(transformer.Base):
         values = node.values
         result = values[-1]
         for value in reversed(values[:-1]):
-            result = ag_call(op, value, thunk(result))
+            result = self.with_places(ag_call(op, value, thunk(result)), result)
         return result
 
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
@@ -59,7 +59,16 @@ class LogicalExpressionTransformer(transformer.Base):
 
 # What the pass may add to a tree (see `Context.kinds`).
 EMITS = frozenset(
-    {ast.Call, ast.Attribute, ast.Name, ast.Lambda, ast.arguments, ast.Compare}
+    {
+        ast.Call,
+        ast.Attribute,
+        ast.Name,
+        ast.Lambda,
+        ast.arguments,
+        ast.Compare,
+        ast.keyword,
+        ast.Tuple,
+    }
 )
 
 

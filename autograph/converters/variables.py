@@ -32,6 +32,7 @@ from autograph.pyct.static_analysis.definedness import Defined
 
 LOCALS = anno.Basic.ORIGINAL_LOCALS
 CELLS = anno.Basic.CELLS
+NESTED_WRITES = anno.Basic.NESTED_WRITES
 
 
 class VariablesTransformer(transformer.Base):
@@ -57,6 +58,10 @@ class VariablesTransformer(transformer.Base):
         anno.setanno(node, LOCALS, local - activity.writes(node.args))
         cells = activity.cells(node)
         anno.setanno(node, CELLS, cells)
+        # Locals that are not cells travel as explicit state: a nested
+        # function cannot write them (it would be a cell).
+        nested = activity.written_by_nested(node) - (local - cells)
+        anno.setanno(node, NESTED_WRITES, nested)
         self.locals.append(local)
         self.cells.append(cells)
         self.maybe_unbound.append(set())
@@ -217,4 +222,5 @@ def _nothing_to_rewrite(node: ast.AST, ctx: Context, unbound: set[str]) -> bool:
         return False
     anno.setanno(node, LOCALS, local - activity.writes(node.args))
     anno.setanno(node, CELLS, activity.cells(node))
+    anno.setanno(node, NESTED_WRITES, set())  # it has no nested function
     return True

@@ -18,10 +18,11 @@ against ~2 us for these, and conversion has 1 ms for a whole function:
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-from autograph.pyct import naming
+from autograph.pyct import anno, naming, transformer
 
 AG = "ag__"  # the name converted code uses for `runtime.operators`
 _LOAD = ast.Load()  # contexts carry no data: one serves every node
@@ -82,6 +83,49 @@ def undefined_init(name: str) -> ast.Assign:
     target = ast.Name(id=name, ctx=ast.Store())
     value = ag_call("Undefined", ast.Constant(value=name, kind=None))
     return ast.Assign(targets=[target], value=value, type_comment=None)
+
+
+def var_places(names: Iterable[str]) -> ast.keyword:
+    """`places=(ag__.var(lambda: a), ...)`: variables an operator's functions
+    may change where they live (see runtime.operators.places)."""
+    elts = [ag_call("var", thunk(ast.Name(n, _LOAD))) for n in sorted(names)]
+    return ast.keyword(arg="places", value=ast.Tuple(elts=elts, ctx=_LOAD))
+
+
+def calls_anything(node: ast.AST) -> bool:
+    """Whether evaluating `node` calls something."""
+    return any(isinstance(n, ast.Call) for n in transformer.walk(node))
+
+
+class LazyOperands(transformer.Base):
+    """Base of the converters whose operators take lazily evaluated operands
+    (`and_`, `or_`, `if_exp`). A backend evaluates such an operand inside a
+    graph op, so a call in it that runs a nested function writing a
+    `nonlocal`/`global` variable changes state the op must carry:
+    `with_places` lists those variables on the call."""
+
+    def __init__(self, ctx: object) -> None:
+        super().__init__(ctx)
+        self._nested_writes: list[AbstractSet[str]] = [frozenset()]
+
+    def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        # A user's function says what its nested functions write; the
+        # functions conversion generated inside it share its variables.
+        own = anno.getanno(node, anno.Basic.NESTED_WRITES, None)
+        self._nested_writes.append(self._nested_writes[-1] if own is None else own)
+        self.generic_visit(node)
+        self._nested_writes.pop()
+        return node
+
+    visit_FunctionDef = _visit_function
+    visit_AsyncFunctionDef = _visit_function
+
+    def with_places(self, call: ast.Call, *lazy: ast.expr) -> ast.Call:
+        """`call`, with `places=` when a lazy operand may change variables."""
+        names = self._nested_writes[-1]
+        if names and any(calls_anything(operand) for operand in lazy):
+            call.keywords.append(var_places(names))
+        return call
 
 
 class GeneratedCode:

@@ -68,6 +68,11 @@ class Basic(NoValue):
         "On a user's FunctionDef: its locals that converted statements write "
         "through rather than pass as state (see activity.cells): a set"
     )
+    NESTED_WRITES = (
+        "On a user's FunctionDef: the variables its nested functions assign "
+        "that live outside them (nonlocal/global), which any call may change: "
+        "a set"
+    )
     EXTRA_LOOP_TEST = (
         "An expression AST: extra test to evaluate before each iteration (for "
         "loops with break/return)"

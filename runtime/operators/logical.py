@@ -13,10 +13,12 @@ arrive as functions, so they are evaluated only when Python would:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from runtime.operators.control_flow import if_stmt
 from runtime.operators.dispatch import TABLES
+from runtime.operators.places import Place
 
 _AND = TABLES["and_"]
 _OR = TABLES["or_"]
@@ -24,18 +26,28 @@ _NOT = TABLES["not_"]
 _IF_EXP = TABLES["if_exp"]
 
 
-def and_(a: Any, b: Callable[[], Any]) -> Any:
-    """`a and b()`; a graph tensor `a` gives a graph op evaluating b lazily."""
+def and_(a: Any, b: Callable[[], Any], *, places: Sequence[Place] = ()) -> Any:
+    """`a and b()`; a graph tensor `a` gives a graph op evaluating b lazily.
+
+    `places` are variables `b` may change where they live (a call of a
+    nested function that writes a `nonlocal`): a backend carries them, as
+    `if_stmt` does.
+    """
     impl = _AND.get(type(a))
     if impl is not None:
+        if places:
+            return if_stmt(a, b, lambda: a, (), ("the value of `and`",), places=places)
         return impl(a, b)
     return a and b()
 
 
-def or_(a: Any, b: Callable[[], Any]) -> Any:
-    """`a or b()`; a graph tensor `a` gives a graph op evaluating b lazily."""
+def or_(a: Any, b: Callable[[], Any], *, places: Sequence[Place] = ()) -> Any:
+    """`a or b()`; a graph tensor `a` gives a graph op evaluating b lazily.
+    `places` as for `and_`."""
     impl = _OR.get(type(a))
     if impl is not None:
+        if places:
+            return if_stmt(a, lambda: a, b, (), ("the value of `or`",), places=places)
         return impl(a, b)
     return a or b()
 
@@ -53,6 +65,8 @@ def if_exp(
     if_true: Callable[[], Any],
     if_false: Callable[[], Any],
     expr_repr: str = "",
+    *,
+    places: Sequence[Place] = (),
 ) -> Any:
     """`if_true() if cond else if_false()`; a graph tensor gives a graph cond.
 
@@ -61,8 +75,12 @@ def if_exp(
         if_true: The value when true, as a function.
         if_false: The value when false, as a function.
         expr_repr: The user's source of the expression, for error messages.
+        places: Variables the arms may change where they live (see `and_`).
     """
     impl = _IF_EXP.get(type(cond))
     if impl is not None:
+        if places:
+            name = "the value of the conditional expression"
+            return if_stmt(cond, if_true, if_false, (), (name,), places=places)
         return impl(cond, if_true, if_false, expr_repr)
     return if_true() if cond else if_false()

@@ -197,7 +197,5 @@ SAMPLES = [
     Sample(assigned_before_raise, [(-1,), (1,)]),
     Sample(assigned_in_loop_before_raise, [(0,), (1,), (3,)]),
     Sample(suppressed_by_with, [(1,), (5,)]),
-    Sample(
-        item_changed_before_a_returning_branch, [(3,), (-3,)], tensors((3,), (-3,))
-    ),
+    Sample(item_changed_before_a_returning_branch, [(3,), (-3,)], tensors((3,), (-3,))),
 ]

@@ -322,7 +322,8 @@ def _loads(nodes: Iterable[ast.AST]) -> collections.Counter[str]:
 
 
 def written_by_nested(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """Names of `fn`'s scope that its nested functions assign (`nonlocal`)."""
+    """Names that `fn`'s nested functions assign outside themselves
+    (`nonlocal`, `global`): any call in `fn` may change them."""
     found: set[str] = set()
     stack: list[ast.AST] = list(fn.body)
     while stack:
