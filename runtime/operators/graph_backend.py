@@ -334,7 +334,9 @@ def _len(value: SymbolicTensor) -> Any:
     return _length(value)
 
 
-def _int(value: Any, *args: Any) -> Any:
+def _int(value: Any, *args: Any, **kwargs: Any) -> Any:
+    if args or kwargs:  # as Python: a base is for strings only
+        raise TypeError("int() can't convert a tensor with an explicit base")
     return array_ops.cast(value, dtypes.int32)
 
 

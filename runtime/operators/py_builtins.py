@@ -54,12 +54,12 @@ def len_(value: Any) -> Any:
     return len(value)
 
 
-def int_(value: Any = 0, *args: Any) -> Any:
-    """`int(value, *args)`; for a graph tensor, a cast to int32."""
+def int_(value: Any = 0, *args: Any, **kwargs: Any) -> Any:
+    """`int(value, *args, **kwargs)`; for a graph tensor, a cast to int32."""
     impl = _INT.get(type(value))
     if impl is not None:
-        return impl(value, *args)
-    return int(value, *args)
+        return impl(value, *args, **kwargs)
+    return int(value, *args, **kwargs)
 
 
 def float_(value: Any = 0.0) -> Any:
