@@ -227,7 +227,9 @@ def _branch_outputs(then_g: Graph, else_g: Graph, a: Any, b: Any, label: str) ->
             f"{label} is {checks.kind(a)} in the true branch but "
             f"{checks.kind(b)} in the false branch; give it a value in both branches"
         )
-    if a is b and not checks.convertible(a):
+    if a is b and (not checks.convertible(a) or type(a) is bool):
+        # Not a tensor, or the same Python bool whichever branch runs (a jump
+        # flag neither branch sets): the value passes through unchanged.
         return _PASSTHROUGH
     for value, branch in ((a, "true"), (b, "false")):
         if not checks.convertible(value):

@@ -474,6 +474,9 @@ def _sequence_value(
     else:
         raise TypeError(f"cannot convert {value!r} to a tensor")
     target = dtype or dtype_hint
+    if array.size == 0 and target is not None:
+        # No elements: nothing to check, `[]` fits any dtype.
+        return array.astype(target.np_dtype)
     if target is not None and target is not inferred:
         t_kind = target.np_dtype.kind
         fits = (
@@ -486,6 +489,4 @@ def _sequence_value(
             return array.astype(target.np_dtype)
         if dtype is not None:
             raise TypeError(f"cannot convert {value!r} to a {dtype} tensor")
-    if array.size == 0 and target is not None and dtype is not None:
-        return array.astype(target.np_dtype)
     return array.astype(inferred.np_dtype)

@@ -25,7 +25,7 @@ from runtime.context import STATE
 from runtime.graph import Graph
 from runtime.operators import dispatch
 from runtime.operators.control_flow import as_state, state_names, unpack_state
-from runtime.operators.variables import Undefined, UndefinedReturnValue, is_undefined
+from runtime.operators.variables import Undefined, UndefinedReturnValue
 from runtime.ops import array as array_ops
 from runtime.ops import math as math_ops
 from runtime.ops.state import Assert
@@ -38,7 +38,8 @@ from runtime.tensor import SymbolicTensor, convert_to_tensor
 def _check_defined(values: Sequence[Any], names: Sequence[str], branch: str) -> None:
     other = "else" if branch == "if" else "if"
     for value, name in zip(values, names):
-        if is_undefined(value):
+        # (A return value set in neither branch is fine: it stays undefined.)
+        if type(value) is Undefined:
             raise ValueError(
                 f"'{name}' must also be defined in the {branch} branch: it is set "
                 f"in the {other} branch of a graph `if` and used after it; assign "
@@ -56,7 +57,12 @@ def _if_stmt(
     count = len(names)
 
     def call(fn: Callable[..., Any] | None) -> Any:
-        return fn(*state) if fn is not None else unpack_state(state)
+        if fn is not None:
+            return fn(*state)
+        # No else block: the state comes out unchanged. With no outputs the
+        # statement's result is dropped (the state was only read), so the
+        # missing branch gives nothing, as the true branch does.
+        return unpack_state(state) if count else None
 
     def branch(
         fn: Callable[..., Any] | None, other: Callable[..., Any] | None, label: str
@@ -68,10 +74,13 @@ def _if_stmt(
             values = list(as_state(result, count))
             if any(isinstance(v, UndefinedReturnValue) for v in values):
                 # The function has not returned on this path yet: its return
-                # value takes the other branch's type, as zeros.
+                # value takes the other branch's type, as zeros; when it has
+                # not returned on the other path either, it stays undefined.
                 sample = as_state(_dry_run(lambda: call(other), ()), count)
                 values = [
-                    _zeros_like_spec(s) if isinstance(v, UndefinedReturnValue) else v
+                    _undefined_return(v, s)
+                    if isinstance(v, UndefinedReturnValue)
+                    else v
                     for v, s in zip(values, sample)
                 ]
             _check_defined(values, names, label)
@@ -85,6 +94,13 @@ def _if_stmt(
         branch(orelse, body, "else"),
         names=list(names) or None,
     )
+
+
+def _undefined_return(value: UndefinedReturnValue, other: Any) -> Any:
+    """A return value not set in one branch of a graph `if`, given the other's."""
+    if isinstance(other, UndefinedReturnValue):
+        return other  # the same object in both branches: it passes through
+    return _zeros_like_spec(other)
 
 
 # -- loops ----------------------------------------------------------------------------
@@ -231,7 +247,13 @@ def _for_stmt(
         return iterable[i]
 
     def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
-        return as_state(_dry_run(body, (item(0), *args)), count)
+        # An item of the right type and shape, not `iterable[0]`: the iterable
+        # may be empty.
+        def run() -> Any:
+            element = STATE.graph.placeholder(iterable.dtype, _item_shape(iterable))
+            return body(element, *args)
+
+        return as_state(_dry_run(run, ()), count)
 
     loop_vars = _loop_state(state, names, trial)
 
@@ -284,6 +306,10 @@ def _add_note(error: BaseException, note: str) -> None:
         error.add_note(note)
     elif error.args and isinstance(error.args[0], str):
         error.args = (f"{error.args[0]}\n{note}", *error.args[1:])
+
+
+def _item_shape(value: SymbolicTensor) -> Any:
+    return None if value.shape is None else value.shape[1:]
 
 
 def _length(value: SymbolicTensor) -> Any:
