@@ -21,6 +21,7 @@ placeholder for it and the `cond`/`while` node an extra input.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
@@ -199,6 +200,7 @@ class Graph:
         self._by_name: dict[str, Operation] = {}
         self._name_counts: dict[str, int] = {}
         self._taken: set[str] = set()
+        self._scope = ""  # the name scope's prefix, "block/" (see `name_scope`)
         self._captured: dict[int, SymbolicTensor] = {}
         self._eager_consts: dict[int, tuple[Any, SymbolicTensor]] = {}
         self._last_stateful: Operation | None = None
@@ -213,7 +215,11 @@ class Graph:
         return context.push(self)
 
     def unique_name(self, base: str) -> str:
-        """`base`, or `base_1`, `base_2`, ... if taken; the name is reserved."""
+        """`base`, or `base_1`, `base_2`, ... if taken; the name is reserved.
+
+        Inside `name_scope("block")` the name is `block/base`.
+        """
+        base = self._scope + base
         count = self._name_counts.get(base)
         if count is None and base not in self._taken:
             self._name_counts[base] = 0
@@ -227,6 +233,19 @@ class Graph:
                 self._name_counts[base] = count
                 self._taken.add(name)
                 return name
+
+    @contextlib.contextmanager
+    def name_scope(self, name: str) -> Iterator[str]:
+        """Names of ops created in the block start with `name/` (`rt.name_scope`).
+
+        A scope name used again in the same scope gets a suffix (`block_1/`).
+        """
+        previous = self._scope
+        self._scope = self.unique_name(name) + "/"
+        try:
+            yield self._scope
+        finally:
+            self._scope = previous
 
     def placeholder(
         self, dtype: dtypes.DType | str, shape: Any = None, name: str | None = None

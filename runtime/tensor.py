@@ -21,7 +21,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.context import STATE
-from runtime.shapes import Shape, format_shape
+from runtime.shapes import Shape, TensorShape, format_shape
 
 if TYPE_CHECKING:
     from runtime.graph import Graph, Operation
@@ -273,6 +273,17 @@ def register_tensor_conversion(
 ) -> None:
     """Makes `convert_to_tensor` turn instances of `cls` into `fn(value, dtype)`."""
     _CONVERSIONS[cls] = fn
+
+
+def _convert_tensor_shape(shape: TensorShape, dtype: dtypes.DType | None) -> Tensor:
+    if not shape.is_fully_defined():
+        raise ValueError(
+            f"cannot convert the partially known shape {shape} to a tensor"
+        )
+    return convert_to_tensor(shape.as_list(), dtype or dtypes.int32)
+
+
+register_tensor_conversion(TensorShape, _convert_tensor_shape)
 
 
 def conversion_for(value: Any) -> Callable[[Any, dtypes.DType | None], Tensor] | None:
