@@ -383,10 +383,15 @@ def _body_output(
             "iteration; cast it before the loop"
         )
     if not is_compatible(shape, out.shape) or checks.less_specific(out.shape, shape):
+        merged = merge(shape, out.shape)
+        invariant = "None" if merged is None else format_shape(merged)
+        var = label.split("'")[1] if label.count("'") == 2 else "variable"
         raise ValueError(
             f"{label} changed shape from {format_shape(shape)} to "
             f"{format_shape(out.shape)} after one iteration; keep its shape the same "
-            "in every iteration, or give a shape_invariants entry with None for the "
-            "dimensions that change"
+            "in every iteration, or allow the change (None for a size that "
+            "changes): call autograph.set_loop_options(shape_invariants="
+            f"[({var}, {invariant})]) first in the loop body, or pass "
+            "shape_invariants to rt.while_loop"
         )
     return out

@@ -168,12 +168,15 @@ EXPECTED: dict[str, list[str]] = {
         "TypeError: loop variable 'total' changed dtype from int32 to float32 after "
         "one iteration; cast it before the loop",
         "ValueError: loop variable 'x' changed shape from (1,) to (2,) after one "
-        "iteration; keep its shape the same in every iteration, or give a "
-        "shape_invariants entry with None for the dimensions that change",
+        "iteration; keep its shape the same in every iteration, or allow the change "
+        "(None for a size that changes): call autograph.set_loop_options("
+        "shape_invariants=[(x, (None,))]) first in the loop body, or pass "
+        "shape_invariants to rt.while_loop",
         "ValueError: 'last' must be defined before the loop: it is first assigned "
         "inside a graph loop and used after it (or in the next iteration); give it "
         "an initial value before the loop",
         "ok: rt.Tensor(1.0, shape=(), dtype=float32)",
+        "ok: rt.Tensor([1. 1. 1. 1.], shape=(4,), dtype=float32)",
     ],
 }
 

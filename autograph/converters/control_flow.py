@@ -29,18 +29,22 @@ The liveness and definedness analyses decide all of this (STYLE 4).
 from __future__ import annotations
 
 import ast
+import inspect
+import types
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from autograph.core import jumps
 from autograph.core.converter import (
+    AG,
     GeneratedCode,
     NestedFunction,
     ag_attr,
     function_def,
     undefined_init,
 )
+from autograph.directives import set_loop_options
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity, definedness, liveness
 from autograph.pyct.static_analysis.definedness import Defined
@@ -53,6 +57,8 @@ class _Scope:
 
     declared: dict[str, str]  # name -> 'global' | 'nonlocal'
     hoisted: set[str] = field(default_factory=set)
+    node: ast.FunctionDef | None = None
+    locals: set[str] | None = None  # its local names, computed when needed
 
 
 def _contains_return(stmts: Iterable[ast.AST]) -> bool:
@@ -101,7 +107,10 @@ class ControlFlowTransformer(transformer.Base):
     def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         kinds = self.ctx.kinds
         has_declarations = ast.Global in kinds or ast.Nonlocal in kinds
-        scope = _Scope(declared=activity.declarations(node) if has_declarations else {})
+        scope = _Scope(
+            declared=activity.declarations(node) if has_declarations else {},
+            node=node,
+        )
         self.scopes.append(scope)
         node.body = self.visit_block(node.body)
         self.scopes.pop()
@@ -155,6 +164,58 @@ class ControlFlowTransformer(transformer.Base):
         # The body is attached, not templated: it holds the user's statements,
         # which must not be copied (that would cost O(size x depth)).
         return function_def(name, list(params), decls + body)
+
+    # --- loop options ----------------------------------------------------
+
+    def _loop_options(self, body: list[ast.stmt]) -> ast.Dict | None:
+        """Takes a leading `autograph.set_loop_options(...)` out of a loop body.
+
+        Returns its keyword arguments as a dict node, for the loop operator's
+        `opts`: `{'shape_invariants': [(x, (None,))]}`. They are evaluated when
+        the loop starts, which is when the graph loop needs them. A call with
+        positional, `**` or unknown arguments stays (it raises, as in Python).
+        """
+        first = body[0] if body else None
+        if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Call)):
+            return None
+        call = first.value
+        func, args = call.func, call.args
+        if _is_ag_attr(func, "converted_call") and args:  # wrapped by call_trees
+            func, args = args[0], args[1:]
+        if args or any(k.arg not in _LOOP_OPTIONS for k in call.keywords):
+            return None
+        if not self._is_loop_options(func):
+            return None
+        del body[0]
+        if not body:
+            body.append(ast.Pass())
+        return ast.Dict(
+            keys=[ast.Constant(value=k.arg, kind=None) for k in call.keywords],
+            values=[k.value for k in call.keywords],
+        )
+
+    def _is_loop_options(self, func: ast.expr) -> bool:
+        """Whether `func` is `set_loop_options`, spelled through a free name."""
+        path = []
+        while isinstance(func, ast.Attribute):
+            path.append(func.attr)
+            func = func.value
+        if not isinstance(func, ast.Name) or (path and path[0] != "set_loop_options"):
+            return False
+        if any(func.id in self._locals(scope) for scope in self.scopes):
+            return False
+        value = self.ctx.lookup(func.id)
+        for attr in reversed(path):
+            if not isinstance(value, types.ModuleType):
+                return False  # only modules' attributes are read statically
+            value = getattr(value, attr, None)
+        return value is set_loop_options
+
+    @staticmethod
+    def _locals(scope: _Scope) -> set[str]:
+        if scope.locals is None:
+            scope.locals = activity.local_names(scope.node) if scope.node else set()
+        return scope.locals
 
     # --- if --------------------------------------------------------------
 
@@ -218,6 +279,7 @@ class ControlFlowTransformer(transformer.Base):
             namer.new_symbol("loop_body"),
         )
 
+        opts = self._loop_options(node.body)
         body = self.visit_block(node.body)
         if state:
             body.append(ast.Return(value=_returned(state)))
@@ -228,7 +290,8 @@ class ControlFlowTransformer(transformer.Base):
         args = [jumps.name(test_def.name), jumps.name(body_def.name)]
         if state:
             args.append(_load_tuple(state))
-        call = ast.Call(func=ag_attr("while_stmt"), args=args, keywords=[])
+        keywords = [] if opts is None else [ast.keyword(arg="opts", value=opts)]
+        call = ast.Call(func=ag_attr("while_stmt"), args=args, keywords=keywords)
         orelse = self.visit_block(node.orelse)
         return _located(
             node, [*inits, test_def, body_def, _assign(state, call), *orelse]
@@ -248,6 +311,7 @@ class ControlFlowTransformer(transformer.Base):
         extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
         test_name = namer.new_symbol("extra_test") if extra_test is not None else None
 
+        opts = self._loop_options(node.body)
         body = self.visit_block(node.body)
         if isinstance(node.target, ast.Name) and node.target.id not in state:
             item = node.target.id
@@ -272,6 +336,8 @@ class ControlFlowTransformer(transformer.Base):
             keywords.append(
                 ast.keyword(arg="extra_test", value=jumps.name(test_def.name))
             )
+        if opts is not None:
+            keywords.append(ast.keyword(arg="opts", value=opts))
         call = ast.Call(func=ag_attr("for_stmt"), args=args, keywords=keywords)
         orelse = self.visit_block(node.orelse)
         return _located(node, [*inits, *defs, _assign(state, call), *orelse])
@@ -293,6 +359,19 @@ def _located(node: ast.stmt, stmts: list[ast.stmt]) -> list[ast.stmt]:
             stmt.end_lineno = node.end_lineno
             stmt.end_col_offset = node.end_col_offset
     return stmts
+
+
+# The keyword arguments `set_loop_options` takes.
+_LOOP_OPTIONS = frozenset(inspect.signature(set_loop_options).parameters)
+
+
+def _is_ag_attr(node: ast.expr, attr: str) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == attr
+        and isinstance(node.value, ast.Name)
+        and node.value.id == AG
+    )
 
 
 def _is_default(node: ast.expr) -> bool:
@@ -340,6 +419,8 @@ EMITS = frozenset(
         ast.Call,
         ast.Attribute,
         ast.keyword,
+        ast.Dict,
+        ast.Pass,
         ast.Global,
         ast.Nonlocal,
         GeneratedCode,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from autograph.pyct import naming
 
@@ -138,6 +139,9 @@ class Context:
         is_builtin: Whether a free name refers to a Python builtin.
         is_library: Whether a free name refers to a module (or an object in
             one) whose calls run as they are, unconverted.
+        lookup: The value a free name refers to now (closure, then
+            globals), or None; used to recognize directives such as
+            `autograph.set_loop_options`, which must be known statically.
         recursive: Whether calls to user functions are converted too.
         kinds: What the tree may hold: the node classes and markers (below)
             the survey found before conversion, plus what the passes run so
@@ -150,5 +154,6 @@ class Context:
     namer: naming.Namer
     is_builtin: Callable[[str], bool] = lambda name: False
     is_library: Callable[[str], bool] = lambda name: False
+    lookup: Callable[[str], Any] = lambda name: None
     recursive: bool = True
     kinds: set[type] = field(default_factory=set)

@@ -67,6 +67,8 @@ def while_stmt(
     body: Callable[..., Any],
     state: tuple[Any, ...] = (),
     names: tuple[str, ...] = (),
+    *,
+    opts: dict[str, Any] | None = None,
 ) -> Any:
     """Runs `body` while `test` holds, passing the loop variables through.
 
@@ -82,6 +84,8 @@ def while_stmt(
         body: The loop body: takes the loop variables, returns them updated.
         state: Initial values of the loop variables.
         names: The user's names of the loop variables, for error messages.
+        opts: Options of a graph loop (`autograph.set_loop_options`'s
+            keyword arguments); a Python loop ignores them.
 
     Returns:
         The final loop variables: one bare, several as a tuple, none as None.
@@ -89,7 +93,7 @@ def while_stmt(
     cond = test(*state)
     impl = _WHILE.get(type(cond))
     if impl is not None:
-        return impl(test, body, state, names, cond)
+        return impl(test, body, state, names, cond, opts=opts)
     count = len(state)
     names = names or state_names(test)
     while _python_bool(cond, "while", names):
@@ -104,6 +108,8 @@ def for_stmt(
     state: tuple[Any, ...] = (),
     names: tuple[str, ...] = (),
     extra_test: Callable[..., Any] | None = None,
+    *,
+    opts: dict[str, Any] | None = None,
 ) -> Any:
     """Runs `body` once per item of `iterable`, passing the state through.
 
@@ -125,13 +131,15 @@ def for_stmt(
         state: Initial values of the loop variables.
         names: The user's names of the loop variables, for error messages.
         extra_test: A function of the state; the loop stops when it is false.
+        opts: Options of a graph loop (`autograph.set_loop_options`'s
+            keyword arguments); a Python loop ignores them.
 
     Returns:
         The final loop variables: one bare, several as a tuple, none as None.
     """
     impl = _FOR.get(type(iterable))
     if impl is not None:
-        return impl(iterable, body, state, names, extra_test)
+        return impl(iterable, body, state, names, extra_test, opts=opts)
     count = len(state)
     if extra_test is None:
         for item in iterable:

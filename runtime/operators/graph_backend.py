@@ -20,6 +20,8 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
+
 from runtime import control_flow, dtypes, nest
 from runtime.context import STATE
 from runtime.graph import Graph
@@ -30,7 +32,8 @@ from runtime.ops import array as array_ops
 from runtime.ops import math as math_ops
 from runtime.ops.state import Assert
 from runtime.ops.tensor_array import TensorArray
-from runtime.tensor import SymbolicTensor, convert_to_tensor
+from runtime.shapes import as_shape
+from runtime.tensor import SymbolicTensor, Tensor, convert_to_tensor, is_symbolic
 
 # -- if -----------------------------------------------------------------------------
 
@@ -203,6 +206,7 @@ def _while_stmt(
     state: tuple[Any, ...],
     names: tuple[str, ...],
     first_cond: Any,
+    opts: dict[str, Any] | None = None,
 ) -> Any:
     names = names or state_names(test)
     count = len(state)
@@ -211,6 +215,7 @@ def _while_stmt(
         return as_state(_dry_run(body, args), count)
 
     loop_vars = _loop_state(state, names, trial)
+    options = _loop_options(opts, loop_vars)
     if not loop_vars:
         # A loop with no state runs for its effects only: carry a counter.
         def cond0(i: Any) -> Any:
@@ -220,7 +225,13 @@ def _while_stmt(
             body()
             return i + 1
 
-        control_flow.while_loop(cond0, body0, (0,), names=["iterations"])
+        control_flow.while_loop(
+            cond0,
+            body0,
+            (0,),
+            names=["iterations"],
+            maximum_iterations=options["maximum_iterations"],
+        )
         return None
     with _loop_context(names, loop_vars):
         result = control_flow.while_loop(
@@ -228,6 +239,7 @@ def _while_stmt(
             lambda *v: as_state(body(*v), count),
             loop_vars,
             names=list(names),
+            **options,
         )
     return unpack_state(tuple(result))
 
@@ -238,6 +250,7 @@ def _for_stmt(
     state: tuple[Any, ...],
     names: tuple[str, ...],
     extra_test: Callable[..., Any] | None,
+    opts: dict[str, Any] | None = None,
 ) -> Any:
     names = names or state_names(body, skip=1)
     count = len(state)
@@ -256,6 +269,9 @@ def _for_stmt(
         return as_state(_dry_run(run, ()), count)
 
     loop_vars = _loop_state(state, names, trial)
+    options = _loop_options(opts, loop_vars)
+    if options["shape_invariants"] is not None:
+        options["shape_invariants"].insert(0, ())  # the iteration counter
 
     def cond(i: Any, *v: Any) -> Any:
         more = i < length
@@ -268,9 +284,66 @@ def _for_stmt(
 
     with _loop_context(names, loop_vars):
         result = control_flow.while_loop(
-            cond, step, (0, *loop_vars), names=["iteration", *names]
+            cond, step, (0, *loop_vars), names=["iteration", *names], **options
         )
     return unpack_state(tuple(result[1:]))
+
+
+def _loop_options(
+    opts: dict[str, Any] | None, loop_vars: tuple[Any, ...]
+) -> dict[str, Any]:
+    """`rt.while_loop`'s keyword arguments from `autograph.set_loop_options`.
+
+    A `shape_invariants` pair `(value, shape)` applies to the loop variables
+    (or the tensors in a tuple, list or dict carried by the loop) whose value
+    when the loop starts is `value`, by identity; the others keep their own
+    shapes.
+    """
+    opts = opts or {}
+    pairs = list(opts.get("shape_invariants") or ())
+    options: dict[str, Any] = {
+        "maximum_iterations": opts.get("maximum_iterations"),
+        "shape_invariants": None,
+    }
+    for n, pair in enumerate(pairs):
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise TypeError(
+                "each shape_invariants entry of autograph.set_loop_options must be a "
+                f"(variable, shape) pair; entry {n} is {pair!r}"
+            )
+    if not pairs:
+        return options
+    used = [False] * len(pairs)
+    shapes = []
+    for var in loop_vars:
+        for leaf in nest.flatten(var, expand_composites=True):
+            shape = _static_shape(leaf)
+            for n, (value, invariant) in enumerate(pairs):
+                if value is leaf:
+                    shape, used[n] = as_shape(invariant), True
+            shapes.append(shape)
+    for n, (value, _) in enumerate(pairs):
+        if not used[n]:
+            raise ValueError(
+                f"shape_invariants entry {n} of autograph.set_loop_options names "
+                f"{_kind(value)} that is not a variable of this loop; give "
+                "(variable, shape) pairs for variables the loop changes"
+            )
+    options["shape_invariants"] = shapes
+    return options
+
+
+def _static_shape(value: Any) -> Any:
+    shape = getattr(value, "shape", None)
+    if isinstance(value, Tensor) or isinstance(shape, tuple):
+        return shape
+    return np.shape(value)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, Tensor):
+        return f"the tensor {value.name!r}" if is_symbolic(value) else "a tensor"
+    return f"a {type(value).__name__}"
 
 
 @contextlib.contextmanager
