@@ -8,10 +8,14 @@ and count positions otherwise (`output 0`, `loop variable 1`):
     ["'a'", "'b[0]'", "'b[1]'"]
     >>> leaf_names((1, 2), [(0,), (1,)], None, "output")
     ['output 0', 'output 1']
+
+A name that is a description rather than a variable (converted code's own
+state, such as "the function's return value") is printed as it is.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,7 +33,17 @@ __all__ = [
     "kind",
     "leaf_names",
     "less_specific",
+    "quote",
 ]
+
+
+_VARIABLE = re.compile(r"[A-Za-z_]\w*(\[.*\])?")
+
+
+def quote(name: str) -> str:
+    """A variable's name quoted (`'x'`, `'b[0]'`); a description of what a
+    value is ("the function's return value") as it is."""
+    return repr(name) if _VARIABLE.fullmatch(name) else name
 
 
 def leaf_names(
@@ -41,15 +55,15 @@ def leaf_names(
         top = structure if isinstance(structure, (list, tuple)) else None
         if top is not None and len(names) == len(top):
             return [
-                repr(names[p[0]] + "".join(f"[{k!r}]" for k in p[1:]))
+                quote(names[p[0]] + "".join(f"[{k!r}]" for k in p[1:]))
                 if p
-                else repr(names[0])
+                else quote(names[0])
                 for p in paths
             ]
         if len(names) == len(paths):
-            return [repr(n) for n in names]
-        if top is None and len(names) == 1:
-            return [repr(names[0] + "".join(f"[{k!r}]" for k in p)) for p in paths]
+            return [quote(n) for n in names]
+        if len(names) == 1:  # one value, itself a structure
+            return [quote(names[0] + "".join(f"[{k!r}]" for k in p)) for p in paths]
     return [f"{what} {i}" for i in range(len(paths))]
 
 
@@ -108,13 +122,19 @@ def check_same_structure(a: Any, b: Any, names: Sequence[str] | None) -> None:
                     x, y, check_types=False, expand_composites=True
                 )
             except (ValueError, TypeError):
-                raise ValueError(
-                    f"{name!r} is {describe(x)} in the true branch but {describe(y)} "
-                    "in the false branch; both branches must give it the same structure"
-                ) from None
+                _raise_branch_structure(name, x, y)
+    if names and len(names) == 1:
+        _raise_branch_structure(names[0], a, b)
     raise ValueError(
         f"the true branch returns {describe(a)} but the false branch returns "
         f"{describe(b)}; both branches must return the same structure"
+    )
+
+
+def _raise_branch_structure(name: str, a: Any, b: Any) -> None:
+    raise ValueError(
+        f"{quote(name)} is {describe(a)} in the true branch but {describe(b)} "
+        "in the false branch; both branches must give it the same structure"
     )
 
 
@@ -139,7 +159,7 @@ def check_body_structure(
     else:
         return
     if isinstance(result, (list, tuple)) and len(result) != len(structure):
-        named = f" ({', '.join(map(repr, names))})" if names else ""
+        named = f" ({', '.join(map(quote, names))})" if names else ""
         raise ValueError(
             f"the loop body returned {len(result)} values for {len(structure)} loop "
             f"variables{named}"
@@ -152,7 +172,7 @@ def check_body_structure(
                 )
             except (ValueError, TypeError):
                 raise ValueError(
-                    f"loop variable {name!r} is {describe(before)} before the loop "
+                    f"{_loop_variable(name)} is {describe(before)} before the loop "
                     "but "
                     f"{describe(after)} after one iteration; it must keep the same "
                     "structure"
@@ -161,6 +181,11 @@ def check_body_structure(
         f"the loop body returns {describe(result)} but the loop variables are "
         f"{describe(structure)}; it must return the same structure"
     )
+
+
+def _loop_variable(name: str) -> str:
+    quoted = quote(name)
+    return f"loop variable {quoted}" if quoted.startswith("'") else quoted
 
 
 def less_specific(shape: Any, than: Any) -> bool:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import linecache
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -402,11 +403,7 @@ class Graph:
         if inner is not None:
             return inner
         if self.outer_graph is None:
-            raise ValueError(
-                f"the tensor {tensor.name!r} belongs to another graph: a graph "
-                "tensor cannot be used outside the function (or branch, or loop "
-                "body) that created it"
-            )
+            raise ValueError(_escaped(tensor))
         outer = self.outer_graph.capture(tensor)
         inner = self._captured.get(id(outer))
         if inner is None:
@@ -456,3 +453,34 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"<rt.Graph {self.name!r} with {len(self._ops)} ops>"
+
+
+# Where a tensor of a finished subgraph was made, by its graph's name.
+_SUBGRAPHS = {
+    "then_branch": "the true branch of the graph `if` {!r}",
+    "else_branch": "the false branch of the graph `if` {!r}",
+    "body": "the body of the graph loop {!r}",
+    "cond": "the condition of the graph loop {!r}",
+}
+
+
+def _escaped(tensor: SymbolicTensor) -> str:
+    """The message for a tensor used outside the graph that made it."""
+    op = tensor._op
+    node, _, part = op.graph.name.rpartition("/")
+    if part in _SUBGRAPHS and node:
+        where = _SUBGRAPHS[part].format(node)
+    elif op.graph.name == "dry_run":
+        where = "a trial run of a graph loop body (which learns the types it gives)"
+    else:
+        where = "another graph (a function traced before, or being traced)"
+    made = ""
+    if op.location is not None:
+        line = linecache.getline(op.location.filename, op.location.lineno).strip()
+        made = f" (made at {op.location}{f': `{line}`' if line else ''})"
+    return (
+        f"the graph tensor {tensor.name!r}{made} escaped from {where}, which has "
+        "finished: a tensor made inside a graph branch or loop can leave it only as "
+        "a variable assigned there and used after it, not stored in a list, dict or "
+        "attribute that outlives it; assign it to a variable instead"
+    )

@@ -24,10 +24,12 @@ import numpy as np
 
 from runtime import control_flow, dtypes, nest
 from runtime.context import STATE
+from runtime.control_flow_checks import quote
 from runtime.graph import Graph
 from runtime.operators import dispatch
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.variables import Undefined, UndefinedReturnValue
+from runtime.operators.verification import label, labels
 from runtime.ops import array as array_ops
 from runtime.ops import math as math_ops
 from runtime.ops.state import Assert
@@ -44,7 +46,8 @@ def _check_defined(values: Sequence[Any], names: Sequence[str], branch: str) -> 
         # (A return value set in neither branch is fine: it stays undefined.)
         if type(value) is Undefined:
             raise ValueError(
-                f"'{name}' must also be defined in the {branch} branch: it is set "
+                f"{quote(label(name))} must also be defined in the {branch} branch: "
+                "it is set "
                 f"in the {other} branch of a graph `if` and used after it; assign "
                 "it in both branches or before the if statement"
             )
@@ -95,7 +98,9 @@ def _if_stmt(
         cond,
         branch(body, orelse, "if"),
         branch(orelse, body, "else"),
-        names=list(names) or None,
+        # No outputs: the branches give the function's return value (an `if`
+        # that ends the function), or both nothing.
+        names=labels(names) if count else [label("retval_")],
     )
 
 
@@ -238,7 +243,7 @@ def _while_stmt(
             lambda *v: test(*v),
             lambda *v: as_state(body(*v), count),
             loop_vars,
-            names=list(names),
+            names=labels(names),
             **options,
         )
     return unpack_state(tuple(result))
@@ -284,7 +289,7 @@ def _for_stmt(
 
     with _loop_context(names, loop_vars):
         result = control_flow.while_loop(
-            cond, step, (0, *loop_vars), names=["iteration", *names], **options
+            cond, step, (0, *loop_vars), names=["iteration", *labels(names)], **options
         )
     return unpack_state(tuple(result[1:]))
 
@@ -357,16 +362,20 @@ def _loop_context(names: Sequence[str], values: Sequence[Any]) -> Iterator[None]
             dtype = getattr(value, "dtype", None)
             if dtype is None and isinstance(value, (bool, int, float)):
                 dtype = convert_to_tensor(value).dtype
-            described.append(
-                f"'{name}' ({dtype})" if dtype is not None else f"'{name}'"
-            )
+            name = quote(label(name))
+            described.append(f"{name} ({dtype})" if dtype is not None else name)
         if described and not getattr(e, "_ag_loop_note", False):
+            advice = ""
+            if isinstance(e, TypeError) and ("dtype" in str(e) or "cast" in str(e)):
+                advice = (
+                    "; a variable keeps its dtype in a graph loop, so give it the "
+                    "right one before the loop (e.g. 0.0 instead of 0)"
+                )
             _add_note(
                 e,
                 "while tracing a graph loop whose variables are "
                 + ", ".join(described)
-                + " at the start; a variable keeps its dtype in a graph loop, so "
-                "give it the right one before the loop (e.g. 0.0 instead of 0)",
+                + f" at the start{advice}",
             )
             e._ag_loop_note = True  # type: ignore[attr-defined]
         raise
