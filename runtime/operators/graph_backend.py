@@ -409,11 +409,11 @@ def _length(value: SymbolicTensor) -> Any:
 
 
 def _and(a: Any, b: Callable[[], Any]) -> Any:
-    return control_flow.cond(a, b, lambda: a)
+    return control_flow.cond(a, b, lambda: a, names=["the value of the `and`"])
 
 
 def _or(a: Any, b: Callable[[], Any]) -> Any:
-    return control_flow.cond(a, lambda: a, b)
+    return control_flow.cond(a, lambda: a, b, names=["the value of the `or`"])
 
 
 def _not(a: Any) -> Any:
@@ -426,7 +426,21 @@ def _if_exp(
     if_false: Callable[[], Any],
     expr_repr: str = "",
 ) -> Any:
-    return control_flow.cond(cond, if_true, if_false)
+    return control_flow.cond(
+        cond, if_true, if_false, names=[_if_exp_label(if_true, if_false)]
+    )
+
+
+def _if_exp_label(*arms: Callable[[], Any]) -> str:
+    """How messages name the value of a graph `if_exp`."""
+    for arm in arms:
+        code = getattr(arm, "__code__", None)
+        if code is not None and any(
+            label(n) == label("retval_") for n in code.co_freevars
+        ):
+            # Return lowering's `ag__.if_exp(do_return, lambda: retval_, ...)`.
+            return label("retval_")
+    return "the value of the `if`/`else`"  # an expression, or an `if` of returns
 
 
 def _assert(cond: Any, message: Callable[[], Any] | None) -> None:

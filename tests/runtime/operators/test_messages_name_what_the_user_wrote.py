@@ -197,3 +197,30 @@ def keeps_a_loop_tensor_through_a_helper(n):
 def test_a_tensor_escaping_a_graph_loop_is_reported_with_its_line():
     text = message_of(keeps_a_loop_tensor_through_a_helper, rt.constant(3))
     assert ": `keep(i * 3)`) escaped from the body of the graph loop 'while'" in text
+
+
+def conditional_of_two_dtypes(x):
+    return x if x > 0 else x > 1
+
+
+def or_of_two_dtypes(x):
+    return (x > 0) or x
+
+
+def return_after_a_loop_of_another_dtype(n):
+    for i in rt.range(n):
+        if i > 2:
+            return i > 1
+    return 3
+
+
+@pytest.mark.parametrize(
+    "fn, what",
+    [
+        (conditional_of_two_dtypes, "the value of the `if`/`else` has dtype int32"),
+        (or_of_two_dtypes, "the value of the `or` has dtype bool"),
+        (return_after_a_loop_of_another_dtype, "the function's return value has"),
+    ],
+)
+def test_expressions_on_graph_tensors_name_their_value(fn, what):
+    assert message_of(fn, rt.constant(5)).startswith(what)
