@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-# What converted code's own variables stand for, by the Namer's base names
-# (a clash with a user's name gets a suffix: `retval__1`, `break__2`).
+# What converted code's own state variables stand for, by the Namer's base
+# names (a clash with a user's name gets a suffix: `retval__1`, `break__2`).
+# (The `for` item `itr` is a loop function's parameter, never state.)
 _GENERATED = tuple(
     (re.compile(rf"{base}(_\d+)?"), what)
     for base, what in (
@@ -18,7 +19,6 @@ _GENERATED = tuple(
         ("do_return", "whether the function has returned"),
         ("break_", "the loop's `break` condition"),
         ("continue_", "the loop's `continue` condition"),
-        ("itr", "the `for` loop's item"),
     )
 )
 

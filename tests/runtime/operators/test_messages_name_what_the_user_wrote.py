@@ -11,7 +11,7 @@ import autograph
 import runtime as rt
 from runtime.operators import verification
 
-GENERATED = ("retval_", "do_return", "break_", "continue_", "itr")
+GENERATED = ("retval_", "do_return", "break_", "continue_")
 
 
 def message_of(fn, *args):
@@ -32,8 +32,7 @@ def message_of(fn, *args):
         ("break_", "the loop's `break` condition"),
         ("break__2", "the loop's `break` condition"),
         ("continue_", "the loop's `continue` condition"),
-        ("itr", "the `for` loop's item"),
-        ("itr_1", "the `for` loop's item"),
+        ("itr", "itr"),
         ("total", "total"),
         ("retval", "retval"),
         ("breaks", "breaks"),
@@ -224,3 +223,18 @@ def return_after_a_loop_of_another_dtype(n):
 )
 def test_expressions_on_graph_tensors_name_their_value(fn, what):
     assert message_of(fn, rt.constant(5)).startswith(what)
+
+
+def user_variable_named_itr(x):
+    itr = 0
+    for v in [1, 2, 3]:
+        if x > v:
+            break
+        itr += v
+    return itr
+
+
+def test_a_user_variable_named_like_the_for_item_is_listed():
+    assert "(loop variables: 'itr')" in message_of(
+        user_variable_named_itr, rt.constant(2)
+    )
