@@ -70,6 +70,8 @@ def leaf_names(
 def kind(value: Any) -> str:
     if value is None:
         return "None"
+    if type(value).__name__ == "Undefined":  # runtime.operators' unbound value
+        return "unbound (deleted with `del`, or assigned on some paths only)"
     if isinstance(value, Tensor) or conversion_for(value) is not None:
         return "a tensor"
     return f"a {type(value).__name__}"

@@ -238,3 +238,21 @@ def test_a_user_variable_named_like_the_for_item_is_listed():
     assert "(loop variables: 'itr')" in message_of(
         user_variable_named_itr, rt.constant(2)
     )
+
+
+def deletes_a_loop_variable(n):
+    y = 1
+    i = 0
+    while i < n:
+        i += 1
+        if y > 0:
+            i += 0
+        del y
+    return i
+
+
+def test_a_loop_variable_deleted_in_the_loop_is_called_unbound():
+    assert message_of(deletes_a_loop_variable, rt.constant(3)).startswith(
+        "loop variable 'y' is unbound (deleted with `del`, or assigned on some paths "
+        "only) after one iteration, which cannot be a graph loop variable\n"
+    )
