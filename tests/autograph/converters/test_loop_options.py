@@ -243,3 +243,57 @@ def test_a_local_name_is_not_resolved_statically():
 
     assert "opts=" not in autograph.to_code(local)
     np.testing.assert_equal(autograph.to_graph(local)(3), 3)
+
+
+CLI_SOURCE = """
+import autograph
+import autograph as ag
+import runtime as rt
+from autograph import set_loop_options as slo
+
+
+def spelled_three_ways(n):
+    x = rt.constant([1])
+    while rt.size(x) < n:
+        autograph.set_loop_options(shape_invariants=[(x, (None,))])
+        x = rt.concat([x, x], axis=0)
+    for i in rt.range(n):
+        ag.set_loop_options(maximum_iterations=2)
+        x = x + i
+    for i in rt.range(n):
+        slo(maximum_iterations=3)
+        x = x - i
+    return x
+"""
+
+
+def test_the_command_line_tool_reads_the_directive_from_the_imports(tmp_path):
+    from autograph.tools.source_file import SourceFile
+
+    module = SourceFile(CLI_SOURCE, "model.py")
+    code = module.convert(module.find("spelled_three_ways"))
+    assert "set_loop_options" not in code and "slo(" not in code
+    assert "opts={'shape_invariants': [(x, (None,))]}" in code
+    assert "opts={'maximum_iterations': 2}" in code
+    assert "opts={'maximum_iterations': 3}" in code
+    path = tmp_path / "model_for_to_code.py"
+    path.write_text(CLI_SOURCE)
+    namespace = {}
+    exec(compile(CLI_SOURCE, str(path), "exec"), namespace)
+    import linecache
+
+    linecache.updatecache(str(path))
+    assert code == autograph.to_code(namespace["spelled_three_ways"])
+
+
+def test_the_command_line_tool_does_not_lift_a_rebound_name():
+    from autograph.tools.source_file import SourceFile
+
+    source = CLI_SOURCE.replace(
+        "from autograph import set_loop_options as slo",
+        "from autograph import set_loop_options as slo\nslo = print",
+    )
+    module = SourceFile(source, "model.py")
+    assert "converted_call(slo, maximum_iterations=3)" in module.convert(
+        module.find("spelled_three_ways")
+    )
