@@ -17,6 +17,7 @@ leaves); otherwise they count positions (`output 0`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -267,7 +268,7 @@ def _graph_while(
     structure = (loop_vars,) if single else loop_vars
     flat = nest.flatten_with_paths(structure, expand_composites=True)
     labels = [
-        f"loop variable {n}" if n.startswith("'") else n
+        f"loop variable {n}" if n.startswith(("'", '"')) else n
         for n in checks.leaf_names(
             structure, [p for p, _ in flat], names, "loop variable"
         )
@@ -385,7 +386,8 @@ def _body_output(
     if not is_compatible(shape, out.shape) or checks.less_specific(out.shape, shape):
         merged = merge(shape, out.shape)
         invariant = "None" if merged is None else format_shape(merged)
-        var = label.split("'")[1] if label.count("'") == 2 else "variable"
+        quoted = re.search(r"""(['"])(.+)\1$""", label)  # 'x', "d['k']"
+        var = quoted.group(2) if quoted else "variable"
         raise ValueError(
             f"{label} changed shape from {format_shape(shape)} to "
             f"{format_shape(out.shape)} after one iteration; keep its shape the same "

@@ -187,7 +187,7 @@ def check_body_structure(
 
 def _loop_variable(name: str) -> str:
     quoted = quote(name)
-    return f"loop variable {quoted}" if quoted.startswith("'") else quoted
+    return f"loop variable {quoted}" if quoted.startswith(("'", '"')) else quoted
 
 
 def less_specific(shape: Any, than: Any) -> bool:

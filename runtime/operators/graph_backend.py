@@ -362,8 +362,8 @@ def _loop_context(names: Sequence[str], values: Sequence[Any]) -> Iterator[None]
             dtype = getattr(value, "dtype", None)
             if dtype is None and isinstance(value, (bool, int, float)):
                 dtype = convert_to_tensor(value).dtype
-            name = quote(label(name))
-            described.append(f"{name} ({dtype})" if dtype is not None else name)
+            shown = quote(label(name))
+            described.append(f"{shown} ({dtype})" if dtype is not None else shown)
         if described and not getattr(e, "_ag_loop_note", False):
             advice = ""
             if isinstance(e, TypeError) and ("dtype" in str(e) or "cast" in str(e)):

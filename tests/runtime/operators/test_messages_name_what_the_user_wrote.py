@@ -256,3 +256,20 @@ def test_a_loop_variable_deleted_in_the_loop_is_called_unbound():
         "loop variable 'y' is unbound (deleted with `del`, or assigned on some paths "
         "only) after one iteration, which cannot be a graph loop variable\n"
     )
+
+
+def test_the_shape_error_suggests_the_invariant_for_an_item_of_a_dict():
+    graph = rt.Graph()
+    with graph.as_default():
+        x = graph.placeholder(rt.int32, (1,), "x")
+        with pytest.raises(ValueError) as e:
+            rt.while_loop(
+                lambda d: d["k"][0] < 3,
+                lambda d: {"k": rt.concat([d["k"], d["k"]], 0)},
+                [{"k": x}],
+                names=["d"],
+            )
+    assert str(e.value).startswith(
+        "loop variable \"d['k']\" changed shape from (1,) to (2,) after one iteration"
+    )
+    assert "set_loop_options(shape_invariants=[(d['k'], (None,))])" in str(e.value)
