@@ -167,14 +167,18 @@ class ControlFlowTransformer(transformer.Base):
 
     # --- loop options ----------------------------------------------------
 
-    def _loop_options(self, body: list[ast.stmt]) -> ast.Dict | None:
+    def _loop_options(self, loop: ast.stmt) -> ast.Dict | None:
         """Takes a leading `autograph.set_loop_options(...)` out of a loop body.
 
         Returns its keyword arguments as a dict node, for the loop operator's
         `opts`: `{'shape_invariants': [(x, (None,))]}`. They are evaluated when
         the loop starts, which is when the graph loop needs them. A call with
-        positional, `**` or unknown arguments stays (it raises, as in Python).
+        positional, `**` or unknown arguments stays (it raises, as in Python),
+        and so does one reading a local that may be unbound when the loop
+        starts (Python would raise there, or not at all if the loop runs
+        zero times).
         """
+        body = loop.body
         first = body[0] if body else None
         if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Call)):
             return None
@@ -184,7 +188,7 @@ class ControlFlowTransformer(transformer.Base):
             func, args = args[0], args[1:]
         if args or any(k.arg not in _LOOP_OPTIONS for k in call.keywords):
             return None
-        if not self._is_loop_options(func):
+        if not self._is_loop_options(func) or self._may_be_unbound(loop, call):
             return None
         del body[0]
         if not body:
@@ -192,6 +196,15 @@ class ControlFlowTransformer(transformer.Base):
         return ast.Dict(
             keys=[ast.Constant(value=k.arg, kind=None) for k in call.keywords],
             values=[k.value for k in call.keywords],
+        )
+
+    def _may_be_unbound(self, loop: ast.stmt, call: ast.Call) -> bool:
+        """Whether `call` reads a local not certainly bound before `loop`."""
+        must = anno.getanno(loop, Defined.MUST_IN, frozenset())
+        local = self._locals(self.scope)
+        return any(
+            isinstance(n, ast.Name) and n.id in local and n.id not in must
+            for n in ast.walk(call)
         )
 
     def _is_loop_options(self, func: ast.expr) -> bool:
@@ -279,7 +292,7 @@ class ControlFlowTransformer(transformer.Base):
             namer.new_symbol("loop_body"),
         )
 
-        opts = self._loop_options(node.body)
+        opts = self._loop_options(node)
         body = self.visit_block(node.body)
         if state:
             body.append(ast.Return(value=_returned(state)))
@@ -311,7 +324,7 @@ class ControlFlowTransformer(transformer.Base):
         extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
         test_name = namer.new_symbol("extra_test") if extra_test is not None else None
 
-        opts = self._loop_options(node.body)
+        opts = self._loop_options(node)
         body = self.visit_block(node.body)
         if isinstance(node.target, ast.Name) and node.target.id not in state:
             item = node.target.id

@@ -297,3 +297,18 @@ def test_the_command_line_tool_does_not_lift_a_rebound_name():
     assert "converted_call(slo, maximum_iterations=3)" in module.convert(
         module.find("spelled_three_ways")
     )
+
+
+def invariant_of_a_name_bound_in_the_loop(n):
+    total = 0
+    for i in range(n):
+        autograph.set_loop_options(shape_invariants=[(late, ())])  # noqa: F821 - bound later
+        late = i
+        total += late
+    return total
+
+
+def test_a_call_reading_a_name_unbound_at_loop_start_stays_and_raises_as_in_python():
+    assert "opts=" not in autograph.to_code(invariant_of_a_name_bound_in_the_loop)
+    assert_equivalent(invariant_of_a_name_bound_in_the_loop, 0)
+    assert_equivalent(invariant_of_a_name_bound_in_the_loop, 2)
