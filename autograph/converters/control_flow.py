@@ -176,7 +176,8 @@ class ControlFlowTransformer(transformer.Base):
         positional, `**` or unknown arguments stays (it raises, as in Python),
         and so does one reading a local that may be unbound when the loop
         starts (Python would raise there, or not at all if the loop runs
-        zero times).
+        zero times) or calling user code or `print` (whose effects would
+        happen once instead of once per iteration).
         """
         body = loop.body
         first = body[0] if body else None
@@ -188,7 +189,11 @@ class ControlFlowTransformer(transformer.Base):
             func, args = args[0], args[1:]
         if args or any(k.arg not in _LOOP_OPTIONS for k in call.keywords):
             return None
-        if not self._is_loop_options(func) or self._may_be_unbound(loop, call):
+        if (
+            not self._is_loop_options(func)
+            or self._may_be_unbound(loop, call)
+            or _calls_user_code(call.keywords)
+        ):
             return None
         del body[0]
         if not body:
@@ -372,6 +377,16 @@ def _located(node: ast.stmt, stmts: list[ast.stmt]) -> list[ast.stmt]:
             stmt.end_lineno = node.end_lineno
             stmt.end_col_offset = node.end_col_offset
     return stmts
+
+
+def _calls_user_code(keywords: list[ast.keyword]) -> bool:
+    """Whether the arguments call a converted function or `print`."""
+    return any(
+        isinstance(n, ast.Call)
+        and (_is_ag_attr(n.func, "converted_call") or _is_ag_attr(n.func, "print_"))
+        for k in keywords
+        for n in ast.walk(k.value)
+    )
 
 
 # The keyword arguments `set_loop_options` takes.

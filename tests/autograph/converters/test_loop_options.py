@@ -312,3 +312,33 @@ def test_a_call_reading_a_name_unbound_at_loop_start_stays_and_raises_as_in_pyth
     assert "opts=" not in autograph.to_code(invariant_of_a_name_bound_in_the_loop)
     assert_equivalent(invariant_of_a_name_bound_in_the_loop, 0)
     assert_equivalent(invariant_of_a_name_bound_in_the_loop, 2)
+
+
+CALLS = []
+
+
+def limit():
+    CALLS.append("limit")
+    return 5
+
+
+def options_from_a_user_function(n):
+    total = 0
+    for i in range(n):
+        autograph.set_loop_options(maximum_iterations=limit())
+        total += i
+    return total
+
+
+def test_a_call_with_user_code_in_its_arguments_stays_in_the_loop():
+    assert "opts=" not in autograph.to_code(options_from_a_user_function)
+    CALLS.clear()
+    with always_run_converted():
+        assert autograph.to_graph(options_from_a_user_function)(3) == 3
+    assert CALLS == ["limit"] * 3
+
+
+def test_library_calls_in_the_arguments_are_lifted():
+    assert "opts={'shape_invariants': [(x, rt.TensorShape([None, 1]))]}" in (
+        autograph.to_code(grow_in_a_for)
+    )
