@@ -46,12 +46,15 @@ def range_(*args: Any) -> Any:
     return range(*args)
 
 
-def len_(value: Any) -> Any:
-    """`len(value)`; for a graph tensor of unknown length, a graph op."""
-    impl = _LEN.get(type(value))
+def len_(*args: Any) -> Any:
+    """`len(value)`; for a graph tensor of unknown length, a graph op.
+
+    Wrong arguments raise exactly what `len` raises.
+    """
+    impl = _LEN.get(type(args[0])) if len(args) == 1 else None
     if impl is not None:
-        return impl(value)
-    return len(value)
+        return impl(*args)
+    return len(*args)
 
 
 def int_(value: Any = 0, *args: Any, **kwargs: Any) -> Any:
@@ -62,9 +65,12 @@ def int_(value: Any = 0, *args: Any, **kwargs: Any) -> Any:
     return int(value, *args, **kwargs)
 
 
-def float_(value: Any = 0.0) -> Any:
-    """`float(value)`; for a graph tensor, a cast to float32."""
-    impl = _FLOAT.get(type(value))
+def float_(*args: Any) -> Any:
+    """`float(value)`; for a graph tensor, a cast to float32.
+
+    Wrong arguments raise exactly what `float` raises.
+    """
+    impl = _FLOAT.get(type(args[0])) if len(args) == 1 else None
     if impl is not None:
-        return impl(value)
-    return float(value)
+        return impl(*args)
+    return float(*args)

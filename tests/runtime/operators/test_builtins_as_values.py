@@ -117,3 +117,34 @@ def test_int_of_a_graph_tensor_with_a_base_is_a_type_error_as_in_python():
         n = graph.placeholder(rt.int32, (), "n")
         with pytest.raises(TypeError, match="explicit base"):
             converted_call(builtins.int, n, 2)
+
+
+def len_of_nothing():
+    return len()
+
+
+def len_through_a_name_of_nothing():
+    f = len
+    return f()
+
+
+def float_of_two(x):
+    return float(x, 2)
+
+
+def float_of_nothing():
+    f = float
+    return f()
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (len_of_nothing, ()),
+        (len_through_a_name_of_nothing, ()),
+        (float_of_two, ("1",)),
+        (float_of_nothing, ()),
+    ],
+)
+def test_wrong_arguments_raise_what_the_builtin_raises(fn, args):
+    assert_equivalent(fn, *args)
