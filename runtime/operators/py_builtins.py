@@ -38,23 +38,23 @@ def print_(*args: Any, **kwargs: Any) -> None:
     builtins.print(*args, **kwargs)
 
 
-def range_(*args: Any) -> Any:
+def range_(*args: Any, **kwargs: Any) -> Any:
     """`range(*args)`; with a graph tensor argument, a graph range."""
-    impl = _claimed(_RANGE, args)
+    impl = None if kwargs else _claimed(_RANGE, args)
     if impl is not None:
         return impl(*args)
-    return range(*args)
+    return range(*args, **kwargs)
 
 
-def len_(*args: Any) -> Any:
+def len_(*args: Any, **kwargs: Any) -> Any:
     """`len(value)`; for a graph tensor of unknown length, a graph op.
 
     Wrong arguments raise exactly what `len` raises.
     """
-    impl = _LEN.get(type(args[0])) if len(args) == 1 else None
+    impl = _LEN.get(type(args[0])) if len(args) == 1 and not kwargs else None
     if impl is not None:
         return impl(*args)
-    return len(*args)
+    return len(*args, **kwargs)
 
 
 def int_(value: Any = 0, *args: Any, **kwargs: Any) -> Any:
@@ -65,12 +65,12 @@ def int_(value: Any = 0, *args: Any, **kwargs: Any) -> Any:
     return int(value, *args, **kwargs)
 
 
-def float_(*args: Any) -> Any:
+def float_(*args: Any, **kwargs: Any) -> Any:
     """`float(value)`; for a graph tensor, a cast to float32.
 
     Wrong arguments raise exactly what `float` raises.
     """
-    impl = _FLOAT.get(type(args[0])) if len(args) == 1 else None
+    impl = _FLOAT.get(type(args[0])) if len(args) == 1 and not kwargs else None
     if impl is not None:
         return impl(*args)
-    return float(*args)
+    return float(*args, **kwargs)

@@ -148,3 +148,17 @@ def float_of_nothing():
 )
 def test_wrong_arguments_raise_what_the_builtin_raises(fn, args):
     assert_equivalent(fn, *args)
+
+
+def range_with_a_keyword(n):
+    fn = range
+    return list(fn(n, step=2))
+
+
+def len_with_a_keyword(xs):
+    return len(obj=xs)
+
+
+@pytest.mark.parametrize("fn", [range_with_a_keyword, len_with_a_keyword])
+def test_keyword_arguments_raise_what_the_builtin_raises(fn):
+    assert_equivalent(fn, [1])
