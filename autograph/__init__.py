@@ -13,6 +13,7 @@
 See API.md for the contract; `to_code` shows what a function becomes.
 """
 
+from autograph.directives import set_loop_options
 from autograph.errors import ConversionError
 from autograph.impl.api import convert, do_not_convert, to_code, to_graph
 from autograph.saving import load, save
@@ -40,6 +41,7 @@ __all__ = [
     "load",
     "run_functions_eagerly",
     "save",
+    "set_loop_options",
     "show",
     "to_code",
     "to_graph",

@@ -64,6 +64,14 @@ def fixed_dtype(n):
     return total
 
 
+def allowed_to_grow(n):
+    x = rt.constant([1.0])
+    while rt.reduce_sum(x) < rt.cast(n, rt.float32):
+        autograph.set_loop_options(shape_invariants=[(x, (None,))])
+        x = rt.concat([x, x], axis=0)  # any length: the invariant says (None,)
+    return x
+
+
 show(
     "a name defined in only one branch of a graph if",
     defined_in_one_branch,
@@ -83,3 +91,4 @@ show(
     "a graph tensor where Python needs a bool", python_bool_of_a_tensor, rt.constant(1)
 )
 show("the fix: give the loop variable its dtype first", fixed_dtype, rt.constant(3))
+show("the fix: let the loop variable change shape", allowed_to_grow, rt.constant(4))

@@ -12,6 +12,7 @@ API.md for the contract. `runtime` never imports `autograph`.
 
 from runtime import control_flow as _control_flow
 from runtime import errors, nest
+from runtime.context import name_scope
 from runtime.control_flow import cond, while_loop
 from runtime.dtypes import DType, as_dtype, float32, float64, int32, int64, string
 from runtime.dtypes import bool_ as bool
@@ -87,6 +88,7 @@ from runtime.ops.reduction import (
 from runtime.ops.state import Assert, Variable
 from runtime.ops.state import print_ as print
 from runtime.ops.tensor_array import TensorArray
+from runtime.shapes import TensorShape
 from runtime.tensor import Tensor, convert_to_tensor
 from runtime.tensor_spec import TensorSpec
 
@@ -99,6 +101,7 @@ __all__ = [
     "Operation",
     "Tensor",
     "TensorArray",
+    "TensorShape",
     "TensorSpec",
     "Variable",
     "abs",
@@ -140,6 +143,7 @@ __all__ = [
     "minimum",
     "mod",
     "multiply",
+    "name_scope",
     "negative",
     "nest",
     "newaxis",

@@ -227,7 +227,9 @@ def _branch_outputs(then_g: Graph, else_g: Graph, a: Any, b: Any, label: str) ->
             f"{label} is {checks.kind(a)} in the true branch but "
             f"{checks.kind(b)} in the false branch; give it a value in both branches"
         )
-    if a is b and not checks.convertible(a):
+    if a is b and (not checks.convertible(a) or type(a) is bool):
+        # Not a tensor, or the same Python bool whichever branch runs (a jump
+        # flag neither branch sets): the value passes through unchanged.
         return _PASSTHROUGH
     for value, branch in ((a, "true"), (b, "false")):
         if not checks.convertible(value):
@@ -265,7 +267,8 @@ def _graph_while(
     structure = (loop_vars,) if single else loop_vars
     flat = nest.flatten_with_paths(structure, expand_composites=True)
     labels = [
-        n if n.startswith("loop variable") else f"loop variable {n}"
+        # Not for a description ("the loop's `break` condition").
+        n if n.startswith(("loop variable", "the ")) else f"loop variable {n}"
         for n in checks.leaf_names(
             structure, [p for p, _ in flat], names, "loop variable"
         )
@@ -346,6 +349,15 @@ def _graph_while(
     return packed[0] if single else packed
 
 
+def _as_written(label: str) -> str:
+    """The variable of a loop variable's label as the user writes it in code
+    (`x`, `d['k']`), or "variable" for a description."""
+    name = label.removeprefix("loop variable ")
+    if name.startswith("'") and name.endswith("'"):
+        return name[1:-1]
+    return "variable" if name.startswith(("the ", "loop variable")) else name
+
+
 def _placeholder_name(names: Sequence[str] | None, n: int, flat: list[Any]) -> str:
     if names and len(names) == len(flat) and names[n].isidentifier():
         return names[n]
@@ -381,10 +393,15 @@ def _body_output(
             "iteration; cast it before the loop"
         )
     if not is_compatible(shape, out.shape) or checks.less_specific(out.shape, shape):
+        merged = merge(shape, out.shape)
+        invariant = "None" if merged is None else format_shape(merged)
+        var = _as_written(label)
         raise ValueError(
             f"{label} changed shape from {format_shape(shape)} to "
             f"{format_shape(out.shape)} after one iteration; keep its shape the same "
-            "in every iteration, or give a shape_invariants entry with None for the "
-            "dimensions that change"
+            "in every iteration, or allow the change (None for a size that "
+            "changes): call autograph.set_loop_options(shape_invariants="
+            f"[({var}, {invariant})]) first in the loop body, or pass "
+            "shape_invariants to rt.while_loop"
         )
     return out

@@ -8,10 +8,14 @@ and count positions otherwise (`output 0`, `loop variable 1`):
     ["'a'", "'b[0]'", "'b[1]'"]
     >>> leaf_names((1, 2), [(0,), (1,)], None, "output")
     ['output 0', 'output 1']
+
+A name that is a description rather than a variable (converted code's own
+state, such as "the function's return value") is printed as it is.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,6 +37,9 @@ __all__ = [
 ]
 
 
+_VARIABLE = re.compile(r"[A-Za-z_]\w*(\[.*\])?")
+
+
 def leaf_names(
     structure: Any, paths: list[tuple[Any, ...]], names: Sequence[str] | None, what: str
 ) -> list[str]:
@@ -49,24 +56,30 @@ def leaf_names(
             ]
         if len(names) == len(paths):
             return [quote(n) for n in names]
-        if top is None and len(names) == 1:
+        if len(names) == 1:  # one value, itself a structure
             return [quote(names[0] + "".join(f"[{k!r}]" for k in p)) for p in paths]
     return [f"{what} {i}" for i in range(len(paths))]
 
 
 def quote(name: str) -> str:
-    """A variable's name in a message: `'x'`, or an item or attribute as the
-    user wrote it, which has quotes of its own (`d['a']`).
+    """A variable's name in a message: quoted (`'x'`, `'b[0]'`); an item or
+    attribute as the user wrote it, which may have quotes of its own
+    (`d['a']`); a description of what a value is ("the function's return
+    value") as it is.
 
-    >>> quote("x"), quote("d['a']")
-    ("'x'", "d['a']")
+    >>> quote("x"), quote("b[0]"), quote("d['a']"), quote("the loop's value")
+    ("'x'", "'b[0]'", "d['a']", "the loop's value")
     """
-    return name if "'" in name else f"'{name}'"
+    if "'" in name or not _VARIABLE.fullmatch(name):
+        return name
+    return f"'{name}'"
 
 
 def kind(value: Any) -> str:
     if value is None:
         return "None"
+    if type(value).__name__ == "Undefined":  # runtime.operators' unbound value
+        return "unbound (deleted with `del`, or assigned on some paths only)"
     if isinstance(value, Tensor) or conversion_for(value) is not None:
         return "a tensor"
     return f"a {type(value).__name__}"
@@ -119,13 +132,19 @@ def check_same_structure(a: Any, b: Any, names: Sequence[str] | None) -> None:
                     x, y, check_types=False, expand_composites=True
                 )
             except (ValueError, TypeError):
-                raise ValueError(
-                    f"{name!r} is {describe(x)} in the true branch but {describe(y)} "
-                    "in the false branch; both branches must give it the same structure"
-                ) from None
+                _raise_branch_structure(name, x, y)
+    if names and len(names) == 1:
+        _raise_branch_structure(names[0], a, b)
     raise ValueError(
         f"the true branch returns {describe(a)} but the false branch returns "
         f"{describe(b)}; both branches must return the same structure"
+    )
+
+
+def _raise_branch_structure(name: str, a: Any, b: Any) -> None:
+    raise ValueError(
+        f"{quote(name)} is {describe(a)} in the true branch but {describe(b)} "
+        "in the false branch; both branches must give it the same structure"
     )
 
 
@@ -150,7 +169,7 @@ def check_body_structure(
     else:
         return
     if isinstance(result, (list, tuple)) and len(result) != len(structure):
-        named = f" ({', '.join(map(repr, names))})" if names else ""
+        named = f" ({', '.join(map(quote, names))})" if names else ""
         raise ValueError(
             f"the loop body returned {len(result)} values for {len(structure)} loop "
             f"variables{named}"
@@ -163,7 +182,7 @@ def check_body_structure(
                 )
             except (ValueError, TypeError):
                 raise ValueError(
-                    f"loop variable {name!r} is {describe(before)} before the loop "
+                    f"{_loop_variable(name)} is {describe(before)} before the loop "
                     "but "
                     f"{describe(after)} after one iteration; it must keep the same "
                     "structure"
@@ -172,6 +191,11 @@ def check_body_structure(
         f"the loop body returns {describe(result)} but the loop variables are "
         f"{describe(structure)}; it must return the same structure"
     )
+
+
+def _loop_variable(name: str) -> str:
+    quoted = quote(name)
+    return f"loop variable {quoted}" if quoted.startswith(("'", '"')) else quoted
 
 
 def less_specific(shape: Any, than: Any) -> bool:

@@ -21,7 +21,9 @@ placeholder for it and the `cond`/`while` node an extra input.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import linecache
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -199,6 +201,7 @@ class Graph:
         self._by_name: dict[str, Operation] = {}
         self._name_counts: dict[str, int] = {}
         self._taken: set[str] = set()
+        self._scope = ""  # the name scope's prefix, "block/" (see `name_scope`)
         self._captured: dict[int, SymbolicTensor] = {}
         self._eager_consts: dict[int, tuple[Any, SymbolicTensor]] = {}
         self._last_stateful: Operation | None = None
@@ -213,7 +216,11 @@ class Graph:
         return context.push(self)
 
     def unique_name(self, base: str) -> str:
-        """`base`, or `base_1`, `base_2`, ... if taken; the name is reserved."""
+        """`base`, or `base_1`, `base_2`, ... if taken; the name is reserved.
+
+        Inside `name_scope("block")` the name is `block/base`.
+        """
+        base = self._scope + base
         count = self._name_counts.get(base)
         if count is None and base not in self._taken:
             self._name_counts[base] = 0
@@ -227,6 +234,19 @@ class Graph:
                 self._name_counts[base] = count
                 self._taken.add(name)
                 return name
+
+    @contextlib.contextmanager
+    def name_scope(self, name: str) -> Iterator[str]:
+        """Names of ops created in the block start with `name/` (`rt.name_scope`).
+
+        A scope name used again in the same scope gets a suffix (`block_1/`).
+        """
+        previous = self._scope
+        self._scope = self.unique_name(name) + "/"
+        try:
+            yield self._scope
+        finally:
+            self._scope = previous
 
     def placeholder(
         self, dtype: dtypes.DType | str, shape: Any = None, name: str | None = None
@@ -383,11 +403,7 @@ class Graph:
         if inner is not None:
             return inner
         if self.outer_graph is None:
-            raise ValueError(
-                f"the tensor {tensor.name!r} belongs to another graph: a graph "
-                "tensor cannot be used outside the function (or branch, or loop "
-                "body) that created it"
-            )
+            raise ValueError(_escaped(tensor))
         outer = self.outer_graph.capture(tensor)
         inner = self._captured.get(id(outer))
         if inner is None:
@@ -437,3 +453,34 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"<rt.Graph {self.name!r} with {len(self._ops)} ops>"
+
+
+# Where a tensor of a finished subgraph was made, by its graph's name.
+_SUBGRAPHS = {
+    "then_branch": "the true branch of the graph `if` {!r}",
+    "else_branch": "the false branch of the graph `if` {!r}",
+    "body": "the body of the graph loop {!r}",
+    "cond": "the condition of the graph loop {!r}",
+}
+
+
+def _escaped(tensor: SymbolicTensor) -> str:
+    """The message for a tensor used outside the graph that made it."""
+    op = tensor._op
+    node, _, part = op.graph.name.rpartition("/")
+    if part in _SUBGRAPHS and node:
+        where = _SUBGRAPHS[part].format(node)
+    elif op.graph.name == "dry_run":
+        where = "a trial run of a graph loop body (which learns the types it gives)"
+    else:
+        where = "another graph (a function traced before, or being traced)"
+    made = ""
+    if op.location is not None:
+        line = linecache.getline(op.location.filename, op.location.lineno).strip()
+        made = f" (made at {op.location}{f': `{line}`' if line else ''})"
+    return (
+        f"the graph tensor {tensor.name!r}{made} escaped from {where}, which has "
+        "finished: a tensor made inside a graph branch or loop can leave it only as "
+        "a variable assigned there and used after it, not stored in a list, dict or "
+        "attribute that outlives it; assign it to a variable instead"
+    )

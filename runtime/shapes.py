@@ -1,7 +1,8 @@
 """Static shapes: tuples whose entries are ints or None (unknown size).
 
 A shape of None means "unknown rank". These helpers are what the ops' shape
-rules are written in.
+rules are written in. `TensorShape` is the same thing as an object for users
+(`rt.TensorShape`); every function taking a shape takes either.
 
     >>> broadcast((None, 3), (1, 3), "Add")
     (None, 3)
@@ -11,13 +12,14 @@ rules are written in.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from runtime.errors import InvalidArgumentError
 
 __all__ = [
     "Shape",
+    "TensorShape",
     "as_shape",
     "broadcast",
     "format_shape",
@@ -34,6 +36,8 @@ def as_shape(value: Any) -> Shape:
     """Normalizes a shape given as None, an int, or an iterable of ints/None."""
     if value is None:
         return None
+    if isinstance(value, TensorShape):
+        return value.dims
     if isinstance(value, int):
         return (int(value),)
     dims: list[int | None] = []
@@ -130,3 +134,88 @@ def normalize_axis(axis: int, rank: int, op_type: str) -> int:
             f"axis {axis} is out of range for a tensor of rank {rank}", op_type
         )
     return axis % rank if rank else 0
+
+
+class TensorShape:
+    """A static shape: a rank and dimensions, each an int or None (unknown).
+
+    >>> shape = TensorShape([None, 3])
+    >>> shape.rank, shape.as_list()
+    (2, [None, 3])
+    >>> shape.is_compatible_with((5, 3)), shape.is_compatible_with([5, 4])
+    (True, False)
+    >>> TensorShape(None).rank is None
+    True
+    """
+
+    __slots__ = ("_dims",)
+
+    def __init__(self, dims: Any) -> None:
+        """Builds a shape from None (unknown rank), an iterable of ints/None,
+        another TensorShape, or an int (a 1-D shape of that size)."""
+        self._dims: Shape = as_shape(dims)
+
+    @property
+    def rank(self) -> int | None:
+        """The number of dimensions, or None when unknown."""
+        return None if self._dims is None else len(self._dims)
+
+    @property
+    def dims(self) -> tuple[int | None, ...] | None:
+        """The dimensions as a tuple, or None for an unknown rank."""
+        return self._dims
+
+    def as_list(self) -> list[int | None]:
+        """The dimensions as a list.
+
+        Raises:
+            ValueError: The rank is unknown.
+        """
+        if self._dims is None:
+            raise ValueError("as_list() is not defined on a shape of unknown rank")
+        return list(self._dims)
+
+    def is_fully_defined(self) -> bool:
+        """Whether the rank and every dimension are known."""
+        return self._dims is not None and None not in self._dims
+
+    def is_compatible_with(self, other: Any) -> bool:
+        """Whether some tensor could have both shapes (None matches anything).
+
+        `other` is a TensorShape, a tuple/list of ints and None, or None.
+        """
+        return is_compatible(self._dims, as_shape(other))
+
+    def __len__(self) -> int:
+        if self._dims is None:
+            raise ValueError("len() of a shape of unknown rank")
+        return len(self._dims)
+
+    def __iter__(self) -> Iterator[int | None]:
+        if self._dims is None:
+            raise ValueError("cannot iterate over a shape of unknown rank")
+        return iter(self._dims)
+
+    def __getitem__(self, key: int | slice) -> Any:
+        if self._dims is None:
+            raise ValueError("cannot index a shape of unknown rank")
+        if isinstance(key, slice):
+            return TensorShape(self._dims[key])
+        return self._dims[key]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TensorShape):
+            return self._dims == other._dims
+        if isinstance(other, (tuple, list)):
+            return self._dims == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._dims)
+
+    def __repr__(self) -> str:
+        dims = None if self._dims is None else list(self._dims)
+        return f"TensorShape({dims!r})"
+
+    def __str__(self) -> str:
+        return format_shape(self._dims)

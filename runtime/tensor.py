@@ -21,7 +21,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.context import STATE
-from runtime.shapes import Shape, format_shape
+from runtime.shapes import Shape, TensorShape, format_shape
 
 if TYPE_CHECKING:
     from runtime.graph import Graph, Operation
@@ -275,6 +275,17 @@ def register_tensor_conversion(
     _CONVERSIONS[cls] = fn
 
 
+def _convert_tensor_shape(shape: TensorShape, dtype: dtypes.DType | None) -> Tensor:
+    if not shape.is_fully_defined():
+        raise ValueError(
+            f"cannot convert the partially known shape {shape} to a tensor"
+        )
+    return convert_to_tensor(shape.as_list(), dtype or dtypes.int32)
+
+
+register_tensor_conversion(TensorShape, _convert_tensor_shape)
+
+
 def conversion_for(value: Any) -> Callable[[Any, dtypes.DType | None], Tensor] | None:
     """The registered conversion for `type(value)`, if any."""
     return _CONVERSIONS.get(type(value))
@@ -474,6 +485,9 @@ def _sequence_value(
     else:
         raise TypeError(f"cannot convert {value!r} to a tensor")
     target = dtype or dtype_hint
+    if array.size == 0 and target is not None:
+        # No elements: nothing to check, `[]` fits any dtype.
+        return array.astype(target.np_dtype)
     if target is not None and target is not inferred:
         t_kind = target.np_dtype.kind
         fits = (
@@ -486,6 +500,4 @@ def _sequence_value(
             return array.astype(target.np_dtype)
         if dtype is not None:
             raise TypeError(f"cannot convert {value!r} to a {dtype} tensor")
-    if array.size == 0 and target is not None and dtype is not None:
-        return array.astype(target.np_dtype)
     return array.astype(inferred.np_dtype)

@@ -168,14 +168,17 @@ EXPECTED: dict[str, list[str]] = {
         "TypeError: loop variable 'total' changed dtype from int32 to float32 after "
         "one iteration; cast it before the loop",
         "ValueError: loop variable 'x' changed shape from (1,) to (2,) after one "
-        "iteration; keep its shape the same in every iteration, or give a "
-        "shape_invariants entry with None for the dimensions that change",
+        "iteration; keep its shape the same in every iteration, or allow the change "
+        "(None for a size that changes): call autograph.set_loop_options("
+        "shape_invariants=[(x, (None,))]) first in the loop body, or pass "
+        "shape_invariants to rt.while_loop",
         "ok: rt.Tensor(4, shape=(), dtype=int32)",
         "InvalidArgumentError: 'last' is read after the graph loop at "
         "loop_pitfalls.py:51, but no iteration has assigned it (Python: "
         "UnboundLocalError); give 'last' a value before the loop [Op:EnsureDefined] "
         "(node 'ensure_defined', created at loop_pitfalls.py:53)",
         "ok: rt.Tensor(1.0, shape=(), dtype=float32)",
+        "ok: rt.Tensor([1. 1. 1. 1.], shape=(4,), dtype=float32)",
     ],
 }
 

@@ -30,12 +30,15 @@ from __future__ import annotations
 
 import ast
 import copy
+import inspect
+import types
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from autograph.core import jumps
 from autograph.core.converter import (
+    AG,
     GeneratedCode,
     NestedFunction,
     ag_attr,
@@ -45,6 +48,7 @@ from autograph.core.converter import (
     undefined_init,
     var_places,
 )
+from autograph.directives import set_loop_options
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity, definedness, liveness
 from autograph.pyct.static_analysis.definedness import Defined
@@ -67,6 +71,8 @@ class _Scope:
     cells: set[str] = field(default_factory=set)
     written_by_nested: set[str] = field(default_factory=set)
     hoisted: set[str] = field(default_factory=set)
+    node: ast.FunctionDef | None = None
+    locals: set[str] | None = None  # its local names, computed when needed
 
     @property
     def in_place(self) -> set[str]:
@@ -124,6 +130,7 @@ class ControlFlowTransformer(transformer.Base):
         scope = _Scope(
             declared=activity.declarations(node) if has_declarations else {},
             cells=activity.cells(node) if cells is None else cells,
+            node=node,
         )
         nested = anno.getanno(node, anno.Basic.NESTED_WRITES, None)
         if nested is None and NestedFunction in kinds:
@@ -206,6 +213,76 @@ class ControlFlowTransformer(transformer.Base):
         # which must not be copied (that would cost O(size x depth)).
         return function_def(name, list(params), decls + body)
 
+    # --- loop options ----------------------------------------------------
+
+    def _loop_options(self, loop: ast.stmt) -> ast.Dict | None:
+        """Takes a leading `autograph.set_loop_options(...)` out of a loop body.
+
+        Returns its keyword arguments as a dict node, for the loop operator's
+        `opts`: `{'shape_invariants': [(x, (None,))]}`. They are evaluated when
+        the loop starts, which is when the graph loop needs them. A call with
+        positional, `**` or unknown arguments stays (it raises, as in Python),
+        and so does one reading a local that may be unbound when the loop
+        starts (Python would raise there, or not at all if the loop runs
+        zero times) or calling user code or `print` (whose effects would
+        happen once instead of once per iteration).
+        """
+        body = loop.body
+        first = body[0] if body else None
+        if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Call)):
+            return None
+        call = first.value
+        func, args = call.func, call.args
+        if _is_ag_attr(func, "converted_call") and args:  # wrapped by call_trees
+            func, args = args[0], args[1:]
+        if args or any(k.arg not in _LOOP_OPTIONS for k in call.keywords):
+            return None
+        if (
+            not self._is_loop_options(func)
+            or self._may_be_unbound(loop, call)
+            or _calls_user_code(call.keywords)
+        ):
+            return None
+        del body[0]
+        if not body:
+            body.append(ast.Pass())
+        return ast.Dict(
+            keys=[ast.Constant(value=k.arg, kind=None) for k in call.keywords],
+            values=[k.value for k in call.keywords],
+        )
+
+    def _may_be_unbound(self, loop: ast.stmt, call: ast.Call) -> bool:
+        """Whether `call` reads a local not certainly bound before `loop`."""
+        must = anno.getanno(loop, Defined.MUST_IN, frozenset())
+        local = self._locals(self.scope)
+        return any(
+            isinstance(n, ast.Name) and n.id in local and n.id not in must
+            for n in ast.walk(call)
+        )
+
+    def _is_loop_options(self, func: ast.expr) -> bool:
+        """Whether `func` is `set_loop_options`, spelled through a free name."""
+        path = []
+        while isinstance(func, ast.Attribute):
+            path.append(func.attr)
+            func = func.value
+        if not isinstance(func, ast.Name) or (path and path[0] != "set_loop_options"):
+            return False
+        if any(func.id in self._locals(scope) for scope in self.scopes):
+            return False
+        value = self.ctx.lookup(func.id)
+        for attr in reversed(path):
+            if not isinstance(value, types.ModuleType):
+                return False  # only modules' attributes are read statically
+            value = getattr(value, attr, None)
+        return value is set_loop_options
+
+    @staticmethod
+    def _locals(scope: _Scope) -> set[str]:
+        if scope.locals is None:
+            scope.locals = activity.local_names(scope.node) if scope.node else set()
+        return scope.locals
+
     # --- if --------------------------------------------------------------
 
     def visit_If(self, node: ast.If) -> list[ast.stmt]:
@@ -272,6 +349,7 @@ class ControlFlowTransformer(transformer.Base):
             namer.new_symbol("loop_body"),
         )
 
+        opts = self._loop_options(node)
         body = self.visit_block(node.body)
         if state:
             body.append(ast.Return(value=_returned(state)))
@@ -282,10 +360,11 @@ class ControlFlowTransformer(transformer.Base):
         args = [jumps.name(test_def.name), jumps.name(body_def.name)]
         if state:
             args.append(_load_tuple(state))
+        keywords = [] if opts is None else [ast.keyword(arg="opts", value=opts)]
         places = self._places([node.body], test_writes, node.test)
-        call = ast.Call(
-            func=ag_attr("while_stmt"), args=args, keywords=[places] if places else []
-        )
+        if places:
+            keywords.append(places)
+        call = ast.Call(func=ag_attr("while_stmt"), args=args, keywords=keywords)
         orelse = self.visit_block(node.orelse)
         return _located(
             node, [*inits, test_def, body_def, _assign(state, call), *orelse]
@@ -306,6 +385,7 @@ class ControlFlowTransformer(transformer.Base):
         extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
         test_name = namer.new_symbol("extra_test") if extra_test is not None else None
 
+        opts = self._loop_options(node)
         body = self.visit_block(node.body)
         if (
             isinstance(node.target, ast.Name)
@@ -337,6 +417,8 @@ class ControlFlowTransformer(transformer.Base):
             keywords.append(
                 ast.keyword(arg="extra_test", value=jumps.name(test_def.name))
             )
+        if opts is not None:
+            keywords.append(ast.keyword(arg="opts", value=opts))
         call = ast.Call(func=ag_attr("for_stmt"), args=args, keywords=keywords)
         orelse = self.visit_block(node.orelse)
         return _located(node, [*inits, *defs, _assign(state, call), *orelse])
@@ -470,6 +552,29 @@ def _located(node: ast.stmt, stmts: list[ast.stmt]) -> list[ast.stmt]:
     return stmts
 
 
+def _calls_user_code(keywords: list[ast.keyword]) -> bool:
+    """Whether the arguments call a converted function or `print`."""
+    return any(
+        isinstance(n, ast.Call)
+        and (_is_ag_attr(n.func, "converted_call") or _is_ag_attr(n.func, "print_"))
+        for k in keywords
+        for n in ast.walk(k.value)
+    )
+
+
+# The keyword arguments `set_loop_options` takes.
+_LOOP_OPTIONS = frozenset(inspect.signature(set_loop_options).parameters)
+
+
+def _is_ag_attr(node: ast.expr, attr: str) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == attr
+        and isinstance(node.value, ast.Name)
+        and node.value.id == AG
+    )
+
+
 def _is_default(node: ast.expr) -> bool:
     if isinstance(node, ast.Constant):
         return node.value is None
@@ -515,6 +620,8 @@ EMITS = frozenset(
         ast.Call,
         ast.Attribute,
         ast.keyword,
+        ast.Dict,
+        ast.Pass,
         ast.Global,
         ast.Nonlocal,
         ast.Lambda,

@@ -21,6 +21,7 @@ import ast
 from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from typing import Any
 
 from autograph.pyct import anno, naming, transformer
 
@@ -182,6 +183,9 @@ class Context:
         is_builtin: Whether a free name refers to a Python builtin.
         is_library: Whether a free name refers to a module (or an object in
             one) whose calls run as they are, unconverted.
+        lookup: The value a free name refers to now (closure, then
+            globals), or None; used to recognize directives such as
+            `autograph.set_loop_options`, which must be known statically.
         recursive: Whether calls to user functions are converted too.
         kinds: What the tree may hold: the node classes and markers (below)
             the survey found before conversion, plus what the passes run so
@@ -194,5 +198,6 @@ class Context:
     namer: naming.Namer
     is_builtin: Callable[[str], bool] = lambda name: False
     is_library: Callable[[str], bool] = lambda name: False
+    lookup: Callable[[str], Any] = lambda name: None
     recursive: bool = True
     kinds: set[type] = field(default_factory=set)

@@ -15,6 +15,7 @@ import threading
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import runtime.operators as operators
 from autograph.converters import (
@@ -133,6 +134,7 @@ def convert_node(
     filename: str,
     is_builtin: Callable[[str], bool] = lambda name: hasattr(builtins, name),
     is_library: Callable[[str], bool] = lambda name: False,
+    lookup: Callable[[str], Any] = lambda name: None,
     recursive: bool = True,
 ) -> ast.FunctionDef | ast.Lambda:
     """Converts a function or lambda tree in place and returns it.
@@ -143,6 +145,8 @@ def convert_node(
         is_builtin: Whether a free name of the function is a Python builtin.
         is_library: Whether a free name refers to library code (calls through
             it are left as they are).
+        lookup: The value of a free name of the function, or None (to
+            recognize directives such as `autograph.set_loop_options`).
         recursive: Whether calls to other functions are converted too.
 
     Raises:
@@ -158,6 +162,7 @@ def convert_node(
         namer=naming.Namer(names),
         is_builtin=is_builtin,
         is_library=is_library,
+        lookup=lookup,
         recursive=recursive,
         kinds=kinds,
     )
@@ -246,11 +251,22 @@ def _convert(
     def is_builtin(name: str) -> bool:
         return name not in scope and hasattr(builtins, name)
 
+    cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
+
+    def lookup(name: str) -> Any:
+        if name in cells:
+            try:
+                return cells[name].cell_contents
+            except ValueError:  # an empty cell
+                return None
+        return function.__globals__.get(name)
+
     node = convert_node(
         parsed.node,
         filename=parsed.filename,
         is_builtin=is_builtin,
         is_library=is_library,
+        lookup=lookup,
         recursive=recursive,
     )
     entity_name = getattr(node, "name", "<lambda>")

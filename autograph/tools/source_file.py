@@ -10,7 +10,10 @@ text instead of from live globals:
 - a name is library code when every top-level binding of it imports a library
   module or a name from one (`import numpy as np`, `from math import sqrt`),
   or defines a class (`to_code` treats live classes the same way), so calls
-  through it stay as they are, exactly as `autograph.to_code` leaves them.
+  through it stay as they are, exactly as `autograph.to_code` leaves them;
+- a name bound only by importing `autograph` or `set_loop_options` from it
+  refers to that (so `autograph.set_loop_options(...)` is read as the
+  directive it is, as `to_code` reads it).
 
 Example:
     >>> source = '''
@@ -38,6 +41,7 @@ import builtins
 import copy
 import dataclasses
 from collections.abc import Iterator
+from typing import Any
 
 from autograph.impl import api, codegen, transpiler
 from autograph.pyct import parser
@@ -93,6 +97,7 @@ class SourceFile:
         self.lines = source.splitlines()
         self.tree = parser.parse_source(source, filename)
         self.module_names, self.library_names = _top_level_names(self.tree)
+        self.autograph_names = _autograph_names(self.tree)
 
     def functions(self) -> list[FunctionSource]:
         """Top-level functions and methods of top-level classes, in file order."""
@@ -128,6 +133,7 @@ class SourceFile:
             filename=self.filename,
             is_builtin=self._is_builtin,
             is_library=self.library_names.__contains__,
+            lookup=self.autograph_names.get,
             recursive=recursive,
         )
         return codegen.to_source(converted)
@@ -177,6 +183,39 @@ def _top_level_names(module: ast.Module) -> tuple[frozenset[str], frozenset[str]
                 bound.add(name)
                 (library if is_library else not_library).add(name)
     return frozenset(bound), frozenset(library - not_library)
+
+
+def _autograph_names(module: ast.Module) -> dict[str, Any]:
+    """Names bound only by importing `autograph` or a directive from it, and
+    what they refer to (the directives are read statically)."""
+    import autograph  # the package this tool is part of: already imported
+
+    values: dict[str, Any] = {}
+    rebound: set[str] = set()
+    for node in _module_scope_nodes(module):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                if alias.name == "autograph":
+                    values[bound] = autograph
+                else:
+                    rebound.add(bound)
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                if (
+                    node.level == 0
+                    and node.module == "autograph"
+                    and (alias.name == "set_loop_options")
+                ):
+                    values[bound] = autograph.set_loop_options
+                else:
+                    rebound.add(bound)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            rebound.add(node.id)
+        elif isinstance(node, (*_DEFS, ast.ClassDef)):
+            rebound.add(node.name)
+    return {name: value for name, value in values.items() if name not in rebound}
 
 
 def _imported(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, bool]]:

@@ -3,14 +3,35 @@
 The compiler (`autograph`) decides which functions are converted; `runtime`
 must not import it, so the compiler installs its decision here at import
 time with `set_converter`. Without one, every call runs as it is.
+
+A builtin reached as a value (`fn = range; fn(n)`, or passed as an argument)
+goes to the same operator as the builtin named directly, so it means the same
+on graph tensors:
+
+    >>> fn = len
+    >>> converted_call(fn, [1, 2, 3])
+    3
 """
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from typing import Any
 
+from runtime.operators import py_builtins
+
 _converter: Callable[[Any], Any] | None = None
+
+# Builtins that converted code routes through an operator when named
+# directly (autograph's OVERLOADED_BUILTINS), by identity.
+_BUILTIN_OPERATORS: dict[Any, Callable[..., Any]] = {
+    builtins.print: py_builtins.print_,
+    builtins.range: py_builtins.range_,
+    builtins.len: py_builtins.len_,
+    builtins.int: py_builtins.int_,
+    builtins.float: py_builtins.float_,
+}
 
 
 def set_converter(converter: Callable[[Any], Any] | None) -> None:
@@ -20,7 +41,17 @@ def set_converter(converter: Callable[[Any], Any] | None) -> None:
 
 
 def converted_call(f: Any, /, *args: Any, **kwargs: Any) -> Any:
-    """Calls the converted version of `f` (or `f` itself) with the arguments."""
+    """Calls the converted version of `f` (or `f` itself) with the arguments.
+
+    A builtin with an operator (`print`, `range`, `len`, `int`, `float`) is
+    called through that operator, as when the user names it directly.
+    """
+    try:
+        operator = _BUILTIN_OPERATORS.get(f)
+    except TypeError:  # an unhashable callable
+        operator = None
+    if operator is not None:
+        return operator(*args, **kwargs)
     if _converter is None:
         return f(*args, **kwargs)
     return _converter(f)(*args, **kwargs)

@@ -74,6 +74,7 @@ def while_stmt(
     names: tuple[str, ...] = (),
     *,
     places: Sequence[Place] = (),
+    opts: dict[str, Any] | None = None,
 ) -> Any:
     """Runs `body` while `test` holds, passing the loop variables through.
 
@@ -90,6 +91,8 @@ def while_stmt(
         state: Initial values of the loop variables.
         names: The user's names of the loop variables, for error messages.
         places: What the loop changes in place (see `places`).
+        opts: Options of a graph loop (`autograph.set_loop_options`'s
+            keyword arguments); a Python loop ignores them.
 
     Returns:
         The final loop variables: one bare, several as a tuple, none as None.
@@ -97,7 +100,7 @@ def while_stmt(
     cond = test(*state)
     impl = _WHILE.get(type(cond))
     if impl is not None:
-        return impl(test, body, state, names, cond, places)
+        return impl(test, body, state, names, cond, places=places, opts=opts)
     count = len(state)
     names = names or state_names(test)
     while _python_bool(cond, "while", names):
@@ -114,6 +117,7 @@ def for_stmt(
     extra_test: Callable[..., Any] | None = None,
     *,
     places: Sequence[Place] = (),
+    opts: dict[str, Any] | None = None,
 ) -> Any:
     """Runs `body` once per item of `iterable`, passing the state through.
 
@@ -136,13 +140,15 @@ def for_stmt(
         names: The user's names of the loop variables, for error messages.
         extra_test: A function of the state; the loop stops when it is false.
         places: What the loop changes in place (see `places`).
+        opts: Options of a graph loop (`autograph.set_loop_options`'s
+            keyword arguments); a Python loop ignores them.
 
     Returns:
         The final loop variables: one bare, several as a tuple, none as None.
     """
     impl = _FOR.get(type(iterable))
     if impl is not None:
-        return impl(iterable, body, state, names, extra_test, places)
+        return impl(iterable, body, state, names, extra_test, places=places, opts=opts)
     count = len(state)
     if extra_test is None:
         for item in iterable:

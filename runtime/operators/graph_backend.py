@@ -21,9 +21,12 @@ import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
+
 from runtime import control_flow, dtypes, nest
 from runtime import control_flow_checks as checks
 from runtime.context import STATE
+from runtime.control_flow_checks import quote
 from runtime.graph import Graph, user_location
 from runtime.operators import dispatch
 from runtime.operators import places as places_
@@ -35,11 +38,19 @@ from runtime.operators.variables import (
     UndefinedReturnValue,
     is_undefined,
 )
+from runtime.operators.verification import label, labels
 from runtime.ops import array as array_ops
 from runtime.ops import math as math_ops
 from runtime.ops.state import Assert, ensure_defined
 from runtime.ops.tensor_array import TensorArray
-from runtime.tensor import EagerTensor, SymbolicTensor, convert_to_tensor
+from runtime.shapes import as_shape
+from runtime.tensor import (
+    EagerTensor,
+    SymbolicTensor,
+    Tensor,
+    convert_to_tensor,
+    is_symbolic,
+)
 
 # -- if -----------------------------------------------------------------------------
 
@@ -47,9 +58,11 @@ from runtime.tensor import EagerTensor, SymbolicTensor, convert_to_tensor
 def _check_defined(values: Sequence[Any], names: Sequence[str], branch: str) -> None:
     other = "else" if branch == "if" else "if"
     for value, name in zip(values, names):
-        if is_undefined(value):
+        # (A return value set in neither branch is fine: it stays undefined.)
+        if type(value) is Undefined:
             raise ValueError(
-                f"'{name}' must also be defined in the {branch} branch: it is set "
+                f"{quote(label(name))} must also be defined in the {branch} branch: "
+                "it is set "
                 f"in the {other} branch of a graph `if` and used after it; assign "
                 "it in both branches or before the if statement"
             )
@@ -69,7 +82,12 @@ def _if_stmt(
     count = len(names)
 
     def call(fn: Callable[..., Any] | None) -> Any:
-        return fn(*state) if fn is not None else unpack_state(state)
+        if fn is not None:
+            return fn(*state)
+        # No else block: the state comes out unchanged. With no outputs the
+        # statement's result is dropped (the state was only read), so the
+        # missing branch gives nothing, as the true branch does.
+        return unpack_state(state) if count else None
 
     def branch(
         fn: Callable[..., Any] | None, other: Callable[..., Any] | None, label: str
@@ -81,10 +99,13 @@ def _if_stmt(
             values = list(as_state(result, count))
             if any(isinstance(v, UndefinedReturnValue) for v in values):
                 # The function has not returned on this path yet: its return
-                # value takes the other branch's type, as zeros.
+                # value takes the other branch's type, as zeros; when it has
+                # not returned on the other path either, it stays undefined.
                 sample = as_state(_dry_run(lambda: call(other), ()), count)
                 values = [
-                    _zeros_like_spec(s) if isinstance(v, UndefinedReturnValue) else v
+                    _undefined_return(v, s)
+                    if isinstance(v, UndefinedReturnValue)
+                    else v
                     for v, s in zip(values, sample)
                 ]
             _check_defined(values, names, label)
@@ -96,7 +117,9 @@ def _if_stmt(
         cond,
         branch(body, orelse, "if"),
         branch(orelse, body, "else"),
-        names=list(names) or None,
+        # No outputs: the branches give the function's return value (an `if`
+        # that ends the function), or both nothing.
+        names=labels(names) if count else [label("retval_")],
     )
 
 
@@ -210,6 +233,13 @@ def _loop_with_places(
         (*state, *places_.read(places)),
         (*names, *(p.name for p in places)),
     )
+
+
+def _undefined_return(value: UndefinedReturnValue, other: Any) -> Any:
+    """A return value not set in one branch of a graph `if`, given the other's."""
+    if isinstance(other, UndefinedReturnValue):
+        return other  # the same object in both branches: it passes through
+    return _zeros_like_spec(other)
 
 
 # -- loops ----------------------------------------------------------------------------
@@ -341,10 +371,13 @@ def _fixed_point(
 ) -> _Guess | None:
     tried = set()
     for value in [*candidates, 0, 0.0]:
-        if is_undefined(value) or not checks.convertible(value):
+        if isinstance(value, _Guess):
+            guess = value
+        elif is_undefined(value) or not checks.convertible(value):
             continue
-        spec = value if isinstance(value, SymbolicTensor) else convert_to_tensor(value)
-        guess = _Guess(spec.dtype, spec.shape)
+        else:
+            spec = value if is_symbolic(value) else convert_to_tensor(value)
+            guess = _Guess(spec.dtype, spec.shape)
         if guess in tried:
             continue
         tried.add(guess)
@@ -479,13 +512,14 @@ def _while_stmt(
     names: tuple[str, ...],
     first_cond: Any,
     places: Sequence[Place] = (),
+    opts: dict[str, Any] | None = None,
 ) -> Any:
     names = names or state_names(test)
     if places:
         _refuse_untracked(places)
         k = len(state)
         loop = _loop_with_places(test, body, state, names, places, 0)
-        result = _restoring(places, lambda: _while_stmt(*loop, first_cond))
+        result = _restoring(places, lambda: _while_stmt(*loop, first_cond, opts=opts))
         result = as_state(result, k + len(places))
         places_.write(places, result[k:])
         return unpack_state(result[:k])
@@ -503,8 +537,10 @@ def _while_stmt(
             (*loop_vars, *first.flags()),
             (*names, *first.flag_names()),
             first_cond,
+            opts=opts,
         )
         return first.finish(result, count)
+    options = _loop_options(opts, loop_vars)
     if not loop_vars:
         # A loop with no state runs for its effects only: carry a counter.
         def cond0(i: Any) -> Any:
@@ -514,14 +550,21 @@ def _while_stmt(
             body()
             return i + 1
 
-        control_flow.while_loop(cond0, body0, (0,), names=["iterations"])
+        control_flow.while_loop(
+            cond0,
+            body0,
+            (0,),
+            names=["iterations"],
+            maximum_iterations=options["maximum_iterations"],
+        )
         return None
     with _loop_context(names, loop_vars):
         result = control_flow.while_loop(
             lambda *v: test(*v),
             lambda *v: as_state(body(*v), count),
             loop_vars,
-            names=list(names),
+            names=labels(names),
+            **options,
         )
     return unpack_state(tuple(result))
 
@@ -533,6 +576,7 @@ def _for_stmt(
     names: tuple[str, ...],
     extra_test: Callable[..., Any] | None,
     places: Sequence[Place] = (),
+    opts: dict[str, Any] | None = None,
 ) -> Any:
     names = names or state_names(body, skip=1)
     if places:
@@ -542,7 +586,8 @@ def _for_stmt(
             extra_test, body, state, names, places, 1
         )
         result = _restoring(
-            places, lambda: _for_stmt(iterable, body_, state_, names_, test)
+            places,
+            lambda: _for_stmt(iterable, body_, state_, names_, test, opts=opts),
         )
         result = as_state(result, k + len(places))
         places_.write(places, result[k:])
@@ -554,9 +599,16 @@ def _for_stmt(
         return iterable[i]
 
     def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
-        return as_state(_dry_run(body, (item(0), *args)), count)
+        # An item of the right type and shape, not `iterable[0]`: the iterable
+        # may be empty.
+        def run(*args: Any) -> Any:
+            element = STATE.graph.placeholder(iterable.dtype, _item_shape(iterable))
+            return body(element, *args)
 
-    loop_vars, born = _loop_state(state, names, trial, [item(0)])
+        return as_state(_dry_run(run, args), count)
+
+    item_type = _Guess(iterable.dtype, _item_shape(iterable))
+    loop_vars, born = _loop_state(state, names, trial, [item_type])
     if born:
         first = _Born(born, names)
         result = _for_stmt(
@@ -565,8 +617,12 @@ def _for_stmt(
             (*loop_vars, *first.flags()),
             (*names, *first.flag_names()),
             first.test(extra_test, count),
+            opts=opts,
         )
         return first.finish(result, count)
+    options = _loop_options(opts, loop_vars)
+    if options["shape_invariants"] is not None:
+        options["shape_invariants"].insert(0, ())  # the iteration counter
 
     def cond(i: Any, *v: Any) -> Any:
         more = i < length
@@ -579,9 +635,66 @@ def _for_stmt(
 
     with _loop_context(names, loop_vars):
         result = control_flow.while_loop(
-            cond, step, (0, *loop_vars), names=["iteration", *names]
+            cond, step, (0, *loop_vars), names=["iteration", *labels(names)], **options
         )
     return unpack_state(tuple(result[1:]))
+
+
+def _loop_options(
+    opts: dict[str, Any] | None, loop_vars: tuple[Any, ...]
+) -> dict[str, Any]:
+    """`rt.while_loop`'s keyword arguments from `autograph.set_loop_options`.
+
+    A `shape_invariants` pair `(value, shape)` applies to the loop variables
+    (or the tensors in a tuple, list or dict carried by the loop) whose value
+    when the loop starts is `value`, by identity; the others keep their own
+    shapes.
+    """
+    opts = opts or {}
+    pairs = list(opts.get("shape_invariants") or ())
+    options: dict[str, Any] = {
+        "maximum_iterations": opts.get("maximum_iterations"),
+        "shape_invariants": None,
+    }
+    for n, pair in enumerate(pairs):
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise TypeError(
+                "each shape_invariants entry of autograph.set_loop_options must be a "
+                f"(variable, shape) pair; entry {n} is {pair!r}"
+            )
+    if not pairs:
+        return options
+    used = [False] * len(pairs)
+    shapes = []
+    for var in loop_vars:
+        for leaf in nest.flatten(var, expand_composites=True):
+            shape = _static_shape(leaf)
+            for n, (value, invariant) in enumerate(pairs):
+                if value is leaf:
+                    shape, used[n] = as_shape(invariant), True
+            shapes.append(shape)
+    for n, (value, _) in enumerate(pairs):
+        if not used[n]:
+            raise ValueError(
+                f"shape_invariants entry {n} of autograph.set_loop_options names "
+                f"{_kind(value)} that is not a variable of this loop; give "
+                "(variable, shape) pairs for variables the loop changes"
+            )
+    options["shape_invariants"] = shapes
+    return options
+
+
+def _static_shape(value: Any) -> Any:
+    shape = getattr(value, "shape", None)
+    if isinstance(value, Tensor) or isinstance(shape, tuple):
+        return shape
+    return np.shape(value)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, Tensor):
+        return f"the tensor {value.name!r}" if is_symbolic(value) else "a tensor"
+    return f"a {type(value).__name__}"
 
 
 @contextlib.contextmanager
@@ -595,16 +708,20 @@ def _loop_context(names: Sequence[str], values: Sequence[Any]) -> Iterator[None]
             dtype = getattr(value, "dtype", None)
             if dtype is None and isinstance(value, (bool, int, float)):
                 dtype = convert_to_tensor(value).dtype
-            described.append(
-                f"'{name}' ({dtype})" if dtype is not None else f"'{name}'"
-            )
+            shown = quote(label(name))
+            described.append(f"{shown} ({dtype})" if dtype is not None else shown)
         if described and not getattr(e, "_ag_loop_note", False):
+            advice = ""
+            if isinstance(e, TypeError) and ("dtype" in str(e) or "cast" in str(e)):
+                advice = (
+                    "; a variable keeps its dtype in a graph loop, so give it the "
+                    "right one before the loop (e.g. 0.0 instead of 0)"
+                )
             _add_note(
                 e,
                 "while tracing a graph loop whose variables are "
                 + ", ".join(described)
-                + " at the start; a variable keeps its dtype in a graph loop, so "
-                "give it the right one before the loop (e.g. 0.0 instead of 0)",
+                + f" at the start{advice}",
             )
             e._ag_loop_note = True  # type: ignore[attr-defined]
         raise
@@ -617,6 +734,10 @@ def _add_note(error: BaseException, note: str) -> None:
         error.add_note(note)
     elif error.args and isinstance(error.args[0], str):
         error.args = (f"{error.args[0]}\n{note}", *error.args[1:])
+
+
+def _item_shape(value: SymbolicTensor) -> Any:
+    return None if value.shape is None else value.shape[1:]
 
 
 def _length(value: SymbolicTensor) -> Any:
@@ -634,11 +755,11 @@ def _length(value: SymbolicTensor) -> Any:
 
 
 def _and(a: Any, b: Callable[[], Any]) -> Any:
-    return control_flow.cond(a, b, lambda: a)
+    return control_flow.cond(a, b, lambda: a, names=["the value of the `and`"])
 
 
 def _or(a: Any, b: Callable[[], Any]) -> Any:
-    return control_flow.cond(a, lambda: a, b)
+    return control_flow.cond(a, lambda: a, b, names=["the value of the `or`"])
 
 
 def _not(a: Any) -> Any:
@@ -651,7 +772,21 @@ def _if_exp(
     if_false: Callable[[], Any],
     expr_repr: str = "",
 ) -> Any:
-    return control_flow.cond(cond, if_true, if_false)
+    return control_flow.cond(
+        cond, if_true, if_false, names=[_if_exp_label(if_true, if_false)]
+    )
+
+
+def _if_exp_label(*arms: Callable[[], Any]) -> str:
+    """How messages name the value of a graph `if_exp`."""
+    for arm in arms:
+        code = getattr(arm, "__code__", None)
+        if code is not None and any(
+            label(n) == label("retval_") for n in code.co_freevars
+        ):
+            # Return lowering's `ag__.if_exp(do_return, lambda: retval_, ...)`.
+            return label("retval_")
+    return "the value of the `if`/`else`"  # an expression, or an `if` of returns
 
 
 def _assert(cond: Any, message: Callable[[], Any] | None) -> None:
@@ -667,7 +802,9 @@ def _len(value: SymbolicTensor) -> Any:
     return _length(value)
 
 
-def _int(value: Any, *args: Any) -> Any:
+def _int(value: Any, *args: Any, **kwargs: Any) -> Any:
+    if args or kwargs:  # as Python: a base is for strings only
+        raise TypeError("int() can't convert a tensor with an explicit base")
     return array_ops.cast(value, dtypes.int32)
 
 

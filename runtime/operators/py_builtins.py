@@ -38,33 +38,39 @@ def print_(*args: Any, **kwargs: Any) -> None:
     builtins.print(*args, **kwargs)
 
 
-def range_(*args: Any) -> Any:
+def range_(*args: Any, **kwargs: Any) -> Any:
     """`range(*args)`; with a graph tensor argument, a graph range."""
-    impl = _claimed(_RANGE, args)
+    impl = None if kwargs else _claimed(_RANGE, args)
     if impl is not None:
         return impl(*args)
-    return range(*args)
+    return range(*args, **kwargs)
 
 
-def len_(value: Any) -> Any:
-    """`len(value)`; for a graph tensor of unknown length, a graph op."""
-    impl = _LEN.get(type(value))
+def len_(*args: Any, **kwargs: Any) -> Any:
+    """`len(value)`; for a graph tensor of unknown length, a graph op.
+
+    Wrong arguments raise exactly what `len` raises.
+    """
+    impl = _LEN.get(type(args[0])) if len(args) == 1 and not kwargs else None
     if impl is not None:
-        return impl(value)
-    return len(value)
+        return impl(*args)
+    return len(*args, **kwargs)
 
 
-def int_(value: Any = 0, *args: Any) -> Any:
-    """`int(value, *args)`; for a graph tensor, a cast to int32."""
+def int_(value: Any = 0, *args: Any, **kwargs: Any) -> Any:
+    """`int(value, *args, **kwargs)`; for a graph tensor, a cast to int32."""
     impl = _INT.get(type(value))
     if impl is not None:
-        return impl(value, *args)
-    return int(value, *args)
+        return impl(value, *args, **kwargs)
+    return int(value, *args, **kwargs)
 
 
-def float_(value: Any = 0.0) -> Any:
-    """`float(value)`; for a graph tensor, a cast to float32."""
-    impl = _FLOAT.get(type(value))
+def float_(*args: Any, **kwargs: Any) -> Any:
+    """`float(value)`; for a graph tensor, a cast to float32.
+
+    Wrong arguments raise exactly what `float` raises.
+    """
+    impl = _FLOAT.get(type(args[0])) if len(args) == 1 and not kwargs else None
     if impl is not None:
-        return impl(value)
-    return float(value)
+        return impl(*args)
+    return float(*args, **kwargs)

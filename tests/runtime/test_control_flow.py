@@ -371,9 +371,10 @@ def _in_graph(fn):
             ),
             ValueError,
             r"loop variable 'x' changed shape from \(\) to \(2,\) after one "
-            "iteration; keep its shape the same in every iteration, or give a "
-            "shape_invariants entry with "
-            "None for the dimensions that change",
+            "iteration; keep its shape the same in every iteration, or allow the "
+            r"change \(None for a size that changes\): call "
+            r"autograph.set_loop_options\(shape_invariants=\[\(x, None\)\]\) first "
+            "in the loop body, or pass shape_invariants to rt.while_loop",
         ),
         (
             lambda x: rt.while_loop(

@@ -151,6 +151,20 @@ def safe_floor_div(a, b):
     return a // b
 
 
+def apply_builtin(f, *args):
+    return f(*args)
+
+
+def builtins_as_values(n):
+    # Builtins bound to names or passed as arguments mean what they mean
+    # when named directly: `fn(n)` over a graph tensor is one graph loop.
+    fn, f = range, abs
+    total = 0
+    for i in fn(n):
+        total += apply_builtin(f, i - 2)
+    return apply_builtin(float, total + apply_builtin(int, n))
+
+
 SAMPLES = [
     Sample(sum_of_squares_to, [(0,), (5,)], tensors((0,), (5,))),
     Sample(factorial_recursive, [(0,), (6,)], tensors((Static(6),))),
@@ -188,4 +202,5 @@ SAMPLES = [
     Sample(builtins_mix, [([3, -1, 2],), ([],)]),
     Sample(map_helper, [([1, 2, 3],)]),
     Sample(divide_all, [([7, 8], 2), ([7], 0)]),
+    Sample(builtins_as_values, [(0,), (5,)], tensors((0,), (5,))),
 ]

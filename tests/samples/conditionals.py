@@ -111,6 +111,14 @@ def swap_if_unordered(a, b):
     return a, b
 
 
+def scratch_in_a_branch(x):
+    # `tmp` changes in a graph `if` but nobody reads it afterwards.
+    tmp = x
+    if x > 0:
+        tmp += x
+    return x + 1
+
+
 SAMPLES = [
     Sample(
         simple_relu,
@@ -145,4 +153,5 @@ SAMPLES = [
         tensors((4.0, False), (14.0, True)),
     ),
     Sample(swap_if_unordered, [(1, 2), (2, 1)], tensors((1, 2), (2, 1))),
+    Sample(scratch_in_a_branch, [(3,), (-3,)], tensors((3,), (-3,))),
 ]

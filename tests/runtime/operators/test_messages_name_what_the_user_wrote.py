@@ -1,0 +1,275 @@
+"""Messages never name converted code's own variables (issue 10, item 7).
+
+They say what the user wrote instead (the function's return value, the
+loop's `break` condition), and a graph tensor that escapes the branch or loop
+that made it is reported as that, with the line that made it.
+"""
+
+import pytest
+
+import autograph
+import runtime as rt
+from runtime.operators import verification
+
+GENERATED = ("retval_", "do_return", "break_", "continue_")
+
+
+def message_of(fn, *args):
+    with pytest.raises((TypeError, ValueError)) as e:
+        autograph.function(fn)(*args)
+    text = "\n".join([str(e.value), *getattr(e.value, "__notes__", [])])
+    for name in GENERATED:
+        assert f"'{name}" not in text, text
+    return text
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("retval_", "the function's return value"),
+        ("retval__1", "the function's return value"),
+        ("do_return", "whether the function has returned"),
+        ("break_", "the loop's `break` condition"),
+        ("break__2", "the loop's `break` condition"),
+        ("continue_", "the loop's `continue` condition"),
+        ("itr", "itr"),
+        ("total", "total"),
+        ("retval", "retval"),
+        ("breaks", "breaks"),
+    ],
+)
+def test_generated_names_are_labelled_by_what_they_stand_for(name, expected):
+    assert verification.label(name) == expected
+    assert verification.is_generated(name) is (name != expected)
+
+
+def returns_int_or_float(n):
+    for i in rt.range(n):
+        if i > 5:
+            return 1.5
+        if i > 2:
+            return i
+    return 0
+
+
+def test_a_return_value_changing_dtype_names_the_return_value():
+    assert message_of(returns_int_or_float, rt.constant(9)) == (
+        "the function's return value has dtype float32 in the true branch but int32 "
+        "in the false branch; cast one of them so they match"
+    )
+
+
+def returns_nothing_on_one_path(x):
+    if x > 0:
+        y = x * 2
+        return y
+    print("not positive")
+
+
+def test_a_path_returning_nothing_names_the_return_value():
+    assert message_of(returns_nothing_on_one_path, rt.constant(1)) == (
+        "the function's return value is a tensor in the true branch but None in the "
+        "false branch; give it a value in both branches"
+    )
+
+
+def returns_a_pair_or_one(x):
+    if x > 0:
+        y = x + 1
+        return y, y
+    z = x - 1
+    return z
+
+
+def test_a_return_value_changing_structure_names_the_return_value():
+    assert message_of(returns_a_pair_or_one, rt.constant(1)) == (
+        "the function's return value is a tuple of 2 items in the true branch but a "
+        "tensor in the false branch; both branches must give it the same structure"
+    )
+
+
+def breaks_on_a_tensor_in_a_python_loop(x):
+    total = 0
+    for v in [1, 2, 3]:
+        if x > v:
+            break
+        total += v
+    return total
+
+
+def test_a_python_loop_with_a_tensor_break_lists_only_user_variables():
+    assert message_of(breaks_on_a_tensor_in_a_python_loop, rt.constant(2)) == (
+        "this `for` loop iterates over a Python value, so it runs as Python "
+        "(unrolled while tracing), but its `break` or `return` depends on a graph "
+        "tensor (loop variables: 'total'); iterate over a tensor, e.g. rt.range(n), "
+        "to make it one graph loop"
+    )
+
+
+def one_variable_holding_a_pair(x):
+    pair = (x, x)
+    if x > 0:
+        pair = x
+    return pair
+
+
+def test_one_variable_holding_a_structure_is_named():
+    assert message_of(one_variable_holding_a_pair, rt.constant(1)) == (
+        "'pair' is a tensor in the true branch but a tuple of 2 items in the false "
+        "branch; both branches must give it the same structure"
+    )
+
+
+def loop_with_a_break_changing_dtype(n):
+    total = 0
+    for i in rt.range(n):
+        if i > 3:
+            break
+        total = total + 0.5
+    return total
+
+
+def loop_with_a_break_changing_shape(n):
+    x = rt.constant([1])
+    for i in rt.range(n):
+        if i > 3:
+            break
+        x = rt.concat([x, x], axis=0)
+    return x
+
+
+def test_the_loop_note_describes_generated_state():
+    text = message_of(loop_with_a_break_changing_dtype, rt.constant(5))
+    assert text.startswith("Add: cannot use 0.5 with a int32 operand")
+    assert text.endswith(
+        "while tracing a graph loop whose variables are the loop's `break` condition "
+        "(bool), 'total' (int32) at the start; a variable keeps its dtype in a graph "
+        "loop, so give it the right one before the loop (e.g. 0.0 instead of 0)"
+    )
+
+
+def test_the_loop_note_gives_dtype_advice_only_for_dtype_errors():
+    text = message_of(loop_with_a_break_changing_shape, rt.constant(5))
+    assert "loop variable 'x' changed shape from (1,) to (None,)" in text
+    assert "set_loop_options(shape_invariants=[(x, (None,))])" in text
+    assert text.endswith(
+        "while tracing a graph loop whose variables are the loop's `break` condition "
+        "(bool), 'x' (int32) at the start"
+    )
+
+
+def keeps_a_branch_tensor_in_a_list(x):
+    saved = []
+    if x > 0:
+        doubled = x * 2
+        saved.append(doubled)
+    else:
+        saved.append(x)
+    return saved[0] + 1
+
+
+def test_a_tensor_escaping_a_graph_branch_is_reported_with_its_line():
+    text = message_of(keeps_a_branch_tensor_in_a_list, rt.constant(1))
+    assert text.startswith("the graph tensor 'mul:0' (made at ")
+    assert "test_messages_name_what_the_user_wrote.py:" in text
+    assert (
+        ": `doubled = x * 2`) escaped from the true branch of the graph `if` 'cond', "
+        "which has finished: a tensor made inside a graph branch or loop can leave it "
+        "only as a variable assigned there and used after it, not stored in a list, "
+        "dict or attribute that outlives it; assign it to a variable instead"
+    ) in text
+
+
+def keeps_a_loop_tensor_through_a_helper(n):
+    kept = []
+
+    def keep(value):
+        kept.append(value)
+
+    i = 0
+    while i < n:
+        keep(i * 3)
+        i += 1
+    return kept[-1] + 1
+
+
+def test_a_tensor_escaping_a_graph_loop_is_reported_with_its_line():
+    text = message_of(keeps_a_loop_tensor_through_a_helper, rt.constant(3))
+    assert ": `keep(i * 3)`) escaped from the body of the graph loop 'while'" in text
+
+
+def conditional_of_two_dtypes(x):
+    return x if x > 0 else x > 1
+
+
+def or_of_two_dtypes(x):
+    return (x > 0) or x
+
+
+def return_after_a_loop_of_another_dtype(n):
+    for i in rt.range(n):
+        if i > 2:
+            return i > 1
+    return 3
+
+
+@pytest.mark.parametrize(
+    "fn, what",
+    [
+        (conditional_of_two_dtypes, "the value of the `if`/`else` has dtype int32"),
+        (or_of_two_dtypes, "the value of the `or` has dtype bool"),
+        (return_after_a_loop_of_another_dtype, "the function's return value has"),
+    ],
+)
+def test_expressions_on_graph_tensors_name_their_value(fn, what):
+    assert message_of(fn, rt.constant(5)).startswith(what)
+
+
+def user_variable_named_itr(x):
+    itr = 0
+    for v in [1, 2, 3]:
+        if x > v:
+            break
+        itr += v
+    return itr
+
+
+def test_a_user_variable_named_like_the_for_item_is_listed():
+    assert "(loop variables: 'itr')" in message_of(
+        user_variable_named_itr, rt.constant(2)
+    )
+
+
+def deletes_a_loop_variable(n):
+    y = 1
+    i = 0
+    while i < n:
+        i += 1
+        if y > 0:
+            i += 0
+        del y
+    return i
+
+
+def test_a_loop_variable_deleted_in_the_loop_is_called_unbound():
+    assert message_of(deletes_a_loop_variable, rt.constant(3)).startswith(
+        "loop variable 'y' is unbound (deleted with `del`, or assigned on some paths "
+        "only) after one iteration, which cannot be a graph loop variable\n"
+    )
+
+
+def test_the_shape_error_suggests_the_invariant_for_an_item_of_a_dict():
+    graph = rt.Graph()
+    with graph.as_default():
+        x = graph.placeholder(rt.int32, (1,), "x")
+        with pytest.raises(ValueError) as e:
+            rt.while_loop(
+                lambda d: d["k"][0] < 3,
+                lambda d: {"k": rt.concat([d["k"], d["k"]], 0)},
+                [{"k": x}],
+                names=["d"],
+            )
+    assert str(e.value).startswith(
+        "loop variable d['k'] changed shape from (1,) to (2,) after one iteration"
+    )
+    assert "set_loop_options(shape_invariants=[(d['k'], (None,))])" in str(e.value)
