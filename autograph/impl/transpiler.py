@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import runtime.operators as operators
 from autograph.converters import (
     asserts,
+    assignment_expressions,
     break_statements,
     call_trees,
     cleanup,
@@ -105,6 +106,8 @@ def _survey(node: ast.AST) -> tuple[set[str], set[type]]:
 #   `continue` guard never hides a `break`);
 # - lists and call_trees see user statements before they move into
 #   generated functions, and emit ag__ calls that later passes leave alone;
+# - assignment_expressions moves a `while` test that assigns into the loop's
+#   state: after jump lowering, whose flags guard it, before control_flow;
 # - control_flow needs every jump lowered, and emits `not flag` tests and
 #   lambdas that the expression converters then rewrite;
 # - cleanup tidies what control_flow generated.
@@ -120,6 +123,7 @@ PIPELINE = (
     continue_statements,
     lists,
     call_trees,
+    assignment_expressions,
     control_flow,
     conditional_expressions,
     logical_expressions,

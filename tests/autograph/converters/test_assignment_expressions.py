@@ -1,0 +1,118 @@
+"""The walrus operator: converted where it stands, or refused up front."""
+
+from __future__ import annotations
+
+import pytest
+
+import autograph
+from autograph.impl.api import always_run_converted
+from tests.autograph.converters.util import convert, same
+from tests.versions import UNPARSE_TEXT_OF_311
+
+_LAZY = (
+    "an assignment expression (:=) in an operand that Python evaluates only "
+    "sometimes (the right side of 'and'/'or', a branch of 'a if c else b', an "
+    "assert message) is not supported: it would bind inside the lambda that "
+    "conversion makes of the operand; assign it in a statement before"
+)
+
+
+@UNPARSE_TEXT_OF_311
+def test_a_while_test_that_assigns_is_evaluated_into_loop_state():
+    same(
+        convert(
+            "def f(x):\n    n = 0\n    while (x := x - 1) > 0:\n        n += 1\n"
+            "    return n\n"
+        ),
+        """
+        def f(x):
+            n = 0
+            loop_cond = (x := (x - 1)) > 0
+            def loop_test(loop_cond, n, x):
+                return loop_cond
+            def loop_body(loop_cond, n, x):
+                n += 1
+                loop_cond = (x := (x - 1)) > 0
+                return (loop_cond, n, x)
+            loop_cond, n, x = ag__.while_stmt(loop_test, loop_body, (loop_cond, n, x))
+            return n
+        """,
+    )
+
+
+def test_a_while_test_that_assigns_stops_the_loop_in_both_modes():
+    rt = pytest.importorskip("runtime")
+
+    def countdown(x):
+        n = 0
+        while (x := x - 1) > 0:
+            n += 1
+        return n, x
+
+    with always_run_converted():
+        assert autograph.to_graph(countdown)(5) == (4, 0)
+    n, x = autograph.function(countdown)(rt.constant(5))
+    assert (int(n.numpy()), int(x.numpy())) == (4, 0)
+
+
+def test_a_while_test_is_not_evaluated_again_after_a_break():
+    def f(x, log):
+        while (x := x - 1) > 0:
+            log.append(x)
+            if x == 3:
+                break
+        return x
+
+    log = []
+    with always_run_converted():
+        assert autograph.to_graph(f)(6, log) == 3
+    assert log == [5, 4, 3]
+
+
+def _lazy_walrus_1(a, b):
+    return a > 0 and (z := b + 1) > 0, z
+
+
+def _lazy_walrus_2(a, b):
+    return (y := a) if b else 0, y
+
+
+def _lazy_walrus_3(a):
+    assert a, (m := "no")  # noqa: RUF018
+    return m
+
+
+def _lazy_walrus_4(a):
+    def inner(b):
+        return b or (c := a), c
+
+    return inner
+
+
+@pytest.mark.parametrize(
+    ("fn", "line", "text"),
+    [
+        (_lazy_walrus_1, 1, "(z := b + 1)"),
+        (_lazy_walrus_2, 1, "(y := a)"),
+        (_lazy_walrus_3, 1, '(m := "no")'),
+        (_lazy_walrus_4, 2, "(c := a)"),
+    ],
+    ids=["and", "if_exp", "assert_message", "nested_function"],
+)
+def test_a_walrus_in_an_operand_evaluated_only_sometimes_is_refused(fn, line, text):
+    with pytest.raises(autograph.ConversionError) as info:
+        autograph.to_graph(fn)
+    error = info.value
+    assert f"cannot convert '{fn.__name__}': {_LAZY}" in str(error)
+    assert error.lineno == fn.__code__.co_firstlineno + line
+    assert error.filename == __file__
+    assert text in str(error) and "^" in str(error)
+
+
+def test_a_walrus_in_the_users_own_lambda_binds_there_and_converts():
+    def f(a, b):
+        g = lambda v: (w := v + 1) * w
+        return g(a) if b else 0
+
+    with always_run_converted():
+        assert autograph.to_graph(f)(2, True) == 9
