@@ -7,6 +7,7 @@ It runs before any rewrite, so unsupported code is refused with the user's
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 from autograph import errors
 from autograph.pyct import transformer
@@ -53,15 +54,20 @@ def _lazy_operands(node: ast.AST) -> list[ast.AST]:
     return []
 
 
-def _walrus_in_lazy_operand(node: ast.AST) -> ast.NamedExpr | None:
+def _walrus_in_lazy_operand(
+    node: ast.AST, generators: list[ast.FunctionDef]
+) -> ast.NamedExpr | None:
     """The first walrus that would bind inside a lambda made by conversion.
 
     A walrus inside the user's own lambda (or nested function) binds there
     in Python too, and is left alone.
     """
     stack: list[tuple[ast.AST, bool]] = [(node, False)]
+    skipped = {id(stmt) for fn in generators for stmt in fn.body}
     while stack:
         child, lazy = stack.pop()
+        if id(child) in skipped:
+            continue  # stays Python
         if isinstance(child, ast.NamedExpr) and lazy:
             return child
         if isinstance(child, (ast.Lambda, *_SCOPES)) and child is not node:
@@ -72,21 +78,75 @@ def _walrus_in_lazy_operand(node: ast.AST) -> ast.NamedExpr | None:
     return None
 
 
-def check(node: ast.AST, *, function_name: str, filename: str) -> None:
+def nested_generators(node: ast.AST) -> list[ast.FunctionDef]:
+    """The generator functions defined inside `node` (outermost ones only).
+
+    They are left as they are, plain Python inside the converted function:
+    their `yield`s cannot become functional control flow, and they need not.
+    A `yield` of `node` itself (or of a lambda) is refused by `check`.
+    """
+    found: list[ast.FunctionDef] = []
+    stack = transformer.child_nodes(node)
+    while stack:
+        child = stack.pop()
+        if isinstance(child, ast.FunctionDef) and _yields(child):
+            found.append(child)
+            continue
+        stack.extend(transformer.child_nodes(child))
+    return found
+
+
+def _yields(fn: ast.FunctionDef) -> bool:
+    """Whether `fn` itself (not a function nested in it) holds a `yield`."""
+    stack = list(fn.body)
+    while stack:
+        child = stack.pop()
+        if isinstance(child, (ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(child, (ast.Lambda, *_SCOPES)):
+            continue
+        stack.extend(transformer.child_nodes(child))
+    return False
+
+
+def _walk(node: ast.AST, skip: list[ast.FunctionDef]) -> Iterator[ast.AST]:
+    """`transformer.walk`, not entering the bodies of the functions `skip`."""
+    skipped = {id(fn) for fn in skip}
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        children = transformer.child_nodes(current)
+        if id(current) in skipped:
+            body = {id(stmt) for stmt in current.body}
+            children = [c for c in children if id(c) not in body]
+        children.reverse()
+        stack.extend(children)
+
+
+def check(
+    node: ast.AST,
+    *,
+    function_name: str,
+    filename: str,
+    generators: list[ast.FunctionDef] = (),
+) -> None:
     """Raises `UnsupportedSyntaxError` at the first construct not supported.
 
     Args:
         node: The function (or lambda) about to be converted.
         function_name: The user's name for it, for the message.
         filename: Its file, for the message.
+        generators: Nested generator functions (`nested_generators`): their
+            bodies stay Python and are not checked.
     """
     walrus_checked = False
-    for child in transformer.walk(node):
+    for child in _walk(node, list(generators)):
         if type(child) is ast.NamedExpr:
             if walrus_checked:
                 continue
             walrus_checked = True  # one walk finds them all
-            walrus = _walrus_in_lazy_operand(node)
+            walrus = _walrus_in_lazy_operand(node, list(generators))
             if walrus is None:
                 continue
             child, reason = walrus, _LAZY_WALRUS

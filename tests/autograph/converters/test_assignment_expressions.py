@@ -7,6 +7,7 @@ import pytest
 import autograph
 from autograph.impl.api import always_run_converted
 from tests.autograph.converters.util import convert, same
+from tests.equivalence import assert_equivalent
 from tests.versions import UNPARSE_TEXT_OF_311
 
 _LAZY = (
@@ -55,18 +56,35 @@ def test_a_while_test_that_assigns_stops_the_loop_in_both_modes():
     assert (int(n.numpy()), int(x.numpy())) == (4, 0)
 
 
-def test_a_while_test_is_not_evaluated_again_after_a_break():
-    def f(x, log):
-        while (x := x - 1) > 0:
-            log.append(x)
-            if x == 3:
-                break
-        return x
+def _walrus_loop_with_break(x, log):
+    n = 0
+    while (x := x - 1) > 0:
+        log.append(x)
+        if x == 3:
+            break
+        n += 1
+    else:
+        n = -n
+    return n, x
 
-    log = []
-    with always_run_converted():
-        assert autograph.to_graph(f)(6, log) == 3
-    assert log == [5, 4, 3]
+
+def _walrus_loop_with_return(x):
+    n = 0
+    while (x := x - 1) > 0:
+        if n > 6:
+            return n * 10 + x
+        n += x
+    return n
+
+
+@pytest.mark.parametrize("args", [(6, []), (3, []), (2, []), (1, [])])
+def test_a_while_test_is_not_evaluated_again_after_a_break(args):
+    assert_equivalent(_walrus_loop_with_break, *args)
+
+
+@pytest.mark.parametrize("x", [9, 3, 0])
+def test_a_while_test_is_not_evaluated_again_after_a_return(x):
+    assert_equivalent(_walrus_loop_with_return, x)
 
 
 def _lazy_walrus_1(a, b):
