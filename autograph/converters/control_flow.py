@@ -38,6 +38,7 @@ from autograph.core.converter import (
     GeneratedCode,
     NestedFunction,
     ag_attr,
+    ag_call,
     function_def,
     undefined_init,
 )
@@ -77,11 +78,18 @@ def _load_tuple(names: Sequence[str]) -> ast.Tuple:
     return ast.Tuple(elts=[jumps.name(n) for n in names], ctx=ast.Load())
 
 
-def _returned(names: Sequence[str]) -> ast.expr:
-    """The expression a body returns: one name bare, several as a tuple."""
-    if len(names) == 1:
-        return jumps.name(names[0])
-    return _load_tuple(names)
+def _returned(
+    names: Sequence[str], after_return: AbstractSet[str] = frozenset()
+) -> ast.expr:
+    """The expression a body returns: one name bare, several as a tuple;
+    `ag__.after_return(name)` for those in `after_return`."""
+    values = [
+        ag_call("after_return", jumps.name(n)) if n in after_return else jumps.name(n)
+        for n in names
+    ]
+    if len(values) == 1:
+        return values[0]
+    return ast.Tuple(elts=values, ctx=ast.Load())
 
 
 class ControlFlowTransformer(transformer.Base):
@@ -176,11 +184,15 @@ class ControlFlowTransformer(transformer.Base):
         if node.orelse or (is_tail and params) or (outputs and outputs != params):
             orelse_name = namer.new_symbol("else_body")
 
+        returns = [
+            self._unbound_after_return(node, b, outputs)
+            for b in (node.body, node.orelse)
+        ]
         body = self.visit_block(node.body)
         orelse = self.visit_block(node.orelse)
         if outputs:
-            body.append(ast.Return(value=_returned(outputs)))
-            orelse.append(ast.Return(value=_returned(outputs)))
+            body.append(ast.Return(value=_returned(outputs, returns[0])))
+            orelse.append(ast.Return(value=_returned(outputs, returns[1])))
         defs = [self._def(body_name, params, body)]
         if orelse_name:
             defs.append(
@@ -201,6 +213,30 @@ class ControlFlowTransformer(transformer.Base):
         return _located(
             node, [*inits, *defs, _assign(None if is_tail else outputs, call)]
         )
+
+    def _unbound_after_return(
+        self, node: ast.If, block: list[ast.stmt], outputs: Sequence[str]
+    ) -> set[str]:
+        """Outputs that may be unbound at the end of a branch that returns.
+
+        Returning sets the return flag (`do_return = True`, see
+        `return_statements`); after that the function reads none of its
+        variables but in a `finally`. Such outputs go out through
+        `ag__.after_return`, so that a graph `if` does not ask for them to be
+        defined in both branches.
+        """
+        if not outputs or not any(
+            isinstance(s, ast.Assign)
+            and isinstance(s.targets[0], ast.Name)
+            and s.targets[0].id.startswith("do_return")
+            and self.ctx.namer.is_generated(s.targets[0].id)
+            and isinstance(s.value, ast.Constant)
+            and s.value.value is True
+            for s in block
+        ):
+            return set()
+        must = anno.getanno(node, Defined.MUST_IN, frozenset())
+        return set(outputs) - must - self.cache.writes(block)
 
     # --- while -----------------------------------------------------------
 

@@ -13,11 +13,17 @@ from runtime.operators.data_structures import list_append, list_pop
 from runtime.operators.exceptions import assert_stmt
 from runtime.operators.logical import and_, if_exp, not_, or_
 from runtime.operators.py_builtins import float_, int_, len_, print_, range_
-from runtime.operators.variables import Undefined, UndefinedReturnValue, ld
+from runtime.operators.variables import (
+    Undefined,
+    UndefinedReturnValue,
+    after_return,
+    ld,
+)
 
 __all__ = [
     "Undefined",
     "UndefinedReturnValue",
+    "after_return",
     "and_",
     "assert_stmt",
     "converted_call",

@@ -23,9 +23,14 @@ from typing import Any
 from runtime import control_flow, dtypes, nest
 from runtime.context import STATE
 from runtime.graph import Graph
-from runtime.operators import dispatch
+from runtime.operators import dispatch, verification
 from runtime.operators.control_flow import as_state, state_names, unpack_state
-from runtime.operators.variables import Undefined, UndefinedReturnValue, is_undefined
+from runtime.operators.variables import (
+    UnboundAfterReturn,
+    Undefined,
+    UndefinedReturnValue,
+    is_undefined,
+)
 from runtime.ops import array as array_ops
 from runtime.ops import math as math_ops
 from runtime.ops.state import Assert
@@ -54,6 +59,9 @@ def _if_stmt(
     names: tuple[str, ...],
 ) -> Any:
     count = len(names)
+    # Without outputs, an `if` whose branches return something ends its
+    # function: `return ag__.if_stmt(...)`. Both branches must then return.
+    returned: dict[str, Any] = {}
 
     def call(fn: Callable[..., Any] | None) -> Any:
         return fn(*state) if fn is not None else unpack_state(state)
@@ -64,14 +72,24 @@ def _if_stmt(
         def run() -> Any:
             result = call(fn)
             if not count:
+                returned[label] = result
+                if len(returned) == 2 and (returned["if"] is None) != (
+                    returned["else"] is None
+                ):
+                    lacking = "if" if returned["if"] is None else "else"
+                    verification.raise_missing_return(body, lacking, orelse is not None)
                 return result
             values = list(as_state(result, count))
-            if any(isinstance(v, UndefinedReturnValue) for v in values):
-                # The function has not returned on this path yet: its return
-                # value takes the other branch's type, as zeros.
+            placeholders = (UndefinedReturnValue, UnboundAfterReturn)
+            if any(isinstance(v, placeholders) for v in values):
+                # The function has not returned on this path yet (its return
+                # value), or has returned (a variable nothing reads any more):
+                # the value takes the other branch's type, as zeros.
                 sample = as_state(_dry_run(lambda: call(other), ()), count)
                 values = [
-                    _zeros_like_spec(s) if isinstance(v, UndefinedReturnValue) else v
+                    _zeros_like_spec(s)
+                    if isinstance(v, placeholders) and not is_undefined(s)
+                    else v
                     for v, s in zip(values, sample)
                 ]
             _check_defined(values, names, label)
