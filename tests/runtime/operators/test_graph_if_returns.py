@@ -20,7 +20,7 @@ def _inner_if_lacks_a_return(x):
 
 def _if_branch_lacks_a_return(x):
     if x > 0:
-        y = x
+        x = x * 2
     else:
         return -x
 
