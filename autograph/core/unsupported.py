@@ -7,7 +7,7 @@ It runs before any rewrite, so unsupported code is refused with the user's
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from autograph import errors
 from autograph.pyct import transformer
@@ -55,7 +55,7 @@ def _lazy_operands(node: ast.AST) -> list[ast.AST]:
 
 
 def _walrus_in_lazy_operand(
-    node: ast.AST, generators: list[ast.FunctionDef]
+    node: ast.AST, generators: Sequence[ast.FunctionDef]
 ) -> ast.NamedExpr | None:
     """The first walrus that would bind inside a lambda made by conversion.
 
@@ -109,7 +109,7 @@ def _yields(fn: ast.FunctionDef) -> bool:
     return False
 
 
-def _walk(node: ast.AST, skip: list[ast.FunctionDef]) -> Iterator[ast.AST]:
+def _walk(node: ast.AST, skip: Sequence[ast.FunctionDef]) -> Iterator[ast.AST]:
     """`transformer.walk`, not entering the bodies of the functions `skip`."""
     skipped = {id(fn) for fn in skip}
     stack = [node]
@@ -129,7 +129,7 @@ def check(
     *,
     function_name: str,
     filename: str,
-    generators: list[ast.FunctionDef] = (),
+    generators: Sequence[ast.FunctionDef] = (),
 ) -> None:
     """Raises `UnsupportedSyntaxError` at the first construct not supported.
 
@@ -141,12 +141,12 @@ def check(
             bodies stay Python and are not checked.
     """
     walrus_checked = False
-    for child in _walk(node, list(generators)):
+    for child in _walk(node, generators):
         if type(child) is ast.NamedExpr:
             if walrus_checked:
                 continue
             walrus_checked = True  # one walk finds them all
-            walrus = _walrus_in_lazy_operand(node, list(generators))
+            walrus = _walrus_in_lazy_operand(node, generators)
             if walrus is None:
                 continue
             child, reason = walrus, _LAZY_WALRUS
