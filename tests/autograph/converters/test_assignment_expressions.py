@@ -134,3 +134,35 @@ def test_a_walrus_in_the_users_own_lambda_binds_there_and_converts():
 
     with always_run_converted():
         assert autograph.to_graph(f)(2, True) == 9
+
+
+def _walrus_in_always_evaluated_operands(x):
+    n = 0
+    while (x := x - 1) > 0 and n < 10:
+        n += 1 if (odd := x % 2) else 2
+    return n, x, odd
+
+
+def _walrus_in_an_elif_test(x):
+    if x > 10:
+        r = 1
+    elif (y := x * 3) > 5:
+        r = y
+    else:
+        r = -1
+    return r
+
+
+@pytest.mark.parametrize("x", [0, 1, 7])
+def test_a_walrus_in_a_first_operand_or_a_conditional_test_converts(x):
+    assert_equivalent(_walrus_in_always_evaluated_operands, x)
+    for value in (x, x + 2, 30):
+        assert_equivalent(_walrus_in_an_elif_test, value)
+
+
+def test_a_walrus_in_an_elif_test_traces():
+    rt = pytest.importorskip("runtime")
+    from tests.equivalence import assert_graph_equivalent
+
+    for value in (1, 3, 30):
+        assert_graph_equivalent(_walrus_in_an_elif_test, rt.constant(value))
