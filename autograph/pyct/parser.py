@@ -333,6 +333,13 @@ def _parse_lambda(function: Any, lines: list[str], start: int) -> ParsedEntity:
             "alike; define it on its own line or use a def",
         )
     node = matches[0]
+    if not source_check.compiles_to(node, function, lines):
+        raise _error(
+            function,
+            "the source of the lambda in its file is not the code it runs (was "
+            "the file changed after it was imported?); reload the module or "
+            "restart, then convert it",
+        )
     return ParsedEntity(
         node=node,
         source=_segment(lines, node),

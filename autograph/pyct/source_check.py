@@ -30,7 +30,9 @@ _FUTURE_FLAGS = functools.reduce(
 
 
 def compiles_to(
-    node: ast.FunctionDef | ast.AsyncFunctionDef, function: Any, lines: list[str]
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+    function: Any,
+    lines: list[str],
 ) -> bool:
     """Whether the parsed definition compiles to the code `function` runs.
 
@@ -56,7 +58,7 @@ def compiles_to(
         return True
     qualname = getattr(code, "co_qualname", function.__qualname__).split(".")
     if qualname[-1] != code.co_name or not all(
-        p.isidentifier() or p == "<locals>" for p in qualname
+        p.isidentifier() or p == "<locals>" for p in qualname[:-1]
     ):
         return True  # not a name the compiler gave: nothing to rebuild
     # Each scope around it: a function if `<locals>` follows, else a class.
@@ -69,7 +71,7 @@ def compiles_to(
     free = [v for v in code.co_freevars if not (in_class and v == "__class__")]
     if free and not any(is_function for _, is_function in scopes):
         scopes.insert(0, ("__ag_probe__", True))
-    top: ast.stmt = node
+    top: ast.stmt = ast.Expr(value=node) if isinstance(node, ast.Lambda) else node
     cells_placed = not free
     for name, is_function in reversed(scopes):
         body: list[ast.stmt] = [top]

@@ -498,6 +498,24 @@ def test_a_file_edited_after_import_is_refused_rather_than_converted(tmp_path):
     )
 
 
+def test_a_lambda_edited_after_import_is_refused_rather_than_converted(tmp_path):
+    path = tmp_path / "edited_lambda.py"
+    path.write_text("inc = lambda x: x + 1\n")
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    path.write_text("inc = lambda x: x * 9\n")  # same span, new code
+    linecache.checkcache(str(path))
+    try:
+        with pytest.raises(ConversionError) as caught:
+            parser.parse_entity(namespace["inc"])
+    finally:
+        linecache.cache.pop(str(path), None)
+    assert str(caught.value).startswith(
+        "cannot convert '<lambda>': the source of the lambda in its file is not "
+        "the code it runs (was the file changed after it was imported?)"
+    )
+
+
 _UNEDITED_CELL = """\
 from __future__ import annotations
 
@@ -526,6 +544,10 @@ class Account:
         def inner():
             return self.__balance
         return inner
+
+
+def scaled(k):
+    return lambda v: math.floor(v * k)
 """
 
 
@@ -539,6 +561,9 @@ def test_unedited_functions_of_every_kind_compile_to_their_own_code(tmp_path):
             namespace["outer"](3),  # a closure, annotations of the future
             account.deposit,  # private names, super()
             account.helper(),  # nested in a method
+            namespace["Account"].__init__,
+            namespace["scaled"],  # a lambda in a function
+            namespace["scaled"](2),  # a lambda
         ):
             assert parser.parse_entity(fn).node is not None
     finally:
