@@ -88,11 +88,12 @@ class WhileTestTransformer(transformer.Base):
     statements_only = True  # it rewrites statements; expressions stay
 
     def visit_While(self, node: ast.While) -> ast.stmt | list[ast.stmt]:
+        # Named before the inner loops, as control_flow names its functions.
+        cond = self.ctx.namer.new_symbol("loop_cond") if assigns(node.test) else None
         self.generic_visit(node)
-        if not assigns(node.test):
+        if cond is None:
             return node
         flags, test = _split_flags(node.test, self.ctx.namer)
-        cond = self.ctx.namer.new_symbol("loop_cond")
         # On entry the jump flags are all unset: the test alone decides.
         before = jumps.assign(cond, test)
         again: ast.stmt = jumps.assign(cond, templates.copy_node(test))
