@@ -305,6 +305,17 @@ def test_a_generator_function_raises_the_conversion_error_of_to_graph():
     assert info.value.lineno == gen.__code__.co_firstlineno
 
 
+def test_an_async_function_raises_the_conversion_error_of_to_graph():
+    async def coroutine(x):
+        return x
+
+    traced = function(coroutine)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(autograph.ConversionError, match="an async function cannot"):
+            traced(rt.constant(1))
+
+
 def test_autograph_false_traces_the_original_code():
     @function(autograph=False)
     def branchy(x):
