@@ -181,13 +181,18 @@ class ControlFlowTransformer(transformer.Base):
         # Without an else block, if_stmt returns the state as it came in;
         # write an else_body only when that is not what is needed.
         orelse_name = None
-        if node.orelse or (is_tail and params) or (outputs and outputs != params):
-            orelse_name = namer.new_symbol("else_body")
-
         returns = [
             self._unbound_after_return(node, b, outputs)
             for b in (node.body, node.orelse)
         ]
+        if (
+            node.orelse
+            or (is_tail and params)
+            or (outputs and outputs != params)
+            or returns[1]
+        ):
+            orelse_name = namer.new_symbol("else_body")
+
         body = self.visit_block(node.body)
         orelse = self.visit_block(node.orelse)
         if outputs:
@@ -225,18 +230,55 @@ class ControlFlowTransformer(transformer.Base):
         `ag__.after_return`, so that a graph `if` does not ask for them to be
         defined in both branches.
         """
-        if not outputs or not any(
-            isinstance(s, ast.Assign)
-            and isinstance(s.targets[0], ast.Name)
-            and s.targets[0].id.startswith("do_return")
-            and self.ctx.namer.is_generated(s.targets[0].id)
-            and isinstance(s.value, ast.Constant)
-            and s.value.value is True
-            for s in block
-        ):
+        if not outputs:
+            return set()
+        # A guard of jump lowering, `if not do_return:`, has no else block:
+        # the path around it is the one that returned.
+        guard = (
+            block is node.orelse
+            and isinstance(node.test, ast.UnaryOp)
+            and isinstance(node.test.op, ast.Not)
+            and self._is_flag(node.test.operand)
+        )
+        if not guard and not self._returns(block):
             return set()
         must = anno.getanno(node, Defined.MUST_IN, frozenset())
         return set(outputs) - must - self.cache.writes(block)
+
+    def _is_flag(self, node: ast.AST | None) -> bool:
+        """Whether `node` is the name of a return flag (`do_return`)."""
+        return (
+            isinstance(node, ast.Name)
+            and node.id.startswith("do_return")
+            and self.ctx.namer.is_generated(node.id)
+        )
+
+    def _returns(self, block: list[ast.stmt]) -> bool:
+        """Whether every path through `block` sets the return flag (or raises)."""
+        for s in block:
+            if (
+                isinstance(s, ast.Assign)
+                and self._is_flag(s.targets[0])
+                and isinstance(s.value, ast.Constant)
+                and s.value.value is True
+            ):
+                return True
+            if (
+                isinstance(s, ast.If)
+                and self._returns(s.body)
+                and self._returns(s.orelse)
+            ):
+                return True
+            if isinstance(s, ast.Try) and (
+                self._returns(s.finalbody)
+                or (
+                    not s.orelse
+                    and self._returns(s.body)
+                    and all(self._returns(h.body) for h in s.handlers)
+                )
+            ):
+                return True
+        return False
 
     # --- while -----------------------------------------------------------
 

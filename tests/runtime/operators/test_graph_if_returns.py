@@ -84,10 +84,45 @@ def _finally_reads_a_variable_unbound_on_the_return_path(x):
     return y
 
 
+def _return_in_nested_try_then_more_code(x, log):
+    try:
+        if x > 0:
+            try:
+                return x * 2
+            finally:
+                log.append("inner")
+        y = x + 1
+    finally:
+        log.append("outer")
+    return y
+
+
+def _return_in_try_with_a_handler_then_more_code(x, log):
+    try:
+        if x > 0:
+            try:
+                return x * 2
+            except ValueError:
+                log.append("caught")
+        y = x + 1
+    finally:
+        log.append("outer")
+    return y
+
+
 @pytest.mark.parametrize("x", [3, -3])
-def test_a_return_in_try_finally_under_a_graph_if_traces(x):
-    assert_equivalent(_return_in_try_finally_then_more_code, x, [])
-    assert_graph_equivalent(_return_in_try_finally_then_more_code, rt.constant(x), [])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        _return_in_try_finally_then_more_code,
+        _return_in_nested_try_then_more_code,
+        _return_in_try_with_a_handler_then_more_code,
+    ],
+    ids=["return_in_if", "return_in_try_in_if", "handler_without_return"],
+)
+def test_a_return_in_try_finally_under_a_graph_if_traces(fn, x):
+    assert_equivalent(fn, x, [])
+    assert_graph_equivalent(fn, rt.constant(x), [])
 
 
 @pytest.mark.parametrize("x", [1, -1])
