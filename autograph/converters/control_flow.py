@@ -23,7 +23,10 @@ An `if` that ends its function (it holds the function's remaining `return`s,
 see `return_statements`) becomes `return ag__.if_stmt(...)`. A variable that
 must travel as state but is unbound before the statement starts as
 `ag__.Undefined('name')`, so reading it later still raises UnboundLocalError.
-The liveness and definedness analyses decide all of this (STYLE 4).
+On a branch that returned (it set the `do_return` flag), such a variable goes
+out as `ag__.after_return(name)`: nothing but a `finally` reads it there, so
+a graph `if` may give it the other branch's type. The liveness and
+definedness analyses decide all of this (STYLE 4).
 """
 
 from __future__ import annotations
