@@ -23,7 +23,10 @@ An `if` that ends its function (it holds the function's remaining `return`s,
 see `return_statements`) becomes `return ag__.if_stmt(...)`. A variable that
 must travel as state but is unbound before the statement starts as
 `ag__.Undefined('name')`, so reading it later still raises UnboundLocalError.
-The liveness and definedness analyses decide all of this (STYLE 4).
+On a branch that returned (it set the `do_return` flag), such a variable goes
+out as `ag__.after_return(name)`: nothing but a `finally` reads it there, so
+a graph `if` may give it the other branch's type. The liveness and
+definedness analyses decide all of this (STYLE 4).
 """
 
 from __future__ import annotations
@@ -102,11 +105,18 @@ def _load_tuple(names: Sequence[str]) -> ast.Tuple:
     return ast.Tuple(elts=[jumps.name(n) for n in names], ctx=ast.Load())
 
 
-def _returned(names: Sequence[str]) -> ast.expr:
-    """The expression a body returns: one name bare, several as a tuple."""
-    if len(names) == 1:
-        return jumps.name(names[0])
-    return _load_tuple(names)
+def _returned(
+    names: Sequence[str], after_return: AbstractSet[str] = frozenset()
+) -> ast.expr:
+    """The expression a body returns: one name bare, several as a tuple;
+    `ag__.after_return(name)` for those in `after_return`."""
+    values = [
+        ag_call("after_return", jumps.name(n)) if n in after_return else jumps.name(n)
+        for n in names
+    ]
+    if len(values) == 1:
+        return values[0]
+    return ast.Tuple(elts=values, ctx=ast.Load())
 
 
 class ControlFlowTransformer(transformer.Base):
@@ -300,14 +310,23 @@ class ControlFlowTransformer(transformer.Base):
         # Without an else block, if_stmt returns the state as it came in;
         # write an else_body only when that is not what is needed.
         orelse_name = None
-        if node.orelse or (is_tail and params) or (outputs and outputs != params):
+        returns = [
+            self._unbound_after_return(node, b, outputs)
+            for b in (node.body, node.orelse)
+        ]
+        if (
+            node.orelse
+            or (is_tail and params)
+            or (outputs and outputs != params)
+            or returns[1]
+        ):
             orelse_name = namer.new_symbol("else_body")
 
         body = self.visit_block(node.body)
         orelse = self.visit_block(node.orelse)
         if outputs:
-            body.append(ast.Return(value=_returned(outputs)))
-            orelse.append(ast.Return(value=_returned(outputs)))
+            body.append(ast.Return(value=_returned(outputs, returns[0])))
+            orelse.append(ast.Return(value=_returned(outputs, returns[1])))
         defs = [self._def(body_name, params, body)]
         if orelse_name:
             defs.append(
@@ -333,6 +352,67 @@ class ControlFlowTransformer(transformer.Base):
         return _located(
             node, [*inits, *defs, _assign(None if is_tail else outputs, call)]
         )
+
+    def _unbound_after_return(
+        self, node: ast.If, block: list[ast.stmt], outputs: Sequence[str]
+    ) -> set[str]:
+        """Outputs that may be unbound at the end of a branch that returns.
+
+        Returning sets the return flag (`do_return = True`, see
+        `return_statements`); after that the function reads none of its
+        variables but in a `finally`. Such outputs go out through
+        `ag__.after_return`, so that a graph `if` does not ask for them to be
+        defined in both branches.
+        """
+        if not outputs:
+            return set()
+        # A guard of jump lowering, `if not do_return:`, has no else block:
+        # the path around it is the one that returned.
+        guard = (
+            block is node.orelse
+            and isinstance(node.test, ast.UnaryOp)
+            and isinstance(node.test.op, ast.Not)
+            and self._is_flag(node.test.operand)
+        )
+        if not guard and not self._returns(block):
+            return set()
+        must = anno.getanno(node, Defined.MUST_IN, frozenset())
+        return set(outputs) - must - self.cache.writes(block)
+
+    def _is_flag(self, node: ast.AST | None) -> bool:
+        """Whether `node` is the name of a return flag (`do_return`)."""
+        return (
+            isinstance(node, ast.Name)
+            and node.id.startswith("do_return")
+            and self.ctx.namer.is_generated(node.id)
+        )
+
+    def _returns(self, block: list[ast.stmt]) -> bool:
+        """Whether every path through `block` sets the return flag (or raises)."""
+        for s in block:
+            if (
+                isinstance(s, ast.Assign)
+                and self._is_flag(s.targets[0])
+                and isinstance(s.value, ast.Constant)
+                and s.value.value is True
+            ):
+                return True
+            if (
+                isinstance(s, ast.If)
+                and self._returns(s.body)
+                and self._returns(s.orelse)
+            ):
+                return True
+            if isinstance(s, ast.Try) and (
+                self._returns(s.finalbody)
+                or (
+                    not s.orelse
+                    and self._returns(s.body)
+                    and all(self._returns(h.body) for h in s.handlers)
+                )
+            ):
+                return True
+        return False
 
     # --- while -----------------------------------------------------------
 

@@ -5,8 +5,9 @@
 
 The right operand is a lambda: it is evaluated only when Python would. A
 comparison chain is an `and` in Python too; it is split only when its inner
-operands are names or constants, which may be evaluated twice (others stay
-as written).
+operands are names or constants, which may be evaluated twice, and its last
+operand assigns nothing (a walrus there would bind inside the lambda); others
+stay as written.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Set as AbstractSet
 
+from autograph.converters.assignment_expressions import assigns
 from autograph.core.converter import CompareChain, LazyOperands, ag_call, thunk
 from autograph.pyct import templates
 
@@ -33,8 +35,10 @@ class LogicalExpressionTransformer(LazyOperands):
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
         self.generic_visit(node)
         inner = node.comparators[:-1]
-        if len(node.ops) < 2 or not all(
-            isinstance(n, (ast.Name, ast.Constant)) for n in inner
+        if (
+            len(node.ops) < 2
+            or not all(isinstance(n, (ast.Name, ast.Constant)) for n in inner)
+            or (ast.NamedExpr in self.ctx.kinds and assigns(node.comparators[-1]))
         ):
             return node
         operands = [node.left, *node.comparators]

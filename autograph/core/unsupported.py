@@ -7,9 +7,12 @@ It runs before any rewrite, so unsupported code is refused with the user's
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator, Sequence
 
 from autograph import errors
 from autograph.pyct import transformer
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 _REASONS: dict[type, str] = {
     ast.Yield: "'yield' is not supported: generators cannot be converted; "
@@ -29,20 +32,126 @@ _REASONS[ast.Match] = (
 )
 
 
-KINDS = frozenset(_REASONS)
-"""The node classes `check` rejects: a tree holding none of them passes."""
+_LAZY_WALRUS = (
+    "an assignment expression (:=) in an operand that Python evaluates only "
+    "sometimes (the right side of 'and'/'or', a branch of 'a if c else b', an "
+    "assert message) is not supported: it would bind inside the lambda that "
+    "conversion makes of the operand; assign it in a statement before"
+)
+
+KINDS = frozenset({*_REASONS, ast.NamedExpr})
+"""The node classes `check` looks at: a tree holding none of them passes."""
 
 
-def check(node: ast.AST, *, function_name: str, filename: str) -> None:
+def _lazy_operands(node: ast.AST) -> list[ast.AST]:
+    """The children of `node` that conversion turns into `lambda: operand`."""
+    if isinstance(node, ast.BoolOp):
+        return node.values[1:]
+    if isinstance(node, ast.IfExp):
+        return [node.body, node.orelse]
+    if isinstance(node, ast.Assert) and node.msg is not None:
+        return [node.msg]
+    return []
+
+
+def _walrus_in_lazy_operand(
+    node: ast.AST, generators: Sequence[ast.FunctionDef]
+) -> ast.NamedExpr | None:
+    """The first walrus that would bind inside a lambda made by conversion.
+
+    A walrus inside the user's own lambda (or nested function) binds there
+    in Python too, and is left alone.
+    """
+    stack: list[tuple[ast.AST, bool]] = [(node, False)]
+    skipped = {id(stmt) for fn in generators for stmt in fn.body}
+    while stack:
+        child, lazy = stack.pop()
+        if id(child) in skipped:
+            continue  # stays Python
+        if isinstance(child, ast.NamedExpr) and lazy:
+            return child
+        if isinstance(child, (ast.Lambda, *_SCOPES)) and child is not node:
+            lazy = False  # a new scope: its walruses bind in it
+        operands = {id(c) for c in _lazy_operands(child)}
+        for grandchild in reversed(transformer.child_nodes(child)):
+            stack.append((grandchild, lazy or id(grandchild) in operands))
+    return None
+
+
+def nested_generators(node: ast.AST) -> list[ast.FunctionDef]:
+    """The generator functions defined inside `node` (outermost ones only).
+
+    They are left as they are, plain Python inside the converted function:
+    their `yield`s cannot become functional control flow, and they need not.
+    A `yield` of `node` itself (or of a lambda) is refused by `check`.
+    """
+    found: list[ast.FunctionDef] = []
+    stack = transformer.child_nodes(node)
+    while stack:
+        child = stack.pop()
+        if isinstance(child, ast.FunctionDef) and _yields(child):
+            found.append(child)
+            continue
+        stack.extend(transformer.child_nodes(child))
+    return found
+
+
+def _yields(fn: ast.FunctionDef) -> bool:
+    """Whether `fn` itself (not a function nested in it) holds a `yield`."""
+    stack = list(fn.body)
+    while stack:
+        child = stack.pop()
+        if isinstance(child, (ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(child, (ast.Lambda, *_SCOPES)):
+            continue
+        stack.extend(transformer.child_nodes(child))
+    return False
+
+
+def _walk(node: ast.AST, skip: Sequence[ast.FunctionDef]) -> Iterator[ast.AST]:
+    """`transformer.walk`, not entering the bodies of the functions `skip`."""
+    skipped = {id(fn) for fn in skip}
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        children = transformer.child_nodes(current)
+        if id(current) in skipped:
+            body = {id(stmt) for stmt in current.body}
+            children = [c for c in children if id(c) not in body]
+        children.reverse()
+        stack.extend(children)
+
+
+def check(
+    node: ast.AST,
+    *,
+    function_name: str,
+    filename: str,
+    generators: Sequence[ast.FunctionDef] = (),
+) -> None:
     """Raises `UnsupportedSyntaxError` at the first construct not supported.
 
     Args:
         node: The function (or lambda) about to be converted.
         function_name: The user's name for it, for the message.
         filename: Its file, for the message.
+        generators: Nested generator functions (`nested_generators`): their
+            bodies stay Python and are not checked.
     """
-    for child in transformer.walk(node):
-        reason = _REASONS.get(type(child))
+    walrus_checked = False
+    for child in _walk(node, generators):
+        if type(child) is ast.NamedExpr:
+            if walrus_checked:
+                continue
+            walrus_checked = True  # one walk finds them all
+            walrus = _walrus_in_lazy_operand(node, generators)
+            if walrus is None:
+                continue
+            child, reason = walrus, _LAZY_WALRUS
+        else:
+            reason = _REASONS.get(type(child))
         if reason is None:
             continue
         if child is node and isinstance(child, ast.AsyncFunctionDef):

@@ -20,6 +20,7 @@ from typing import Any
 import runtime.operators as operators
 from autograph.converters import (
     asserts,
+    assignment_expressions,
     break_statements,
     call_trees,
     cleanup,
@@ -44,6 +45,7 @@ from autograph.core.converter import (
 )
 from autograph.impl import codegen
 from autograph.pyct import loader, naming, parser, transformer
+from autograph.pyct.static_analysis import activity
 
 _FACTORY = "create_converted_entity"
 _LAMBDA = "converted_lambda__"
@@ -106,6 +108,8 @@ def _survey(node: ast.AST) -> tuple[set[str], set[type]]:
 #   `continue` guard never hides a `break`);
 # - lists and call_trees see user statements before they move into
 #   generated functions, and emit ag__ calls that later passes leave alone;
+# - assignment_expressions moves a `while` test that assigns into the loop's
+#   state: after jump lowering, whose flags guard it, before control_flow;
 # - control_flow needs every jump lowered, and emits `not flag` tests and
 #   lambdas that the expression converters then rewrite;
 # - cleanup tidies what control_flow generated.
@@ -121,6 +125,7 @@ PIPELINE = (
     continue_statements,
     lists,
     call_trees,
+    assignment_expressions,
     control_flow,
     conditional_expressions,
     logical_expressions,
@@ -154,8 +159,14 @@ def convert_node(
     """
     name = getattr(node, "name", "<lambda>")
     names, kinds = _survey(node)
+    generators: list[ast.FunctionDef] = []
+    if ast.Yield in kinds or ast.YieldFrom in kinds:
+        generators = unsupported.nested_generators(node)
     if not kinds.isdisjoint(unsupported.KINDS):
-        unsupported.check(node, function_name=name, filename=filename)
+        unsupported.check(
+            node, function_name=name, filename=filename, generators=generators
+        )
+    hidden = [_hide_body(fn) for fn in generators]
     ctx = Context(
         function_name=name,
         filename=filename,
@@ -169,8 +180,48 @@ def convert_node(
     for converter in PIPELINE:
         if converter.needed(ctx.kinds):
             node = converter.transform(node, ctx)
+    if hidden:
+        _restore_bodies(node, hidden)
     codegen.fill_locations(node)
     return node
+
+
+def _hide_body(fn: ast.FunctionDef) -> tuple[ast.FunctionDef, list[ast.stmt]]:
+    """Gives a nested generator a stand-in body for the passes; returns the
+    function and its real body, which stays plain Python (`_restore_bodies`).
+
+    The stand-in reads the same free names and writes the same `nonlocal`
+    and `global` names, so the analyses see the function as they would.
+    """
+    body = fn.body
+    declared = activity.declarations(fn)
+    reads = sorted(activity.reads(body) - activity.local_names(fn))
+    writes = sorted(activity.writes(body) & set(declared))
+    stand_in: list[ast.stmt] = []
+    for kind, cls in (("nonlocal", ast.Nonlocal), ("global", ast.Global)):
+        names = sorted(n for n, k in declared.items() if k == kind)
+        if names:
+            stand_in.append(cls(names=names))
+    if reads:
+        loads = [ast.Name(id=n, ctx=ast.Load()) for n in reads]
+        stand_in.append(ast.Expr(value=ast.Tuple(elts=loads, ctx=ast.Load())))
+    for name in writes:
+        value = ast.Constant(value=None, kind=None)
+        target = ast.Name(id=name, ctx=ast.Store())
+        stand_in.append(ast.Assign(targets=[target], value=value, type_comment=None))
+    fn.body = stand_in or [ast.Pass()]
+    return fn, body
+
+
+def _restore_bodies(
+    node: ast.AST, hidden: list[tuple[ast.FunctionDef, list[ast.stmt]]]
+) -> None:
+    """Puts the real bodies of nested generators back (see `_hide_body`)."""
+    present = {id(child) for child in transformer.walk(node)}
+    for fn, body in hidden:
+        if id(fn) not in present:  # a pass copied it: never run the stand-in
+            raise AssertionError(f"nested generator {fn.name!r} lost in conversion")
+        fn.body = body
 
 
 @dataclass

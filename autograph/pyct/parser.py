@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from autograph.errors import ConversionError
-from autograph.pyct import origin_info
+from autograph.pyct import origin_info, source_check
 
 __all__ = ["ParsedEntity", "parse_entity", "parse_source", "unparse"]
 
@@ -277,6 +277,13 @@ def _parse_def(function: Any, lines: list[str], start: int) -> ParsedEntity:
         )
     node = statements[0]
     node.decorator_list = []
+    if not source_check.compiles_to(node, function, lines):
+        raise _error(
+            function,
+            f"the source of {name!r} in its file is not the code it runs (was the "
+            "file changed after it was imported?); reload the module or restart, "
+            "then convert it",
+        )
     indent = _indent_of(block[0])
     source = "".join(
         line[len(indent) :] if line.startswith(indent) else line for line in block
@@ -326,6 +333,13 @@ def _parse_lambda(function: Any, lines: list[str], start: int) -> ParsedEntity:
             "alike; define it on its own line or use a def",
         )
     node = matches[0]
+    if not source_check.compiles_to(node, function, lines):
+        raise _error(
+            function,
+            "the source of the lambda in its file is not the code it runs (was "
+            "the file changed after it was imported?); reload the module or "
+            "restart, then convert it",
+        )
     return ParsedEntity(
         node=node,
         source=_segment(lines, node),

@@ -447,12 +447,23 @@ def _convert(
     except errors.UnsupportedSyntaxError:
         raise
     except errors.ConversionError as e:
+        if _never_traceable(python_function):
+            raise  # traced as it is, it would return a generator or coroutine
         warnings.warn(
             f"autograph could not convert {getattr(python_function, '__name__', '?')} "
             f"and traces it as it is (Python control flow on tensors will fail): {e}",
             stacklevel=diagnostics.user_stacklevel(),
         )
         return python_function
+
+
+def _never_traceable(python_function: Callable[..., Any]) -> bool:
+    """Whether calling it makes a generator or coroutine, never a value."""
+    return (
+        inspect.isgeneratorfunction(python_function)
+        or inspect.iscoroutinefunction(python_function)
+        or inspect.isasyncgenfunction(python_function)
+    )
 
 
 def function(

@@ -18,6 +18,7 @@ from runtime.operators.variables import (
     Unbound,
     Undefined,
     UndefinedReturnValue,
+    after_return,
     ld,
     ld_cell,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "Unbound",
     "Undefined",
     "UndefinedReturnValue",
+    "after_return",
     "and_",
     "assert_stmt",
     "attr",

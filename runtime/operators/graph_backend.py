@@ -28,11 +28,12 @@ from runtime import control_flow_checks as checks
 from runtime.context import STATE
 from runtime.control_flow_checks import quote
 from runtime.graph import Graph, user_location
-from runtime.operators import dispatch
+from runtime.operators import dispatch, verification
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place
 from runtime.operators.variables import (
+    UnboundAfterReturn,
     UnboundUntilRun,
     Undefined,
     UndefinedReturnValue,
@@ -80,6 +81,9 @@ def _if_stmt(
         _refuse_untracked(places)
         return _if_with_places(cond, body, orelse, state, names, places)
     count = len(names)
+    # Without outputs, an `if` whose branches return something ends its
+    # function: `return ag__.if_stmt(...)`. Both branches must then return.
+    returned: dict[str, Any] = {}
 
     def call(fn: Callable[..., Any] | None) -> Any:
         if fn is not None:
@@ -95,17 +99,22 @@ def _if_stmt(
         def run() -> Any:
             result = call(fn)
             if not count:
+                returned[label] = result
+                if len(returned) == 2 and (returned["if"] is None) != (
+                    returned["else"] is None
+                ):
+                    lacking = "if" if returned["if"] is None else "else"
+                    verification.raise_missing_return(body, lacking, orelse is not None)
                 return result
             values = list(as_state(result, count))
-            if any(isinstance(v, UndefinedReturnValue) for v in values):
-                # The function has not returned on this path yet: its return
-                # value takes the other branch's type, as zeros; when it has
-                # not returned on the other path either, it stays undefined.
+            placeholders = (UndefinedReturnValue, UnboundAfterReturn)
+            if any(isinstance(v, placeholders) for v in values):
+                # The function has not returned on this path yet (its return
+                # value), or has returned (a variable nothing reads any more):
+                # the value takes the other branch's type, as zeros.
                 sample = as_state(_dry_run(lambda: call(other), ()), count)
                 values = [
-                    _undefined_return(v, s)
-                    if isinstance(v, UndefinedReturnValue)
-                    else v
+                    _undefined_return(v, s) if isinstance(v, placeholders) else v
                     for v, s in zip(values, sample)
                 ]
             _check_defined(values, names, label)
@@ -235,10 +244,15 @@ def _loop_with_places(
     )
 
 
-def _undefined_return(value: UndefinedReturnValue, other: Any) -> Any:
-    """A return value not set in one branch of a graph `if`, given the other's."""
-    if isinstance(other, UndefinedReturnValue):
+def _undefined_return(value: Undefined, other: Any) -> Any:
+    """A return value not set in one branch of a graph `if`, or a variable of
+    a branch that has returned, given the other branch's value."""
+    if isinstance(value, UndefinedReturnValue) and isinstance(
+        other, UndefinedReturnValue
+    ):
         return other  # the same object in both branches: it passes through
+    if is_undefined(other):
+        return value
     return _zeros_like_spec(other)
 
 

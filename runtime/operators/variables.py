@@ -81,6 +81,24 @@ class UnboundUntilRun(Undefined):
         self.read = read
 
 
+class UnboundAfterReturn(Undefined):
+    """A variable still unbound on a path that has returned.
+
+    Only a `finally` block may read it there (and raises, as in Python); a
+    graph `if` may give it any value of its type in that branch, since the
+    function reads it on no path that continues.
+    """
+
+    __slots__ = ()
+
+
+def after_return(value: Any) -> Any:
+    """The value of a variable on a branch that has returned (see above)."""
+    if type(value) is Undefined:
+        return UnboundAfterReturn(value.symbol_name)
+    return value
+
+
 def _free_message(name: str) -> str:
     if sys.version_info >= (3, 11):
         return (
@@ -98,7 +116,7 @@ def ld(value: Any, free: bool = False) -> Any:
         free: The read is in a nested function (a closure): Python raises
             NameError there rather than UnboundLocalError.
     """
-    if type(value) is Undefined:
+    if type(value) is Undefined or type(value) is UnboundAfterReturn:
         if free:
             raise NameError(_free_message(value.symbol_name))
         raise UnboundLocalError(_unbound_message(value.symbol_name))

@@ -7,7 +7,8 @@ tests pin the text.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 # What converted code's own state variables stand for, by the Namer's base
 # names (a clash with a user's name gets a suffix: `retval__1`, `break__2`).
@@ -63,4 +64,37 @@ def raise_python_loop_tensor_condition(loop: str, names: tuple[str, ...]) -> Non
         "but its condition became a graph tensor after an iteration (loop "
         f"variables: {state}); make those variables tensors before the loop so "
         "it becomes one graph loop"
+    )
+
+
+# The names the compiler gives the functions it generates (`Namer` bases).
+_HELPERS = re.compile(r"(if_body|else_body|loop_body|loop_test|extra_test)(_\d+)?")
+
+
+def raise_missing_return(body: Callable[..., Any], branch: str, has_else: bool) -> None:
+    """A graph `if` ending its function returns a value in one branch only.
+
+    Args:
+        body: The if's generated true branch (it carries the if's file and
+            line, and is nested in the user's function).
+        branch: 'if' or 'else': the branch that returned nothing.
+        has_else: Whether the `if` has an else branch.
+    """
+    code = body.__code__
+    parts = [p for p in body.__qualname__.split(".") if p != "<locals>"][:-1]
+    while len(parts) > 1 and _HELPERS.fullmatch(parts[-1]):
+        parts.pop()
+    function = parts[-1] if parts else "?"
+    other = "else" if branch == "if" else "if"
+    where = (
+        f"from its {branch} branch (that path has no `return`, or returns None)"
+        if branch == "if" or has_else
+        else "when its condition is false (it has no else branch, and no `return` "
+        "follows it)"
+    )
+    raise ValueError(
+        f"{function!r} returns a value from the {other} branch of the graph `if` "
+        f"at {code.co_filename}:{code.co_firstlineno} but None {where}; a graph "
+        "`if` needs a value of the same kind from both branches: add a `return` "
+        "of such a value on that path"
     )

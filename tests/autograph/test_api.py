@@ -190,11 +190,46 @@ def test_generator_is_rejected_with_its_location():
     assert info.value.filename.endswith("test_api.py")
 
 
-def test_yield_in_a_nested_function_is_rejected_with_a_caret():
+def test_a_nested_generator_stays_python_and_its_function_converts():
     def f(n):
-        def g():
-            yield n
+        if n > 1:
+            n = n * 10
 
+        def g():
+            while n > 0:
+                yield n
+                break
+
+        return list(g())
+
+    converted = autograph.to_code(f)
+    assert "ag__.if_stmt" in converted
+    assert "        while n > 0:\n            yield n\n            break\n" in converted
+    assert run_converted(f, 2) == [20]
+
+
+def test_a_nested_generator_writing_nonlocal_state_is_seen_by_converted_code():
+    def f(n):
+        count = 0
+
+        def gen():
+            nonlocal count
+            for i in range(n):
+                count += 1
+                yield i
+
+        total = 0
+        for v in gen():
+            if v % 2:
+                total += v
+        return total, count
+
+    assert run_converted(f, 5) == f(5) == (4, 5)
+
+
+def test_yield_in_a_nested_lambda_is_rejected_with_a_caret():
+    def f(n):
+        g = lambda: (yield n)
         return g
 
     with pytest.raises(autograph.ConversionError) as info:
@@ -202,7 +237,7 @@ def test_yield_in_a_nested_function_is_rejected_with_a_caret():
     text = str(info.value)
     assert "'yield' is not supported" in text
     assert "yield n" in text and "^" in text
-    assert info.value.lineno == f.__code__.co_firstlineno + 2
+    assert info.value.lineno == f.__code__.co_firstlineno + 1
 
 
 def test_match_statement_is_rejected():

@@ -39,6 +39,7 @@ TOPICS: tuple[str, ...] = (
     "asserts_prints",
     "misc",
     "state",
+    "syntax",
 )
 """The topic modules of the corpus, in a fixed order."""
 

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from autograph.pyct.transformer import (
     Visitor,
     child_fields,
+    child_nodes,
     child_statements,
     statement_fields,
 )
@@ -224,6 +225,46 @@ def writes(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
 def deletes(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
     """Names removed with `del` by the nodes."""
     return collect(nodes).deleted
+
+
+def walrus_binds(node: ast.AST) -> tuple[set[str], set[str]]:
+    """The walrus targets of an expression (or simple statement): those bound
+    whenever it is evaluated, and those bound only sometimes (inside a
+    comprehension past its first iterable, the right side of `and`/`or`, a
+    branch of `a if c else b`). Nested functions and lambdas bind their own.
+
+        >>> always, sometimes = walrus_binds(
+        ...     ast.parse("[(b := v) for v in (c := x) if (d := v)] or (e := 1)"))
+        >>> sorted(always), sorted(sometimes)
+        (['c'], ['b', 'd', 'e'])
+    """
+    always: set[str] = set()
+    sometimes: set[str] = set()
+    stack: list[tuple[ast.AST, bool]] = [(node, False)]
+    while stack:
+        child, maybe = stack.pop()
+        if isinstance(child, ast.NamedExpr):
+            (sometimes if maybe else always).add(child.target.id)
+        elif isinstance(child, SCOPES):
+            continue
+        if isinstance(child, _COMPREHENSIONS):
+            # Only the first iterable is evaluated whatever the items are.
+            stack.append((child.generators[0].iter, maybe))
+            for i, gen in enumerate(child.generators):
+                inner = [gen.target, *gen.ifs] + ([gen.iter] if i else [])
+                stack.extend((c, True) for c in inner)
+            parts = child_nodes(child)
+            stack.extend((c, True) for c in parts if isinstance(c, ast.expr))
+            continue
+        if isinstance(child, ast.BoolOp):
+            lazy = child.values[1:]
+        elif isinstance(child, ast.IfExp):
+            lazy = [child.body, child.orelse]
+        else:
+            lazy = []
+        for grandchild in child_nodes(child):
+            stack.append((grandchild, maybe or any(grandchild is n for n in lazy)))
+    return always, sometimes
 
 
 def declarations(fn: ast.AST) -> dict[str, str]:

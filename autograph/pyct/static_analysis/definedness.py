@@ -53,6 +53,13 @@ class _State(NamedTuple):
     def bind(self, names: set[str] | frozenset[str]) -> _State:
         return _State(self.may | names, self.must | names)
 
+    def bind_walrus(self, expr: ast.AST | None) -> _State:
+        """The state after evaluating `expr`, for its walrus targets."""
+        if expr is None:
+            return self
+        always, sometimes = activity.walrus_binds(expr)
+        return _State(self.may | always | sometimes, self.must | always)
+
     def unbind(self, names: set[str] | frozenset[str]) -> _State:
         return _State(self.may - names, self.must - names)
 
@@ -116,7 +123,14 @@ class _Analyzer:
     def simple(self, node: ast.stmt, state: _State) -> _State:
         self.mark(node, state)
         names = self.cache.of(node)  # loop bodies are walked twice
-        return state.bind(names.written - names.deleted).unbind(names.deleted)
+        bound = names.written - names.deleted
+        if names.walrus:  # some may be bound only sometimes
+            always, sometimes = activity.walrus_binds(node)
+            maybe = sometimes - always - (names.written - names.walrus)
+            if maybe:
+                state = _State(state.may | maybe, state.must)
+                bound = bound - maybe
+        return state.bind(bound).unbind(names.deleted)
 
     def visit_AugAssign(self, node: ast.AugAssign, state: _State) -> _State:
         self.mark(node.value, state)
@@ -149,6 +163,7 @@ class _Analyzer:
 
     def visit_If(self, node: ast.If, state: _State) -> _State | None:
         self.mark(node.test, state)
+        state = state.bind_walrus(node.test)
         live_in = anno.getanno(node, Live.BODY_IN, frozenset()) | anno.getanno(
             node, Live.ORELSE_IN, frozenset()
         )
@@ -172,7 +187,9 @@ class _Analyzer:
             node, Live.OUT, frozenset()
         )
         params = self._converted_params(node, live)
-        start = header.bind(item_names | params)
+        # A while test runs before every iteration (and once more at the end).
+        tested = header.bind_walrus(test)
+        start = tested.bind(item_names | params)
         for _ in range(2):  # a second pass sees what the first iteration bound
             self.breaks.append([])
             self.continues.append([])
@@ -180,14 +197,15 @@ class _Analyzer:
             breaks = self.breaks.pop()
             # Never None: the loop may run no iteration at all.
             header = _merge(state, body, *self.continues.pop())
-            entry, start = start, header.bind(item_names | params)
+            tested = header.bind_walrus(test)
+            entry, start = start, tested.bind(item_names | params)
             if start == entry:
                 break  # a second pass would start where the first did
         if test is not None:
             # A while test runs before every iteration, not just the first.
             self.mark(test, header)
         anno.setanno(node, Defined.BODY_MUST_OUT, body.must if body else None)
-        orelse = self.block(node.orelse, header)
+        orelse = self.block(node.orelse, tested)
         return self._converted_outputs(node, _merge(orelse, *breaks))
 
     def visit_While(self, node: ast.While, state: _State) -> _State | None:
@@ -195,6 +213,7 @@ class _Analyzer:
 
     def visit_For(self, node: ast.For, state: _State) -> _State | None:
         self.mark(node.iter, state)
+        state = state.bind_walrus(node.iter)
         return self._loop(node, state, activity.writes(node.target))
 
     def visit_Break(self, node: ast.Break, state: _State) -> None:

@@ -69,7 +69,11 @@ class _Analyzer:
         orelse = self.block(node.orelse, out)
         anno.setanno(node, Live.BODY_IN, body)
         anno.setanno(node, Live.ORELSE_IN, orelse)
-        return frozenset(activity.reads(node.test)) | body | orelse
+        test = activity.collect(node.test)
+        after = body | orelse
+        if test.walrus:  # bound by the test before either block runs
+            after = after - activity.walrus_binds(node.test)[0]
+        return frozenset(test.read) | after
 
     def _loop(
         self,

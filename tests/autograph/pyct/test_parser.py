@@ -475,3 +475,96 @@ def test_a_parsed_function_round_trips_through_unparse():
     assert ast.dump(ast.parse(source)) == ast.dump(
         ast.parse(textwrap.dedent(parser.parse_entity(plain).source))
     )
+
+
+def test_a_file_edited_after_import_is_refused_rather_than_converted(tmp_path):
+    path = tmp_path / "edited_after_import.py"
+    path.write_text("def inc(x):\n    return x + 1\n")
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    path.write_text("def inc(x):\n    return x * 999\n")  # same lines, new code
+    linecache.checkcache(str(path))
+    try:
+        with pytest.raises(ConversionError) as caught:
+            parser.parse_entity(namespace["inc"])
+    finally:
+        linecache.cache.pop(str(path), None)
+    assert str(caught.value) == (
+        "cannot convert 'inc': the source of 'inc' in its file is not the code it "
+        "runs (was the file changed after it was imported?); reload the module or "
+        "restart, then convert it\n"
+        f'  File "{path}", line 1, in inc\n'
+        "    def inc(x):"
+    )
+
+
+def test_a_lambda_edited_after_import_is_refused_rather_than_converted(tmp_path):
+    path = tmp_path / "edited_lambda.py"
+    path.write_text("inc = lambda x: x + 1\n")
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    path.write_text("inc = lambda x: x * 9\n")  # same span, new code
+    linecache.checkcache(str(path))
+    try:
+        with pytest.raises(ConversionError) as caught:
+            parser.parse_entity(namespace["inc"])
+    finally:
+        linecache.cache.pop(str(path), None)
+    assert str(caught.value).startswith(
+        "cannot convert '<lambda>': the source of the lambda in its file is not "
+        "the code it runs (was the file changed after it was imported?)"
+    )
+
+
+_UNEDITED_CELL = """\
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+
+def outer(k):
+    scale = 2
+
+    def closure(x: int) -> int:
+        return math.floor(x * scale * k) + Fraction.from_float(0.5).numerator
+
+    return closure
+
+
+class Account:
+    def __init__(self):
+        self.__balance = 0
+
+    def deposit(self, amount):
+        self.__balance += amount
+        return super().__repr__() and self.__balance
+
+    def helper(self):
+        def inner():
+            return self.__balance
+        return inner
+
+
+def scaled(k):
+    return lambda v: math.floor(v * k)
+"""
+
+
+def test_unedited_functions_of_every_kind_compile_to_their_own_code(tmp_path):
+    filename = "<unedited-cell>"
+    try:
+        namespace = _run_cell(_UNEDITED_CELL, filename)
+        account = namespace["Account"]()
+        for fn in (
+            namespace["outer"],
+            namespace["outer"](3),  # a closure, annotations of the future
+            account.deposit,  # private names, super()
+            account.helper(),  # nested in a method
+            namespace["Account"].__init__,
+            namespace["scaled"],  # a lambda in a function
+            namespace["scaled"](2),  # a lambda
+        ):
+            assert parser.parse_entity(fn).node is not None
+    finally:
+        linecache.cache.pop(filename, None)

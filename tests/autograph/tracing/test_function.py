@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import doctest
 import gc
+import warnings
 
 import numpy as np
 import pytest
@@ -286,6 +287,33 @@ def test_functions_without_source_are_traced_as_they_are_with_a_warning():
     inc = function(namespace["inc"])
     with pytest.warns(UserWarning, match="autograph could not convert inc"):
         assert inc(rt.constant(1)).numpy() == 2
+
+
+def test_a_generator_function_raises_the_conversion_error_of_to_graph():
+    def gen(x):
+        yield x
+
+    with pytest.raises(autograph.ConversionError) as expected:
+        autograph.to_graph(gen)
+    traced = function(gen)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "traces it as it is" warning
+        with pytest.raises(autograph.ConversionError) as info:
+            traced(rt.constant(1))
+    assert str(info.value) == str(expected.value)
+    assert ".gen': a generator cannot be converted; mark it with" in str(info.value)
+    assert info.value.lineno == gen.__code__.co_firstlineno
+
+
+def test_an_async_function_raises_the_conversion_error_of_to_graph():
+    async def coroutine(x):
+        return x
+
+    traced = function(coroutine)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(autograph.ConversionError, match="an async function cannot"):
+            traced(rt.constant(1))
 
 
 def test_autograph_false_traces_the_original_code():

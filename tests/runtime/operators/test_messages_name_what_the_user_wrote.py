@@ -66,10 +66,13 @@ def returns_nothing_on_one_path(x):
     print("not positive")
 
 
-def test_a_path_returning_nothing_names_the_return_value():
+def test_a_path_returning_nothing_names_the_function_and_the_branch():
+    line = returns_nothing_on_one_path.__code__.co_firstlineno + 1
     assert message_of(returns_nothing_on_one_path, rt.constant(1)) == (
-        "the function's return value is a tensor in the true branch but None in the "
-        "false branch; give it a value in both branches"
+        "'returns_nothing_on_one_path' returns a value from the if branch of the "
+        f"graph `if` at {__file__}:{line} but None from its else branch (that path "
+        "has no `return`, or returns None); a graph `if` needs a value of the same "
+        "kind from both branches: add a `return` of such a value on that path"
     )
 
 

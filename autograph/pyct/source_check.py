@@ -1,0 +1,214 @@
+"""Whether a function's source, as found now, is the code the function runs.
+
+A module's file may change after it was imported, and `linecache` (where
+`parser` reads sources) then holds the new text: converting it would run code
+the user does not have. `compiles_to` compiles the definition parsed from the
+text where the function was defined and compares the code objects.
+"""
+
+from __future__ import annotations
+import __future__
+
+import ast
+import contextlib
+import functools
+import inspect
+import operator
+import tokenize
+import types
+from typing import Any
+
+__all__ = ["compiles_to"]
+
+_UNREADABLE = (SyntaxError, tokenize.TokenError, ValueError)
+
+_FUTURE_FLAGS = functools.reduce(
+    operator.or_,
+    (getattr(__future__, f).compiler_flag for f in __future__.all_feature_names),
+)
+"""The `from __future__` bits of `co_flags`, which `compile` takes as flags."""
+
+
+def compiles_to(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+    function: Any,
+    lines: list[str],
+) -> bool:
+    """Whether the parsed definition compiles to the code `function` runs.
+
+    The file may have changed since the function was compiled (imported),
+    and `linecache` then holds the new text: converting it would run code
+    the user does not have. The definition is compiled where the function
+    was (inside functions and classes named as in its qualified name, the
+    innermost function binding its free variables) and the code objects are
+    compared: bytecode, names and constants, nested code included. About
+    40-100 us for a 5-15 line function, once per code object.
+
+    The compiler also looks at the module: `mod.f()` calls a module-level
+    import `mod` differently from another name, so the module's imports are
+    declared around the probe too.
+
+    pytest rewrites the `assert`s of test modules, so a function there with
+    an `assert` differs from its text by design: it is not compared.
+    """
+    code = function.__code__
+    if "@pytest_ar" in function.__globals__ and any(
+        isinstance(n, ast.Assert) for n in ast.walk(node)
+    ):
+        return True
+    if getattr(node, "type_params", None):
+        return True  # 3.12 generics compile inside a scope of their own: not rebuilt
+    qualname = getattr(code, "co_qualname", function.__qualname__).split(".")
+    if qualname[-1] != code.co_name or not all(
+        p.isidentifier() or p == "<locals>" for p in qualname[:-1]
+    ):
+        return True  # not a name the compiler gave: nothing to rebuild
+    # Each scope around it: a function if `<locals>` follows, else a class.
+    scopes = [
+        (part, qualname[i + 1] == "<locals>")
+        for i, part in enumerate(qualname[:-1])
+        if part != "<locals>"
+    ]
+    in_class = bool(scopes) and not scopes[-1][1]
+    free = [v for v in code.co_freevars if not (in_class and v == "__class__")]
+    if free and not any(is_function for _, is_function in scopes):
+        scopes.insert(0, ("__ag_probe__", True))
+    top: ast.stmt = ast.Expr(value=node) if isinstance(node, ast.Lambda) else node
+    cells_placed = not free
+    for name, is_function in reversed(scopes):
+        body: list[ast.stmt] = [top]
+        if is_function and not cells_placed:
+            targets = [ast.Name(id=v, ctx=ast.Store()) for v in free]
+            body.insert(0, ast.Assign(targets=targets, value=ast.Constant(None)))
+            cells_placed = True
+        if is_function:
+            args = ast.arguments(
+                posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]
+            )
+            top = ast.FunctionDef(
+                name=name, args=args, body=body, decorator_list=[], **_NEW
+            )
+        else:
+            top = ast.ClassDef(
+                name=name, bases=[], keywords=[], body=body, decorator_list=[], **_NEW
+            )
+    path = [name for name, _ in scopes] + [code.co_name]
+    # Guess the imports from the values (modules, nearly always); only if
+    # that does not match, read the module's import statements.
+    used = _global_names(code)
+    guess = {
+        n for n in used if isinstance(function.__globals__.get(n), types.ModuleType)
+    }
+    if _probe(top, node, path, code, guess):
+        return True
+    imported = _module_imports(code.co_filename, lines) & used
+    return imported != guess and _probe(top, node, path, code, imported)
+
+
+def _probe(
+    top: ast.stmt,
+    node: ast.AST,
+    path: list[str],
+    code: types.CodeType,
+    imports: set[str],
+) -> bool:
+    """Compiles `top` (holding `node`) after `import`s of `imports` and
+    compares the code at `path` (names of nested code) with `code`."""
+    body: list[ast.stmt] = [
+        ast.Import(names=[ast.alias(name=n, asname=None)]) for n in sorted(imports)
+    ]
+    module = ast.Module(body=[*body, top], type_ignores=[])
+    _locate_wrappers(module, node)
+    try:
+        compiled = compile(
+            module,
+            code.co_filename,
+            "exec",
+            flags=code.co_flags & _FUTURE_FLAGS,
+            dont_inherit=True,
+        )
+    except (SyntaxError, ValueError, TypeError):
+        return False
+    for name in path:
+        inner = [
+            c for c in compiled.co_consts if inspect.iscode(c) and c.co_name == name
+        ]
+        if len(inner) != 1:
+            return False
+        compiled = inner[0]
+    return _same_code(compiled, code)
+
+
+_imports: dict[str, tuple[list[str], frozenset[str]]] = {}
+
+
+def _module_imports(filename: str, lines: list[str]) -> frozenset[str]:
+    """The names bound by import statements at module level (cached per text)."""
+    cached = _imports.get(filename)
+    if cached is not None and cached[0] is lines:
+        return cached[1]
+    names: set[str] = set()
+    with contextlib.suppress(*_UNREADABLE):
+        stack: list[ast.AST] = list(ast.parse("".join(lines)).body)
+        while stack:
+            stmt = stack.pop()
+            if isinstance(stmt, ast.Import):
+                names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+            elif isinstance(stmt, ast.ImportFrom):
+                names.update(a.asname or a.name for a in stmt.names if a.name != "*")
+            elif not isinstance(
+                stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+            ):
+                for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    stack.extend(getattr(stmt, field, ()))
+    found = frozenset(names)
+    _imports[filename] = (lines, found)
+    return found
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    """The `co_names` of `code` and of the code nested in it."""
+    names: set[str] = set()
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        names.update(current.co_names)
+        stack.extend(c for c in current.co_consts if inspect.iscode(c))
+    return names
+
+
+# Python 3.12+ definitions also list their type parameters (PEP 695).
+_NEW: dict[str, list] = (
+    {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+)
+
+
+def _locate_wrappers(top: ast.AST, node: ast.AST) -> None:
+    """Gives the nodes around `node` (not its own) `node`'s position."""
+    stack = [top]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            continue
+        if "lineno" in current._attributes:
+            ast.copy_location(current, node)
+        stack.extend(ast.iter_child_nodes(current))
+
+
+def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
+    if (
+        a.co_code != b.co_code
+        or a.co_names != b.co_names
+        or a.co_varnames != b.co_varnames
+        or a.co_freevars != b.co_freevars
+        or a.co_cellvars != b.co_cellvars
+        or len(a.co_consts) != len(b.co_consts)
+    ):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts):
+        if inspect.iscode(x):
+            if not (inspect.iscode(y) and _same_code(x, y)):
+                return False
+        elif type(x) is not type(y) or (x != y and repr(x) != repr(y)):
+            return False
+    return True

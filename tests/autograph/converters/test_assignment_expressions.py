@@ -1,0 +1,168 @@
+"""The walrus operator: converted where it stands, or refused up front."""
+
+from __future__ import annotations
+
+import pytest
+
+import autograph
+from autograph.impl.api import always_run_converted
+from tests.autograph.converters.util import convert, same
+from tests.equivalence import assert_equivalent
+from tests.versions import UNPARSE_TEXT_OF_311
+
+_LAZY = (
+    "an assignment expression (:=) in an operand that Python evaluates only "
+    "sometimes (the right side of 'and'/'or', a branch of 'a if c else b', an "
+    "assert message) is not supported: it would bind inside the lambda that "
+    "conversion makes of the operand; assign it in a statement before"
+)
+
+
+@UNPARSE_TEXT_OF_311
+def test_a_while_test_that_assigns_is_evaluated_into_loop_state():
+    same(
+        convert(
+            "def f(x):\n    n = 0\n    while (x := x - 1) > 0:\n        n += 1\n"
+            "    return n\n"
+        ),
+        """
+        def f(x):
+            n = 0
+            loop_cond = (x := (x - 1)) > 0
+            def loop_test(loop_cond, n, x):
+                return loop_cond
+            def loop_body(loop_cond, n, x):
+                n += 1
+                loop_cond = (x := (x - 1)) > 0
+                return (loop_cond, n, x)
+            loop_cond, n, x = ag__.while_stmt(loop_test, loop_body, (loop_cond, n, x))
+            return n
+        """,
+    )
+
+
+def test_a_while_test_that_assigns_stops_the_loop_in_both_modes():
+    rt = pytest.importorskip("runtime")
+
+    def countdown(x):
+        n = 0
+        while (x := x - 1) > 0:
+            n += 1
+        return n, x
+
+    with always_run_converted():
+        assert autograph.to_graph(countdown)(5) == (4, 0)
+    n, x = autograph.function(countdown)(rt.constant(5))
+    assert (int(n.numpy()), int(x.numpy())) == (4, 0)
+
+
+def _walrus_loop_with_break(x, log):
+    n = 0
+    while (x := x - 1) > 0:
+        log.append(x)
+        if x == 3:
+            break
+        n += 1
+    else:
+        n = -n
+    return n, x
+
+
+def _walrus_loop_with_return(x):
+    n = 0
+    while (x := x - 1) > 0:
+        if n > 6:
+            return n * 10 + x
+        n += x
+    return n
+
+
+@pytest.mark.parametrize("args", [(6, []), (3, []), (2, []), (1, [])])
+def test_a_while_test_is_not_evaluated_again_after_a_break(args):
+    assert_equivalent(_walrus_loop_with_break, *args)
+
+
+@pytest.mark.parametrize("x", [9, 3, 0])
+def test_a_while_test_is_not_evaluated_again_after_a_return(x):
+    assert_equivalent(_walrus_loop_with_return, x)
+
+
+def _lazy_walrus_1(a, b):
+    return a > 0 and (z := b + 1) > 0, z
+
+
+def _lazy_walrus_2(a, b):
+    return (y := a) if b else 0, y
+
+
+def _lazy_walrus_3(a):
+    assert a, (m := "no")  # noqa: RUF018
+    return m
+
+
+def _lazy_walrus_4(a):
+    def inner(b):
+        return b or (c := a), c
+
+    return inner
+
+
+@pytest.mark.parametrize(
+    ("fn", "line", "text"),
+    [
+        (_lazy_walrus_1, 1, "(z := b + 1)"),
+        (_lazy_walrus_2, 1, "(y := a)"),
+        (_lazy_walrus_3, 1, '(m := "no")'),
+        (_lazy_walrus_4, 2, "(c := a)"),
+    ],
+    ids=["and", "if_exp", "assert_message", "nested_function"],
+)
+def test_a_walrus_in_an_operand_evaluated_only_sometimes_is_refused(fn, line, text):
+    with pytest.raises(autograph.ConversionError) as info:
+        autograph.to_graph(fn)
+    error = info.value
+    assert f"cannot convert '{fn.__name__}': {_LAZY}" in str(error)
+    assert error.lineno == fn.__code__.co_firstlineno + line
+    assert error.filename == __file__
+    assert text in str(error) and "^" in str(error)
+
+
+def test_a_walrus_in_the_users_own_lambda_binds_there_and_converts():
+    def f(a, b):
+        g = lambda v: (w := v + 1) * w
+        return g(a) if b else 0
+
+    with always_run_converted():
+        assert autograph.to_graph(f)(2, True) == 9
+
+
+def _walrus_in_always_evaluated_operands(x):
+    n = 0
+    while (x := x - 1) > 0 and n < 10:
+        n += 1 if (odd := x % 2) else 2
+    return n, x, odd
+
+
+def _walrus_in_an_elif_test(x):
+    if x > 10:
+        r = 1
+    elif (y := x * 3) > 5:
+        r = y
+    else:
+        r = -1
+    return r
+
+
+@pytest.mark.parametrize("x", [0, 1, 7])
+def test_a_walrus_in_a_first_operand_or_a_conditional_test_converts(x):
+    assert_equivalent(_walrus_in_always_evaluated_operands, x)
+    for value in (x, x + 2, 30):
+        assert_equivalent(_walrus_in_an_elif_test, value)
+
+
+def test_a_walrus_in_an_elif_test_traces():
+    rt = pytest.importorskip("runtime")
+    from tests.equivalence import assert_graph_equivalent
+
+    for value in (1, 3, 30):
+        assert_graph_equivalent(_walrus_in_an_elif_test, rt.constant(value))
