@@ -354,7 +354,10 @@ def _trial(
     first of the types of the loop's values (`hints` and the state) that the
     body maps to itself.
     """
-    state = list(state)
+    # The body is traced as the loop will trace it: on tensors, not on the
+    # Python values the variables have before the loop (a Python `if` on
+    # them would take one branch only).
+    state = [_as_guess(v) for v in state]
     while True:
         try:
             return trial(_listless(tuple(state)))
@@ -375,6 +378,14 @@ def _trial(
                     "it a value before the loop"
                 ) from None
             state[i] = guess
+
+
+def _as_guess(value: Any) -> Any:
+    """A Python number or a tensor as the loop variable it becomes."""
+    if isinstance(value, (bool, int, float)) or isinstance(value, Tensor):
+        spec = value if is_symbolic(value) else convert_to_tensor(value)
+        return _Guess(spec.dtype, spec.shape)
+    return value
 
 
 def _fixed_point(

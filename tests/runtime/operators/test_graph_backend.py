@@ -282,3 +282,19 @@ def test_a_python_condition_leaves_no_cond_node():
         x = graph.placeholder(rt.int32, (), "x")
         converted(x, True)
     assert "If" not in op_types(graph)
+
+
+def returns_from_a_graph_while(n):
+    i = 0
+    while i < n:
+        if i > 2:
+            return i * 10
+        i += 1
+    return -1
+
+
+def test_a_return_in_a_graph_while_learns_its_type_from_a_traced_body():
+    # The body is traced on tensors to learn the return value's type: on the
+    # Python values before the loop (i = 0), `i > 2` would take one branch.
+    run, _ = trace(returns_from_a_graph_while, np.int32(1))
+    assert run(np.int32(5))[0] == 30 and run(np.int32(2))[0] == -1
