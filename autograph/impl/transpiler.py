@@ -297,6 +297,9 @@ def _convert(
     function: types.FunctionType, *, recursive: bool, is_library: Callable[[str], bool]
 ) -> ConvertedEntity:
     parsed = parser.parse_entity(function)
+    owner = enclosing_class(function.__qualname__)
+    if owner is not None:
+        mangle_private_names(parsed.node, owner)
     scope = {**function.__globals__, **dict.fromkeys(function.__code__.co_freevars)}
 
     def is_builtin(name: str) -> bool:
@@ -353,6 +356,53 @@ def _convert(
     )
     _remember(probe.__code__)
     return ConvertedEntity(code=probe.__code__, node=node)
+
+
+def enclosing_class(qualname: str) -> str | None:
+    """The name of the class whose body a function is written in, if any.
+
+    In a qualified name a function is followed by `<locals>`; a class is
+    followed by what it defines:
+
+        >>> enclosing_class("A.m"), enclosing_class("A.m.<locals>.inner")
+        ('A', 'A')
+        >>> enclosing_class("f.<locals>.g") is None
+        True
+    """
+    parts = qualname.split(".")
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] != "<locals>" and parts[i + 1] != "<locals>":
+            return parts[i]
+    return None
+
+
+def mangle_private_names(node: ast.AST, class_name: str) -> None:
+    """Renames `__x` to `_Class__x` as Python does in code written in a
+    class body, in place: converted code is compiled outside the class, so
+    `self.__secret` would otherwise look up the unmangled name."""
+    prefix = "_" + class_name.lstrip("_")
+    if prefix == "_":
+        return  # a class named only with underscores mangles nothing
+
+    def mangled(name: str | None) -> str | None:
+        if name and name.startswith("__") and not name.endswith("__"):
+            return prefix + name
+        return name
+
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name):
+            child.id = mangled(child.id)
+        elif isinstance(child, ast.Attribute):
+            child.attr = mangled(child.attr)
+        elif isinstance(child, (ast.arg, ast.keyword)):
+            child.arg = mangled(child.arg)
+        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if child is not node:
+                child.name = mangled(child.name)
+        elif isinstance(child, (ast.Global, ast.Nonlocal)):
+            child.names = [mangled(n) for n in child.names]
+        elif isinstance(child, ast.alias) and child.asname:
+            child.asname = mangled(child.asname)
 
 
 def instantiate(

@@ -346,3 +346,31 @@ def test_without_a_backend_active_the_original_runs_at_no_cost():
     converted = autograph.to_graph(f)
     assert converted.__ag_python_function__ is f
     assert converted(1) == 2
+
+
+class _Vault:
+    def __init__(self):
+        self.__secret = 3
+
+    def __double(self, v):
+        return v * 2
+
+    def reveal(self, n):
+        total = 0
+        for _ in range(n):
+            total += self.__double(self.__secret)
+        return total
+
+    def via_closure(self):
+        def inner():
+            return self.__secret
+
+        return inner()
+
+
+def test_private_names_in_a_converted_method_are_mangled_as_in_its_class():
+    vault = _Vault()
+    with api.always_run_converted():
+        assert autograph.to_graph(vault.reveal)(2) == 12
+        assert autograph.to_graph(vault.via_closure)() == 3
+    assert "_Vault__secret" in autograph.to_code(_Vault.reveal)
