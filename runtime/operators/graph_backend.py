@@ -382,7 +382,7 @@ def _trial(
 
 def _as_guess(value: Any) -> Any:
     """A Python number or a tensor as the loop variable it becomes."""
-    if isinstance(value, (bool, int, float)) or isinstance(value, Tensor):
+    if isinstance(value, (bool, int, float, Tensor)):
         spec = value if is_symbolic(value) else convert_to_tensor(value)
         return _Guess(spec.dtype, spec.shape)
     return value
