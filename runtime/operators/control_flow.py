@@ -78,8 +78,9 @@ def while_stmt(
 ) -> Any:
     """Runs `body` while `test` holds, passing the loop variables through.
 
-    Plain-Python equivalent (what runs unless a backend claims the first
-    value of `test`):
+    Plain-Python equivalent (what runs until a backend claims a value of
+    `test`; from then on the backend builds the rest of the loop, starting
+    from the current state):
 
         while test(*state):
             state = body(*state)
@@ -97,16 +98,18 @@ def while_stmt(
     Returns:
         The final loop variables: one bare, several as a tuple, none as None.
     """
-    cond = test(*state)
-    impl = _WHILE.get(type(cond))
-    if impl is not None:
-        return impl(test, body, state, names, cond, places=places, opts=opts)
     count = len(state)
-    names = names or state_names(test)
-    while _python_bool(cond, "while", names):
+    cond = test(*state)
+    while True:
+        impl = _WHILE.get(type(cond))
+        if impl is not None:
+            # A backend's value, maybe after some Python iterations: the rest
+            # of the loop is a loop, which the backend builds from here.
+            return impl(test, body, state, names, cond, places=places, opts=opts)
+        if not cond:
+            return unpack_state(state)
         state = as_state(body(*state), count)
         cond = test(*state)
-    return unpack_state(state)
 
 
 def for_stmt(
@@ -131,7 +134,9 @@ def for_stmt(
 
     `extra_test` comes from `break` and `return` inside the loop: it is checked
     before the next item is drawn, so an iterator is not advanced past the
-    item that broke the loop.
+    item that broke the loop. When it gives a backend's value over a Python
+    `range`, the backend loops over the rest of the range from the current
+    state; over any other Python iterable that is a TypeError.
 
     Args:
         iterable: What to iterate over.
@@ -155,21 +160,27 @@ def for_stmt(
             state = as_state(body(item, *state), count)
         return unpack_state(state)
     iterator = iter(iterable)
-    names = names or state_names(body, 1)
-    while _python_bool(extra_test(*state), "for", names):
+    drawn = 0
+    while True:
+        cond = extra_test(*state)
+        impl = _FOR.get(type(cond))
+        if impl is not None:
+            # `break`/`return` became a backend's value: the rest of a range
+            # is a range, which the backend loops over from here.
+            if not isinstance(iterable, range):
+                names = names or state_names(body, 1)
+                verification.raise_python_loop_tensor_condition(names)
+            rest = iterable[drawn:]
+            return impl(rest, body, state, names, extra_test, places=places, opts=opts)
+        if not cond:
+            break
         try:
             item = next(iterator)
         except StopIteration:
             break
+        drawn += 1
         state = as_state(body(item, *state), count)
     return unpack_state(state)
-
-
-def _python_bool(cond: Any, loop: str, names: tuple[str, ...]) -> Any:
-    """`cond` for a Python loop; a graph tensor here gets a clear TypeError."""
-    if type(cond) in _IF:
-        verification.raise_python_loop_tensor_condition(loop, names)
-    return cond
 
 
 # The calling convention of converted code, shared with the backends: a body

@@ -604,6 +604,8 @@ def _for_stmt(
     opts: dict[str, Any] | None = None,
 ) -> Any:
     names = names or state_names(body, skip=1)
+    if isinstance(iterable, range):  # the rest of a Python loop (for_stmt)
+        iterable = array_ops.range(iterable.start, iterable.stop, iterable.step)
     if places:
         _refuse_untracked(places)
         k = len(state)

@@ -49,21 +49,15 @@ def is_generated(name: str) -> bool:
     return label(name) != name
 
 
-def raise_python_loop_tensor_condition(loop: str, names: tuple[str, ...]) -> None:
-    """A loop running as Python got a graph-tensor condition."""
+def raise_python_loop_tensor_condition(names: tuple[str, ...]) -> None:
+    """A `for` over a Python iterable other than a range (which a backend
+    can continue) got a graph-tensor `break` or `return` condition."""
     state = ", ".join(repr(n) for n in names if not is_generated(n)) or "none"
-    if loop == "for":
-        raise TypeError(
-            "this `for` loop iterates over a Python value, so it runs as Python "
-            "(unrolled while tracing), but its `break` or `return` depends on a graph "
-            f"tensor (loop variables: {state}); iterate over a tensor, e.g. "
-            "rt.range(n), to make it one graph loop"
-        )
     raise TypeError(
-        "this `while` loop started with a Python condition, so it runs as Python, "
-        "but its condition became a graph tensor after an iteration (loop "
-        f"variables: {state}); make those variables tensors before the loop so "
-        "it becomes one graph loop"
+        "this `for` loop iterates over a Python value, so it runs as Python "
+        "(unrolled while tracing), but its `break` or `return` depends on a graph "
+        f"tensor (loop variables: {state}); iterate over a tensor, e.g. "
+        "rt.range(n), to make it one graph loop"
     )
 
 

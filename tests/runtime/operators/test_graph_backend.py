@@ -236,9 +236,40 @@ def python_loop_tensor_return(xs):
     return -1
 
 
-def test_tensor_return_in_a_python_loop_is_a_type_error_with_the_fix():
+def test_tensor_return_in_a_python_range_loop_continues_as_a_graph_loop():
+    run, graph = trace(python_loop_tensor_return, np.array([1, 2, 3], np.int32))
+    assert "While" in op_types(graph)
+    for xs, expected in (([1, -2, 3], 1), ([-1, 2, 3], 0), ([1, 2, 3], -1)):
+        assert run(np.array(xs, np.int32))[0] == expected
+
+
+def python_list_loop_tensor_return(xs):
+    for i in [0, 1, 2]:
+        if xs[i] < 0:
+            return i
+    return -1
+
+
+def test_tensor_return_in_a_python_list_loop_is_a_type_error_with_the_fix():
     with pytest.raises(TypeError, match=r"iterate over a tensor, e.g. rt.range\(n\)"):
-        trace(python_loop_tensor_return, np.array([1, 2, 3], np.int32))
+        trace(python_list_loop_tensor_return, np.array([1, 2, 3], np.int32))
+
+
+def python_while_tensor_break(n):
+    i = 0
+    total = 0
+    while True:
+        total += i
+        if i >= n:
+            break
+        i += 1
+    return total
+
+
+def test_a_python_while_whose_condition_becomes_a_tensor_continues_as_a_graph_loop():
+    run, graph = trace(python_while_tensor_break, np.int32(1))
+    assert "While" in op_types(graph)
+    assert run(np.int32(4))[0] == 10 and run(np.int32(0))[0] == 0
 
 
 def positive(x):
