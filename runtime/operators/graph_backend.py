@@ -320,6 +320,8 @@ def _loop_state(
     born = []
     for i, (value, name) in enumerate(zip(state, names)):
         if isinstance(value, UndefinedReturnValue):
+            if sample[i] is value:
+                raise _NeverSet(i)
             if isinstance(sample[i], Undefined):
                 raise ValueError(
                     "cannot tell the type of the return value of this function from "
@@ -339,6 +341,57 @@ def _loop_state(
         else:
             out.append(value)
     return tuple(out), tuple(born)
+
+
+class _NeverSet(Exception):
+    """A return value no traced path of a loop's body sets (its `return` is
+    behind a condition that is false while tracing): it stays out of the
+    loop variables (see `_without`)."""
+
+    def __init__(self, position: int) -> None:
+        super().__init__(position)
+        self.position = position
+
+
+def _without(
+    position: int,
+    test: Callable[..., Any] | None,
+    body: Callable[..., Any],
+    state: tuple[Any, ...],
+    names: tuple[str, ...],
+    skip: int,
+) -> tuple[Any, ...]:
+    """A loop's test, body, state and names without the state variable at
+    `position`, which keeps its value; and a function that puts it back
+    into the loop's result."""
+    kept = state[position]
+    count = len(state)
+
+    def full(values: Sequence[Any]) -> tuple[Any, ...]:
+        return (*values[:position], kept, *values[position:])
+
+    def test_(*args: Any) -> Any:
+        return test(*full(args))
+
+    def body_(*args: Any) -> Any:
+        out = as_state(body(*args[:skip], *full(args[skip:])), count)
+        if out[position] is not kept:
+            raise ValueError(
+                "cannot tell the type of the return value of this function from "
+                "its graph loop; return a value of the same type on every path"
+            )
+        return unpack_state((*out[:position], *out[position + 1 :]))
+
+    def finish(result: Any) -> Any:
+        return unpack_state(full(as_state(result, count - 1)))
+
+    return (
+        test_ if test is not None else None,
+        body_,
+        (*state[:position], *state[position + 1 :]),
+        (*names[:position], *names[position + 1 :]),
+        finish,
+    )
 
 
 def _trial(
@@ -553,7 +606,13 @@ def _while_stmt(
     def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
         return as_state(_dry_run(body, args), count)
 
-    loop_vars, born = _loop_state(state, names, trial)
+    try:
+        loop_vars, born = _loop_state(state, names, trial)
+    except _NeverSet as never:
+        test_, body_, state_, names_, finish = _without(
+            never.position, test, body, state, names, 0
+        )
+        return finish(_while_stmt(test_, body_, state_, names_, first_cond, opts=opts))
     if born:
         first = _Born(born, names)
         result = _while_stmt(
@@ -635,7 +694,14 @@ def _for_stmt(
         return as_state(_dry_run(run, args), count)
 
     item_type = _Guess(iterable.dtype, _item_shape(iterable))
-    loop_vars, born = _loop_state(state, names, trial, [item_type])
+    try:
+        loop_vars, born = _loop_state(state, names, trial, [item_type])
+    except _NeverSet as never:
+        test_, body_, state_, names_, finish = _without(
+            never.position, extra_test, body, state, names, 1
+        )
+        result = _for_stmt(iterable, body_, state_, names_, test_, opts=opts)
+        return finish(result)
     if born:
         first = _Born(born, names)
         result = _for_stmt(
@@ -799,8 +865,22 @@ def _if_exp(
     if_false: Callable[[], Any],
     expr_repr: str = "",
 ) -> Any:
+    def arm(fn: Callable[[], Any], other: Callable[[], Any]) -> Callable[[], Any]:
+        def run() -> Any:
+            value = fn()
+            if isinstance(value, UndefinedReturnValue):
+                # `return retval_` after a loop whose `return` no traced path
+                # took: the value is never used; give it the other's type.
+                return _undefined_return(value, _dry_run(other, ()))
+            return value
+
+        return run
+
     return control_flow.cond(
-        cond, if_true, if_false, names=[_if_exp_label(if_true, if_false)]
+        cond,
+        arm(if_true, if_false),
+        arm(if_false, if_true),
+        names=[_if_exp_label(if_true, if_false)],
     )
 
 

@@ -329,3 +329,33 @@ def test_a_return_in_a_graph_while_learns_its_type_from_a_traced_body():
     # Python values before the loop (i = 0), `i > 2` would take one branch.
     run, _ = trace(returns_from_a_graph_while, np.int32(1))
     assert run(np.int32(5))[0] == 30 and run(np.int32(2))[0] == -1
+
+
+def return_never_traced_in_while(n):
+    i = 0
+    while i < n:
+        if 2.0 > 1.0:  # a Python condition: the return below never runs
+            i += 1
+            continue
+        else:
+            return i * 100
+    return i
+
+
+def return_never_traced_in_for(n):
+    total = 0
+    for i in rt.range(n):
+        if True:
+            total += i
+        else:
+            return -1
+    return total
+
+
+@pytest.mark.parametrize(
+    "f, n, expected",
+    [(return_never_traced_in_while, 4, 4), (return_never_traced_in_for, 4, 6)],
+)
+def test_a_return_no_traced_path_takes_stays_out_of_the_graph_loop(f, n, expected):
+    run, _ = trace(f, np.int32(1))
+    assert run(np.int32(n))[0] == expected == f(n)
