@@ -180,3 +180,25 @@ def test_an_item_a_graph_loop_cannot_carry_is_refused_naming_it():
 def test_an_item_of_an_object_the_body_rebinds_travels_with_the_name():
     f = autograph.function(fresh_dict_each_iteration)
     assert f(rt.constant(4)).numpy() == 6
+
+
+def bump_in_while_test(a):
+    z = a
+
+    def bump():
+        nonlocal z
+        z = z + 1
+        return z > 2
+
+    steps = 0
+    while not bump():
+        steps += 1
+    return steps, z
+
+
+def test_a_while_test_that_changes_a_cell_runs_once_per_iteration():
+    # The test runs once in Python to pick the graph loop; that evaluation's
+    # write is undone, so the graph loop's own test is the first.
+    for a in (-1, 1, 5):
+        steps, z = autograph.function(bump_in_while_test)(rt.constant(a))
+        assert (steps.numpy(), z.numpy()) == bump_in_while_test(a)
