@@ -20,7 +20,6 @@ from typing import Any
 
 from runtime.operators import verification
 from runtime.operators.dispatch import TABLES
-from runtime.operators import places as places_
 from runtime.operators.places import Place
 
 _IF = TABLES["if_stmt"]
@@ -100,22 +99,17 @@ def while_stmt(
         The final loop variables: one bare, several as a tuple, none as None.
     """
     count = len(state)
-    before = places_.read(places) if places else ()
     cond = test(*state)
     while True:
         impl = _WHILE.get(type(cond))
         if impl is not None:
             # A backend's value, maybe after some Python iterations: the rest
-            # of the loop is a loop, which the backend builds from here. Its
-            # loop evaluates the test again: what this evaluation changed in
-            # place is undone, so the test's effects happen once.
-            places_.write(places, before)
+            # of the loop is a loop, which the backend builds from here (from
+            # this value of the test, which has run).
             return impl(test, body, state, names, cond, places=places, opts=opts)
         if not cond:
             return unpack_state(state)
         state = as_state(body(*state), count)
-        if places:
-            before = places_.read(places)
         cond = test(*state)
 
 

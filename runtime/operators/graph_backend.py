@@ -595,12 +595,7 @@ def _while_stmt(
     names = names or state_names(test)
     if places:
         _refuse_untracked(places)
-        k = len(state)
-        loop = _loop_with_places(test, body, state, names, places, 0)
-        result = _restoring(places, lambda: _while_stmt(*loop, first_cond, opts=opts))
-        result = as_state(result, k + len(places))
-        places_.write(places, result[k:])
-        return unpack_state(result[:k])
+        return _while_with_places(test, body, state, names, first_cond, places, opts)
     count = len(state)
 
     def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -651,6 +646,50 @@ def _while_stmt(
             **options,
         )
     return unpack_state(tuple(result))
+
+
+def _while_with_places(
+    test: Callable[..., Any],
+    body: Callable[..., Any],
+    state: tuple[Any, ...],
+    names: tuple[str, ...],
+    first_cond: Any,
+    places: Sequence[Place],
+    opts: dict[str, Any] | None,
+) -> Any:
+    """`_while_stmt` with the places as more loop variables.
+
+    The test may change places too (it may call a function that writes a
+    `nonlocal`), and a graph loop's condition cannot pass anything on; so
+    the loop is rotated: the condition is a loop variable, first the value
+    the test already gave (its effects are in the places), then the test's
+    value at the end of each iteration, computed in the body.
+
+        c = first_cond                 while c:
+        while c:               ==          state = body(*state)
+            ...                            c = test(*state)
+    """
+    k = len(state)
+
+    def test_(c: Any, *values: Any) -> Any:
+        return c
+
+    def body_(c: Any, *values: Any) -> Any:
+        places_.write(places, values[k:])
+        out = as_state(body(*values[:k]), k)
+        c = test(*out)
+        return (c, *out, *places_.read(places))
+
+    loop = (
+        test_,
+        body_,
+        (first_cond, *state, *places_.read(places)),
+        ("the loop's condition", *names, *(p.name for p in places)),
+    )
+    result = _restoring(places, lambda: _while_stmt(*loop, first_cond, opts=opts))
+    result = as_state(result, 1 + k + len(places))
+    places_.write(places, result[1 + k :])
+    return unpack_state(result[1 : 1 + k])
 
 
 def _for_stmt(
