@@ -593,7 +593,7 @@ def _while_stmt(
     opts: dict[str, Any] | None = None,
 ) -> Any:
     names = names or state_names(test)
-    if places:
+    if places or _has_effects(test, state):
         _refuse_untracked(places)
         return _while_with_places(test, body, state, names, first_cond, places, opts)
     count = len(state)
@@ -648,6 +648,23 @@ def _while_stmt(
     return unpack_state(tuple(result))
 
 
+def _has_effects(test: Callable[..., Any], state: tuple[Any, ...]) -> bool:
+    """Whether a loop test adds stateful ops (a Variable update): it has run
+    once already, so the loop must not run it again before the body."""
+    if not state:
+        return False  # an effects-only loop: its test is traced as it is
+    scratch = Graph("dry_run", outer_graph=STATE.graph)
+    with scratch.as_default():
+        guesses = [_as_guess(v) for v in state]
+        test(
+            *[
+                scratch.placeholder(g.dtype, g.shape) if isinstance(g, _Guess) else g
+                for g in guesses
+            ]
+        )
+    return scratch.is_stateful
+
+
 def _while_with_places(
     test: Callable[..., Any],
     body: Callable[..., Any],
@@ -657,7 +674,8 @@ def _while_with_places(
     places: Sequence[Place],
     opts: dict[str, Any] | None,
 ) -> Any:
-    """`_while_stmt` with the places as more loop variables.
+    """`_while_stmt` with the places as more loop variables, for a loop whose
+    test has effects.
 
     The test may change places too (it may call a function that writes a
     `nonlocal`), and a graph loop's condition cannot pass anything on; so

@@ -359,3 +359,16 @@ def return_never_traced_in_for(n):
 def test_a_return_no_traced_path_takes_stays_out_of_the_graph_loop(f, n, expected):
     run, _ = trace(f, np.int32(1))
     assert run(np.int32(n))[0] == expected == f(n)
+
+
+def counts_variable_updates(n, v):
+    k = 0
+    while v.assign_add(1) < n:
+        k += 1
+    return k
+
+
+def test_a_graph_while_test_that_updates_a_variable_runs_once_per_iteration():
+    v = rt.Variable(0)
+    f = autograph.function(counts_variable_updates)
+    assert f(rt.constant(3), v).numpy() == 2 and v.numpy() == 3
