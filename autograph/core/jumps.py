@@ -24,6 +24,9 @@ from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
 _LOOPS = (ast.For, ast.While, ast.AsyncFor)
+TRIES: tuple[type[ast.stmt], ...] = (ast.Try,) + (
+    (ast.TryStar,) if hasattr(ast, "TryStar") else ()  # Python 3.11+
+)
 
 
 # What lowering may add to a tree (see `Context.kinds`): flag assignments,
@@ -180,11 +183,17 @@ class Lowering:
                 self.on_loop(stmt)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             stmt.body = self.block(stmt.body)
-        elif isinstance(stmt, ast.Try):
+        elif isinstance(stmt, TRIES):
+            # `else` runs only when the body ends without a jump.
+            body_jumps = self.contains(stmt.body)
             stmt.body = self.block(stmt.body)
             for handler in stmt.handlers:
                 handler.body = self.block(handler.body)
             stmt.orelse = self.block(stmt.orelse)
+            if body_jumps and stmt.orelse:
+                self.guards_used = True
+                guard = not_(name(self.flag))
+                stmt.orelse = [ast.If(test=guard, body=stmt.orelse, orelse=[])]
             stmt.finalbody = self.block(stmt.finalbody)
         else:  # e.g. `match`: rejected before conversion; keep as is
             pass
