@@ -238,7 +238,12 @@ class _Analyzer:
         final = self.block(node.finalbody, _merge(after, entry))
         if after is None or final is None:
             return None
-        return after.bind(final.must)
+        # Past the finally block on the normal path: what it binds on every
+        # path is bound, what it may delete may be unbound.
+        deleted: set[str] = set()
+        for stmt in node.finalbody:
+            deleted |= self.cache.of(stmt).deleted
+        return _State(after.may | final.may, (after.must - deleted) | final.must)
 
     visit_TryStar = visit_Try
 

@@ -28,6 +28,17 @@ def test_del_makes_a_name_undefined():
     assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
 
 
+def test_del_in_a_finally_block_makes_a_name_undefined_after_it():
+    fn = _fn("def f(y):\n  try:\n    y += 1\n  finally:\n    del y\n  return y")
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
+
+
+def test_a_name_bound_again_in_a_finally_block_is_defined_after_it():
+    src = "def f(y):\n  try:\n    pass\n  finally:\n    del y\n    y = 2\n  return y"
+    fn = _fn(src)
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is True
+
+
 def test_a_branch_that_returns_does_not_leave_names_undefined():
     fn = _fn("def f(c):\n  if c:\n    return 0\n  else:\n    y = 1\n  return y")
     assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is True
