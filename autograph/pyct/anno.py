@@ -68,6 +68,15 @@ class Basic(NoValue):
         "An expression AST: extra test to evaluate before each iteration (for "
         "loops with break/return)"
     )
+    PENDING_JUMPS = (
+        "On a try statement: the jump flags (names) that its body, handlers or "
+        "else block may set, which a jump in its finally block cancels: a tuple"
+    )
+    FINALLY_JUMPED = (
+        "On a try statement whose finally block holds a lowered jump: the name "
+        "of the flag telling that the finally block jumped (and so discards "
+        "the exception in flight)"
+    )
 
 
 class Static(NoValue):

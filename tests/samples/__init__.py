@@ -38,6 +38,7 @@ TOPICS: tuple[str, ...] = (
     "lists",
     "asserts_prints",
     "misc",
+    "exceptions",
 )
 """The topic modules of the corpus, in a fixed order."""
 
