@@ -216,7 +216,12 @@ class _Analyzer:
             self.mark(item.context_expr, state)
             if item.optional_vars is not None:
                 state = state.bind(activity.writes(item.optional_vars))
-        return self.block(node.body, state)
+        after = self.block(node.body, state)
+        if after is None:
+            # A body that never ends normally may still be left by an
+            # exception the context manager suppresses, from anywhere in it.
+            return _State(state.may | self.cache.writes(node.body), state.must)
+        return after
 
     visit_AsyncWith = visit_With
 

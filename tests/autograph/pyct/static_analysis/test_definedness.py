@@ -57,3 +57,11 @@ def test_converted_semantics_bind_the_outputs_of_a_converted_if():
 def test_a_while_test_is_checked_against_every_iteration_not_just_the_first():
     fn = _fn("def f(n):\n  x = 1\n  while x > 0:\n    del x\n  return n")
     assert anno.getanno(fn.body[1].test.left, Defined.DEFINITELY) is False
+
+
+def test_code_after_a_with_block_that_raises_is_reachable():
+    # The context manager may suppress the exception.
+    src = "def f(cm):\n  with cm:\n    y = 1\n    raise KeyError\n  return y"
+    fn = _fn(src)
+    assert anno.getanno(fn.body[1], Defined.MAY_IN) == {"cm", "y"}
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
