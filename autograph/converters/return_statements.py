@@ -102,11 +102,12 @@ class _FunctionReturns:
         )
         return ast.Assign(targets=[flags], value=values, type_comment=None)
 
-    def _stop_loop(self, loop: ast.stmt) -> None:
-        """A loop holding a return stops once it returned, skipping its `else`."""
-        add_loop_test(loop, jumps.not_(jumps.name(self.do_return)))
+    def _stop_loop(self, loop: ast.stmt, flag: str) -> None:
+        """A loop holding a return stops once it returned (`flag`), skipping
+        its `else`."""
+        add_loop_test(loop, jumps.not_(jumps.name(flag)))
         if loop.orelse:
-            guard = jumps.not_(jumps.name(self.do_return))
+            guard = jumps.not_(jumps.name(flag))
             loop.orelse = [ast.If(test=guard, body=loop.orelse, orelse=[])]
 
     def _replace(self, stmt: ast.Return) -> list[ast.stmt]:

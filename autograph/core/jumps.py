@@ -91,7 +91,8 @@ class Lowering:
         namer: Names the flag of a `finally` block that jumps (see
             `_lower_try`).
         on_loop: Called with each nested loop that contains a lowered jump
-            (only when `into_loops`), e.g. to add an extra loop test.
+            (only when `into_loops`) and the flag that tells it to stop, e.g.
+            to add an extra loop test.
     """
 
     def __init__(
@@ -102,7 +103,7 @@ class Lowering:
         *,
         namer: naming.Namer,
         into_loops: bool = False,
-        on_loop: Callable[[ast.stmt], None] | None = None,
+        on_loop: Callable[[ast.stmt, str], None] | None = None,
     ) -> None:
         self.is_jump = is_jump
         self.replace = replace
@@ -112,6 +113,11 @@ class Lowering:
         self.on_loop = on_loop
         self.guards_used = False
         self.dropped = False  # whether code after a jump was dropped
+        # How many statements around the block being lowered may catch an
+        # exception (a try with handlers, a with, a finally that jumps), and
+        # the flags of the finally blocks that jump around it.
+        self._catchers = 0
+        self._finally_flags: list[str] = []
 
     @property
     def flag(self) -> str:
@@ -124,6 +130,14 @@ class Lowering:
     def flag_named(self) -> bool:
         """Whether the flag has a name (some guard or statement uses it)."""
         return isinstance(self._flag, str)
+
+    def _guard_flag(self) -> str:
+        """The flag a guard tests: in a finally block that jumps, whether it
+        jumped (a jump pending from before it must not skip its code)."""
+        if self._finally_flags:
+            return self._finally_flags[-1]
+        self.guards_used = True
+        return self.flag
 
     def contains(self, node: ast.AST) -> bool:
         """Whether `node` (a statement or a list) holds a jump of this kind."""
@@ -188,10 +202,8 @@ class Lowering:
             else:
                 out.extend(self._lower_children(stmt))
             if rest:
-                self.guards_used = True
-                out.append(
-                    ast.If(test=not_(name(self.flag)), body=self.block(rest), orelse=[])
-                )
+                guard = not_(name(self._guard_flag()))
+                out.append(ast.If(test=guard, body=self.block(rest), orelse=[]))
             return out
         return out
 
@@ -201,9 +213,11 @@ class Lowering:
             stmt.body = self.block(stmt.body)
             stmt.orelse = self.block(stmt.orelse)
             if self.on_loop is not None:
-                self.on_loop(stmt)
+                self.on_loop(stmt, self._guard_flag())
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            self._catchers += 1  # its context manager may suppress exceptions
             stmt.body = self.block(stmt.body)
+            self._catchers -= 1
         elif isinstance(stmt, TRIES):
             return self._lower_try(stmt)
         # else e.g. `match`: rejected before conversion; keep as is
@@ -230,20 +244,25 @@ class Lowering:
         """
         body_jumps = self.contains(stmt.body)
         pending = body_jumps or any(self.contains(h.body) for h in stmt.handlers)
+        final_jumps = self.contains(stmt.finalbody)
+        self._catchers += final_jumps  # its wrapper catches what all blocks raise
+        self._catchers += bool(stmt.handlers)
         stmt.body = self.block(stmt.body)
+        self._catchers -= bool(stmt.handlers)
         for handler in stmt.handlers:
             handler.body = self.block(handler.body)
         pending |= self.contains(stmt.orelse)
         stmt.orelse = self.block(stmt.orelse)
+        if pending and stmt.finalbody and self._catchers:
+            self._reset_if_finally_raises(stmt)
         if body_jumps and stmt.orelse:
-            self.guards_used = True
-            guard = not_(name(self.flag))
+            guard = not_(name(self._guard_flag()))
             stmt.orelse = [ast.If(test=guard, body=stmt.orelse, orelse=[])]
         flags = anno.getanno(stmt, anno.Basic.PENDING_JUMPS, ())
         # (A flag with no name yet is read by no guard: nothing to cancel.)
         if pending and self.flag_named and self.flag not in flags:
             anno.setanno(stmt, anno.Basic.PENDING_JUMPS, (*flags, self.flag))
-        if not self.contains(stmt.finalbody):
+        if not final_jumps:
             stmt.finalbody = self.block(stmt.finalbody)
             return [stmt]
         jumped = anno.getanno(stmt, anno.Basic.FINALLY_JUMPED, None)
@@ -267,11 +286,36 @@ class Lowering:
             ]
 
         self.replace = in_finally
+        self._finally_flags.append(jumped)
         try:
             stmt.finalbody = self.block(stmt.finalbody)
         finally:
             self.replace = replace
+            self._finally_flags.pop()
+            self._catchers -= 1
         return out
+
+    def _reset_if_finally_raises(self, stmt: ast.stmt) -> None:
+        """An exception from a finally block discards the pending jumps.
+
+        Only needed where something may catch that exception before the
+        jump's target: `finally: F` -> `finally: try: F / except
+        BaseException: flag = False; raise`, one such handler for every kind
+        of jump.
+        """
+        handler = anno.getanno(stmt, anno.Basic.FINALLY_RESETS, None)
+        if handler is None:
+            handler = ast.ExceptHandler(
+                type=name("BaseException"), name=None, body=[ast.Raise()]
+            )
+            anno.setanno(stmt, anno.Basic.FINALLY_RESETS, handler)
+            guard = ast.Try(
+                body=stmt.finalbody, handlers=[handler], orelse=[], finalbody=[]
+            )
+            stmt.finalbody = [guard]
+        resets = [self.flag, *self._finally_flags]
+        false = ast.Constant(value=False)
+        handler.body[-1:-1] = [assign(f, false) for f in resets]
 
 
 def _discard_exception_unless(stmt: ast.stmt, jumped: str) -> ast.Try:

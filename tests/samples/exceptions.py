@@ -147,6 +147,64 @@ def finally_without_jump_raises(x):
     return total
 
 
+def exception_from_finally_discards_return(n):
+    total = 0
+    for i in range(n):
+        try:
+            try:
+                return i
+            finally:
+                total += 10 // i
+        except ZeroDivisionError:
+            total += 100
+    return total
+
+
+def exception_after_jump_in_finally(x):
+    try:
+        pass
+    finally:
+        try:
+            return x
+        finally:
+            if x > 1:
+                raise KeyError(x)
+
+
+def pending_return_does_not_skip_finally_code(x):
+    try:
+        return x
+    finally:
+        try:
+            x += 1
+        except KeyError:
+            return -1
+        if x > 2:
+            raise ValueError(x)
+
+
+class Suppress:
+    """Suppresses any exception, logging it."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        self.log.append(kind.__name__ if kind else None)
+        return True
+
+
+def code_after_a_suppressed_raise_runs(n, log):
+    with Suppress(log):
+        raise KeyError(n)
+    for i in range(n):
+        return i
+    return -1
+
+
 # --- conditions are evaluated even when the `if` does nothing -------------
 
 
@@ -237,6 +295,10 @@ MORE_SAMPLES = [
     Sample(break_in_finally_swallows, [(5,), (2,)]),
     Sample(continue_in_finally_only, [([1, 0, 2],)]),
     Sample(finally_without_jump_raises, [(1,), (9,)]),
+    Sample(exception_from_finally_discards_return, [(1,), (3,)]),
+    Sample(exception_after_jump_in_finally, [(1,), (2,)]),
+    Sample(pending_return_does_not_skip_finally_code, [(1,), (2,)]),
+    Sample(code_after_a_suppressed_raise_runs, [(2, []), (0, [])]),
 ]
 """Samples kept out of the corpus (`SAMPLES`): their converted code is long
 by nature (a try in a loop, jumps in finally), and the corpus has a budget of
