@@ -15,7 +15,12 @@ import pytest
 import autograph
 from autograph.impl import api
 from tests.autograph.converters.util import apply, run, same
-from tests.equivalence import assert_equivalent, run_captured
+from tests.equivalence import (
+    assert_equivalent,
+    assert_graph_equivalent,
+    require_graph_mode,
+    run_captured,
+)
 from tests.samples import exceptions
 from tests.versions import UNPARSE_TEXT_OF_311
 
@@ -51,6 +56,25 @@ def test_traced_code_behaves_like_the_original(fn, args):
     else:
         assert traced.error is None, traced.error
         assert _plain(traced.result) == expected.result
+
+
+# Those whose graph version means the same (a `raise` or a return under a
+# graph `if` cannot be traced; an int condition is not a bool tensor).
+GRAPH = [
+    exceptions.return_in_try_skips_else,
+    exceptions.break_in_try_skips_else,
+    exceptions.continue_in_finally_cancels_return,
+    exceptions.break_in_finally_cancels_return,
+    exceptions.continue_in_finally_cancels_break,
+    exceptions.finally_without_jump_raises,
+    exceptions.del_in_finally_then_read,
+]
+
+
+@pytest.mark.parametrize(("fn", "args"), _cases([s for s in ALL if s.fn in GRAPH]))
+def test_traced_code_behaves_like_the_original_on_tensors(fn, args):
+    _, rt = require_graph_mode()
+    assert_graph_equivalent(fn, *(rt.constant(a) for a in args))
 
 
 @UNPARSE_TEXT_OF_311
