@@ -34,6 +34,8 @@ class VariablesTransformer(transformer.Base):
         super().__init__(ctx)
         # One entry per enclosing function, innermost last.
         self.locals: list[set[str]] = []
+        # Its locals that a `del` may unbind after a closure was made.
+        self.deleted: list[set[str]] = []
         # Its locals that may be unbound at the statement being visited.
         self.maybe_unbound: list[set[str]] = []
         # Lambdas/comprehensions being visited: (function depth, own names,
@@ -46,9 +48,13 @@ class VariablesTransformer(transformer.Base):
         local = activity.local_names(node)
         anno.setanno(node, LOCALS, local - activity.writes(node.args))
         self.locals.append(local)
+        self.deleted.append(
+            activity.deletes(node.body) if ast.Delete in self.ctx.kinds else set()
+        )
         self.maybe_unbound.append(set())
         node.body = self.visit_block(node.body)
         self.maybe_unbound.pop()
+        self.deleted.pop()
         self.locals.pop()
         return node
 
@@ -86,17 +92,18 @@ class VariablesTransformer(transformer.Base):
             return node  # the lambda's or comprehension's own name
         if name in self.locals[-1]:
             if inner:  # read later, inside a lambda/comprehension of this function
-                if name in self.maybe_unbound[-1]:
+                if name in self.maybe_unbound[-1] or name in self.deleted[-1]:
                     closure = inner[0][1]
                     return ag_call("ld", node, ast.Constant(value=closure, kind=None))
                 return node
             if anno.getanno(node, Defined.DEFINITELY, True) is False:
                 return ag_call("ld", node)
             return node
-        # A free name of a nested function: check the enclosing function's.
+        # A free name of a nested function: check the enclosing function's,
+        # where it may also be deleted after the nested function was made.
         for level in range(depth - 2, -1, -1):
             if name in self.locals[level]:
-                if name in self.maybe_unbound[level]:
+                if name in self.maybe_unbound[level] or name in self.deleted[level]:
                     return ag_call("ld", node, ast.Constant(value=True, kind=None))
                 break
         return node

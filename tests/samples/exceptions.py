@@ -260,6 +260,26 @@ def augmented_after_del(x):
     return x
 
 
+def del_in_try_then_read_in_handler(x):
+    y = x
+    try:
+        del y
+        raise KeyError(x)
+    except KeyError:
+        return y  # noqa: F821
+
+
+def closure_reads_after_del(x):
+    y = x
+
+    def get():
+        return y  # noqa: F821
+
+    f = lambda: y  # noqa: E731, F821
+    del y
+    return get() if x > 0 else f()
+
+
 # --- user names like the compiler's placeholders ---------------------------
 
 
@@ -281,6 +301,8 @@ SAMPLES = [
     Sample(condition_truth_is_asked, [(3, []), (0, [])]),
     Sample(del_in_finally_then_read, [(1,)]),
     Sample(augmented_after_del, [(5,)]),
+    Sample(del_in_try_then_read_in_handler, [(1,)]),
+    Sample(closure_reads_after_del, [(1,), (0,)]),
     Sample(names_like_jump_flags, [([1, 2, 3],), ([1],)]),
 ]
 

@@ -228,9 +228,12 @@ class _Analyzer:
     def visit_Try(self, node: ast.Try, state: _State) -> _State | None:
         body = self.block(node.body, state)
         # A handler may start anywhere in the body: what the body binds is
-        # possible there, nothing more is certain.
+        # possible there, what it deletes is not certain any more.
         may = state.may | self.cache.writes(node.body)
-        entry = _State(may, state.must)
+        deleted: set[str] = set()
+        for stmt in node.body:
+            deleted |= self.cache.of(stmt).deleted
+        entry = _State(may, state.must - deleted)
         ends = []
         for handler in node.handlers:
             start = entry

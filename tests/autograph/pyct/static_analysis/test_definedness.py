@@ -65,3 +65,10 @@ def test_code_after_a_with_block_that_raises_is_reachable():
     fn = _fn(src)
     assert anno.getanno(fn.body[1], Defined.MAY_IN) == {"cm", "y"}
     assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
+
+
+def test_del_in_a_try_body_makes_a_name_undefined_in_its_handlers():
+    src = "def f(y):\n  try:\n    del y\n    g()\n  except KeyError:\n    return y"
+    fn = _fn(src)
+    handler = fn.body[0].handlers[0]
+    assert anno.getanno(handler.body[0].value, Defined.DEFINITELY) is False
