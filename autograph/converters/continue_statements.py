@@ -54,6 +54,7 @@ class ContinueTransformer(transformer.Base):
             node.body = [reset, *body]
         else:
             _remove(body, {id(m) for m in markers})
+            lowering.drop_resets()
             node.body = jumps.invert_empty_ifs(body) or [ast.Pass()]
             jumps.fill_empty_blocks(node)
         return node

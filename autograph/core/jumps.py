@@ -118,6 +118,8 @@ class Lowering:
         # the flags of the finally blocks that jump around it.
         self._catchers = 0
         self._finally_flags: list[str] = []
+        # The flag's resets in finally blocks: (try, its handler, the reset).
+        self._resets: list[tuple[ast.Try, ast.ExceptHandler, ast.stmt]] = []
 
     @property
     def flag(self) -> str:
@@ -313,9 +315,21 @@ class Lowering:
                 body=stmt.finalbody, handlers=[handler], orelse=[], finalbody=[]
             )
             stmt.finalbody = [guard]
-        resets = [self.flag, *self._finally_flags]
         false = ast.Constant(value=False)
-        handler.body[-1:-1] = [assign(f, false) for f in resets]
+        own = assign(self.flag, false)
+        self._resets.append((stmt, handler, own))
+        handler.body[-1:-1] = [own, *(assign(f, false) for f in self._finally_flags)]
+
+    def drop_resets(self) -> None:
+        """Removes the flag's resets (for a flag that no guard reads), and the
+        handlers around finally blocks that are left with nothing to do."""
+        for stmt, handler, reset in self._resets:
+            handler.body.remove(reset)
+            if len(handler.body) == 1:  # just `raise`
+                (guard,) = stmt.finalbody
+                stmt.finalbody = guard.body
+                anno.delanno(stmt, anno.Basic.FINALLY_RESETS)
+        self._resets.clear()
 
 
 def _discard_exception_unless(stmt: ast.stmt, jumped: str) -> ast.Try:

@@ -266,3 +266,62 @@ def test_generated_names_never_clash_with_the_users():
     assert "do_return_flag__ = 0" in converted
     assert "retval_value__ = 10" in converted
     assert "do_return, retval_ = (False" in converted
+
+
+@UNPARSE_TEXT_OF_311
+def test_a_finally_that_raises_resets_the_flags_only_where_they_are_read():
+    from autograph.converters import continue_statements
+
+    source = """
+        def f(xs, g):
+            for x in xs:
+                try:
+                    try:
+                        if x:
+                            continue
+                    finally:
+                        g()
+                except KeyError:
+                    pass
+                {after}
+            return xs
+    """
+    # Nothing after: the flag is read by no guard, and needs no reset.
+    same(
+        apply([continue_statements], source.format(after="")),
+        """
+        def f(xs, g):
+            for x in xs:
+                try:
+                    try:
+                        not x
+                    finally:
+                        g()
+                except KeyError:
+                    pass
+            return xs
+        """,
+    )
+    same(
+        apply([continue_statements], source.format(after="g()")),
+        """
+        def f(xs, g):
+            for x in xs:
+                continue_ = False
+                try:
+                    try:
+                        if x:
+                            continue_ = True
+                    finally:
+                        try:
+                            g()
+                        except BaseException:
+                            continue_ = False
+                            raise
+                except KeyError:
+                    pass
+                if not continue_:
+                    g()
+            return xs
+        """,
+    )
