@@ -161,9 +161,9 @@ class _FunctionReturns:
             elif (
                 isinstance(stmt, ast.Try)
                 and not rest
+                and not stmt.orelse  # falling off the body runs `else`, not a return
                 and (
-                    # Falling off the body runs `else`, not a return.
-                    (not stmt.orelse and not low.contains(stmt.finalbody))
+                    not low.contains(stmt.finalbody)
                     # A finally block that always returns ends the function
                     # whatever happens before; Python runs it as it is.
                     or low.always_jumps(stmt.finalbody)
@@ -172,7 +172,6 @@ class _FunctionReturns:
                 stmt.body = self.tail_block(stmt.body)
                 for handler in stmt.handlers:
                     handler.body = self.tail_block(handler.body)
-                stmt.orelse = self.tail_block(stmt.orelse)
                 stmt.finalbody = self.tail_block(stmt.finalbody)
                 out.append(stmt)
                 return out

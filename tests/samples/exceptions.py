@@ -147,6 +147,21 @@ def finally_without_jump_raises(x):
     return total
 
 
+def else_runs_before_a_finally_that_returns(xs):
+    out = []
+    try:
+        for x in xs:
+            if x < 0:
+                return "negative"
+    except KeyError:
+        pass
+    else:
+        out.append("else")
+    finally:
+        out.append("finally")
+        return out
+
+
 def exception_from_finally_discards_return(n):
     total = 0
     for i in range(n):
@@ -280,6 +295,20 @@ def closure_reads_after_del(x):
     return get() if x > 0 else f()
 
 
+def del_in_else_then_read_in_finally(x):
+    y = x
+    try:
+        pass
+    except KeyError:
+        pass
+    else:
+        del y
+        raise ValueError(x)
+    finally:
+        x += y  # noqa: F821
+    return x
+
+
 # --- user names like the compiler's placeholders ---------------------------
 
 
@@ -302,6 +331,7 @@ SAMPLES = [
     Sample(del_in_finally_then_read, [(1,)]),
     Sample(augmented_after_del, [(5,)]),
     Sample(del_in_try_then_read_in_handler, [(1,)]),
+    Sample(del_in_else_then_read_in_finally, [(1,)]),
     Sample(closure_reads_after_del, [(1,), (0,)]),
     Sample(names_like_jump_flags, [([1, 2, 3],), ([1],)]),
 ]
@@ -317,6 +347,7 @@ MORE_SAMPLES = [
     Sample(break_in_finally_swallows, [(5,), (2,)]),
     Sample(continue_in_finally_only, [([1, 0, 2],)]),
     Sample(finally_without_jump_raises, [(1,), (9,)]),
+    Sample(else_runs_before_a_finally_that_returns, [([1],), ([-1],)]),
     Sample(exception_from_finally_discards_return, [(1,), (3,)]),
     Sample(exception_after_jump_in_finally, [(1,), (2,)]),
     Sample(pending_return_does_not_skip_finally_code, [(1,), (2,)]),

@@ -243,15 +243,22 @@ class _Analyzer:
         after = _merge(self.block(node.orelse, body), *ends)
         if not node.finalbody:
             return after
-        final = self.block(node.finalbody, _merge(after, entry))
+        # The finally block may also start anywhere in the other blocks.
+        others = [*node.handlers, *node.orelse]
+        for stmt in others:
+            deleted |= self.cache.of(stmt).deleted
+        may |= self.cache.writes(others)
+        final = self.block(
+            node.finalbody, _merge(after, _State(may, state.must - deleted))
+        )
         if after is None or final is None:
             return None
         # Past the finally block on the normal path: what it binds on every
         # path is bound, what it may delete may be unbound.
-        deleted: set[str] = set()
+        unbound: set[str] = set()
         for stmt in node.finalbody:
-            deleted |= self.cache.of(stmt).deleted
-        return _State(after.may | final.may, (after.must - deleted) | final.must)
+            unbound |= self.cache.of(stmt).deleted
+        return _State(after.may | final.may, (after.must - unbound) | final.must)
 
     visit_TryStar = visit_Try
 

@@ -161,8 +161,6 @@ def test_a_finally_that_always_returns_ends_the_function_as_it_is():
                 return g(x)
             except KeyError:
                 return 2
-            else:
-                x += 1
             finally:
                 if x:
                     return 3

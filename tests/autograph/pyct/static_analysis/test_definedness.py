@@ -72,3 +72,13 @@ def test_del_in_a_try_body_makes_a_name_undefined_in_its_handlers():
     fn = _fn(src)
     handler = fn.body[0].handlers[0]
     assert anno.getanno(handler.body[0].value, Defined.DEFINITELY) is False
+
+
+def test_del_in_an_else_block_makes_a_name_undefined_in_the_finally_block():
+    src = (
+        "def f(y):\n  try:\n    pass\n  except E:\n    pass\n"
+        "  else:\n    del y\n    raise E\n  finally:\n    h(y)"
+    )
+    fn = _fn(src)
+    call = fn.body[0].finalbody[0].value
+    assert anno.getanno(call.args[0], Defined.DEFINITELY) is False
