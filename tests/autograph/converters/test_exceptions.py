@@ -258,6 +258,7 @@ def test_an_emptied_if_keeps_its_test_unless_a_constant():
     )
 
 
+@UNPARSE_TEXT_OF_311
 def test_generated_names_never_clash_with_the_users():
     with api.always_run_converted():
         converted = autograph.to_code(exceptions.names_like_jump_flags)
