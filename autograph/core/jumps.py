@@ -255,7 +255,8 @@ class Lowering:
             handler.body = self.block(handler.body)
         pending |= self.contains(stmt.orelse)
         stmt.orelse = self.block(stmt.orelse)
-        if pending and stmt.finalbody and self._catchers:
+        # (Its own wrapper re-raises what its finally block raises.)
+        if pending and stmt.finalbody and self._catchers - final_jumps:
             self._reset_if_finally_raises(stmt)
         if body_jumps and stmt.orelse:
             guard = not_(name(self._guard_flag()))
