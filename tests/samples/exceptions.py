@@ -309,6 +309,13 @@ def del_in_else_then_read_in_finally(x):
     return x
 
 
+def del_in_a_suppressing_with(x, log):
+    with Suppress(log):
+        del x
+        x = len(log) // 0
+    return x
+
+
 # --- user names like the compiler's placeholders ---------------------------
 
 
@@ -332,6 +339,7 @@ SAMPLES = [
     Sample(augmented_after_del, [(5,)]),
     Sample(del_in_try_then_read_in_handler, [(1,)]),
     Sample(del_in_else_then_read_in_finally, [(1,)]),
+    Sample(del_in_a_suppressing_with, [(1, [])]),
     Sample(closure_reads_after_del, [(1,), (0,)]),
     Sample(names_like_jump_flags, [([1, 2, 3],), ([1],)]),
 ]

@@ -56,6 +56,10 @@ class _State(NamedTuple):
     def unbind(self, names: set[str] | frozenset[str]) -> _State:
         return _State(self.may - names, self.must - names)
 
+    def unbind_must(self, names: set[str] | frozenset[str]) -> _State:
+        """Names that may be unbound (still bound on some path)."""
+        return _State(self.may | names, self.must - names)
+
 
 def _merge(*states: _State | None) -> _State | None:
     live = [s for s in states if s is not None]
@@ -217,11 +221,17 @@ class _Analyzer:
             if item.optional_vars is not None:
                 state = state.bind(activity.writes(item.optional_vars))
         after = self.block(node.body, state)
+        # The context manager may suppress an exception from anywhere in the
+        # body, so what it deletes may be unbound after it, and a body that
+        # never ends normally may still be left.
+        deleted: set[str] = set()
+        for stmt in node.body:
+            deleted |= self.cache.of(stmt).deleted
         if after is None:
-            # A body that never ends normally may still be left by an
-            # exception the context manager suppresses, from anywhere in it.
-            return _State(state.may | self.cache.writes(node.body), state.must)
-        return after
+            return _State(
+                state.may | self.cache.writes(node.body), state.must - deleted
+            )
+        return after.unbind_must(deleted) if deleted else after
 
     visit_AsyncWith = visit_With
 

@@ -82,3 +82,11 @@ def test_del_in_an_else_block_makes_a_name_undefined_in_the_finally_block():
     fn = _fn(src)
     call = fn.body[0].finalbody[0].value
     assert anno.getanno(call.args[0], Defined.DEFINITELY) is False
+
+
+def test_del_in_a_with_block_makes_a_name_maybe_undefined_after_it():
+    # The context manager may suppress an exception raised before a
+    # re-binding: `with cm: del y; y = g()` may leave y unbound.
+    src = "def f(cm, y):\n  with cm:\n    del y\n    y = g()\n  return y"
+    fn = _fn(src)
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
