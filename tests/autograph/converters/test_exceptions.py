@@ -324,3 +324,18 @@ def test_a_finally_that_raises_resets_the_flags_only_where_they_are_read():
             return xs
         """,
     )
+
+
+def test_the_finally_flag_does_not_clash_with_a_users_name():
+    source = """
+        def f(xs):
+            finally_jumped = 0
+            for x in xs:
+                try:
+                    finally_jumped += x
+                finally:
+                    if x > 1:
+                        break
+            return finally_jumped
+    """
+    assert run(source, [1, 2, 3]) == 3
