@@ -162,6 +162,28 @@ def else_runs_before_a_finally_that_returns(xs):
         return out
 
 
+def finally_after_return_sees_the_loop_state(n, log):
+    i = 0
+    try:
+        for k in range(n):
+            i = k + 5
+        return 1
+    finally:
+        log.append(i)
+
+
+def finally_after_break_sees_the_loop_state(n, log):
+    i = 0
+    for k in range(n):
+        try:
+            for j in range(k + 2):
+                i = j
+            break
+        finally:
+            log.append(i)
+    return len(log)
+
+
 def exception_from_finally_discards_return(n):
     total = 0
     for i in range(n):
@@ -342,6 +364,7 @@ SAMPLES = [
     Sample(del_in_a_suppressing_with, [(1, [])]),
     Sample(closure_reads_after_del, [(1,), (0,)]),
     Sample(names_like_jump_flags, [([1, 2, 3],), ([1],)]),
+    Sample(finally_after_return_sees_the_loop_state, [(2, []), (0, [])]),
 ]
 
 MORE_SAMPLES = [
@@ -356,6 +379,7 @@ MORE_SAMPLES = [
     Sample(continue_in_finally_only, [([1, 0, 2],)]),
     Sample(finally_without_jump_raises, [(1,), (9,)]),
     Sample(else_runs_before_a_finally_that_returns, [([1],), ([-1],)]),
+    Sample(finally_after_break_sees_the_loop_state, [(2, []), (0, [])]),
     Sample(exception_from_finally_discards_return, [(1,), (3,)]),
     Sample(exception_after_jump_in_finally, [(1,), (2,)]),
     Sample(pending_return_does_not_skip_finally_code, [(1,), (2,)]),
