@@ -353,3 +353,24 @@ def test_jumps_in_a_try_star_body_are_lowered():
             return t
     """
     assert run(source, 5) == 201
+
+
+@pytest.mark.skipif(not hasattr(__import__("ast"), "TryStar"), reason="3.11+")
+def test_a_jump_in_the_finally_block_of_a_try_star_discards_the_exception():
+    source = """
+        def f(n):
+            t = 0
+            for i in range(n):
+                try:
+                    t += 1
+                    if i == 1:
+                        raise ValueError(i)
+                except* KeyError:
+                    pass
+                finally:
+                    if i == 1:
+                        continue
+                t += 10
+            return t
+    """
+    assert run(source, 3) == 23
