@@ -47,6 +47,7 @@ class BreakTransformer(transformer.Base):
             lambda s: isinstance(s, ast.Break),
             lambda s: [jumps.assign(flag, ast.Constant(value=True, kind=None))],
             flag,
+            namer=self.ctx.namer,
         )
         if not lowering.contains(node.body):
             # Without a break the else block always runs after the loop; moved

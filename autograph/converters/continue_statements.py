@@ -27,26 +27,34 @@ class ContinueTransformer(transformer.Base):
 
     def _visit_loop(self, node: ast.stmt) -> ast.stmt:
         self.generic_visit(node)  # inner loops own their continues
-        # The flag gets a real name only if some guard reads it.
-        flag = "continue_flag__"
-        markers: list[ast.stmt] = []
+        # The flag gets a name only if some guard reads it; until then the
+        # assignments that set it are kept here, and named (or dropped) below.
+        markers: list[ast.Assign] = []
 
         def replace(stmt: ast.stmt) -> list[ast.stmt]:
-            markers.append(jumps.assign(flag, ast.Constant(value=True, kind=None)))
+            markers.append(jumps.assign("", ast.Constant(value=True, kind=None)))
             return [markers[-1]]
 
-        lowering = jumps.Lowering(lambda s: isinstance(s, ast.Continue), replace, flag)
+        lowering = jumps.Lowering(
+            lambda s: isinstance(s, ast.Continue),
+            replace,
+            lambda: self.ctx.namer.new_symbol("continue_"),
+            namer=self.ctx.namer,
+        )
         if not lowering.contains(node.body):
             return node
         body = lowering.block(node.body)
         if lowering.dropped:
             self.ctx.kinds.add(DroppedCode)
         if lowering.guards_used:
+            flag = lowering.flag
+            for marker in markers:
+                marker.targets[0].id = flag
             reset = jumps.assign(flag, ast.Constant(value=False, kind=None))
             node.body = [reset, *body]
-            jumps.rename(node.body, {flag: self.ctx.namer.new_symbol("continue_")})
         else:
             _remove(body, {id(m) for m in markers})
+            lowering.drop_resets()
             node.body = jumps.invert_empty_ifs(body) or [ast.Pass()]
             jumps.fill_empty_blocks(node)
         return node

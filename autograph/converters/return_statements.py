@@ -55,18 +55,34 @@ class _FunctionReturns:
 
     def __init__(self, ctx: object) -> None:
         self.ctx = ctx
-        self.do_return = "do_return_flag__"
-        self.retval = "retval_value__"
+        self._retval = ""  # named with `do_return`, when a return needs them
         self.lowering = jumps.Lowering(
             lambda s: isinstance(s, ast.Return),
             self._replace,
-            self.do_return,
+            self._name_flags,
+            namer=ctx.namer,
             into_loops=True,
             on_loop=self._stop_loop,
         )
-        self.used = False  # whether the flags are needed
         self.changed = False  # whether the tree changed
         self.dropped = False  # whether dead code was dropped
+
+    @property
+    def do_return(self) -> str:
+        """The name of the flag telling that the function returned."""
+        return self.lowering.flag
+
+    @property
+    def retval(self) -> str:
+        """The name of the variable holding the value returned."""
+        _ = self.lowering.flag  # names both
+        return self._retval
+
+    def _name_flags(self) -> str:
+        """Names the flags, the first time a return needs them."""
+        do_return = self.ctx.namer.new_symbol("do_return")
+        self._retval = self.ctx.namer.new_symbol("retval_")
+        return do_return
 
     def init_flags(self) -> ast.stmt:
         """`do_return, retval_ = (False, ag__.UndefinedReturnValue())`."""
@@ -86,15 +102,15 @@ class _FunctionReturns:
         )
         return ast.Assign(targets=[flags], value=values, type_comment=None)
 
-    def _stop_loop(self, loop: ast.stmt) -> None:
-        """A loop holding a return stops once it returned, skipping its `else`."""
-        add_loop_test(loop, jumps.not_(jumps.name(self.do_return)))
+    def _stop_loop(self, loop: ast.stmt, flag: str) -> None:
+        """A loop holding a return stops once it returned (`flag`), skipping
+        its `else`."""
+        add_loop_test(loop, jumps.not_(jumps.name(flag)))
         if loop.orelse:
-            guard = jumps.not_(jumps.name(self.do_return))
+            guard = jumps.not_(jumps.name(flag))
             loop.orelse = [ast.If(test=guard, body=loop.orelse, orelse=[])]
 
     def _replace(self, stmt: ast.Return) -> list[ast.stmt]:
-        self.used = True
         value = (
             stmt.value
             if stmt.value is not None
@@ -146,11 +162,17 @@ class _FunctionReturns:
                 isinstance(stmt, ast.Try)
                 and not rest
                 and not stmt.orelse  # falling off the body runs `else`, not a return
-                and not low.contains(stmt.finalbody)
+                and (
+                    not low.contains(stmt.finalbody)
+                    # A finally block that always returns ends the function
+                    # whatever happens before; Python runs it as it is.
+                    or low.always_jumps(stmt.finalbody)
+                )
             ):
                 stmt.body = self.tail_block(stmt.body)
                 for handler in stmt.handlers:
                     handler.body = self.tail_block(handler.body)
+                stmt.finalbody = self.tail_block(stmt.finalbody)
                 out.append(stmt)
                 return out
             # A return that does not end the function: flags (set up right
@@ -163,7 +185,7 @@ class _FunctionReturns:
                 orelse=rest,
             )
             out.extend(self.tail_block([check]))
-            self.used = self.changed = True
+            self.changed = True
             return out
         return out
 
@@ -208,10 +230,6 @@ class ReturnTransformer(transformer.Base):
             self.ctx.kinds |= EMITS
         if returns.dropped or returns.lowering.dropped:
             self.ctx.kinds.add(DroppedCode)
-        if returns.used:
-            do_return = self.ctx.namer.new_symbol("do_return")
-            retval = self.ctx.namer.new_symbol("retval_")
-            jumps.rename(body, {returns.do_return: do_return, returns.retval: retval})
         node.body = body
         return node
 

@@ -45,6 +45,8 @@ class VariablesTransformer(transformer.Base):
         # Its locals that live in cells (`activity.cells`): converted code
         # reads and deletes them where they live.
         self.cells: list[set[str]] = []
+        # Its locals that a `del` may unbind after a closure was made.
+        self.deleted: list[set[str]] = []
         # Its locals that may be unbound at the statement being visited.
         self.maybe_unbound: list[set[str]] = []
         # Lambdas/comprehensions being visited: (function depth, own names,
@@ -64,9 +66,13 @@ class VariablesTransformer(transformer.Base):
         anno.setanno(node, NESTED_WRITES, nested)
         self.locals.append(local)
         self.cells.append(cells)
+        self.deleted.append(
+            activity.deletes(node.body) if ast.Delete in self.ctx.kinds else set()
+        )
         self.maybe_unbound.append(set())
         node.body = self.visit_block(node.body)
         self.maybe_unbound.pop()
+        self.deleted.pop()
         self.cells.pop()
         self.locals.pop()
         return node
@@ -105,17 +111,21 @@ class VariablesTransformer(transformer.Base):
             return node  # the lambda's or comprehension's own name
         if name in self.locals[-1]:
             if inner:  # read later, inside a lambda/comprehension of this function
-                if name in self.maybe_unbound[-1]:
+                deleted = name in self.deleted[-1] and name not in self.cells[-1]
+                if name in self.maybe_unbound[-1] or deleted:
                     closure = inner[0][1]
                     return ag_call("ld", node, ast.Constant(value=closure, kind=None))
                 return node
             if anno.getanno(node, Defined.DEFINITELY, True) is False:
                 return self._load_maybe_unbound(node)
             return node
-        # A free name of a nested function: check the enclosing function's.
+        # A free name of a nested function: check the enclosing function's,
+        # where it may also be deleted after the nested function was made.
         for level in range(depth - 2, -1, -1):
             if name in self.locals[level]:
-                if name in self.maybe_unbound[level]:
+                # (A cell's `del` stays a `del`: the read raises by itself.)
+                deleted = name in self.deleted[level] and name not in self.cells[level]
+                if name in self.maybe_unbound[level] or deleted:
                     return ag_call("ld", node, ast.Constant(value=True, kind=None))
                 break
         return node

@@ -20,17 +20,24 @@ import ast
 from collections.abc import Callable, Sequence
 
 from autograph.core.converter import GeneratedCode
-from autograph.pyct import anno, transformer
+from autograph.pyct import anno, naming, transformer
 from autograph.pyct.static_analysis import activity
 
 _LOOPS = (ast.For, ast.While, ast.AsyncFor)
+TRIES: tuple[type[ast.stmt], ...] = (ast.Try,) + (
+    (ast.TryStar,) if hasattr(ast, "TryStar") else ()  # Python 3.11+
+)
 
 
 # What lowering may add to a tree (see `Context.kinds`): flag assignments,
 # guards `if not flag:`, loop tests `not flag and ...`, `pass` in emptied
-# blocks, the test of an emptied `if` kept for its effects.
+# blocks, the test of an emptied `if` (`not c;`) kept for its effects, and
+# `try: ... except BaseException: if not finally_jumped: raise`.
 EMITS = frozenset(
     {
+        ast.Try,
+        ast.ExceptHandler,
+        ast.Raise,
         ast.Assign,
         ast.Expr,
         ast.Name,
@@ -76,30 +83,63 @@ class Lowering:
     Args:
         is_jump: Whether a statement is the jump being lowered.
         replace: The statements a jump becomes (e.g. `break_ = True`).
-        flag: The flag's name; `if not flag:` guards the statements a jump
-            may skip.
+        flag: The flag's name, or a function asked for it the first time a
+            guard `if not flag:` needs it (so a flag no guard reads is never
+            named); the guards skip the statements after a jump.
         into_loops: Whether jumps inside nested loops are lowered too (true
             for `return`, which leaves every loop).
+        namer: Names the flag of a `finally` block that jumps (see
+            `_lower_try`).
         on_loop: Called with each nested loop that contains a lowered jump
-            (only when `into_loops`), e.g. to add an extra loop test.
+            (only when `into_loops`) and the flag that tells it to stop, e.g.
+            to add an extra loop test.
     """
 
     def __init__(
         self,
         is_jump: Callable[[ast.stmt], bool],
         replace: Callable[[ast.stmt], list[ast.stmt]],
-        flag: str,
+        flag: str | Callable[[], str],
         *,
+        namer: naming.Namer,
         into_loops: bool = False,
-        on_loop: Callable[[ast.stmt], None] | None = None,
+        on_loop: Callable[[ast.stmt, str], None] | None = None,
     ) -> None:
         self.is_jump = is_jump
         self.replace = replace
-        self.flag = flag
+        self._flag = flag
+        self.namer = namer
         self.into_loops = into_loops
         self.on_loop = on_loop
         self.guards_used = False
         self.dropped = False  # whether code after a jump was dropped
+        # How many statements around the block being lowered may catch an
+        # exception (a try with handlers, a with, a finally that jumps), and
+        # the flags of the finally blocks that jump around it.
+        self._catchers = 0
+        self._finally_flags: list[str] = []
+        # The flag's resets in finally blocks: (try, its handler, the reset).
+        self._resets: list[tuple[ast.Try, ast.ExceptHandler, ast.stmt]] = []
+
+    @property
+    def flag(self) -> str:
+        """The flag's name (named now if it was not yet)."""
+        if not isinstance(self._flag, str):
+            self._flag = self._flag()
+        return self._flag
+
+    @property
+    def flag_named(self) -> bool:
+        """Whether the flag has a name (some guard or statement uses it)."""
+        return isinstance(self._flag, str)
+
+    def _guard_flag(self) -> str:
+        """The flag a guard tests: in a finally block that jumps, whether it
+        jumped (a jump pending from before it must not skip its code)."""
+        if self._finally_flags:
+            return self._finally_flags[-1]
+        self.guards_used = True
+        return self.flag
 
     def contains(self, node: ast.AST) -> bool:
         """Whether `node` (a statement or a list) holds a jump of this kind."""
@@ -162,51 +202,146 @@ class Lowering:
                     self.dropped |= bool(rest)
                     return out
             else:
-                self._lower_children(stmt)
-                out.append(stmt)
+                out.extend(self._lower_children(stmt))
             if rest:
-                self.guards_used = True
-                out.append(
-                    ast.If(test=not_(name(self.flag)), body=self.block(rest), orelse=[])
-                )
+                guard = not_(name(self._guard_flag()))
+                out.append(ast.If(test=guard, body=self.block(rest), orelse=[]))
             return out
         return out
 
-    def _lower_children(self, stmt: ast.stmt) -> None:
+    def _lower_children(self, stmt: ast.stmt) -> list[ast.stmt]:
+        """Lowers the jumps inside `stmt`; returns what replaces it."""
         if isinstance(stmt, _LOOPS):
             stmt.body = self.block(stmt.body)
             stmt.orelse = self.block(stmt.orelse)
             if self.on_loop is not None:
-                self.on_loop(stmt)
+                self.on_loop(stmt, self._guard_flag())
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            self._catchers += 1  # its context manager may suppress exceptions
             stmt.body = self.block(stmt.body)
-        elif isinstance(stmt, ast.Try):
-            stmt.body = self.block(stmt.body)
-            for handler in stmt.handlers:
-                handler.body = self.block(handler.body)
-            stmt.orelse = self.block(stmt.orelse)
+            self._catchers -= 1
+        elif isinstance(stmt, TRIES):
+            return self._lower_try(stmt)
+        # else e.g. `match`: rejected before conversion; keep as is
+        return [stmt]
+
+    def _lower_try(self, stmt: ast.stmt) -> list[ast.stmt]:
+        """Lowers a `try` statement's jumps as Python runs them.
+
+        Its `else` block runs only when the body ends without a jump. A jump
+        in its `finally` block cancels the jumps pending from the other
+        blocks (their flags are reset) and discards the exception in flight:
+
+            try:                          finally_jumped = False
+                B                         try:
+            finally:              ->          try:
+                return 1                          B'
+                                              finally:
+                                                  retval_ = 1
+                                                  do_return = True
+                                                  finally_jumped = True
+                                          except BaseException:
+                                              if not finally_jumped:
+                                                  raise
+        """
+        body_jumps = self.contains(stmt.body)
+        pending = body_jumps or any(self.contains(h.body) for h in stmt.handlers)
+        final_jumps = self.contains(stmt.finalbody)
+        self._catchers += final_jumps  # its wrapper catches what all blocks raise
+        self._catchers += bool(stmt.handlers)
+        stmt.body = self.block(stmt.body)
+        self._catchers -= bool(stmt.handlers)
+        for handler in stmt.handlers:
+            handler.body = self.block(handler.body)
+        pending |= self.contains(stmt.orelse)
+        stmt.orelse = self.block(stmt.orelse)
+        # (Its own wrapper re-raises what its finally block raises.)
+        if pending and stmt.finalbody and self._catchers - final_jumps:
+            self._reset_if_finally_raises(stmt)
+        if body_jumps and stmt.orelse:
+            guard = not_(name(self._guard_flag()))
+            stmt.orelse = [ast.If(test=guard, body=stmt.orelse, orelse=[])]
+        flags = anno.getanno(stmt, anno.Basic.PENDING_JUMPS, ())
+        # (A flag with no name yet is read by no guard: nothing to cancel.)
+        if pending and self.flag_named and self.flag not in flags:
+            anno.setanno(stmt, anno.Basic.PENDING_JUMPS, (*flags, self.flag))
+        if not final_jumps:
             stmt.finalbody = self.block(stmt.finalbody)
-        else:  # e.g. `match`: rejected before conversion; keep as is
-            pass
+            return [stmt]
+        jumped = anno.getanno(stmt, anno.Basic.FINALLY_JUMPED, None)
+        out = [stmt]
+        if jumped is None:  # the first kind of jump found in this block
+            jumped = self.namer.new_symbol("finally_jumped")
+            anno.setanno(stmt, anno.Basic.FINALLY_JUMPED, jumped)
+            out = [
+                assign(jumped, ast.Constant(value=False)),
+                _discard_exception_unless(stmt, jumped),
+            ]
+        cancels = [f for f in flags if f != self.flag]
+        replace = self.replace
+
+        def in_finally(jump: ast.stmt) -> list[ast.stmt]:
+            false, true = ast.Constant(value=False), ast.Constant(value=True)
+            return [
+                *replace(jump),
+                *(assign(f, false) for f in cancels),
+                assign(jumped, true),
+            ]
+
+        self.replace = in_finally
+        self._finally_flags.append(jumped)
+        try:
+            stmt.finalbody = self.block(stmt.finalbody)
+        finally:
+            self.replace = replace
+            self._finally_flags.pop()
+            self._catchers -= 1
+        return out
+
+    def _reset_if_finally_raises(self, stmt: ast.stmt) -> None:
+        """An exception from a finally block discards the pending jumps.
+
+        Only needed where something may catch that exception before the
+        jump's target: `finally: F` -> `finally: try: F / except
+        BaseException: flag = False; raise`, one such handler for every kind
+        of jump.
+        """
+        handler = anno.getanno(stmt, anno.Basic.FINALLY_RESETS, None)
+        if handler is None:
+            handler = ast.ExceptHandler(
+                type=name("BaseException"), name=None, body=[ast.Raise()]
+            )
+            anno.setanno(stmt, anno.Basic.FINALLY_RESETS, handler)
+            guard = ast.Try(
+                body=stmt.finalbody, handlers=[handler], orelse=[], finalbody=[]
+            )
+            stmt.finalbody = [guard]
+        false = ast.Constant(value=False)
+        own = assign(self.flag, false)
+        self._resets.append((stmt, handler, own))
+        handler.body[-1:-1] = [own, *(assign(f, false) for f in self._finally_flags)]
+
+    def drop_resets(self) -> None:
+        """Removes the flag's resets (for a flag that no guard reads), and the
+        handlers around finally blocks that are left with nothing to do."""
+        for stmt, handler, reset in self._resets:
+            handler.body.remove(reset)
+            if len(handler.body) == 1:  # just `raise`
+                (guard,) = stmt.finalbody
+                stmt.finalbody = guard.body
+                anno.delanno(stmt, anno.Basic.FINALLY_RESETS)
+        self._resets.clear()
 
 
-def rename(stmts: Sequence[ast.stmt], names: dict[str, str]) -> None:
-    """Renames names in `stmts` and in their attached loop tests, in place.
-
-    Lowering writes flags under placeholder names and gives them real ones
-    only once it knows they are needed.
-    """
-    for stmt in stmts:
-        for child in transformer.walk(stmt):
-            if isinstance(child, ast.Name) and child.id in names:
-                child.id = names[child.id]
-            test = anno.getanno(child, anno.Basic.EXTRA_LOOP_TEST, None)
-            if test is not None:
-                rename([ast.Expr(value=test)], names)
+def _discard_exception_unless(stmt: ast.stmt, jumped: str) -> ast.Try:
+    """`try: stmt / except BaseException: if not jumped: raise`."""
+    reraise = ast.If(test=not_(name(jumped)), body=[ast.Raise()], orelse=[])
+    handler = ast.ExceptHandler(type=name("BaseException"), name=None, body=[reraise])
+    return ast.Try(body=[stmt], handlers=[handler], orelse=[], finalbody=[])
 
 
 def invert_empty_ifs(stmts: list[ast.stmt]) -> list[ast.stmt]:
-    """`if c: (nothing) else: B` -> `if not c: B`; drops `if c: (nothing)`.
+    """`if c: (nothing) else: B` -> `if not c: B`; `if c: (nothing)` -> `not c`.
 
     Used after removing flag assignments nobody reads (e.g. a `continue` whose
     flag guards nothing), recursively over nested blocks.
@@ -220,20 +355,15 @@ def invert_empty_ifs(stmts: list[ast.stmt]) -> list[ast.stmt]:
                 setattr(stmt, field, invert_empty_ifs(getattr(stmt, field)))
         if isinstance(stmt, ast.If) and not stmt.body:
             if not stmt.orelse:
-                if _may_have_effects(stmt.test):
-                    out.append(ast.Expr(value=stmt.test))
+                if not isinstance(stmt.test, ast.Constant):
+                    # Python still evaluates the test and asks for its truth
+                    # value, which may raise or call `__bool__`.
+                    out.append(ast.Expr(value=not_(stmt.test)))
                 continue
             stmt.test = not_(stmt.test)
             stmt.body, stmt.orelse = stmt.orelse, []
         out.append(stmt)
     return out
-
-
-def _may_have_effects(expr: ast.expr) -> bool:
-    return any(
-        isinstance(n, (ast.Call, ast.NamedExpr, ast.Await))
-        for n in transformer.walk(expr)
-    )
 
 
 def fill_empty_blocks(node: ast.AST) -> None:

@@ -77,6 +77,20 @@ class Basic(NoValue):
         "An expression AST: extra test to evaluate before each iteration (for "
         "loops with break/return)"
     )
+    PENDING_JUMPS = (
+        "On a try statement: the jump flags (names) that its body, handlers or "
+        "else block may set, which a jump in its finally block cancels: a tuple"
+    )
+    FINALLY_RESETS = (
+        "On a try statement whose finally block may raise while a jump is "
+        "pending: the except handler (around the finally block) that resets "
+        "the jump flags before the exception goes on"
+    )
+    FINALLY_JUMPED = (
+        "On a try statement whose finally block holds a lowered jump: the name "
+        "of the flag telling that the finally block jumped (and so discards "
+        "the exception in flight)"
+    )
 
 
 class Static(NoValue):

@@ -40,6 +40,7 @@ TOPICS: tuple[str, ...] = (
     "misc",
     "state",
     "syntax",
+    "exceptions",
 )
 """The topic modules of the corpus, in a fixed order."""
 

@@ -63,6 +63,10 @@ class _State(NamedTuple):
     def unbind(self, names: set[str] | frozenset[str]) -> _State:
         return _State(self.may - names, self.must - names)
 
+    def unbind_must(self, names: set[str] | frozenset[str]) -> _State:
+        """Names that may be unbound (still bound on some path)."""
+        return _State(self.may | names, self.must - names)
+
 
 def _merge(*states: _State | None) -> _State | None:
     live = [s for s in states if s is not None]
@@ -235,16 +239,30 @@ class _Analyzer:
             self.mark(item.context_expr, state)
             if item.optional_vars is not None:
                 state = state.bind(activity.writes(item.optional_vars))
-        return self.block(node.body, state)
+        after = self.block(node.body, state)
+        # The context manager may suppress an exception from anywhere in the
+        # body, so what it deletes may be unbound after it, and a body that
+        # never ends normally may still be left.
+        deleted: set[str] = set()
+        for stmt in node.body:
+            deleted |= self.cache.of(stmt).deleted
+        if after is None:
+            return _State(
+                state.may | self.cache.writes(node.body), state.must - deleted
+            )
+        return after.unbind_must(deleted) if deleted else after
 
     visit_AsyncWith = visit_With
 
     def visit_Try(self, node: ast.Try, state: _State) -> _State | None:
         body = self.block(node.body, state)
         # A handler may start anywhere in the body: what the body binds is
-        # possible there, nothing more is certain.
+        # possible there, what it deletes is not certain any more.
         may = state.may | self.cache.writes(node.body)
-        entry = _State(may, state.must)
+        deleted: set[str] = set()
+        for stmt in node.body:
+            deleted |= self.cache.of(stmt).deleted
+        entry = _State(may, state.must - deleted)
         ends = []
         for handler in node.handlers:
             start = entry
@@ -254,10 +272,22 @@ class _Analyzer:
         after = _merge(self.block(node.orelse, body), *ends)
         if not node.finalbody:
             return after
-        final = self.block(node.finalbody, _merge(after, entry))
+        # The finally block may also start anywhere in the other blocks.
+        others = [*node.handlers, *node.orelse]
+        for stmt in others:
+            deleted |= self.cache.of(stmt).deleted
+        may |= self.cache.writes(others)
+        final = self.block(
+            node.finalbody, _merge(after, _State(may, state.must - deleted))
+        )
         if after is None or final is None:
             return None
-        return after.bind(final.must)
+        # Past the finally block on the normal path: what it binds on every
+        # path is bound, what it may delete may be unbound.
+        unbound: set[str] = set()
+        for stmt in node.finalbody:
+            unbound |= self.cache.of(stmt).deleted
+        return _State(after.may | final.may, (after.must - unbound) | final.must)
 
     visit_TryStar = visit_Try
 

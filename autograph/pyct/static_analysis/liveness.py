@@ -47,6 +47,10 @@ class _Analyzer:
     def __init__(self, cache: activity.Cache) -> None:
         # Per enclosing loop: (live after the loop, live at its header).
         self.loops: list[tuple[frozenset[str], frozenset[str]]] = []
+        # Live on entry to each enclosing finally block (a jump runs it on
+        # its way out), and how many there were outside each enclosing loop.
+        self.finals: list[frozenset[str]] = []
+        self.finals_outside_loop: list[int] = []
         self.cache = cache
 
     def block(self, stmts: Sequence[ast.stmt], out: frozenset[str]) -> frozenset[str]:
@@ -87,7 +91,9 @@ class _Analyzer:
         header = frozenset(head_reads) | orelse
         while True:
             self.loops.append((out, header))
+            self.finals_outside_loop.append(len(self.finals))
             body = self.block(node.body, header)
+            self.finals_outside_loop.pop()
             self.loops.pop()
             new_header = header | (body - bound_per_item)
             if new_header == header:
@@ -109,14 +115,19 @@ class _Analyzer:
         header = self._loop(node, out, head_reads, target)
         return header | activity.reads(node.iter)
 
+    def _finals_in_loop(self) -> frozenset[str]:
+        """What the finally blocks a break/continue leaves through read."""
+        return _EMPTY.union(*self.finals[self.finals_outside_loop[-1] :])
+
     def visit_Break(self, node: ast.Break, out: frozenset[str]) -> frozenset[str]:
-        return self.loops[-1][0] if self.loops else out
+        return self.loops[-1][0] | self._finals_in_loop() if self.loops else out
 
     def visit_Continue(self, node: ast.Continue, out: frozenset[str]) -> frozenset[str]:
-        return self.loops[-1][1] if self.loops else out
+        return self.loops[-1][1] | self._finals_in_loop() if self.loops else out
 
     def visit_Return(self, node: ast.Return, out: frozenset[str]) -> frozenset[str]:
-        return frozenset(activity.reads(node.value)) if node.value else _EMPTY
+        value = frozenset(activity.reads(node.value)) if node.value else _EMPTY
+        return value.union(*self.finals)  # the finally blocks run first
 
     def visit_Raise(self, node: ast.Raise, out: frozenset[str]) -> frozenset[str]:
         return frozenset(activity.reads(node))
@@ -139,6 +150,8 @@ class _Analyzer:
         # Conservative: a handler may start anywhere in the body, so whatever
         # it needs is live throughout the body.
         after = self.block(node.finalbody, out)
+        if node.finalbody:
+            self.finals.append(after)
         handlers = _EMPTY
         for handler in node.handlers:
             live = self.block(handler.body, after)
@@ -149,6 +162,8 @@ class _Analyzer:
             handlers |= live
         orelse = self.block(node.orelse, after)
         body = self.block(node.body, orelse | handlers | after)
+        if node.finalbody:
+            self.finals.pop()
         anno.setanno(node, Live.BODY_IN, body)
         return body | handlers | after
 

@@ -284,3 +284,93 @@ def test_a_local_bound_only_after_a_continue_stays_local():
     assert run(source, 2) == 0
     with pytest.raises(UnboundLocalError):
         run(source, 3)
+
+
+def test_a_jump_out_of_try_skips_its_else():
+    same(
+        apply(
+            [break_statements],
+            """
+            def f(xs):
+                for x in xs:
+                    try:
+                        if x:
+                            break
+                    except ValueError:
+                        pass
+                    else:
+                        x += 1
+                return x
+        """,
+        ),
+        """
+        def f(xs):
+            break_ = False
+            for x in xs:
+                try:
+                    if x:
+                        break_ = True
+                except ValueError:
+                    pass
+                else:
+                    if not break_:
+                        x += 1
+            return x
+        """,
+    )
+
+
+@pytest.mark.parametrize(
+    ("jump", "expected"), [("return x * 2", 6), ("pass", 300)], ids=["return", "none"]
+)
+def test_return_in_try_skips_else(jump, expected):
+    source = f"""
+        def f(x):
+            try:
+                {jump}
+            except ValueError:
+                pass
+            else:
+                return x * 100
+    """
+    assert run(source, 3) == expected
+
+
+@pytest.mark.skipif(not hasattr(__import__("ast"), "TryStar"), reason="3.11+")
+def test_jumps_in_a_try_star_body_are_lowered():
+    source = """
+        def f(n):
+            t = 0
+            for i in range(n):
+                try:
+                    if i == 2:
+                        break
+                    t += i
+                except* ValueError:
+                    pass
+                else:
+                    t += 100
+            return t
+    """
+    assert run(source, 5) == 201
+
+
+@pytest.mark.skipif(not hasattr(__import__("ast"), "TryStar"), reason="3.11+")
+def test_a_jump_in_the_finally_block_of_a_try_star_discards_the_exception():
+    source = """
+        def f(n):
+            t = 0
+            for i in range(n):
+                try:
+                    t += 1
+                    if i == 1:
+                        raise ValueError(i)
+                except* KeyError:
+                    pass
+                finally:
+                    if i == 1:
+                        continue
+                t += 10
+            return t
+    """
+    assert run(source, 3) == 23

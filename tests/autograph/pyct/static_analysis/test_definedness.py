@@ -28,6 +28,17 @@ def test_del_makes_a_name_undefined():
     assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
 
 
+def test_del_in_a_finally_block_makes_a_name_undefined_after_it():
+    fn = _fn("def f(y):\n  try:\n    y += 1\n  finally:\n    del y\n  return y")
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
+
+
+def test_a_name_bound_again_in_a_finally_block_is_defined_after_it():
+    src = "def f(y):\n  try:\n    pass\n  finally:\n    del y\n    y = 2\n  return y"
+    fn = _fn(src)
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is True
+
+
 def test_a_branch_that_returns_does_not_leave_names_undefined():
     fn = _fn("def f(c):\n  if c:\n    return 0\n  else:\n    y = 1\n  return y")
     assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is True
@@ -46,3 +57,36 @@ def test_converted_semantics_bind_the_outputs_of_a_converted_if():
 def test_a_while_test_is_checked_against_every_iteration_not_just_the_first():
     fn = _fn("def f(n):\n  x = 1\n  while x > 0:\n    del x\n  return n")
     assert anno.getanno(fn.body[1].test.left, Defined.DEFINITELY) is False
+
+
+def test_code_after_a_with_block_that_raises_is_reachable():
+    # The context manager may suppress the exception.
+    src = "def f(cm):\n  with cm:\n    y = 1\n    raise KeyError\n  return y"
+    fn = _fn(src)
+    assert anno.getanno(fn.body[1], Defined.MAY_IN) == {"cm", "y"}
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
+
+
+def test_del_in_a_try_body_makes_a_name_undefined_in_its_handlers():
+    src = "def f(y):\n  try:\n    del y\n    g()\n  except KeyError:\n    return y"
+    fn = _fn(src)
+    handler = fn.body[0].handlers[0]
+    assert anno.getanno(handler.body[0].value, Defined.DEFINITELY) is False
+
+
+def test_del_in_an_else_block_makes_a_name_undefined_in_the_finally_block():
+    src = (
+        "def f(y):\n  try:\n    pass\n  except E:\n    pass\n"
+        "  else:\n    del y\n    raise E\n  finally:\n    h(y)"
+    )
+    fn = _fn(src)
+    call = fn.body[0].finalbody[0].value
+    assert anno.getanno(call.args[0], Defined.DEFINITELY) is False
+
+
+def test_del_in_a_with_block_makes_a_name_maybe_undefined_after_it():
+    # The context manager may suppress an exception raised before a
+    # re-binding: `with cm: del y; y = g()` may leave y unbound.
+    src = "def f(cm, y):\n  with cm:\n    del y\n    y = g()\n  return y"
+    fn = _fn(src)
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False

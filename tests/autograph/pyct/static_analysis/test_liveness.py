@@ -51,3 +51,23 @@ def test_liveness_of_a_long_chain_of_ifs_is_computed_in_one_pass():
     body = "".join(f"  if x > {i}:\n    y = y + {i}\n" for i in range(300))
     fn = _fn(f"def f(x):\n  y = 0\n{body}  return y")
     assert anno.getanno(fn.body[1], Live.OUT) == {"x", "y"}
+
+
+def test_a_return_keeps_live_what_an_enclosing_finally_block_reads():
+    fn = ast.parse(
+        "def f(n):\n  i = 0\n  try:\n    i = n\n    return 1\n  finally:\n    g(i)"
+    ).body[0]
+    liveness.annotate(fn)
+    assign = fn.body[1].body[0]
+    assert "i" in anno.getanno(assign, Live.OUT)
+
+
+def test_a_break_keeps_live_what_a_finally_block_it_leaves_through_reads():
+    src = (
+        "def f(n):\n  i = 0\n  for k in n:\n    try:\n      i = k\n      break\n"
+        "    finally:\n      g(i)\n  return 0"
+    )
+    fn = ast.parse(src).body[0]
+    liveness.annotate(fn)
+    assign = fn.body[1].body[0].body[0]
+    assert "i" in anno.getanno(assign, Live.OUT)
