@@ -14,7 +14,14 @@ import ast
 import collections
 from collections.abc import Set as AbstractSet
 
-from autograph.core.converter import DroppedCode, GeneratedCode, ag_attr, undefined_init
+from autograph.core.converter import (
+    AG,
+    DroppedCode,
+    GeneratedCode,
+    ag_attr,
+    thunk,
+    undefined_init,
+)
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
@@ -50,6 +57,7 @@ class CleanupTransformer(transformer.Base):
         if original_locals is not None:  # a user's function
             cells = anno.getanno(node, anno.Basic.CELLS, frozenset())
             self._keep_locals(node, original_locals, cells)
+            _free_reads_in_cells(node.body, [])
             return node
         if not self.ctx.namer.is_generated(node.name) or not body:
             return node
@@ -148,6 +156,49 @@ class CleanupTransformer(transformer.Base):
         elts = [values.get(n, ast.Name(id=n, ctx=ast.Load())) for n in returned]
         value = elts[0] if len(elts) == 1 else ast.Tuple(elts=elts, ctx=ast.Load())
         body[start:] = [ast.Return(value=value)]
+
+
+def _free_reads_in_cells(nodes: list[ast.AST], bound: list[set[str]]) -> None:
+    """`ag__.ld(x)` -> `ag__.ld_cell(lambda: x)` where a generated function
+    reads `x` of the user's function: unbound there, `x` is a free variable
+    whose read raises NameError before `ld` could raise UnboundLocalError.
+
+    `bound` holds the names each enclosing generated function binds (a
+    parameter holds an Undefined value, which `ld` reads fine).
+    """
+    stack: list[tuple[ast.AST, list[set[str]]]] = [(n, bound) for n in nodes]
+    while stack:
+        node, scopes = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if anno.hasanno(node, anno.Basic.ORIGINAL_LOCALS):
+                continue  # a nested user function: converted on its own
+            scopes = [*scopes, activity.local_names(node)]
+            stack.extend((c, scopes) for c in node.body)
+            continue
+        if isinstance(node, ast.Lambda):  # an operand made lazy by conversion
+            scopes = [*scopes, activity.local_names(node)]
+            stack.append((node.body, scopes))
+            continue
+        if isinstance(node, ast.Call) and scopes and _is_ld(node):
+            name = node.args[0].id
+            if not any(name in names for names in scopes):
+                node.func.attr = "ld_cell"
+                node.args = [thunk(node.args[0])]
+            continue
+        stack.extend((c, scopes) for c in transformer.child_nodes(node))
+
+
+def _is_ld(node: ast.Call) -> bool:
+    """`ag__.ld(name)` (a read in the function's own scope, not a closure's)."""
+    func = node.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "ld"
+        and isinstance(func.value, ast.Name)
+        and func.value.id == AG
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Name)
+    )
 
 
 def _unbound_cell(name: str) -> ast.AnnAssign:

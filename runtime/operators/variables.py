@@ -126,17 +126,19 @@ def ld(value: Any, free: bool = False) -> Any:
 
 
 def ld_cell(read: Callable[[], Any]) -> Any:
-    """Reads a variable that lives in a cell and may be unbound: `read` is
-    `lambda: x`. Raises the UnboundLocalError that reading `x` in its own
-    function raises, also when the read runs in a generated function (where
-    Python would say NameError, for a free variable)."""
+    """Reads a variable of the user's function that may be unbound, from a
+    function it (or conversion) defined: `read` is `lambda: x`. Raises the
+    UnboundLocalError that reading `x` in its own function raises, where
+    Python would say NameError for a free variable; and like `ld` when `x`
+    holds an Undefined value."""
     try:
-        return read()
+        value = read()
     except NameError as e:
         if type(e) is not NameError:
             raise
         name = read.__code__.co_freevars[0]
         raise UnboundLocalError(_unbound_message(name)) from None
+    return ld(value)  # it may also hold an Undefined value
 
 
 def is_undefined(value: Any) -> bool:

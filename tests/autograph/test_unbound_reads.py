@@ -1,0 +1,74 @@
+"""Reads of a maybe-unbound local from a function conversion made.
+
+Converted statements move code into generated functions (bodies, lazy
+operands), where the user's local is a free variable: reading it unbound
+there raises NameError in Python, but the user's function raised
+UnboundLocalError. Each case once raised the wrong type.
+"""
+
+import pytest
+
+from tests.equivalence import assert_equivalent
+
+
+class Suppress:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return True
+
+
+def assigned_before_a_suppressed_error(a):
+    x = a
+    with Suppress():
+        for _ in range(4):
+            x += 1
+            x = x // (a - 1)
+    return x
+
+
+def read_in_finally_bound_in_a_handler(b):
+    try:
+        pass
+    except ValueError:
+        for i in range(3):  # noqa: B007 - read in the finally block
+            pass
+    finally:
+        if b > 1:
+            x = 1
+            x = x * 2 - i
+    return 0
+
+
+def read_before_a_loop_else_binds_it(log, n, y):
+    if n > 5:
+        log.append(f())  # noqa: F821 - unbound until the loop's else
+    for k in range(n):
+        if k > 3:
+            break
+    else:
+        f = lambda: y
+    return f()
+
+
+def read_in_a_lazy_operand(c):
+    if c:
+        x = 1
+    return c or x
+
+
+@pytest.mark.parametrize(
+    "f, args",
+    [
+        (assigned_before_a_suppressed_error, (1,)),
+        (assigned_before_a_suppressed_error, (3,)),
+        (read_in_finally_bound_in_a_handler, (2,)),
+        (read_before_a_loop_else_binds_it, ([], 2, 7)),
+        (read_before_a_loop_else_binds_it, ([], 7, 7)),
+        (read_in_a_lazy_operand, (0,)),
+        (read_in_a_lazy_operand, (2,)),
+    ],
+)
+def test_converted_code_raises_what_the_original_raises(f, args):
+    assert_equivalent(f, *args)
