@@ -154,22 +154,30 @@ class VariablesTransformer(transformer.Base):
 
     def visit_Delete(self, node: ast.Delete) -> list[ast.stmt]:
         out: list[ast.stmt] = []
-        others: list[ast.expr] = []
-        for target in node.targets:
-            if (
-                isinstance(target, ast.Name)
-                and self.locals
-                and target.id in self.locals[-1]
-                and target.id not in self.cells[-1]  # `del` empties the cell
-            ):
-                if anno.getanno(target, Defined.DEFINITELY, True) is False:
-                    # `del x` of an unbound x raises, like reading it.
-                    out.append(ast.Expr(value=ag_call("ld", jumps.name(target.id))))
-                out.append(undefined_init(target.id))
+        for target in node.targets:  # in order: a later one may raise
+            name = target.id if isinstance(target, ast.Name) else None
+            if name is None or not self.locals or name not in self.locals[-1]:
+                stmts: list[ast.stmt] = [ast.Delete(targets=[self.visit(target)])]
+            elif name in self.cells[-1]:
+                stmts = [ast.Delete(targets=[target])]  # `del` empties the cell
             else:
-                others.append(self.visit(target))
-        if others:
-            out.insert(0, ast.Delete(targets=others))
+                stmts = [undefined_init(name)]
+            if (
+                name is not None
+                and anno.getanno(target, Defined.DEFINITELY, True) is False
+            ):
+                # `del x` of an unbound x raises, like reading it.
+                read = self._load_maybe_unbound(jumps.name(name))
+                stmts.insert(0, ast.Expr(value=read))
+            for stmt in stmts:
+                if (
+                    isinstance(stmt, ast.Delete)
+                    and out
+                    and isinstance(out[-1], ast.Delete)
+                ):
+                    out[-1].targets += stmt.targets
+                else:
+                    out.append(stmt)
         return out
 
 

@@ -72,3 +72,18 @@ def read_in_a_lazy_operand(c):
 )
 def test_converted_code_raises_what_the_original_raises(f, args):
     assert_equivalent(f, *args)
+
+
+def deletes_a_captured_name_in_a_loop(n):
+    z = 1
+    get = lambda: z  # noqa: F841 - makes z a cell
+    i = 0
+    while i < n:
+        i += 1
+        del z
+    return i
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_del_of_an_unbound_captured_name_raises_unbound_local_error(n):
+    assert_equivalent(deletes_a_captured_name_in_a_loop, n)
