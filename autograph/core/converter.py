@@ -94,8 +94,20 @@ def var_places(names: Iterable[str]) -> ast.keyword:
 
 
 def calls_anything(node: ast.AST) -> bool:
-    """Whether evaluating `node` calls something."""
-    return any(isinstance(n, ast.Call) for n in transformer.walk(node))
+    """Whether evaluating `node` calls user code (the operators conversion
+    emits, `ag__.and_` and the like, do not count; `converted_call` does)."""
+    for n in transformer.walk(node):
+        if isinstance(n, ast.Call):
+            func = n.func
+            is_operator = (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id == AG
+                and func.attr != "converted_call"
+            )
+            if not is_operator:
+                return True
+    return False
 
 
 class LazyOperands(transformer.Base):
