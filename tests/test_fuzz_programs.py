@@ -151,7 +151,7 @@ def test_known_failing_names_real_features() -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=150, deadline=None, derandomize=True)
 @given(data=st.data(), inputs=INPUT_PAIRS)
 def test_generated_programs_terminate_in_plain_python(
     mode: str, data: st.DataObject, inputs: list[tuple[int, int]]

@@ -24,7 +24,7 @@ Python mode: a program may raise, and must do so the same way once
 converted: ``ZeroDivisionError``, ``AssertionError``, ``UnboundLocalError``
 and ``NameError`` (a name assigned on some paths only, or deleted),
 ``KeyError``/``ValueError`` (raised on purpose, or a deleted key),
-``AttributeError`` (a deleted attribute).
+``AttributeError``/``IndexError`` (a deleted attribute or list item).
 
 Tensor mode (``tensor=True``) writes programs whose results a traced graph
 can compute from ``rt.constant(a)``, ``rt.constant(b)`` (int32 scalars):

@@ -51,14 +51,16 @@ ALLOWED_ERRORS = (
     KeyError,
     ValueError,
     AttributeError,
+    IndexError,
     OverflowError,
 )
 """What a generated program may raise; anything else is a generator bug.
 
 ``NameError`` covers ``UnboundLocalError`` and a closure reading a free
 variable not yet (or no longer) bound; ``KeyError``/``ValueError`` are raised
-on purpose or come from a deleted key; ``AttributeError`` from a deleted
-attribute; ``OverflowError`` from ``int()`` of a float grown to infinity."""
+on purpose or come from a deleted key; ``AttributeError`` and ``IndexError``
+from a deleted attribute or item; ``OverflowError`` from ``int()`` of a float
+grown to infinity."""
 
 LEGITIMATE_REFUSALS = (
     # API.md: a name assigned in only one branch of a graph `if`, used after.

@@ -135,7 +135,15 @@ class SyntaxFeatures:
         kind = self.choice(("KeyError", "ValueError"))
         raise_line = f"raise {kind}('r{self.label()}')"
         if self.chance(60):
-            return [f"if {self.condition()}:", f"    {raise_line}"], False
+            test = f"if {self.condition()}:"
+            if self.chance(40):  # a change that must survive the exception
+                target = self.choice(NAMES["int"])
+                change = f"{target} = {self.expression()}"
+                if target in self.defined and self.chance(50):
+                    change = f"{target} += {self.constant()}"
+                self.maybe.add(target)
+                return [test, f"    {change}", f"    {raise_line}"], False
+            return [test, f"    {raise_line}"], False
         return [raise_line], True
 
     def clause(self, depth: int, first: tuple[str, ...] = ()) -> list[str]:
