@@ -59,6 +59,8 @@ KNOWN_FAILING: dict[tuple[str, str], str] = {
     ("python", "try"): "issue 11: jumps out of try, assignments before an exception",
     ("python", "generators"): "issue 11: a nested generator makes the function "
     "unconvertible",
+    ("tensor", "chained"): "not in issues 10/11: `0 < (a + b) <= a` on graph "
+    "tensors calls bool() (FINDINGS.md)",
 }
 """Features whose programs fail today: delete an entry when its fix lands."""
 

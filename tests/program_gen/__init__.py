@@ -40,7 +40,8 @@ can compute from ``rt.constant(a)``, ``rt.constant(b)`` (int32 scalars):
   and augmented assignments add constants, so int32 never overflows; float
   constants are dyadic, so float32 and float64 agree exactly;
 * every ``return`` returns the same structure: a value, then all state
-  (``state_values``), so no path returns ``None``.
+  (``state_values``), so no path returns ``None``;
+* chained comparisons (``0 < x <= y``) only with the ``chained`` feature.
 Only the features in ``TENSOR_FEATURES`` apply in tensor mode.
 
 ``loaded_program(source)`` writes the source to a temporary ``.py`` file and
@@ -102,6 +103,7 @@ FEATURE_ISSUES = {
     "iteration": "issue 11: for over items/enumerate/zip/strings/reversed",
     "print": "issue 11: print with sep/end, bare print",
     "generators": "issue 11: nested generator functions, local contextmanager",
+    "chained": "tensor mode: chained comparisons (Python mode always has them)",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -118,6 +120,7 @@ TENSOR_FEATURES = frozenset(
         "loop_names",
         "builtins",
         "walrus",
+        "chained",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""

@@ -251,7 +251,7 @@ class Writer:
     def comparison(self, depth: int) -> str:
         ty = "float" if self.on("floats") and self.chance(30) else "int"
         left, right = self.expression(depth, ty), self.expression(depth, ty)
-        if self.chance(15) and not self.tensor:  # Python needs bool(left < right)
+        if self.chance(15) and (not self.tensor or self.on("chained")):
             return f"({left} < {right} <= {self.expression(depth, ty)})"
         return f"({left} {self.choice(_COMPARISONS)} {right})"
 
