@@ -97,8 +97,9 @@ class Verdict:
     message: str = ""
 
 
-class TimeLimitExceeded(Exception):
-    """A program ran longer than its time limit (a hang)."""
+class TimeLimitExceeded(BaseException):
+    """A program ran longer than its time limit (a hang). A BaseException, so
+    that ``run_captured`` does not record it as the program's own error."""
 
 
 @contextlib.contextmanager
