@@ -19,6 +19,7 @@ import autograph
 import runtime as rt
 from tests.program_gen import check
 from tests.program_gen.check import check_program
+from tests.program_gen.minimize import minimize
 
 PYTHON_PROGRAM = """\
 def program(a, b, log):
@@ -134,3 +135,18 @@ def test_a_run_time_error_naming_another_variable_is_a_mismatch(monkeypatch) -> 
 
     _traced_as(monkeypatch, traced)
     assert check_program(TENSOR_PROGRAM, [(1, 0)], tensor=True).kind == "mismatch"
+
+
+def test_minimize_keeps_only_the_lines_the_failure_needs() -> None:
+    source = (
+        "import types\n\n"
+        "def program(a, b, log):\n"
+        "    x = a\n"
+        "    if b > 0:\n"
+        "        y = 2\n"
+        "        z = a + 'text'\n"
+        "    return x\n"
+    )
+    text, pair = minimize(source, [(1, 0), (1, 1)])
+    assert text.split("\ndef program", 1)[1] == "(a, b, log):\n    z = a + 'text'\n"
+    assert pair == (1, 0)

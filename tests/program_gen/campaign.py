@@ -2,7 +2,8 @@
 
 Unlike the tests, a campaign does not stop at the first failure: it checks
 ``--programs`` programs, counts ok / refusal / mismatch / invalid verdicts,
-and keeps the shortest program of each failure class (for a findings report).
+and keeps the shortest program of each failure class (for a findings report;
+``python -m tests.program_gen.minimize REPORT.json CLASS`` shrinks one).
 
 Usage:
     python -m tests.program_gen.campaign --mode tensor --features items \\
