@@ -42,7 +42,6 @@ class Writer:
         defined: Names assigned on every path to the current point.
         maybe: Names assigned on some path (reading one may raise).
         loop_depth: How many loops enclose the current point.
-        handlers: How many ``try``/``with`` bodies enclose the current point.
     """
 
     def __init__(
@@ -59,7 +58,6 @@ class Writer:
         self.defined: set[str] = set(PARAMETERS)
         self.maybe: set[str] = set()
         self.loop_depth = 0
-        self.handlers = 0
         self.born: list[str] = []  # names first assigned in the current loop
         self.force_assign: set[str] = set()  # variables the start must assign
         self._ids = itertools.count()
