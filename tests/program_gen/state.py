@@ -76,8 +76,8 @@ class StateFeatures:
 
     def state_values(self) -> list[str]:
         values = super().state_values()
-        if self.on("items"):
-            values += ["d['a']", "d['b']", "xs[0]", "xs[1]"]
+        if self.on("items"):  # whole: a carried dict or list keeps its structure
+            values += ["d", "xs"]
         if self.on("attributes"):
             values += list(_ATTRIBUTES)
         return values
