@@ -216,6 +216,7 @@ CONSTRUCTS = {
     "item augmented": r"^ *(d\['a'\]|xs\[1\]|d\[key\]) [+-]= ",
     "item assigned": r"^ *(d\['b'\]|xs\[0\]) = ",
     "attribute update": r"^ *(box\.total|box\.inner\.n|ns\.total) [+-]?= ",
+    "method updating an attribute": r"^ *box\.add\(",
     "closure called in a loop": r"^ {8,}.*(peek|later)\(\)",
     "lambda made in a loop": r"^ {8,}fs\.append\(lambda: ",
     "def made in a loop": r"^ {8,}def f\d+\(\):",

@@ -169,6 +169,11 @@ class Box:
         self.count = 0
         self.inner = types.SimpleNamespace(n=0)
 
+    def add(self, n):
+        for i in range(n):
+            self.total += i
+        return self.total
+
 
 class Logged:
     def __init__(self, log, name):
@@ -199,7 +204,8 @@ class Suppress:
         return False
 """
 """Helpers every generated program may call: pure ones, ``record`` (effects),
-``apply`` (takes a builtin as a value), ``Box`` (attributes), and the context
+``apply`` (takes a builtin as a value), ``Box`` (attributes; ``add`` updates
+``self.total`` in a loop, as a method), and the context
 managers ``Logged`` (logs entry and exit) and ``Suppress`` (swallows the given
 exception types)."""
 

@@ -6,7 +6,8 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
 * ``items``: ``d = {'a': 0, 'b': 0}``, ``xs = [0, 0]``; ``d['a'] += ...``,
   ``xs[1] = ...``, ``d[key]`` with ``key`` unchanged; reads of the items.
 * ``attributes``: ``box = Box()``, ``ns = types.SimpleNamespace(total=0)``;
-  ``box.total += ...``, ``box.inner.n = ...``, ``ns.total -= ...``.
+  ``box.total += ...``, ``box.inner.n = ...``, ``ns.total -= ...``, and
+  ``box.add(a)`` (a method whose loop updates ``self.total``).
 * ``closures``: ``def peek(): return x + 1`` and ``later = lambda: y``
   called anywhere (inside loops and after them); Python mode also makes
   lambdas and defs in loops (``fs.append(lambda: i0)``) and calls them after.
@@ -31,7 +32,7 @@ from collections.abc import Callable
 
 from hypothesis import strategies as st
 
-from tests.program_gen.core import NAMES, indent
+from tests.program_gen.core import NAMES, PARAMETERS, indent
 
 _ITEMS = ("d['a']", "d['b']", "xs[0]", "xs[1]", "d[key]")
 _ATTRIBUTES = ("box.total", "box.count", "box.inner.n", "ns.total")
@@ -173,6 +174,8 @@ class StateFeatures:
         return self.update(target), False
 
     def s_attribute(self, depth: int) -> tuple[list[str], bool]:
+        if self.chance(20):  # a method's loop over `self.total` (small bound)
+            return [f"box.add({self.choice((*PARAMETERS, '3'))})"], False
         return self.update(self.choice(_ATTRIBUTES)), False
 
     def s_bump(self, depth: int) -> tuple[list[str], bool]:
