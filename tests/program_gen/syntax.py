@@ -6,7 +6,10 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``. All but
 * ``try``: ``try`` with ``except KeyError``/``except (KeyError, ValueError)
   as e``/``except Exception``, ``else`` and ``finally`` in every combination;
   ``raise KeyError(...)``/``raise ValueError(...)`` statements (caught or
-  not); each clause may end in a ``break``/``continue``/``return``.
+  not); each clause may end in a ``break``/``continue``/``return``; a name
+  deleted in ``finally`` is sometimes read after; in loops, ``if <test>:
+  continue`` whose test may raise and calls nothing (``{'k': 1}['missing']``,
+  ``x // y``, ``2.0 / y``).
 * ``with``: ``with Logged(log, 'w1') as w2:`` (logs entry and exit),
   ``with Suppress(log, KeyError, ZeroDivisionError):`` and
   ``with contextlib.suppress(ValueError):`` (swallow exceptions).
@@ -119,6 +122,8 @@ class SyntaxFeatures:
             kinds += ["try", "try"]
         if self.on("try") or self.on("with"):
             kinds.append("raise")
+        if self.on("try") and self.loop_depth:
+            kinds.append("raising_test")
         if self.on("with") and depth < 3:
             kinds += ["with", "with"]
         if self.on("iteration") and depth < 3 and self.loop_depth < 3:
@@ -172,14 +177,30 @@ class SyntaxFeatures:
                 lines += [handler, *self.clause(depth, first)]
         if shape in ("except_else", "all"):
             lines += ["else:", *self.clause(depth)]
+        after = []
         if shape in ("finally", "except_finally", "all"):
             first = ()
             if self.on("del") and self.chance(30):
                 name = self.choice(NAMES["int"])
                 first = (f"del {name}",)
                 self.defined.discard(name)
+                if self.chance(50):  # read what finally deleted
+                    after = [f"record(log, {name})"]
             lines += ["finally:", *self.clause(depth, first)]
-        return lines, False
+        return lines + after, False
+
+    def s_raising_test(self, depth: int) -> tuple[list[str], bool]:
+        """``if <test that may raise, with no call>: continue``, so the test
+        must be evaluated although the ``if`` changes nothing."""
+        kind = self.choice(("key", "divide", "true_divide"))
+        if kind == "key":
+            test = f"{{'k': {self.constant()}}}[{self.choice(('k', 'missing'))!r}]"
+        elif kind == "divide":
+            test = f"({self.expression(1)} // {self.readable_name()})"
+        else:
+            test = f"(2.0 / {self.readable_name()})"
+        # Says "terminal" so that it usually ends its block (the issue's case).
+        return [f"if {test}:", "    continue"], True
 
     def s_with(self, depth: int) -> tuple[list[str], bool]:
         kind = self.choice(("logged", "suppress", "contextlib"))
