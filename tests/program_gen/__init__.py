@@ -1,0 +1,308 @@
+"""A hypothesis strategy that writes whole Python programs.
+
+``programs()`` draws the source of a module that defines fixed helpers
+(``HELPERS``) and one generated function, ``program(a, b, log)`` (Python
+mode) or ``program(a, b)`` (tensor mode), built from the control flow the
+compiler rewrites. Without features (``CORE``): nested ``if``/``elif``/
+``else``, ``while`` and ``for`` (over ``range(...)`` and over lists, sometimes
+with ``else``), ``break``/``continue``, early and bare ``return`` anywhere,
+``and``/``or``/``not``, conditional expressions, (augmented) assignments,
+``del``, calls to pure helpers and to ``record`` (which appends to ``log`` and
+prints: side effects in order), ``print``, ``assert`` and integer division.
+Each name in ``FEATURE_ISSUES`` switches on one more family of constructs
+(the patterns of issues 10 and 11); ``FEATURES`` is the set ``make test``
+enables.
+
+Every program terminates: each ``while`` loop burns a fuel counter of its
+own every iteration, ``range`` bounds are constants or the small inputs
+``a``/``b`` (which are never reassigned), loops nest at most three deep, and
+generators and comprehensions run over small constant ranges. Programs are
+deterministic: no ``id()``, ``hash()``, sets iterated, or time; module-level
+state (``COUNTER``, ``RESULTS``) is reset by the program itself.
+
+Python mode: a program may raise, and must do so the same way once
+converted: ``ZeroDivisionError``, ``AssertionError``, ``UnboundLocalError``
+and ``NameError`` (a name assigned on some paths only, or deleted),
+``KeyError``/``ValueError`` (raised on purpose, or a deleted key),
+``AttributeError``/``IndexError`` (a deleted attribute or list item).
+
+Tensor mode (``tensor=True``) writes programs whose results a traced graph
+can compute from ``rt.constant(a)``, ``rt.constant(b)`` (int32 scalars):
+
+* numeric state only: every variable has one fixed type (int ``x y z``,
+  float ``u v``, bool ``p q``) and is assigned before the body; ``and``/
+  ``or``/``not`` and tests take bools only (no truth value of an int);
+* no Python side effects (no ``log``, ``print``, ``record``, ``assert``,
+  globals, list appends, ``with``, ``try``) and no exceptions on purpose:
+  no division by a variable, no ``del``, no reads of maybe-unbound names
+  except the names born in loops of ``loop_names``;
+* bounded values: assignments are clamped to [-9, 9] (``clamp``/``fclamp``)
+  and augmented assignments add constants, so int32 never overflows; float
+  constants are dyadic, so float32 and float64 agree exactly;
+* every ``return`` returns the same structure: a value, then all state
+  (``state_values``), so no path returns ``None``;
+* chained comparisons (``0 < x <= y``) only with the ``chained`` feature.
+Only the features in ``TENSOR_FEATURES`` apply in tensor mode.
+
+``loaded_program(source)`` writes the source to a temporary ``.py`` file and
+imports it, so that ``inspect.getsource`` works on the function, as it does
+on a user's.
+
+Example:
+    >>> from hypothesis import find
+    >>> source = find(programs(), lambda s: "while" in s)
+    >>> with loaded_program(source) as program:
+    ...     program.__name__
+    'program'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import itertools
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+from tests.program_gen.core import Writer
+from tests.program_gen.state import StateFeatures
+from tests.program_gen.syntax import SyntaxFeatures
+
+__all__ = [
+    "FEATURES",
+    "FEATURE_ISSUES",
+    "HELPERS",
+    "INPUTS",
+    "TENSOR_FEATURES",
+    "fuzz_settings",
+    "loaded_program",
+    "programs",
+]
+
+FEATURE_ISSUES = {
+    "floats": "issue 10 (Prove it): float and bool values",
+    "items": "issue 10 item 1: dict/list items are state",
+    "attributes": "issue 10 item 1: attributes are state",
+    "closures": "issue 10 item 2: closures see current values; late binding",
+    "nonlocal": "issue 10 item 2: nonlocal writes survive",
+    "globals": "issue 10 item 2: global writes, module-level lists",
+    "loop_names": "issue 10 item 3: names first assigned in loops",
+    "builtins": "issue 10 item 4: builtins as values",
+    "del": "issues 10/11: del of names, items, attributes, loop targets",
+    "try": "issue 11: try/except/else/finally, raise, jumps in every clause",
+    "with": "issue 11: with blocks that log and that suppress",
+    "walrus": "issue 11: walrus in tests and comprehensions",
+    "comprehensions": "issue 11: dict/set/generator comprehensions",
+    "iteration": "issue 11: for over items/enumerate/zip/strings/reversed",
+    "print": "issue 11: print with sep/end, bare print",
+    "generators": "issue 11: nested generator functions, local contextmanager",
+    "chained": "tensor mode: chained comparisons (Python mode always has them)",
+}
+"""Each switchable feature and the issue item its programs prove."""
+
+FEATURES = frozenset(FEATURE_ISSUES)
+"""The features ``make test`` (and ``make fuzz``) enable: edit here."""
+
+TENSOR_FEATURES = frozenset(
+    {
+        "floats",
+        "items",
+        "attributes",
+        "closures",
+        "nonlocal",
+        "loop_names",
+        "builtins",
+        "walrus",
+        "chained",
+    }
+)
+"""The features that have a tensor-friendly form (see the module docs)."""
+
+HELPERS = """\
+import contextlib
+import types
+
+COUNTER = 0
+RESULTS = []
+
+
+def double(v):
+    return v * 2
+
+
+def clamp(v):
+    if v > 9:
+        return 9
+    if v < -9:
+        return -9
+    return v
+
+
+def fclamp(v):
+    if v > 9.0:
+        return 9.0
+    if v < -9.0:
+        return -9.0
+    return v
+
+
+def record(log, v):
+    log.append(v)
+    print("record", v)
+    return v
+
+
+def apply(f, v):
+    return f(v)
+
+
+class Box:
+    def __init__(self):
+        self.total = 0
+        self.count = 0
+        self.inner = types.SimpleNamespace(n=0)
+
+    def add(self, n):
+        for i in range(n):
+            self.total += i
+        return self.total
+
+
+class Logged:
+    def __init__(self, log, name):
+        self.log = log
+        self.name = name
+
+    def __enter__(self):
+        self.log.append(("enter", self.name))
+        return len(self.log)
+
+    def __exit__(self, kind, value, tb):
+        self.log.append(("exit", self.name, kind.__name__ if kind else None))
+        return False
+
+
+class Suppress:
+    def __init__(self, log, *kinds):
+        self.log = log
+        self.kinds = kinds
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        if kind is not None and issubclass(kind, self.kinds):
+            self.log.append(("suppressed", kind.__name__))
+            return True
+        return False
+"""
+"""Helpers every generated program may call: pure ones, ``record`` (effects),
+``apply`` (takes a builtin as a value), ``Box`` (attributes; ``add`` updates
+``self.total`` in a loop, as a method), and the context
+managers ``Logged`` (logs entry and exit) and ``Suppress`` (swallows the given
+exception types)."""
+
+INPUTS = st.integers(min_value=-3, max_value=6)
+"""Values for the program's arguments ``a`` and ``b``."""
+
+settings.register_profile(
+    "fuzz",
+    max_examples=10_000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+def fuzz_settings(examples: int = 200, fuzz_examples: int = 10_000) -> settings:
+    """Settings for tests over ``programs()``, chosen by ``HYPOTHESIS_PROFILE``.
+
+    Args:
+        examples: Programs per run of ``make test`` (derandomized: the same
+            programs every run).
+        fuzz_examples: Programs per run of ``make fuzz`` (new ones each run).
+
+    Returns:
+        A ``settings`` object to decorate a test with.
+    """
+    fuzz = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz"
+    return settings(
+        max_examples=fuzz_examples if fuzz else examples,
+        derandomize=not fuzz,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+class _ProgramWriter(StateFeatures, SyntaxFeatures, Writer):
+    """The writer with every feature's hooks (each checks ``on(feature)``)."""
+
+
+@st.composite
+def programs(
+    draw: Callable[[st.SearchStrategy[Any]], Any],
+    max_statements: int = 20,
+    features: Iterable[str] = (),
+    tensor: bool = False,
+) -> str:
+    """Draws the source of a module: ``HELPERS`` and ``program``.
+
+    Args:
+        draw: Supplied by hypothesis.
+        max_statements: An upper bound on the statements of the body (loop
+            fuel bookkeeping not counted).
+        features: Names from ``FEATURE_ISSUES`` to enable (none: ``CORE``).
+        tensor: Write a tensor-friendly ``program(a, b)`` (features outside
+            ``TENSOR_FEATURES`` are ignored) instead of ``program(a, b, log)``.
+
+    Returns:
+        Python source text defining ``program``.
+    """
+    enabled = frozenset(features)
+    unknown = enabled - set(FEATURE_ISSUES)
+    if unknown:
+        raise ValueError(f"unknown features: {sorted(unknown)}")
+    if tensor:
+        enabled &= TENSOR_FEATURES
+    budget = draw(st.integers(1, max_statements))
+    writer = _ProgramWriter(draw, budget, enabled, tensor)
+    signature = "program(a, b)" if tensor else "program(a, b, log)"
+    return HELPERS + "\n\n" + writer.function(signature)
+
+
+_module_ids = itertools.count()
+
+
+@contextlib.contextmanager
+def loaded_program(source: str, name: str = "program") -> Iterator[Callable[..., Any]]:
+    """Imports ``source`` from a real file and yields its function ``name``.
+
+    The module lives in ``sys.modules`` (as a user's module would) until the
+    context exits; then it and its temporary file are removed.
+
+    Args:
+        source: Module source text, e.g. from ``programs()``.
+        name: The function to yield.
+
+    Yields:
+        The function, whose source ``inspect.getsource`` can read.
+    """
+    module_name = f"autograph_generated_{os.getpid()}_{next(_module_ids)}"
+    with tempfile.TemporaryDirectory(prefix="autograph-gen-") as directory:
+        path = Path(directory) / f"{module_name}.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+            yield getattr(module, name)
+        finally:
+            del sys.modules[module_name]

@@ -1,0 +1,92 @@
+"""A fuzzing campaign: many programs per feature set, failures counted by class.
+
+Unlike the tests, a campaign does not stop at the first failure: it checks
+``--programs`` programs, counts ok / refusal / mismatch / invalid verdicts,
+and keeps the shortest program of each failure class (for a findings report;
+``python -m tests.program_gen.minimize REPORT.json CLASS`` shrinks one).
+
+Usage:
+    python -m tests.program_gen.campaign --mode tensor --features items \\
+        --programs 2000 --out /tmp/items.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import time
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from tests.program_gen import FEATURES, INPUTS, programs
+from tests.program_gen.check import Verdict, check_program
+
+INPUT_PAIRS = st.lists(st.tuples(INPUTS, INPUTS), min_size=1, max_size=3)
+
+
+def run(features: frozenset[str], tensor: bool, count: int) -> dict[str, Any]:
+    """Checks ``count`` programs; returns counts, rate and failure classes."""
+    counts: collections.Counter[str] = collections.Counter()
+    classes: dict[str, dict[str, Any]] = {}
+
+    @settings(
+        max_examples=count,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(source=programs(features=features, tensor=tensor), inputs=INPUT_PAIRS)
+    def one(source: str, inputs: list[tuple[int, int]]) -> None:
+        verdict: Verdict = check_program(source, inputs, tensor)
+        counts[verdict.kind] += 1
+        if verdict.kind == "ok":
+            return
+        key = f"{verdict.kind} [{verdict.where}] {verdict.kind_of_failure}"
+        entry = classes.setdefault(key, {"count": 0, "example": None})
+        entry["count"] += 1
+        body = source.split("\ndef program", 1)[1]
+        if entry["example"] is None or len(body) < len(entry["example"]["body"]):
+            entry["example"] = {
+                "body": body,
+                "inputs": inputs,
+                "message": verdict.message[-3000:],
+            }
+
+    start = time.perf_counter()
+    one()
+    seconds = time.perf_counter() - start
+    total = sum(counts.values())
+    return {
+        "features": sorted(features),
+        "mode": "tensor" if tensor else "python",
+        "programs": total,
+        "seconds": round(seconds, 1),
+        "programs_per_second": round(total / seconds, 1),
+        "counts": dict(counts),
+        "classes": dict(sorted(classes.items(), key=lambda kv: -kv[1]["count"])),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=("python", "tensor"), default="python")
+    parser.add_argument("--features", default="", help="comma-separated; 'all'")
+    parser.add_argument("--programs", type=int, default=1000)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    if args.features == "all":
+        features = FEATURES
+    else:
+        features = frozenset(f for f in args.features.split(",") if f)
+    report = run(features, args.mode == "tensor", args.programs)
+    with open(args.out, "w") as f:
+        json.dump(report, f, indent=1)
+    print(args.out, report["programs"], report["counts"], report["programs_per_second"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,257 @@
+"""Runs one generated program three ways and judges the outcome.
+
+``check_program(source, inputs, tensor)`` loads the program and checks:
+
+(a) original == converted code forced (``assert_same_behaviour`` under
+    ``always_run_converted``): values, exception types and messages, printed
+    output, arguments after the call (the ``log``);
+(b) tensor mode only: ``autograph.function(program)`` called with
+    ``rt.constant(a), rt.constant(b)`` (one trace, reused for every input
+    pair) returns the original's numbers on the Python inputs, compared as
+    NumPy values (int kinds alike, floats to float32 precision).
+
+The result is a ``Verdict``: ``ok``; ``refusal`` (an error the contract
+allows, counted separately: ``LEGITIMATE_REFUSALS``); ``mismatch`` (a wrong
+value, a wrong or missing exception, an error the contract does not allow, or
+a hang); or ``invalid`` (the original raised something a generated program
+never should: a generator bug). ``Verdict.kind_of_failure`` is a short,
+normalized description that groups mismatches into classes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import re
+import signal
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from tests.equivalence import (
+    _assert_close,
+    _to_numpy,
+    assert_same_behaviour,
+    run_captured,
+)
+from tests.program_gen import loaded_program
+
+__all__ = [
+    "ALLOWED_ERRORS",
+    "LEGITIMATE_REFUSALS",
+    "Verdict",
+    "check_program",
+    "time_limit",
+]
+
+ALLOWED_ERRORS = (
+    ZeroDivisionError,
+    AssertionError,
+    NameError,
+    KeyError,
+    ValueError,
+    AttributeError,
+    IndexError,
+    OverflowError,
+)
+"""What a generated program may raise; anything else is a generator bug.
+
+``NameError`` covers ``UnboundLocalError`` and a closure reading a free
+variable not yet (or no longer) bound; ``KeyError``/``ValueError`` are raised
+on purpose or come from a deleted key; ``AttributeError`` and ``IndexError``
+from a deleted attribute or item; ``OverflowError`` from ``int()`` of a float
+grown to infinity."""
+
+LEGITIMATE_REFUSALS = (
+    # API.md: a name assigned in only one branch of a graph `if`, used after.
+    (ValueError, r"must also be defined in the (if|else) branch"),
+    # API.md: a loop variable that changes dtype / shape.
+    (TypeError, r"changed dtype from"),
+    (ValueError, r"changed shape from"),
+    # API.md: a `for` over a Python list with a graph-tensor `break`.
+    (TypeError, r"rt\.range"),
+)
+"""Errors a traced run may raise where Python computes a value (API.md,
+"Converted control flow on graph tensors"): (type, message pattern)."""
+
+_WALRUS_REFUSAL = r":=|walrus|assignment expression"
+"""Issue 11: the walrus may be refused up front with a ConversionError."""
+
+_TIME_LIMIT_S = 10.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """The judgement on one program.
+
+    Attributes:
+        kind: ``ok``, ``refusal``, ``mismatch`` or ``invalid``.
+        where: ``python`` (check a) or ``graph`` (check b); empty when ok.
+        kind_of_failure: A normalized one-line class of the failure.
+        message: The full description (inputs, outcomes, converted source).
+    """
+
+    kind: str
+    where: str = ""
+    kind_of_failure: str = ""
+    message: str = ""
+
+
+class TimeLimitExceeded(BaseException):
+    """A program ran longer than its time limit (a hang). A BaseException, so
+    that ``run_captured`` does not record it as the program's own error."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raises ``TimeLimitExceeded`` in the block after ``seconds``.
+
+    Uses ``SIGALRM``, so it works in the main thread only.
+    """
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeLimitExceeded(f"ran longer than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def normalize(text: str) -> str:
+    """The first line of ``text`` with numbers and generated labels masked,
+    so that failures of one class read the same."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    line = re.sub(r"'\w+:\d+'", "'TENSOR'", line)
+    line = re.sub(r"\b([a-z]+)\d+\b", r"\1#", line)
+    line = re.sub(r"-?\d+(\.\d+)?", "#", line)
+    line = re.sub(r"/\S+\.py", "FILE", line)
+    return line[:160]
+
+
+def describe_error(error: BaseException) -> str:
+    return f"{type(error).__name__}: {normalize(str(error))}"
+
+
+def _legitimate(error: BaseException) -> bool:
+    return any(
+        isinstance(error, kind) and re.search(pattern, str(error))
+        for kind, pattern in LEGITIMATE_REFUSALS
+    )
+
+
+def _check_python(program: Any, args: tuple[Any, ...]) -> Verdict:
+    """Check (a): original == converted code forced, on Python values."""
+    autograph = importlib.import_module("autograph")
+    from autograph.impl.api import always_run_converted
+
+    expected = run_captured(program, args, {})
+    if expected.error is not None and not isinstance(expected.error, ALLOWED_ERRORS):
+        return Verdict("invalid", "python", describe_error(expected.error))
+    try:
+        converted = autograph.to_graph(program)
+    except Exception as e:  # a conversion that fails up front
+        if isinstance(e, autograph.ConversionError) and re.search(
+            _WALRUS_REFUSAL, str(e)
+        ):
+            return Verdict("refusal", "python", describe_error(e), str(e))
+        return Verdict("mismatch", "python", "to_graph " + describe_error(e), str(e))
+    try:
+        assert_same_behaviour(program, converted, *args)
+    except AssertionError as e:
+        with always_run_converted():
+            actual = run_captured(converted, args, {})
+        if isinstance(actual.error, autograph.ConversionError) and re.search(
+            _WALRUS_REFUSAL, str(actual.error)
+        ):
+            return Verdict("refusal", "python", describe_error(actual.error), str(e))
+        if actual.error is not None and type(actual.error) is not type(expected.error):
+            what = "raised " + describe_error(actual.error)
+        elif actual.error is not None:
+            what = "wrong message " + describe_error(actual.error)
+        elif expected.error is not None:
+            what = f"no {type(expected.error).__name__} raised"
+        else:
+            what = "wrong " + normalize(str(e).split("differs: ", 1)[-1])
+        return Verdict("mismatch", "python", what, str(e))
+    return Verdict("ok")
+
+
+def _names_variable(graph_error: BaseException, python_error: BaseException) -> bool:
+    names = re.findall(r"'(\w+)'", str(python_error))
+    return bool(names) and f"'{names[0]}'" in str(graph_error)
+
+
+def _check_graph(
+    program: Any, function: Any, rt: Any, a: int, b: int, source: str
+) -> Verdict:
+    """Check (b): the traced graph computes the original's numbers."""
+    expected = run_captured(program, (a, b), {})
+    try:
+        traced, error = function(rt.constant(a), rt.constant(b)), None
+    except Exception as e:  # judged below
+        traced, error = None, e
+    text = f"program({a}, {b}) traced vs Python\n{source}"
+    if error is not None:
+        text += f"\ntraced run raised {type(error).__name__}: {error}"
+        if expected.error is not None:
+            if type(error) is type(expected.error):
+                return Verdict("ok")
+            if (
+                isinstance(expected.error, NameError)
+                and isinstance(error, rt.errors.InvalidArgumentError)
+                and _names_variable(error, expected.error)
+            ):
+                return Verdict("ok")
+        if _legitimate(error):
+            return Verdict("refusal", "graph", describe_error(error), text)
+        return Verdict("mismatch", "graph", "raised " + describe_error(error), text)
+    if expected.error is not None:
+        what = f"no {type(expected.error).__name__} raised"
+        return Verdict("mismatch", "graph", what, text)
+    try:
+        _assert_close(_to_numpy(expected.result), _to_numpy(traced), "result")
+    except AssertionError as e:
+        text += f"\nexpected {expected.result!r}\ngot {traced!r}\n{e}"
+        what = "wrong value " + normalize(str(e).replace("\n", " "))
+        return Verdict("mismatch", "graph", what, text)
+    return Verdict("ok")
+
+
+def check_program(
+    source: str, inputs: Sequence[tuple[int, int]], tensor: bool = False
+) -> Verdict:
+    """Checks one program on every input pair; the first non-ok verdict wins.
+
+    Args:
+        source: A module from ``programs()``.
+        inputs: ``(a, b)`` pairs.
+        tensor: Whether ``source`` is a tensor-mode program (then check (b)
+            runs too, after (a) passed for that pair).
+
+    Returns:
+        The ``Verdict``.
+    """
+    autograph = importlib.import_module("autograph")
+    rt = importlib.import_module("runtime")
+    refusal = None
+    with loaded_program(source) as program:
+        function = autograph.function(program) if tensor else None
+        for a, b in inputs:
+            args = (a, b) if tensor else (a, b, [])
+            try:
+                with time_limit(_TIME_LIMIT_S):
+                    verdict = _check_python(program, args)
+                    if verdict.kind == "ok" and tensor:
+                        verdict = _check_graph(program, function, rt, a, b, source)
+            except TimeLimitExceeded as e:
+                verdict = Verdict("mismatch", "graph" if tensor else "python", "hang")
+                verdict = dataclasses.replace(verdict, message=f"{e}\n{source}")
+            if verdict.kind in ("mismatch", "invalid"):
+                return verdict
+            if verdict.kind == "refusal":
+                refusal = refusal or verdict
+    return refusal or Verdict("ok")

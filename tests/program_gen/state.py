@@ -1,0 +1,270 @@
+"""Issue 10's features: every kind of state a converted statement changes.
+
+A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
+
+* ``floats``: float and bool variables (typed expressions live in core).
+* ``items``: ``d = {'a': 0, 'b': 0}``, ``xs = [0, 0]``; ``d['a'] += ...``,
+  ``xs[1] = ...``, ``d[key]`` with ``key`` unchanged; reads of the items.
+* ``attributes``: ``box = Box()``, ``ns = types.SimpleNamespace(total=0)``;
+  ``box.total += ...``, ``box.inner.n = ...``, ``ns.total -= ...``, and
+  ``box.add(a)`` (a method whose loop updates ``self.total``).
+* ``closures``: ``def peek(): return x + 1`` and ``later = lambda: y``
+  called anywhere (inside loops and after them); Python mode also makes
+  lambdas and defs in loops (``fs.append(lambda: i0)``) and calls them after.
+* ``nonlocal``: ``def bump(k): nonlocal z; ...; return z > 2`` called as a
+  statement and in ``if``/``elif``/``while`` tests.
+* ``globals`` (Python mode): ``global COUNTER`` writes and
+  ``RESULTS.append(...)`` on a module-level list.
+* ``loop_names``: a name ``w<n>`` first assigned inside a loop (in every
+  iteration or under an ``if``) and read right after the loop, where the
+  loop may have run zero times.
+* ``builtins``: ``fn = range`` (loops over ``fn(...)``), ``length = len``,
+  ``absolute = abs``, ``to_int = int``, ``to_float = float``,
+  ``apply(abs, x)``; Python mode also ``en = enumerate``, ``pairs = zip``,
+  ``inst = isinstance``, ``out = print``.
+* ``del`` (Python mode): ``del`` of items, attributes, several names, and a
+  loop target right after its loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hypothesis import strategies as st
+
+from tests.program_gen.core import NAMES, PARAMETERS, indent
+
+_ITEMS = ("d['a']", "d['b']", "xs[0]", "xs[1]", "d[key]")
+_ATTRIBUTES = ("box.total", "box.count", "box.inner.n", "ns.total")
+
+
+class StateFeatures:
+    """Issue 10's statements, expressions and state (see the module docs)."""
+
+    # The prologue defines each feature's state before the body.
+
+    def prologue(self) -> list[str]:
+        lines = super().prologue()
+        if self.on("globals") and not self.tensor:
+            lines += ["global COUNTER", "COUNTER = 0", "RESULTS.clear()"]
+        if self.on("items"):
+            lines += ["d = {'a': 0, 'b': 0}", "xs = [0, 0]", "key = 'b'"]
+        if self.on("attributes"):
+            lines += ["box = Box()", "ns = types.SimpleNamespace(total=0)"]
+        if self.on("closures"):
+            # Defined before x and y are assigned: they read the values the
+            # names have when called, or raise NameError.
+            lines += ["def peek():", "    return x + 1", "later = lambda: y"]
+            if not self.tensor:
+                lines.append("fs = []")
+        if self.on("nonlocal"):
+            update = "clamp(z + k)" if self.tensor else "z + k"
+            lines += ["def bump(k):", "    nonlocal z", f"    z = {update}"]
+            lines.append("    return z > 2")
+        if self.on("builtins"):
+            lines += ["fn = range", "length = len", "absolute = abs"]
+            lines += ["to_int = int", "to_float = float"]
+            if not self.tensor:
+                lines += ["en = enumerate", "pairs = zip", "inst = isinstance"]
+                lines += ["out = print"]
+        return lines
+
+    def function(self, signature: str) -> str:
+        if self.on("nonlocal") and not self.tensor:
+            # `nonlocal z` needs z bound somewhere in the function.
+            self.force_assign = {"z"}
+        return super().function(signature)
+
+    def state_values(self) -> list[str]:
+        values = super().state_values()
+        if self.on("items"):  # whole: a carried dict or list keeps its structure
+            values += ["d", "xs"]
+        if self.on("attributes"):
+            values += list(_ATTRIBUTES)
+        return values
+
+    def python_results(self) -> list[str]:
+        values = super().python_results()
+        if self.on("items"):
+            values += ["d", "xs"]
+        if self.on("attributes"):
+            values += ["box", "ns"]
+        if self.on("globals"):
+            values += ["COUNTER", "list(RESULTS)"]
+        if self.on("closures"):
+            values.append("[f() for f in fs]")
+        return values
+
+    # Reads.
+
+    def atoms(self, ty: str) -> list[str]:
+        found = super().atoms(ty)
+        if ty == "int":
+            if self.on("items"):
+                found += _ITEMS
+            if self.on("attributes"):
+                found += _ATTRIBUTES
+            if self.on("closures"):
+                found += ["peek()", "later()"]
+            if self.on("globals") and not self.tensor:
+                found += ["COUNTER", "len(RESULTS)"]
+        return found
+
+    def expression_makers(self, ty: str, depth: int) -> list[Callable[[], str]]:
+        makers = super().expression_makers(ty, depth)
+        sub = depth + 1
+        if self.on("builtins") and ty == "int":
+            makers.append(lambda: f"absolute({self.expression(sub)})")
+            makers.append(lambda: f"apply(abs, {self.expression(sub)})")
+            makers.append(lambda: f"length([{self.expression(sub)}, 1])")
+            if self.on("floats"):
+                makers.append(lambda: f"to_int({self.expression(sub, 'float')})")
+        if self.on("builtins") and ty == "float":
+            makers.append(lambda: f"to_float({self.expression(sub)})")
+            makers.append(lambda: f"apply(float, {self.expression(sub)})")
+        if self.on("closures") and not self.tensor and ty == "int":
+            makers.append(lambda: "sum([f() for f in fs])")
+            makers.append(lambda: "len(fs)")
+        if self.on("items") and not self.tensor and ty == "int":
+            makers.append(lambda: f"d.get('c', {self.constant()})")
+            makers.append(lambda: "xs[-1]")
+        return makers
+
+    def condition_makers(self, depth: int) -> list[Callable[[], str]]:
+        makers = super().condition_makers(depth)
+        if self.on("nonlocal"):
+            makers += [lambda: f"bump({self.draw(st.integers(1, 2))})"] * 3
+        if self.on("builtins") and not self.tensor:
+            makers.append(lambda: f"inst({self.expression(depth + 1)}, int)")
+        return makers
+
+    # Statements.
+
+    def feature_statements(self, depth: int) -> list[str]:
+        kinds = super().feature_statements(depth)
+        if self.on("items"):
+            kinds += ["item", "item"]
+        if self.on("attributes"):
+            kinds += ["attribute", "attribute"]
+        if self.on("nonlocal"):
+            kinds.append("bump")
+        if not self.tensor:
+            if self.on("globals"):
+                kinds += ["global_write", "global_append"]
+            if self.on("closures") and self.loop_depth:
+                kinds += ["late_binding", "late_binding"]
+            if self.on("builtins"):
+                kinds += ["builtin_loop", "builtin_print"]
+            if self.on("del"):
+                kinds.append("del_more")
+        return kinds
+
+    def update(self, target: str) -> list[str]:
+        """``target = ...`` or ``target op= ...`` (ints)."""
+        if self.chance(50):
+            return [self.augmented(target, "int")]
+        return [f"{target} = {self.bounded(self.expression(), 'int')}"]
+
+    def s_item(self, depth: int) -> tuple[list[str], bool]:
+        target = self.choice(_ITEMS)
+        if not self.tensor and self.chance(10):
+            return [f"d['c'] = {self.expression()}"], False
+        if not self.tensor and self.chance(10):
+            return [f"xs.append({self.expression()})"], False
+        return self.update(target), False
+
+    def s_attribute(self, depth: int) -> tuple[list[str], bool]:
+        if self.chance(20):  # a method's loop over `self.total` (small bound)
+            return [f"box.add({self.choice((*PARAMETERS, '3'))})"], False
+        return self.update(self.choice(_ATTRIBUTES)), False
+
+    def s_bump(self, depth: int) -> tuple[list[str], bool]:
+        return [f"bump({self.constant()})"], False
+
+    def s_global_write(self, depth: int) -> tuple[list[str], bool]:
+        return [self.augmented("COUNTER", "int")], False
+
+    def s_global_append(self, depth: int) -> tuple[list[str], bool]:
+        return [f"RESULTS.append({self.expression()})"], False
+
+    def s_late_binding(self, depth: int) -> tuple[list[str], bool]:
+        name = self.readable_name()
+        if self.chance(50):
+            return [f"fs.append(lambda: {name})"], False
+        label = self.label()
+        return [f"def f{label}():", f"    return {name}", f"fs.append(f{label})"], False
+
+    def s_builtin_loop(self, depth: int) -> tuple[list[str], bool]:
+        items = [self.expression(1) for _ in range(self.draw(st.integers(0, 3)))]
+        listed = "[" + ", ".join(items) + "]"
+        if self.chance(50):
+            names = [f"i{self.loop_depth}", self.choice(NAMES["int"])]
+            return self.for_loop(depth, names, f"en({listed})"), False
+        names = self.two_variables()
+        return self.for_loop(depth, names, f"pairs({listed}, fn(3))"), False
+
+    def s_builtin_print(self, depth: int) -> tuple[list[str], bool]:
+        return [f"out('o{self.label()}', {self.expression()})"], False
+
+    def s_del_more(self, depth: int) -> tuple[list[str], bool]:
+        options = []
+        if self.on("items"):
+            options += ["del d['a']", "del xs[0]"]
+        if self.on("attributes"):
+            options += ["del box.count", "del ns.total"]
+        names = sorted(self.defined & set(NAMES["int"]))
+        if len(names) >= 2:
+            options.append(f"del {names[0]}, {names[-1]}")
+        if not options:
+            return [f"print('nothing to delete {self.label()}')"], False
+        line = self.choice(options)
+        if line.startswith("del ") and "," in line:
+            self.defined -= {names[0], names[-1]}
+        return [line], False
+
+    # Loops: names born inside them; `fn(...)` for `range(...)`; del of the
+    # target after a loop.
+
+    def range_call(self) -> str:
+        call = super().range_call()
+        if self.on("builtins") and self.chance(40):
+            return "fn" + call[len("range") :]
+        return call
+
+    def loop_body(self, depth: int) -> list[str]:
+        if not (self.on("loop_names") and self.chance(50)):
+            return super().loop_body(depth)
+        name = f"w{self.label()}"
+        value = self.bounded(self.expression(1), "int")
+        if self.chance(30):
+            first = [f"if {self.condition(1)}:", f"    {name} = {value}"]
+        else:
+            first = [f"{name} = {value}"]
+            self.defined.add(name)
+        body = super().loop_body(depth)
+        self.defined.discard(name)
+        self.maybe.add(name)
+        self.born.append(name)
+        return indent(first) + body
+
+    def for_loop(
+        self, depth: int, names: list[str], iterable: str, first: tuple[str, ...] = ()
+    ) -> list[str]:
+        lines = super().for_loop(depth, names, iterable, first)
+        if self.on("del") and not self.tensor and self.chance(20):
+            lines.append(f"del {names[0]}")
+            self.defined.discard(names[0])
+        return lines
+
+    def statement(self, depth: int) -> tuple[list[str], bool]:
+        outer, self.born = self.born, []
+        try:
+            lines, terminal = super().statement(depth)
+            for name in self.born:  # read right after the loop
+                target = self.choice(NAMES["int"])
+                value = self.bounded(f"{target} + {name}", "int")
+                if target in self.defined:
+                    lines.append(f"{target} = {value}")
+            return lines, terminal
+        finally:
+            self.born = outer
