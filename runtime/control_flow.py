@@ -177,7 +177,9 @@ def _graph_cond(
     for label, fn in (("then_branch", true_fn), ("else_branch", false_fn)):
         g = Graph(label, outer_graph=outer)
         with g.as_default():
-            branches.append((g, fn()))
+            # Its containers as they are now: the other branch, traced next,
+            # may change a list or dict this one returns.
+            branches.append((g, nest.map_structure(_same, fn())))
     (then_g, then_out), (else_g, else_out) = branches
     checks.check_same_structure(then_out, else_out, names)
     then_flat = nest.flatten_with_paths(then_out, expand_composites=True)
@@ -214,6 +216,10 @@ def _graph_cond(
     outputs = iter(op.outputs)
     leaves = [next(outputs) if r is _PENDING else r for r in results]
     return nest.pack_sequence_as(then_out, leaves, expand_composites=True)
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 _FROM_OP = object()  # marks a cond result taken from the If op's outputs

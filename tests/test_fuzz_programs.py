@@ -51,26 +51,6 @@ KNOWN_FAILING: dict[tuple[str, str], str] = {
     # (mode, feature): the issue item whose fix makes its programs pass.
     # "core" is the programs without features; "all" the programs with every
     # feature of FEATURES that is not listed here for that mode.
-    ("tensor", "core"): "issue 10 item 6 (a variable unused after a graph if; "
-    "`if False: return` in a graph if); API.md: a return in a graph loop, a "
-    "Python while whose test becomes a graph tensor",
-    ("python", "closures"): "issue 10 item 2: closures see current values",
-    ("python", "nonlocal"): "issue 10 item 2: nonlocal writes survive",
-    ("python", "globals"): "issue 10 item 2: module-level lists appended in loops",
-    ("python", "try"): "issue 11: jumps out of try, assignments before an exception",
-    ("python", "generators"): "issue 11: a nested generator makes the function "
-    "unconvertible",
-    ("python", "walrus"): "issue 11: a walrus inside and/or is local to a lambda",
-    ("tensor", "items"): "issue 10 item 1: items are state (the untaken branch "
-    "is applied, loop tensors escape)",
-    ("tensor", "attributes"): "issue 10 item 1: attributes are state",
-    ("tensor", "closures"): "issue 10 item 2: closures see current values",
-    ("tensor", "nonlocal"): "issue 10 item 2: nonlocal writes survive",
-    ("tensor", "loop_names"): "issue 10 item 3: names first assigned in loops",
-    ("tensor", "builtins"): "issue 10 item 4: `fn = range` over a graph tensor",
-    ("tensor", "walrus"): "issue 11: a walrus inside and/or is local to a lambda",
-    ("tensor", "chained"): "not in issues 10/11: `0 < (a + b) <= a` on graph "
-    "tensors calls bool() (FINDINGS.md)",
 }
 """Features whose programs fail today: delete an entry when its fix lands.
 

@@ -202,3 +202,20 @@ def test_a_while_test_that_changes_a_cell_runs_once_per_iteration():
     for a in (-1, 1, 5):
         steps, z = autograph.function(bump_in_while_test)(rt.constant(a))
         assert (steps.numpy(), z.numpy()) == bump_in_while_test(a)
+
+
+def returns_the_dict_the_other_branch_changes(a):
+    d = {"a": 0}
+    if d["a"] < a:
+        return d["a"], d
+    d["a"] += 1
+    return d["a"], d
+
+
+def test_a_branch_returns_its_containers_as_they_were_when_it_ended():
+    for a in (1, -1):
+        value, d = autograph.function(returns_the_dict_the_other_branch_changes)(
+            rt.constant(a)
+        )
+        expected_value, expected_d = returns_the_dict_the_other_branch_changes(a)
+        assert (value.numpy(), d["a"].numpy()) == (expected_value, expected_d["a"])
