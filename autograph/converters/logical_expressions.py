@@ -2,12 +2,14 @@
 
     a and b or not c    ->    ag__.or_(ag__.and_(a, lambda: b), lambda: ag__.not_(c))
     lo <= x < hi        ->    ag__.and_(lo <= x, lambda: x < hi)
+    0 < x + y <= 9      ->    ag__.compare_chain(0, '<', lambda: x + y, '<=', lambda: 9)
 
 The right operand is a lambda: it is evaluated only when Python would. A
-comparison chain is an `and` in Python too; it is split only when its inner
-operands are names or constants, which may be evaluated twice, and its last
-operand assigns nothing (a walrus there would bind inside the lambda); others
-stay as written.
+comparison chain is an `and` in Python too: split into comparisons when its
+inner operands are names or constants (which may be evaluated twice), else
+`compare_chain`, which evaluates each operand once. A chain with a walrus
+in an operand stays as written (the walrus would bind inside a lambda):
+exact in Python, a TypeError on a graph tensor.
 """
 
 from __future__ import annotations
@@ -18,6 +20,19 @@ from collections.abc import Set as AbstractSet
 from autograph.converters.assignment_expressions import assigns
 from autograph.core.converter import CompareChain, LazyOperands, ag_call, thunk
 from autograph.pyct import templates
+
+_SYMBOLS = {
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+}
 
 
 class LogicalExpressionTransformer(LazyOperands):
@@ -35,12 +50,18 @@ class LogicalExpressionTransformer(LazyOperands):
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
         self.generic_visit(node)
         inner = node.comparators[:-1]
-        if (
-            len(node.ops) < 2
-            or not all(isinstance(n, (ast.Name, ast.Constant)) for n in inner)
-            or (ast.NamedExpr in self.ctx.kinds and assigns(node.comparators[-1]))
+        if len(node.ops) < 2 or (
+            ast.NamedExpr in self.ctx.kinds
+            and any(assigns(n) for n in node.comparators)
         ):
-            return node
+            return node  # a walrus would bind inside a lambda: as written
+        if not all(isinstance(n, (ast.Name, ast.Constant)) for n in inner):
+            # An inner operand may not be evaluated twice: the operator
+            # evaluates each once, lazily, as Python's chain does.
+            args: list[ast.expr] = [node.left]
+            for op, operand in zip(node.ops, node.comparators):
+                args += [ast.Constant(value=_SYMBOLS[type(op)]), thunk(operand)]
+            return self.with_places(ag_call("compare_chain", *args), *node.comparators)
         operands = [node.left, *node.comparators]
         # An inner operand (a name or constant) is in two comparisons: each
         # gets its own node.

@@ -11,7 +11,7 @@ from runtime.operators.calls import converted_call
 from runtime.operators.control_flow import for_stmt, if_stmt, while_stmt
 from runtime.operators.data_structures import list_append, list_pop
 from runtime.operators.exceptions import assert_stmt
-from runtime.operators.logical import and_, if_exp, not_, or_
+from runtime.operators.logical import and_, compare_chain, if_exp, not_, or_
 from runtime.operators.places import attr, item, untracked, var
 from runtime.operators.py_builtins import float_, int_, len_, print_, range_
 from runtime.operators.variables import (
@@ -31,6 +31,7 @@ __all__ = [
     "and_",
     "assert_stmt",
     "attr",
+    "compare_chain",
     "converted_call",
     "float_",
     "for_stmt",

@@ -13,6 +13,7 @@ arrive as functions, so they are evaluated only when Python would:
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -50,6 +51,45 @@ def or_(a: Any, b: Callable[[], Any], *, places: Sequence[Place] = ()) -> Any:
             return if_stmt(a, lambda: a, b, (), ("the value of `or`",), places=places)
         return impl(a, b)
     return a or b()
+
+
+_COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
+    "is": operator.is_,
+    "is not": operator.is_not,
+}
+
+
+def compare_chain(left: Any, *parts: Any, places: Sequence[Place] = ()) -> Any:
+    """`left op1 b op2 c ...`: each operand evaluated once, left to right,
+    and only while the comparisons so far hold (Python's chain).
+
+    `parts` alternate an operator's symbol and its right operand as a
+    function: `compare_chain(0, '<', lambda: x + y, '<=', lambda: 9)`. On a
+    backend's value the rest of the chain is the lazy operand of `and_`.
+
+        >>> compare_chain(1, '<', lambda: 2, '<', lambda: 1 / 0)
+        Traceback (most recent call last):
+        ...
+        ZeroDivisionError: division by zero
+        >>> compare_chain(3, '<', lambda: 2, '<', lambda: 1 / 0)
+        False
+    """
+    symbol, right, *rest = parts
+    right = right()
+    result = _COMPARISONS[symbol](left, right)
+    if not rest:
+        return result
+    return and_(
+        result, lambda: compare_chain(right, *rest, places=places), places=places
+    )
 
 
 def not_(a: Any) -> Any:

@@ -250,7 +250,11 @@ class Writer:
         ty = "float" if self.on("floats") and self.chance(30) else "int"
         left, right = self.expression(depth, ty), self.expression(depth, ty)
         if self.chance(15) and (not self.tensor or self.on("chained")):
-            return f"({left} < {right} <= {self.expression(depth, ty)})"
+            last = self.expression(depth, ty)
+            # A walrus in a later operand keeps the chain as written (it
+            # would bind inside a lambda): a TypeError on graph tensors.
+            if not (self.tensor and ":=" in right + last):
+                return f"({left} < {right} <= {last})"
         return f"({left} {self.choice(_COMPARISONS)} {right})"
 
     def condition(self, depth: int = 0) -> str:

@@ -372,3 +372,29 @@ def test_a_graph_while_test_that_updates_a_variable_runs_once_per_iteration():
     v = rt.Variable(0)
     f = autograph.function(counts_variable_updates)
     assert f(rt.constant(3), v).numpy() == 2 and v.numpy() == 3
+
+
+def chain_with_a_computed_middle(a, b):
+    if 0 < (a + b) <= a:
+        return 1
+    return 2
+
+
+@pytest.mark.parametrize("a, b", [(3, -1), (1, 1), (-1, 2)])
+def test_a_comparison_chain_with_a_computed_operand_is_graph_logic(a, b):
+    run, _ = trace(chain_with_a_computed_middle, np.int32(1), np.int32(1))
+    assert run(np.int32(a), np.int32(b))[0] == chain_with_a_computed_middle(a, b)
+
+
+def chain_logging_its_operands(log):
+    def v(k):
+        log.append(k)
+        return k
+
+    return v(1) < v(2) < v(0) < v(5)
+
+
+def test_a_comparison_chain_evaluates_each_operand_once_and_stops_early():
+    from tests.equivalence import assert_equivalent
+
+    assert_equivalent(chain_logging_its_operands, [])
