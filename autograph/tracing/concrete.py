@@ -410,6 +410,8 @@ def _graph_outputs(name: str, value: Any, graph: Graph, path: str) -> Any:
     try:
         return graph.convert(value)
     except (TypeError, ValueError):
+        if isinstance(value, SymbolicTensor):
+            raise  # a graph tensor of another graph: the error says where from
         where = f" at {path}" if path else ""
         text = repr(value)
         text = text if len(text) <= 60 else text[:57] + "..."

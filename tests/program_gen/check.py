@@ -70,6 +70,11 @@ LEGITIMATE_REFUSALS = (
     (ValueError, r"changed shape from"),
     # API.md: a `for` over a Python list with a graph-tensor `break`.
     (TypeError, r"rt\.range"),
+    # Issue 10 item 7: a graph tensor escaping a branch or loop through state
+    # the statement cannot see (an attribute a called method changes).
+    (ValueError, r"escaped from .* which has finished"),
+    # Items a graph op cannot carry (a key that changes).
+    (TypeError, r"so the graph cannot carry it"),
 )
 """Errors a traced run may raise where Python computes a value (API.md,
 "Converted control flow on graph tensors"): (type, message pattern)."""
