@@ -66,7 +66,10 @@ class _Analyzer:
         if method is not None:
             return method(node, out)
         names = self.cache.of(node)  # loop bodies are walked more than once
-        return (out - names.written) | names.read
+        killed = names.written
+        if names.walrus:  # one in a comprehension binds only if it iterates
+            killed = killed - activity.walrus_binds(node)[1]
+        return (out - killed) | names.read
 
     def visit_If(self, node: ast.If, out: frozenset[str]) -> frozenset[str]:
         body = self.block(node.body, out)

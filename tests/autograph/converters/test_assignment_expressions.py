@@ -166,3 +166,17 @@ def test_a_walrus_in_an_elif_test_traces():
 
     for value in (1, 3, 30):
         assert_graph_equivalent(_walrus_in_an_elif_test, rt.constant(value))
+
+
+def _walrus_in_a_comprehension_that_may_not_run(a, log):
+    x = a
+    if a == 0:
+        log.append(sum([(x := a + 5) for k in range(0)]))
+        x *= 2  # reads the x from before the if: the comprehension never ran
+        log.append(x)
+
+
+@pytest.mark.parametrize("a", [0, 1])
+def test_a_comprehension_walrus_does_not_kill_what_comes_before(a):
+    # It binds only if the comprehension iterates: x stays live into the if.
+    assert_equivalent(_walrus_in_a_comprehension_that_may_not_run, a, [])
