@@ -105,6 +105,10 @@ def _if_stmt(
                 ):
                     lacking = "if" if returned["if"] is None else "else"
                     verification.raise_missing_return(body, lacking, orelse is not None)
+                if isinstance(result, UndefinedReturnValue):
+                    # `return retval_` on a path whose `return` no trace took
+                    # (behind a Python condition): never used at run time.
+                    return _undefined_return(result, _dry_run(lambda: call(other), ()))
                 return result
             values = list(as_state(result, count))
             placeholders = (UndefinedReturnValue, UnboundAfterReturn)

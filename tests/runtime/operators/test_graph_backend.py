@@ -398,3 +398,26 @@ def test_a_comparison_chain_evaluates_each_operand_once_and_stops_early():
     from tests.equivalence import assert_equivalent
 
     assert_equivalent(chain_logging_its_operands, [])
+
+
+def return_in_a_loop_no_trace_takes_then_more_code(a):
+    x = 0
+    if a < 0:
+        for x in range(a, 0):
+            if 0 == 0:  # a Python condition: the return below never runs
+                break
+            else:
+                return a, x
+        else:
+            x = a
+    x = x + 1
+    return a, x
+
+
+@pytest.mark.parametrize("a", [0, -2])
+def test_a_tail_if_returning_a_value_no_trace_set_gives_the_other_branch(a):
+    run, _ = trace(return_in_a_loop_no_trace_takes_then_more_code, np.int32(1))
+    got = run(np.int32(a))
+    assert tuple(int(v) for v in got) == return_in_a_loop_no_trace_takes_then_more_code(
+        a
+    )
