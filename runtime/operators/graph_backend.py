@@ -97,7 +97,12 @@ def _if_stmt(
         fn: Callable[..., Any] | None, other: Callable[..., Any] | None, label: str
     ) -> Callable[[], Any]:
         def run() -> Any:
-            result = call(fn)
+            try:
+                result = call(fn)
+            except _RAISED_ON_PATH as error:
+                # Python raises this only when the branch runs: so does the
+                # graph; the branch gives the other's types meanwhile.
+                return _raising_branch(error, lambda: call(other), label)
             if not count:
                 returned[label] = result
                 if len(returned) == 2 and (returned["if"] is None) != (
@@ -108,7 +113,8 @@ def _if_stmt(
                 if isinstance(result, UndefinedReturnValue):
                     # `return retval_` on a path whose `return` no trace took
                     # (behind a Python condition): never used at run time.
-                    return _undefined_return(result, _dry_run(lambda: call(other), ()))
+                    sample = _other_sample(lambda: call(other), result)
+                    return _undefined_return(result, sample)
                 return result
             values = list(as_state(result, count))
             placeholders = (UndefinedReturnValue, UnboundAfterReturn)
@@ -116,7 +122,7 @@ def _if_stmt(
                 # The function has not returned on this path yet (its return
                 # value), or has returned (a variable nothing reads any more):
                 # the value takes the other branch's type, as zeros.
-                sample = as_state(_dry_run(lambda: call(other), ()), count)
+                sample = as_state(_other_sample(lambda: call(other), result), count)
                 values = [
                     _undefined_return(v, s) if isinstance(v, placeholders) else v
                     for v, s in zip(values, sample)
@@ -188,6 +194,49 @@ def _if_with_places(
     result = as_state(result, count + len(places))
     places_.write(places, result[count:])
     return result[0] if count == 1 else unpack_state(result[:count])
+
+
+# Errors Python raises on a path of the program, not about building the
+# graph: raised while tracing a graph `if`'s branch, they belong to that branch.
+_RAISED_ON_PATH = (
+    UnboundLocalError,
+    NameError,
+    ZeroDivisionError,
+    KeyError,
+    IndexError,
+)
+
+
+def _other_sample(other: Callable[[], Any], own: Any) -> Any:
+    """What the other branch gives, traced into a scratch graph; this
+    branch's own values if the other raises on its path (it will take this
+    branch's types, see `_raising_branch`)."""
+    try:
+        return _dry_run(other, ())
+    except _RAISED_ON_PATH:
+        return own
+
+
+def _raising_branch(error: BaseException, other: Callable[[], Any], label: str) -> Any:
+    """A branch that raises `error` when the graph runs it.
+
+    Its outputs are zeros of the other branch's types; if the other branch
+    raises too while tracing, the `if` itself raises now (it cannot be built).
+    """
+    sample = _dry_run(other, ())
+    where = user_location(2)
+    Assert(
+        False,
+        [
+            f"{type(error).__name__}: {error} (in the {label} branch of the graph "
+            f"`if`{f' at {where}' if where else ''}, which this run took)"
+        ],
+    )
+    if sample is None:
+        return None
+    return nest.map_structure(
+        lambda v: v if is_undefined(v) else _zeros_like_spec(v), sample
+    )
 
 
 def _check_places_defined(
@@ -333,6 +382,8 @@ def _loop_state(
                 )
             out.append(_zeros_like_spec(sample[i]))
         elif type(value) is Undefined:
+            if sample[i] is value:  # assigned on no path the graph has
+                raise _NeverSet(i)
             if is_undefined(sample[i]):
                 raise ValueError(
                     f"'{name}' is first assigned inside a graph loop, but not on "

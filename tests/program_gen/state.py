@@ -7,7 +7,8 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   ``xs[1] = ...``, ``d[key]`` with ``key`` unchanged; reads of the items.
 * ``attributes``: ``box = Box()``, ``ns = types.SimpleNamespace(total=0)``;
   ``box.total += ...``, ``box.inner.n = ...``, ``ns.total -= ...``, and
-  ``box.add(a)`` (a method whose loop updates ``self.total``).
+  ``box.add(a)`` (a method whose loop updates ``self.total``; Python mode
+  only: a change made by a call is a trace-time side effect).
 * ``closures``: ``def peek(): return x + 1`` and ``later = lambda: y``
   called anywhere (inside loops and after them); Python mode also makes
   lambdas and defs in loops (``fs.append(lambda: i0)``) and calls them after.
@@ -174,7 +175,10 @@ class StateFeatures:
         return self.update(target), False
 
     def s_attribute(self, depth: int) -> tuple[list[str], bool]:
-        if self.chance(20):  # a method's loop over `self.total` (small bound)
+        # A method's loop over `self.total` (small bound). Not in tensor mode:
+        # a state change through a call is a Python side effect, which happens
+        # while tracing (API.md), in both branches of a graph `if`.
+        if not self.tensor and self.chance(20):
             return [f"box.add({self.choice((*PARAMETERS, '3'))})"], False
         return self.update(self.choice(_ATTRIBUTES)), False
 

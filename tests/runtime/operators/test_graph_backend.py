@@ -421,3 +421,39 @@ def test_a_tail_if_returning_a_value_no_trace_set_gives_the_other_branch(a):
     assert tuple(int(v) for v in got) == return_in_a_loop_no_trace_takes_then_more_code(
         a
     )
+
+
+def unbound_read_in_the_else_branch(a):
+    x = 0
+    if x <= a:
+        x = 1
+    else:
+        for _ in range(x):  # a Python loop that runs zero times here
+            w = a
+        x = x + w
+    return x
+
+
+def test_an_error_python_raises_in_a_branch_is_raised_when_that_branch_runs():
+    run, _ = trace(unbound_read_in_the_else_branch, np.int32(1))
+    assert run(np.int32(3))[0] == 1  # the other branch traced, and never ran
+    with pytest.raises(rt.errors.InvalidArgumentError) as info:
+        run(np.int32(-1))
+    assert str(info.value).startswith(
+        "assertion failed: UnboundLocalError: cannot access local variable 'w' where "
+        "it is not associated with a value (in the else branch of the graph `if` at "
+    )
+
+
+def born_behind_a_python_condition(n):
+    total = 0
+    for i in rt.range(n):
+        if 2 < 1:  # a Python condition: never assigns
+            late = i
+        total += i
+    return total, late
+
+
+def test_a_loop_born_name_no_traced_path_assigns_stays_unbound():
+    with pytest.raises(UnboundLocalError, match="'late'"):
+        trace(born_behind_a_python_condition, np.int32(1))
