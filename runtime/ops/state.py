@@ -426,8 +426,10 @@ def _ensure_defined_kernel(defined: Any, value: Any, *, message: str) -> Any:
     return value
 
 
+# Stateful: it runs wherever its read runs, also when the value read is then
+# unused (Python raises at the read), and only there (in a branch: when taken).
 _ENSURE_DEFINED = register(
-    OpDef("EnsureDefined", _ensure_defined_rule, _ensure_defined_kernel)
+    OpDef("EnsureDefined", _ensure_defined_rule, _ensure_defined_kernel, stateful=True)
 )
 
 
@@ -436,9 +438,9 @@ def ensure_defined(
 ) -> Tensor:
     """`value`, or InvalidArgumentError(`message`) when `defined` is false.
 
-    Not stateful: like any pure op it runs only when its result is needed, so
-    a graph raises exactly when Python would, on reading a variable that no
-    iteration of a loop assigned.
+    Stateful, so it runs wherever the read it stands for runs, even when the
+    value read is then unused: a graph raises exactly when Python would, on
+    reading a variable that no iteration of a loop assigned.
     """
     defined = convert_to_tensor(defined, dtype_hint=dtypes.bool_)
     return apply(_ENSURE_DEFINED, [defined, value], {"message": message}, name)

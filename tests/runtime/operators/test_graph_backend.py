@@ -457,3 +457,20 @@ def born_behind_a_python_condition(n):
 def test_a_loop_born_name_no_traced_path_assigns_stays_unbound():
     with pytest.raises(UnboundLocalError, match="'late'"):
         trace(born_behind_a_python_condition, np.int32(1))
+
+
+def unbound_read_whose_value_is_dropped(a):
+    x = 0
+    while a < 0:
+        late = a
+        a += 1
+    x = x + late  # raises in Python even though x is overwritten next
+    x = a
+    return x
+
+
+def test_reading_a_loop_born_name_raises_even_when_its_value_is_unused():
+    run, _ = trace(unbound_read_whose_value_is_dropped, np.int32(1))
+    assert run(np.int32(-2))[0] == 0
+    with pytest.raises(rt.errors.InvalidArgumentError, match="'late' is read after"):
+        run(np.int32(3))
