@@ -185,7 +185,8 @@ class ControlFlowTransformer(transformer.Base):
         written = self.cache.writes(stmts) | written
         in_place = self.scope.in_place
         names = written & in_place
-        calls = _calls(stmts) or (test is not None and _calls([test]))
+        evaluated = [*stmts, test] if test is not None else stmts
+        calls = any(calls_anything(node) for node in evaluated)
         if self.scope.written_by_nested and calls:
             names |= self.scope.written_by_nested
         keyword = var_places(names)
@@ -502,12 +503,6 @@ class ControlFlowTransformer(transformer.Base):
         call = ast.Call(func=ag_attr("for_stmt"), args=args, keywords=keywords)
         orelse = self.visit_block(node.orelse)
         return _located(node, [*inits, *defs, _assign(state, call), *orelse])
-
-
-def _calls(nodes: Sequence[ast.AST]) -> bool:
-    """Whether the nodes call anything (a call may run a nested function
-    that writes a `nonlocal` name)."""
-    return any(calls_anything(node) for node in nodes)
 
 
 def _item_places(

@@ -648,7 +648,7 @@ def _while_stmt(
     opts: dict[str, Any] | None = None,
 ) -> Any:
     names = names or state_names(test)
-    if places or _has_effects(test, state, places):
+    if places or _has_effects(test, state):
         _refuse_untracked(places)
         return _while_with_places(test, body, state, names, first_cond, places, opts)
     count = len(state)
@@ -703,24 +703,17 @@ def _while_stmt(
     return unpack_state(tuple(result))
 
 
-def _has_effects(
-    test: Callable[..., Any], state: tuple[Any, ...], places: Sequence[Place]
-) -> bool:
+def _has_effects(test: Callable[..., Any], state: tuple[Any, ...]) -> bool:
     """Whether a loop test adds stateful ops (a Variable update): it has run
-    once already, so the loop must not run it again before the body. A test
-    that writes places is rotated anyway (see `_while_with_places`)."""
-    if places or not state:
-        return bool(places)  # no state: an effects-only loop, traced as it is
-    scratch = Graph("dry_run", outer_graph=STATE.graph)
-    with scratch.as_default():
-        guesses = [_as_guess(v) for v in state]
-        test(
-            *[
-                scratch.placeholder(g.dtype, g.shape) if isinstance(g, _Guess) else g
-                for g in guesses
-            ]
-        )
-    return scratch.is_stateful
+    once already, so the loop must not run it again before the body."""
+    if not state:
+        return False  # an effects-only loop: its test is traced as it is
+
+    def probe(*args: Any) -> bool:
+        test(*args)
+        return STATE.graph.is_stateful
+
+    return _dry_run(probe, [_as_guess(v) for v in state])
 
 
 def _while_with_places(
