@@ -84,14 +84,27 @@ def _if_stmt(
     # Without outputs, an `if` whose branches return something ends its
     # function: `return ag__.if_stmt(...)`. Both branches must then return.
     returned: dict[str, Any] = {}
+    # Names an earlier graph loop may have bound: each branch gives a value
+    # and whether it is bound (see `_Born`).
+    maybe = [i for i, v in enumerate(state) if type(v) is UnboundUntilRun]
 
     def call(fn: Callable[..., Any] | None) -> Any:
         if fn is not None:
-            return fn(*state)
-        # No else block: the state comes out unchanged. With no outputs the
-        # statement's result is dropped (the state was only read), so the
-        # missing branch gives nothing, as the true branch does.
-        return unpack_state(state) if count else None
+            result = fn(*state)
+        else:
+            # No else block: the state comes out unchanged. With no outputs
+            # the statement's result is dropped (the state was only read), so
+            # the missing branch gives nothing, as the true branch does.
+            result = unpack_state(state) if count else None
+        if maybe and count:
+            values = list(as_state(result, count))
+            for i in maybe:
+                if type(values[i]) is UnboundUntilRun:
+                    values[i] = (values[i].value, values[i].flag)
+                elif not is_undefined(values[i]):
+                    values[i] = (values[i], True)
+            result = unpack_state(values)
+        return result
 
     def branch(
         fn: Callable[..., Any] | None, other: Callable[..., Any] | None, label: str
@@ -132,7 +145,7 @@ def _if_stmt(
 
         return run
 
-    return control_flow.cond(
+    result = control_flow.cond(
         cond,
         branch(body, orelse, "if"),
         branch(orelse, body, "else"),
@@ -140,6 +153,13 @@ def _if_stmt(
         # that ends the function), or both nothing.
         names=labels(names) if count else [label("retval_")],
     )
+    if maybe and count:
+        values = list(as_state(result, count))
+        for i in maybe:
+            value, flag = values[i]
+            values[i] = _maybe_bound(names[i], value, flag, state[i].message)
+        result = unpack_state(values)
+    return result
 
 
 def _refuse_untracked(places: Sequence[Place]) -> None:
@@ -364,13 +384,15 @@ def _loop_state(
     TensorArray, any other list keeps its structure.
 
     Returns:
-        The loop variables, and the positions of the names first assigned
-        inside the loop (see `_Born`).
+        The loop variables, and the names the loop may be the first to
+        assign (see `_Born`): their positions, each with whether the name is
+        bound on entry (False, or the flag of an earlier loop's
+        `UnboundUntilRun`).
     """
     needs_trial = any(isinstance(v, (Undefined, list)) for v in state)
     sample = _trial(trial, state, names, hints) if needs_trial else None
     out = []
-    born = []
+    born: dict[int, Any] = {}  # position: whether it is bound on entry
     for i, (value, name) in enumerate(zip(state, names)):
         if isinstance(value, UndefinedReturnValue):
             if sample[i] is value:
@@ -384,18 +406,24 @@ def _loop_state(
         elif type(value) is Undefined:
             if sample[i] is value:  # assigned on no path the graph has
                 raise _NeverSet(i)
-            if is_undefined(sample[i]):
+            given = sample[i]
+            if type(given) is UnboundUntilRun:  # by a loop inside the body
+                given = given.value
+            elif is_undefined(given):
                 raise ValueError(
                     f"'{name}' is first assigned inside a graph loop, but not on "
                     "every path through its body; give it a value before the loop"
                 )
-            out.append(_zeros_like_spec(sample[i]))
-            born.append(i)
+            out.append(_zeros_like_spec(given))
+            born[i] = False
+        elif type(value) is UnboundUntilRun:  # an earlier graph loop's
+            out.append(value.value)
+            born[i] = value.flag
         elif isinstance(value, list):
             out.append(_list_state(value, name, sample[i]))
         else:
             out.append(value)
-    return tuple(out), tuple(born)
+    return tuple(out), born
 
 
 class _NeverSet(Exception):
@@ -536,17 +564,28 @@ def _list_state(items: list[Any], name: str, sample: Any) -> Any:
     return _as_tensor_array(items, name, sample)
 
 
-class _Born:
-    """The names a graph loop assigns first: carried from zeros of the type
-    the loop gives them, each with a flag that says whether an iteration has
-    assigned it yet. Until one has, the variable holds an `UnboundUntilRun`:
-    reading it (`ag__.ld`, which wraps every read of a maybe-unbound name)
-    checks the flag right where the read is, so the graph raises
-    InvalidArgumentError exactly when Python would raise UnboundLocalError,
-    naming the variable and the loop."""
+def _maybe_bound(name: str, value: Any, flag: Any, message: str) -> Any:
+    """`value` if `flag` is surely true, else an `UnboundUntilRun` that checks
+    `flag` where it is read."""
+    if flag is True:
+        return value
+    return UnboundUntilRun(
+        name, value, flag, message, lambda: ensure_defined(flag, value, message)
+    )
 
-    def __init__(self, positions: tuple[int, ...], names: Sequence[str]) -> None:
-        self.positions = positions
+
+class _Born:
+    """The names a graph loop may be the first to assign: carried from zeros
+    of the type the loop gives them (or from an earlier loop's value), each
+    with a flag that says whether an iteration has assigned it yet. Until one
+    has, the variable holds an `UnboundUntilRun`: reading it (`ag__.ld`, which
+    wraps every read of a maybe-unbound name) checks the flag right where the
+    read is, so the graph raises InvalidArgumentError exactly when Python
+    would raise UnboundLocalError, naming the variable and the loop."""
+
+    def __init__(self, born: dict[int, Any], names: Sequence[str]) -> None:
+        self.positions = tuple(born)
+        self.initial = tuple(born.values())
         self.names = names
         where = user_location(2)
         self.where = f" at {where}" if where is not None else ""
@@ -554,23 +593,18 @@ class _Born:
     def _unbound(self, values: Sequence[Any], flags: Sequence[Any], when: str) -> list:
         out = list(values)
         for i, flag in zip(self.positions, flags):
-            name, value = self.names[i], out[i]
+            name = self.names[i]
             message = (
                 f"'{name}' is read {when} the graph loop{self.where}, but no "
                 f"iteration has assigned it (Python: UnboundLocalError); give "
                 f"'{name}' a value before the loop"
             )
-            out[i] = UnboundUntilRun(
-                name,
-                lambda flag=flag, value=value, message=message: ensure_defined(
-                    flag, value, message
-                ),
-            )
+            out[i] = _maybe_bound(name, out[i], flag, message)
         return out
 
     def flags(self) -> tuple[Any, ...]:
-        """Initial values of the flags: nothing assigned yet."""
-        return (False,) * len(self.positions)
+        """Initial values of the flags: bound on entry or not."""
+        return self.initial
 
     def flag_names(self) -> tuple[str, ...]:
         return tuple(f"{self.names[i]}_assigned" for i in self.positions)
@@ -595,9 +629,13 @@ class _Born:
             outputs = list(as_state(body(*items, *inputs), k))
             new_flags = []
             for i, flag in zip(self.positions, flags):
-                if outputs[i] is inputs[i]:  # not assigned in this iteration
+                output = outputs[i]
+                if output is inputs[i]:  # not assigned in this iteration
                     outputs[i] = values[i]
                     new_flags.append(flag)
+                elif type(output) is UnboundUntilRun:  # maybe, by an inner loop
+                    outputs[i] = output.value
+                    new_flags.append(output.flag)
                 else:
                     new_flags.append(True)
             return unpack_state((*outputs, *new_flags))

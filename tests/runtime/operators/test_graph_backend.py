@@ -192,9 +192,57 @@ def first_assigned_in_while(n):
     return square
 
 
+def bound_by_break_or_else(n):
+    # Python knows `w` is bound after the loop (by the break or the else);
+    # the graph knows it only when it runs: reads are checked, never fail.
+    for i in rt.range(n):
+        if (w := i) > 1:
+            break
+    else:
+        w = -1
+    return w + 1
+
+
+def born_in_two_loops(n):
+    for i in rt.range(n):
+        w = i
+    for j in rt.range(n - 2):
+        w = w * 10  # noqa: F821 - the first loop assigned it (n > 0)
+    return w
+
+
+def born_in_an_inner_loop(n):
+    total = 0
+    for i in rt.range(n):
+        for j in rt.range(i):
+            w = j
+        if i > 1:
+            total += w  # noqa: F821 - the inner loop ran (i > 1)
+    return total
+
+
+def read_in_code_python_never_runs(n):
+    x = 0
+    for i in rt.range(n):
+        w = i
+        return w
+    else:
+        return -1
+    x += w  # dead in Python, traced in a graph branch
+    return x
+
+
 @pytest.mark.parametrize(
     "f, n, expected",
     [
+        (bound_by_break_or_else, 0, 0),
+        (bound_by_break_or_else, 1, 0),
+        (bound_by_break_or_else, 5, 3),
+        (born_in_two_loops, 1, 0),
+        (born_in_two_loops, 4, 300),
+        (born_in_an_inner_loop, 4, 3),
+        (read_in_code_python_never_runs, 0, -1),
+        (read_in_code_python_never_runs, 3, 0),
         (for_target_after, 3, 2),
         (unread_after, 0, 0),
         (unread_after, 3, 6),
@@ -213,6 +261,12 @@ def test_names_born_in_graph_loops_compute_what_python_does(f, n, expected):
 def test_born_name_read_after_zero_iterations_raises_when_the_graph_runs(f):
     run, _ = trace(f, np.int32(1))
     with pytest.raises(rt.errors.InvalidArgumentError, match="no iteration has"):
+        run(np.int32(0))
+
+
+def test_a_second_graph_loop_keeps_an_earlier_loops_unbound_name_checked():
+    run, _ = trace(born_in_two_loops, np.int32(1))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="'w' is read after"):
         run(np.int32(0))
 
 
