@@ -207,7 +207,7 @@ def born_in_two_loops(n):
     for i in rt.range(n):
         w = i
     for j in rt.range(n - 2):
-        w = w * 10  # noqa: F821 - the first loop assigned it (n > 0)
+        w = w * 10  # the first loop assigned it (n > 0)
     return w
 
 
@@ -217,7 +217,7 @@ def born_in_an_inner_loop(n):
         for j in rt.range(i):
             w = j
         if i > 1:
-            total += w  # noqa: F821 - the inner loop ran (i > 1)
+            total += w  # the inner loop ran (i > 1)
     return total
 
 
