@@ -59,6 +59,17 @@ def walrus_comparison_chain(a, b):
     return -1
 
 
+def walrus_in_a_returned_comprehension(a, n):
+    # After lowering, this return is one arm of a conditional: the walrus
+    # must still bind `z` in the function, not in a lambda made of the arm.
+    z = 1
+    while n > 0:
+        n -= 1
+        if a > 3:
+            return -1
+    return sum([(z := z + a) for k in range(3)])
+
+
 def local_context_manager(n, log):
     @contextlib.contextmanager
     def tagged(tag):
@@ -122,6 +133,11 @@ SAMPLES = [
     Sample(walrus_in_comprehension, [([1, 2, 3], 2), ([1, 2, 3], 0), ([], 1)]),
     Sample(walrus_in_loop_body_and_iterable, [([5, 2, 9],), ([],)]),
     Sample(walrus_comparison_chain, [(1, 3), (0, 3), (5, 1)]),
+    Sample(
+        walrus_in_a_returned_comprehension,
+        [(1, 2), (5, 2), (2, 0)],
+        tensors((1, 2), (5, 2), (2, 0)),
+    ),
     Sample(local_context_manager, [(5, []), (0, ["x"])]),
     Sample(
         local_context_manager_around_graph_code, [(3,), (-2,)], tensors((3,), (-2,))
