@@ -21,6 +21,7 @@ from runtime.operators.variables import (
     after_return,
     ld,
     ld_cell,
+    set_cell,
 )
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "or_",
     "print_",
     "range_",
+    "set_cell",
     "untracked",
     "var",
     "while_stmt",

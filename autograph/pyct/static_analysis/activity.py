@@ -267,6 +267,38 @@ def walrus_binds(node: ast.AST) -> tuple[set[str], set[str]]:
     return always, sometimes
 
 
+def lazy_walrus_targets(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
+    """Names a walrus binds in a lazy operand (the right side of `and`/`or`,
+    a branch of `a if c else b`), outside nested scopes.
+
+    Conversion makes such an operand a lambda, in which a walrus would bind
+    a name of the lambda: these names live in cells instead (`cells`), and
+    the operand sets them with `ag__.set_cell`.
+
+        >>> sorted(lazy_walrus_targets(ast.parse(
+        ...     "(a := 1) or [(b := v) for v in x] or (lambda: (c := 2))")))
+        ['b']
+    """
+    found: set[str] = set()
+    start = [nodes] if isinstance(nodes, ast.AST) else list(nodes)
+    stack: list[tuple[ast.AST, bool]] = [(n, False) for n in start]
+    while stack:
+        child, lazy = stack.pop()
+        if isinstance(child, ast.NamedExpr) and lazy:
+            found.add(child.target.id)
+        elif isinstance(child, SCOPES):
+            continue
+        if isinstance(child, ast.BoolOp):
+            operands = child.values[1:]
+        elif isinstance(child, ast.IfExp):
+            operands = [child.body, child.orelse]
+        else:
+            operands = []
+        for grandchild in child_nodes(child):
+            stack.append((grandchild, lazy or any(grandchild is n for n in operands)))
+    return found
+
+
 def declarations(fn: ast.AST) -> dict[str, str]:
     """Maps each name declared in `fn` to 'global' or 'nonlocal'."""
     found: dict[str, str] = {}
@@ -304,7 +336,8 @@ def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     - names a converted statement (`if`, loop) inside a `try` or `with` body
       assigns and code outside the statement reads: an exception may leave
       the statement half-way, and what it assigned before must be seen by the
-      handler and after.
+      handler and after;
+    - names a walrus binds in a lazy operand (`lazy_walrus_targets`).
 
         >>> fn = ast.parse(
         ...     "def f(n):\\n"
@@ -342,7 +375,7 @@ def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         for stmt in guarded:
             inside = _loads([stmt])
             found |= {n for n in writes(stmt) if everywhere[n] > inside[n]}
-    return found & local
+    return (found | lazy_walrus_targets(fn.body)) & local
 
 
 def _loads(nodes: Iterable[ast.AST]) -> collections.Counter[str]:
