@@ -299,6 +299,50 @@ def lazy_walrus_targets(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
     return found
 
 
+def handled_lines(
+    fn: ast.AST,
+) -> dict[int, tuple[tuple[int, frozenset[str] | None], ...]]:
+    """For each line inside the body of a `try` with handlers: the `try`
+    statements around it, innermost first, as (line, the names of the
+    classes its handlers catch, or None where one may catch anything: a
+    bare `except`, or a class given by an expression that is no name).
+
+        >>> fn = ast.parse(
+        ...     "def f(a):\\n"
+        ...     "  try:\\n"
+        ...     "    a = 1\\n"
+        ...     "  except (KeyError, errors.Bad):\\n"
+        ...     "    pass"
+        ... ).body[0]
+        >>> handled_lines(fn)[3][0][0], sorted(handled_lines(fn)[3][0][1])
+        (2, ['Bad', 'KeyError'])
+    """
+    found: dict[int, tuple[tuple[int, frozenset[str] | None], ...]] = {}
+    for node in ast.walk(fn):
+        if not isinstance(node, _TRIES) or not node.handlers:
+            continue
+        caught: set[str] | None = set()
+        for handler in node.handlers:
+            kinds = handler.type
+            elts = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
+            for kind in elts:
+                if isinstance(kind, ast.Name):
+                    caught.add(kind.id)
+                elif isinstance(kind, ast.Attribute):
+                    caught.add(kind.attr)
+                else:
+                    caught = None
+                    break
+            if caught is None:
+                break
+        entry = (node.lineno, None if caught is None else frozenset(caught))
+        first, last = node.body[0].lineno, node.body[-1].end_lineno or node.lineno
+        for line in range(first, last + 1):
+            found[line] = (*found.get(line, ()), entry)
+    # ast.walk goes outside in: innermost first
+    return {line: tuple(reversed(tries)) for line, tries in found.items()}
+
+
 def declarations(fn: ast.AST) -> dict[str, str]:
     """Maps each name declared in `fn` to 'global' or 'nonlocal'."""
     found: dict[str, str] = {}
