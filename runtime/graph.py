@@ -111,15 +111,48 @@ def user_location(skip: int = 1) -> SourceLocation | None:
     return None
 
 
-def raised_by_user(error: BaseException) -> SourceLocation | None:
-    """Where user code raised `error` (a `raise`, or an operation of its own
-    such as `d[k]`), or None if the library or another package raised it."""
+def _raising_frame(error: BaseException) -> tuple[str, int] | None:
     tb = error.__traceback__
     if tb is None:
         return None
     while tb.tb_next is not None:
         tb = tb.tb_next
-    return _user_code(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+    return tb.tb_frame.f_code.co_filename, tb.tb_lineno
+
+
+def raised_by_user(error: BaseException) -> SourceLocation | None:
+    """Where user code raised `error` (a `raise`, or an operation of its own
+    such as `d[k]`), or None if the library or another package raised it."""
+    frame = _raising_frame(error)
+    return None if frame is None else _user_code(*frame)
+
+
+def keep_refusal(error: Exception, *, ours: bool = False) -> None:
+    """Records `error` on the graph being built (see `Graph.refusals`) if
+    this library raised it because it cannot build what the user's code
+    asks: user code may catch it while tracing (`except Exception`, or a
+    `return` in `finally`), which must not leave a half-built graph that
+    runs. Errors the user's code raised, or Python raises on a path (an
+    unbound read: `NameError`, `KeyError`, ...), are left alone; `ours`
+    says the caller is about to raise `error` itself."""
+    graph = context.STATE.graph
+    if graph is None or isinstance(error, _PATH_ERRORS):
+        return
+    if not ours:
+        frame = _raising_frame(error)
+        if frame is None or _user_code(*frame) is not None:
+            return
+        if not frame[0].startswith(tuple(_INTERNAL_PATHS)):
+            return  # another package's (NumPy's): the user's code may handle it
+    while graph.outer_graph is not None and not graph.isolated:
+        graph = graph.outer_graph
+    if not any(e is error for e in graph.refusals):
+        graph.refusals.append(error)
+
+
+# What Python raises on a path of the program, which converted code may
+# raise and catch as the original does.
+_PATH_ERRORS = (NameError, LookupError, ArithmeticError, StopIteration, OpError)
 
 
 class Operation:
@@ -206,7 +239,9 @@ class Graph:
         created_variables: Variables created while this graph was the default.
         refusals: Errors that make the graph wrong to run, raised while it
             was built (the tracer raises the first even if user code caught
-            it while tracing).
+            it while tracing; see `keep_refusal`).
+        isolated: A scratch graph (a trial trace): refusals raised while it
+            is built stay on it.
     """
 
     def __init__(self, name: str = "graph", *, outer_graph: Graph | None = None):
@@ -218,6 +253,7 @@ class Graph:
         self.variables: dict[int, Any] = {}
         self.created_variables: list[Any] = []
         self.refusals: list[Exception] = []
+        self.isolated = False
         self._ops: list[Operation] = []
         self._by_name: dict[str, Operation] = {}
         self._name_counts: dict[str, int] = {}

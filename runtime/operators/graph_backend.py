@@ -27,7 +27,7 @@ from runtime import control_flow, dtypes, nest
 from runtime import control_flow_checks as checks
 from runtime.context import STATE
 from runtime.control_flow_checks import quote
-from runtime.graph import Graph, raised_by_user, user_location
+from runtime.graph import Graph, keep_refusal, raised_by_user, user_location
 from runtime.operators import dispatch, exceptions, verification
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
@@ -117,7 +117,9 @@ def _if_stmt(
                     raise
                 # Python raises this only when the branch runs: so does the
                 # graph; the branch gives the other's types meanwhile.
-                return _raising_branch(error, lambda: call(other), label)
+                return _raising_branch(
+                    error, lambda: call(other), lambda: call(None), label
+                )
             if not count:
                 returned[label] = result
                 if len(returned) == 2 and (returned["if"] is None) != (
@@ -253,8 +255,7 @@ def _raise_when_run(error: Exception, what: str, ran: str) -> None:
     (in `what`, which the run `ran`), where Python raises it.
 
     Refused if a `try` around the statement handles `error`: the graph
-    cannot catch it. The refusal is also recorded on the graph being traced,
-    so a handler that catches it while tracing does not hide it.
+    cannot catch it.
     """
     where = user_location(3)
     at = f" at {where}" if where else ""
@@ -266,26 +267,33 @@ def _raise_when_run(error: Exception, what: str, ran: str) -> None:
             "exception when it runs; decide with a Python value, or return a "
             "value that says what happened instead of raising"
         )
-        graph = STATE.graph
-        while graph.outer_graph is not None:
-            graph = graph.outer_graph
-        graph.refusals.append(refusal)
-        raise refusal from error
+        raise refusal from error  # (kept on the graph: see `register`)
     Assert(False, [f"{type(error).__name__}: {error} (in {what}{at}, which {ran})"])
 
 
-def _raising_branch(error: Exception, other: Callable[[], Any], label: str) -> Any:
+def _raising_branch(
+    error: Exception,
+    other: Callable[[], Any],
+    unchanged: Callable[[], Any],
+    label: str,
+) -> Any:
     """A branch that raises `error` when the graph runs it.
 
     Its outputs are zeros of the other branch's types; if the other branch
-    raises too while tracing, the `if` itself raises now (it cannot be built).
+    raises too (so does the `if`, whichever branch it takes), both give the
+    state `unchanged`, which nothing after the `if` reads at run time.
     """
-    sample = _dry_run(other, ())
+    try:
+        sample = _dry_run(other, ())
+    except Exception as other_error:
+        if not _on_path(other_error):
+            raise
+        sample = unchanged()
     _raise_when_run(error, f"the {label} branch of the graph `if`", "this run took")
     if sample is None:
         return None
     return nest.map_structure(
-        lambda v: v if is_undefined(v) else _zeros_like_spec(v), sample
+        lambda v: v if v is None or is_undefined(v) else _zeros_like_spec(v), sample
     )
 
 
@@ -390,6 +398,7 @@ def _dry_run(body: Callable[..., Any], args: Sequence[Any]) -> Any:
     """
     outer = STATE.graph
     scratch = Graph("dry_run", outer_graph=outer)
+    scratch.isolated = True  # what fails here may be tried another way
     with scratch.as_default():
         args = [
             scratch.placeholder(a.dtype, a.shape) if isinstance(a, _Guess) else a
@@ -1128,6 +1137,18 @@ def _list_pop(array: TensorArray, *index: Any) -> Any:
 def register() -> None:
     """Installs the graph backend into the dispatch tables."""
 
+    def kept(impl: Callable[..., Any]) -> Callable[..., Any]:
+        # What the backend refuses stays refused: user code around the
+        # statement may catch the error while tracing (`keep_refusal`).
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return impl(*args, **kwargs)
+            except Exception as error:
+                keep_refusal(error)
+                raise
+
+        return run
+
     def while_stmt(test: Callable[..., Any], body: Callable[..., Any], *a, **k) -> Any:
         return _while_stmt(test, _raising_body(body, 0), *a, **k)
 
@@ -1151,9 +1172,9 @@ def register() -> None:
         ("int_", _int),
         ("float_", _float),
     ):
-        dispatch.register(operator, SymbolicTensor, impl)
-    dispatch.register("list_append", TensorArray, _list_append)
-    dispatch.register("list_pop", TensorArray, _list_pop)
+        dispatch.register(operator, SymbolicTensor, kept(impl))
+    dispatch.register("list_append", TensorArray, kept(_list_append))
+    dispatch.register("list_pop", TensorArray, kept(_list_pop))
     dispatch.register_activity_check(lambda: STATE.graph is not None)
 
 

@@ -302,10 +302,14 @@ def lazy_walrus_targets(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
 def handled_lines(
     fn: ast.AST,
 ) -> dict[int, tuple[tuple[int, frozenset[str] | None], ...]]:
-    """For each line inside the body of a `try` with handlers: the `try`
-    statements around it, innermost first, as (line, the names of the
-    classes its handlers catch, or None where one may catch anything: a
-    bare `except`, or a class given by an expression that is no name).
+    """For each line an exception raised on may be handled by a `try`: the
+    `try` statements around it, innermost first, as (line, the names of the
+    classes it catches, or None where it may catch anything).
+
+    A `try`'s handlers cover its body: their classes by name (None for a
+    bare `except`, or a class given by an expression that is no name). A
+    `finally` that jumps (`return`, or `break`/`continue` of the loop
+    around the `try`) swallows whatever its body, handlers and `else` raise.
 
         >>> fn = ast.parse(
         ...     "def f(a):\\n"
@@ -317,30 +321,58 @@ def handled_lines(
         >>> handled_lines(fn)[3][0][0], sorted(handled_lines(fn)[3][0][1])
         (2, ['Bad', 'KeyError'])
     """
-    found: dict[int, tuple[tuple[int, frozenset[str] | None], ...]] = {}
-    for node in ast.walk(fn):
-        if not isinstance(node, _TRIES) or not node.handlers:
+    found: dict[int, list[tuple[int, frozenset[str] | None]]] = {}
+
+    def cover(stmts: list[ast.AST], entry: tuple[int, frozenset[str] | None]) -> None:
+        if stmts:
+            last = stmts[-1].end_lineno or stmts[-1].lineno
+            for line in range(stmts[0].lineno, last + 1):
+                found.setdefault(line, []).append(entry)
+
+    for node in ast.walk(fn):  # outside in
+        if not isinstance(node, _TRIES):
             continue
-        caught: set[str] | None = set()
-        for handler in node.handlers:
-            kinds = handler.type
-            elts = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
-            for kind in elts:
-                if isinstance(kind, ast.Name):
-                    caught.add(kind.id)
-                elif isinstance(kind, ast.Attribute):
-                    caught.add(kind.attr)
-                else:
-                    caught = None
-                    break
-            if caught is None:
-                break
-        entry = (node.lineno, None if caught is None else frozenset(caught))
-        first, last = node.body[0].lineno, node.body[-1].end_lineno or node.lineno
-        for line in range(first, last + 1):
-            found[line] = (*found.get(line, ()), entry)
-    # ast.walk goes outside in: innermost first
+        if node.handlers:
+            cover(node.body, (node.lineno, _caught(node.handlers)))
+        if _jumps_out(node.finalbody):
+            cover([*node.body, *node.handlers, *node.orelse], (node.lineno, None))
     return {line: tuple(reversed(tries)) for line, tries in found.items()}
+
+
+def _caught(handlers: list[ast.ExceptHandler]) -> frozenset[str] | None:
+    """The names of the classes the handlers catch, or None for anything."""
+    caught: set[str] = set()
+    for handler in handlers:
+        kinds = handler.type
+        for kind in kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]:
+            if isinstance(kind, ast.Name):
+                caught.add(kind.id)
+            elif isinstance(kind, ast.Attribute):
+                caught.add(kind.attr)
+            else:
+                return None
+    return frozenset(caught)
+
+
+def _jumps_out(stmts: list[ast.stmt]) -> bool:
+    """Whether the block holds a `return`, or a `break`/`continue` of a loop
+    around it (not of a loop inside it)."""
+    stack: list[tuple[ast.AST, bool]] = [(s, False) for s in stmts]
+    while stack:
+        node, in_loop = stack.pop()
+        if isinstance(node, ast.Return):
+            return True
+        if isinstance(node, (ast.Break, ast.Continue)) and not in_loop:
+            return True
+        if isinstance(node, SCOPES):
+            continue
+        inner = in_loop or isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+        stack.extend(
+            (c, inner)
+            for c in child_nodes(node)
+            if isinstance(c, (ast.stmt, ast.excepthandler))
+        )
+    return False
 
 
 def declarations(fn: ast.AST) -> dict[str, str]:
