@@ -48,7 +48,7 @@ def run_in_threads(work: Callable[[int], Any], threads: int = THREADS) -> list[A
         barrier.wait()
         try:
             results[i] = work(i)
-        except BaseException as e:  # noqa: BLE001 - handed to the main thread
+        except BaseException as e:  # handed to the main thread
             errors.append(e)
 
     workers = [threading.Thread(target=target, args=(i,)) for i in range(threads)]
