@@ -35,6 +35,7 @@ from __future__ import annotations
 import builtins
 import itertools
 import linecache
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -143,6 +144,9 @@ class CompiledGraph:
         self.source = gen.source
         self._filename = gen.filename
         self._line_ops = gen.line_ops
+        # The generated source is in `linecache` (tracebacks show its lines)
+        # for as long as this plan lives.
+        weakref.finalize(self, linecache.cache.pop, gen.filename, None)
         self.ops = gen.top_level_ops
         self._arity = len(self.inputs)
 

@@ -124,19 +124,36 @@ def _convert_function(func: types.FunctionType, recursive: bool) -> types.Functi
     return transpiler.instantiate(func, entity)
 
 
-# Functions already converted by `converted_call`, keyed by the original.
-# Module-level functions live as long as their module, so strong keys are
-# fine there; closures (new objects per call) are converted via the code
-# cache and re-bound each time instead of filling this dict.
-_call_cache: dict[Any, Callable[..., Any]] = {}
+# What `converted_call` made of a function is kept in the function's own
+# `__dict__`, under this name: it lives exactly as long as the function (a
+# global dict would keep every callee, and through it its module's globals,
+# alive forever). `functools.wraps` copies the entry to wrappers, so it is
+# trusted only when it was made for this very function (`_cached_target`),
+# and since the last `clear_cache` (the entry holds the generation).
+_TARGET = "__ag_call_target__"
+_generation = [0]
+
+
+def _cached_target(f: Any) -> Callable[..., Any] | None:
+    """The target `_call_target` stored on the function `f`, if any."""
+    try:
+        entry = f.__dict__.get(_TARGET)
+    except AttributeError:
+        return None
+    if entry is None or entry[0] != _generation[0]:
+        return None
+    target = entry[1]
+    if target is f or getattr(target, "__ag_original__", None) is f:
+        return target
+    return None
 
 
 def _call_target(f: Any) -> Callable[..., Any]:
     """What `ag__.converted_call(f, ...)` calls: `f` converted, or `f` itself."""
-    try:
-        return _call_cache[f]
-    except (KeyError, TypeError):
-        pass
+    if type(f) is types.FunctionType:
+        target = _cached_target(f)
+        if target is not None:
+            return target
     if isinstance(f, types.MethodType):
         inner = _call_target(f.__func__)
         return f if inner is f.__func__ else types.MethodType(inner, f.__self__)
@@ -156,8 +173,7 @@ def _call_target(f: Any) -> Callable[..., Any]:
         target: Callable[..., Any] = f
     else:
         target = _convert_function(f, recursive=True)
-    if not f.__code__.co_freevars:
-        _call_cache[f] = target
+    f.__dict__[_TARGET] = (_generation[0], target)
     return target
 
 
@@ -353,4 +369,4 @@ def convert(*, recursive: bool = True) -> Callable[[F], F]:
 def clear_cache() -> None:
     """Forgets all conversions (benchmarks use this to time fresh ones)."""
     transpiler.clear_cache()
-    _call_cache.clear()
+    _generation[0] += 1

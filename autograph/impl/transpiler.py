@@ -13,6 +13,7 @@ import builtins
 import functools
 import threading
 import types
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -244,7 +245,13 @@ class ConvertedEntity:
 
 
 _lock = threading.RLock()
-_cache: dict[tuple[types.CodeType, str, bool], ConvertedEntity] = {}
+# Original code object -> (filename, recursive) -> its conversion. Keyed
+# weakly: when the function's module (or the closure) is dropped, its code
+# dies and the converted code and tree go with it. Equal code objects (same
+# text, name and line) share an entry; the filename tells files apart.
+_cache: weakref.WeakKeyDictionary[
+    types.CodeType, dict[tuple[str, bool], ConvertedEntity]
+] = weakref.WeakKeyDictionary()
 
 
 def clear_cache() -> None:
@@ -255,7 +262,8 @@ def clear_cache() -> None:
 
 # Code objects made by conversion, nested ones included: functions and
 # lambdas defined inside converted code are converted already.
-_converted_codes: set[types.CodeType] = set()
+# Held weakly, like `_cache`.
+_converted_codes: weakref.WeakSet[types.CodeType] = weakref.WeakSet()
 
 
 def is_converted_code(code: types.CodeType) -> bool:
@@ -281,15 +289,19 @@ def convert_entity(
 ) -> ConvertedEntity:
     """Converts `function`'s code, once per code object (thread-safe)."""
     code = function.__code__
-    key = (code, code.co_filename, recursive)
-    entity = _cache.get(key)
+    key = (code.co_filename, recursive)
+    entries = _cache.get(code)
+    entity = None if entries is None else entries.get(key)
     if entity is not None:
         return entity
     with _lock:
-        entity = _cache.get(key)
+        entries = _cache.get(code)
+        if entries is None:
+            entries = _cache[code] = {}
+        entity = entries.get(key)
         if entity is None:
             entity = _convert(function, recursive=recursive, is_library=is_library)
-            _cache[key] = entity
+            entries[key] = entity
     return entity
 
 
