@@ -1,4 +1,5 @@
-"""Caches free what they hold once the user's module or Function is dropped.
+"""Long sessions: caches free what dropped modules and Functions held, and
+graphs nested as deep as a program's calls go still run.
 
 A notebook that re-runs cells for hours, or a program that loads and drops
 plugin modules, converts thousands of functions. The conversion cache, the
@@ -105,3 +106,29 @@ def test_the_per_file_import_cache_is_bounded(tmp_path):
     for i in range(source_check._IMPORTS_KEPT + 10):
         use_and_drop(tmp_path, 100 + i)
     assert len(source_check._imports) <= source_check._IMPORTS_KEPT
+
+
+def test_twenty_two_functions_each_looping_and_calling_the_next_trace_and_run(
+    tmp_path,
+):
+    # 21 graph loops nested through calls: more than the 20 blocks Python
+    # allows in one function, so the executor calls the deepest as functions.
+    depth = 22
+    lines = ["import runtime as rt", ""]
+    for k in range(depth - 1):
+        lines += [
+            f"def f{k}(x, n):",
+            "    for i in rt.range(n):",
+            f"        x = f{k + 1}(x, n)",
+            "    return x",
+            "",
+        ]
+    lines += [f"def f{depth - 1}(x, n):", "    return x + 1", ""]
+    path = tmp_path / "deep.py"
+    path.write_text("\n".join(lines))
+    spec = importlib.util.spec_from_file_location("deep_nesting", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    traced = autograph.function(module.f0)
+    assert int(traced(rt.constant(5), rt.constant(1))) == 6
+    assert int(traced(rt.constant(5), rt.constant(0))) == 5
