@@ -24,12 +24,14 @@ import inspect
 import sys
 import threading
 import types
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import runtime.operators.calls as operator_calls
 from autograph import errors
 from autograph.impl import error_rewriting, transpiler
+from runtime import context
 from runtime.operators import dispatch
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -217,32 +219,107 @@ def always_run_converted() -> Iterator[None]:
     converted code on Python values.
     """
     previous, _mode.force_converted = _mode.force_converted, True
+    context.add_to_active_hint(1)
     try:
         yield
     finally:
         _mode.force_converted = previous
+        context.add_to_active_hint(-1)
 
 
 def _dispatcher(original: types.FunctionType, converted: types.FunctionType) -> Any:
-    """Runs `converted` while a backend is active (or forced), else `original`."""
-    active = dispatch.any_active
-    mode = _mode
+    """Runs `converted` while a backend is active (or forced), else `original`.
 
-    @functools.wraps(original)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        if mode.force_converted or active():
-            try:
-                return converted(*args, **kwargs)
-            except Exception as error:
-                # The user's frames first: drop the operators' plumbing.
-                raise error_rewriting.with_user_frames(error)  # noqa: B904
-        return original(*args, **kwargs)
-
+    The result has `original`'s parameters (`_forwarder`), so a call costs one
+    extra frame and one read of `context.ACTIVE_HINT` while nothing is active
+    anywhere; else `any_active()` decides.
+    """
+    run = _forwarder(original.__code__)(
+        context.ACTIVE_HINT,
+        _mode,
+        dispatch.any_active,
+        converted,
+        original,
+        error_rewriting.with_user_frames,
+    )
+    run.__defaults__ = original.__defaults__
+    run.__kwdefaults__ = original.__kwdefaults__
+    functools.update_wrapper(run, original)
     run.__ag_converted__ = converted  # type: ignore[attr-defined]
     run.__ag_python_function__ = original  # type: ignore[attr-defined]
     setattr(run, _DO_NOT_CONVERT, True)  # plumbing, and already converted
     del run.__wrapped__  # `_marked` must not look through to the original
     return run
+
+
+# Original code object -> a factory of functions with its parameters that
+# forward a call to the original, or to the slow path while the hint is set.
+_forwarders: weakref.WeakKeyDictionary[types.CodeType, Callable[..., Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _forwarder(code: types.CodeType) -> Callable[..., Any]:
+    """`factory(hint, mode, active, converted, original, rewrite)`: a function
+    with the parameters of `code`, passing its arguments on as they came, to
+    `converted` while a backend is active (errors rewritten to show the
+    user's frames first), else to `original`.
+
+    Its parameters carry placeholder defaults; the caller gives it the
+    original's `__defaults__` and `__kwdefaults__`. A parameter named like
+    the factory's own names gets a `*args, **kwargs` forwarder instead.
+    """
+    factory = _forwarders.get(code)
+    if factory is not None:
+        return factory
+    n_pos = code.co_argcount
+    n_kw = code.co_kwonlyargcount
+    names = code.co_varnames[: n_pos + n_kw]
+    star = (
+        code.co_varnames[n_pos + n_kw] if code.co_flags & inspect.CO_VARARGS else None
+    )
+    index = n_pos + n_kw + (star is not None)
+    double = code.co_varnames[index] if code.co_flags & inspect.CO_VARKEYWORDS else None
+    if any(n.startswith("_ag_") for n in (*names, star or "", double or "")):
+        params, passed = ["*args", "**kwargs"], ["*args", "**kwargs"]
+    else:
+        params = list(names[:n_pos])
+        passed = list(names[:n_pos])
+        if code.co_posonlyargcount:
+            params.insert(code.co_posonlyargcount, "/")
+        if star is not None:
+            params.append(f"*{star}")
+            passed.append(f"*{star}")
+        elif n_kw:
+            params.append("*")
+        params += names[n_pos:]
+        passed += [f"{n}={n}" for n in names[n_pos:]]
+        if double is not None:
+            params.append(f"**{double}")
+            passed.append(f"**{double}")
+        # Placeholder defaults, replaced by the original's: every parameter
+        # may have one, since the values come from the original's tuples.
+        params = [
+            f"{p}=None" if p.isidentifier() and not p.startswith("*") else p
+            for p in params
+        ]
+    call = ", ".join(passed)
+    source = (
+        "def _ag_factory(_ag_hint, _ag_mode, _ag_active, _ag_converted, "
+        "_ag_original, _ag_rewrite):\n"
+        f"    def run({', '.join(params)}):\n"
+        "        if _ag_hint[0] and (_ag_mode.force_converted or _ag_active()):\n"
+        "            try:\n"
+        f"                return _ag_converted({call})\n"
+        "            except Exception as _ag_error:\n"
+        "                raise _ag_rewrite(_ag_error)  # the user's frames first\n"
+        f"        return _ag_original({call})\n"
+        "    return run\n"
+    )
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<autograph dispatcher>", "exec"), namespace)
+    factory = _forwarders[code] = namespace["_ag_factory"]
+    return factory
 
 
 def to_graph(entity: F, *, recursive: bool = True) -> F:

@@ -1057,7 +1057,8 @@ def register() -> None:
         dispatch.register(operator, SymbolicTensor, impl)
     dispatch.register("list_append", TensorArray, _list_append)
     dispatch.register("list_pop", TensorArray, _list_pop)
-    dispatch.register_activity_check(lambda: STATE.graph is not None)
+    # Graph.as_default() counts the graphs being built in the hint.
+    dispatch.register_activity_check(lambda: STATE.graph is not None, hinted=True)
 
 
 register()
