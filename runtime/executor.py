@@ -55,7 +55,10 @@ from runtime.graph import Graph, Operation
 from runtime.op_registry import KERNEL_ERRORS, bind_kernel
 from runtime.tensor import SymbolicTensor
 
-__all__ = ["CompiledGraph", "compile"]
+__all__ = ["ERRORS", "CompiledGraph", "compile"]
+
+# What a kernel raises for bad values: `CompiledGraph.locate` maps these.
+ERRORS = (OpError, *KERNEL_ERRORS)
 
 _FILE_IDS = itertools.count()
 
@@ -133,6 +136,9 @@ class CompiledGraph:
         outputs: The tensors it returns.
         source: The generated Python (for reading and debugging).
         ops: The planned operations of the top-level graph, in run order.
+        fn: The generated function itself: one positional argument per
+            input, no checks; an error it raises goes through `locate`. For
+            callers that checked the inputs already (a traced call).
     """
 
     def __init__(
@@ -153,7 +159,7 @@ class CompiledGraph:
             if t.graph is not graph or t.op.type != "Placeholder":
                 raise ValueError(f"input {t!r} is not a placeholder of {graph.name!r}")
         gen = _Codegen({})
-        self._fn = gen.build(graph, self.inputs, self.outputs)
+        self.fn = self._fn = gen.build(graph, self.inputs, self.outputs)
         self.source = gen.source
         # Generated filename -> line -> op, for this plan and the functions
         # it calls for deeply nested ops.
@@ -170,10 +176,12 @@ class CompiledGraph:
             raise TypeError(f"expected {self._arity} inputs, got {len(args)}")
         try:
             return self._fn(*args)
-        except (OpError, *KERNEL_ERRORS) as e:
-            raise self._locate(e) from e
+        except ERRORS as e:
+            raise self.locate(e) from e
 
-    def _locate(self, error: Exception) -> Exception:
+    def locate(self, error: Exception) -> Exception:
+        """The error to raise for `error` from `fn`: an `InvalidArgumentError`
+        naming the op (and the user's line) whose generated line raised it."""
         op = None
         tb = error.__traceback__
         while tb is not None:  # the innermost generated line wins

@@ -51,7 +51,8 @@ from autograph.tracing.signatures import (
     check_value,
     encode,
 )
-from runtime.context import STATE
+from runtime.context import ACTIVE_HINT, STATE
+from runtime.tensor import EagerTensor
 from runtime.tensor_spec import TensorSpec
 
 __all__ = ["Function", "function", "functions_run_eagerly", "run_functions_eagerly"]
@@ -143,6 +144,9 @@ class Function:
             )
         self._signature = signature
         self._fast: dict[Any, _Entry] = {}
+        # Calls with eager tensors only, by ((dtype, shape), ...) of their
+        # NumPy values: the fast path of `__call__`.
+        self._tensors: dict[tuple[Any, ...], _Entry] = {}
         self._canonical: dict[Any, _Entry] = {}
         # Traces with an unknown dimension or rank: the only ones that can
         # serve calls of another canonical key (`_most_specific`).
@@ -168,8 +172,26 @@ class Function:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Runs the graph traced for these arguments (tracing it if new)."""
-        if _run_eagerly or STATE.graph is not None or self.input_signature is not None:
+        if (
+            _run_eagerly
+            or (ACTIVE_HINT[0] and STATE.graph is not None)
+            or self.input_signature is not None
+        ):
             return self._call_special(args, kwargs)
+        if not kwargs and args:
+            # The commonest calls: eager tensors only, keyed by the dtypes
+            # and shapes of their NumPy values (no encode pass, no perm).
+            if len(args) == 1:
+                if type(args[0]) is EagerTensor:
+                    value = args[0]._value
+                    entry = self._tensors.get((value.dtype, value.shape))
+                    if entry is not None:
+                        return entry.concrete._compiled_call([value])
+            elif _all_eager(args):
+                values = [a._value for a in args]
+                entry = self._tensors.get(_tensors_key(values))
+                if entry is not None:
+                    return entry.concrete._compiled_call(values)
         feeds: list[Any] = []
         refs: list[Any] = []
         try:
@@ -182,6 +204,8 @@ class Function:
         entry = self._fast.get(key)
         if entry is None or (entry.refs and not entry.alive()):
             entry = self._miss(key, args, kwargs, feeds, refs)
+            if not kwargs and args and entry.perm is None and _all_eager(args):
+                self._tensors[_tensors_key(feeds)] = entry
         perm = entry.perm
         if perm is not None:
             if perm is matching.SLOW:
@@ -479,6 +503,18 @@ class Function:
 
 
 # -- helpers ---------------------------------------------------------------------
+
+
+def _all_eager(args: tuple[Any, ...]) -> bool:
+    for a in args:  # noqa: SIM110 - a loop is faster than all()
+        if type(a) is not EagerTensor:
+            return False
+    return True
+
+
+def _tensors_key(values: list[Any]) -> tuple[Any, ...]:
+    """(dtype, shape, dtype, shape, ...) of NumPy values: `_tensors`' key."""
+    return tuple([part for v in values for part in (v.dtype, v.shape)])
 
 
 def _convert(

@@ -224,6 +224,35 @@ def test_a_retrace_tries_only_traces_with_unknown_dimensions(monkeypatch):
     assert len(tried) == 1  # the one trace with a None dimension
 
 
+def test_calls_with_eager_tensors_only_skip_the_key_encoding(monkeypatch):
+    # The hot path of `f(x)` and `f(x, y)` keys on the NumPy dtypes and
+    # shapes directly; encode runs only for the first call of a signature.
+    from autograph.tracing import polymorphic
+
+    encoded = []
+    real_encode = polymorphic.encode
+    monkeypatch.setattr(
+        polymorphic, "encode", lambda *a: encoded.append(1) or real_encode(*a)
+    )
+
+    @function
+    def add(x, y=None):
+        return x + 1 if y is None else x + y
+
+    one, pair = rt.constant(1.0), rt.constant([1, 2])
+    assert float(add(one)) == 2.0
+    assert add(pair, pair).numpy().tolist() == [2, 4]
+    first = len(encoded)
+    for _ in range(3):
+        assert float(add(one)) == 2.0
+        assert add(pair, pair).numpy().tolist() == [2, 4]
+    assert len(encoded) == first
+    assert add.tracing_count == 2
+    assert add(rt.constant(1)).numpy() == 2  # another dtype still traces
+    assert add(pair, y=pair).numpy().tolist() == [2, 4]  # keywords: usual path
+    assert add.tracing_count == 3
+
+
 def test_unsupported_numpy_dtypes_raise_type_error_naming_the_argument():
     @function
     def f(x):
