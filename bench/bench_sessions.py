@@ -11,7 +11,8 @@ Figures (issue #15):
   any large live heap), and the control separates that from the cost of
   the cache lookup;
 * **memory after converting and dropping 2,000 modules' functions**: each
-  module (a fresh file) has a function calling a helper; both are converted
+  module (a fresh file holding `MODULE` of tests/autograph/test_long_sessions)
+  has a function calling a helper in a loop; both are converted
   (`to_graph`, run through `converted_call`), and `to_code`; the module is
   then dropped. Resident memory (RSS) and traced Python memory
   (`tracemalloc`) before and after, and the number of conversion-cache
@@ -53,6 +54,7 @@ from autograph.impl import api, transpiler
 from autograph.tracing.diagnostics import RetracingWarning
 from bench._timing import compare, quiet_gc, ratio, write_results
 from bench.bench_conversion import corpus_copies, import_fresh, unwrap
+from tests.autograph.test_long_sessions import MODULE as MODULE_SOURCE
 
 TRACE_COUNTS = (10, 1000, 4000)
 RETRACES_TIMED = 30
@@ -101,20 +103,6 @@ def retrace_cost(count: int) -> dict[str, float]:
 
 
 # -- memory of dropped modules ------------------------------------------------------
-
-MODULE_SOURCE = """
-def helper(x):
-    if x > 0:
-        return x
-    return -x
-
-
-def total(x):
-    result = 0
-    for i in range(3):
-        result += helper(x + i)
-    return result
-"""
 
 
 def _rss_mb() -> float:
