@@ -132,3 +132,23 @@ def test_twenty_two_functions_each_looping_and_calling_the_next_trace_and_run(
     traced = autograph.function(module.f0)
     assert int(traced(rt.constant(5), rt.constant(1))) == 6
     assert int(traced(rt.constant(5), rt.constant(0))) == 5
+
+
+def test_equal_code_of_a_dropped_module_does_not_evict_a_live_ones(tmp_path):
+    # Code objects compare equal across files (the filename is not
+    # compared): the weak caches must key by identity, or dropping one
+    # module forgets the other's conversion and its converted code.
+    first = load_module(tmp_path / "first.py", "first_copy")
+    second = load_module(tmp_path / "second.py", "second_copy")
+    assert first.total.__code__ == second.total.__code__
+    transpiler.convert_entity(first.total, recursive=True, is_library=lambda n: False)
+    kept = transpiler.convert_entity(
+        second.total, recursive=True, is_library=lambda name: False
+    )
+    del first
+    gc.collect()
+    assert transpiler.is_converted_code(kept.code)
+    again = transpiler.convert_entity(
+        second.total, recursive=True, is_library=lambda name: False
+    )
+    assert again is kept
