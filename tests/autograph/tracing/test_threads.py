@@ -186,3 +186,27 @@ def test_graph_assign_add_from_threads_loses_no_update():
 
     run_in_threads(work)
     assert int(v.numpy()) == 1 + THREADS * runs * 10
+
+
+@pytest.mark.filterwarnings("ignore::autograph.tracing.diagnostics.RetracingWarning")
+def test_reading_the_traces_while_other_threads_add_some_never_fails():
+    # Iterating the trace cache while another thread inserts into it used
+    # to raise "dictionary changed size during iteration".
+    @function
+    def total(x):
+        return rt.reduce_sum(x)
+
+    total.get_concrete_function(rt.TensorSpec((None, 1), rt.float32))
+
+    def work(i: int) -> int:
+        seen = 0
+        for n in range(1, 25):
+            if i % 2:
+                total(np.ones((n, i + 2), np.float32))
+            else:
+                seen = max(seen, len(total.concrete_functions))
+                total(np.ones((n, 1), np.float32))  # relaxed match: (None, 1)
+        return seen
+
+    run_in_threads(work)
+    assert total.tracing_count == 1 + (THREADS // 2) * 24
