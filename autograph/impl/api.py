@@ -24,7 +24,6 @@ import inspect
 import sys
 import threading
 import types
-import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -252,11 +251,12 @@ def _dispatcher(original: types.FunctionType, converted: types.FunctionType) -> 
     return run
 
 
-# Original code object -> a factory of functions with its parameters that
-# forward a call to the original, or to the slow path while the hint is set.
-_forwarders: weakref.WeakKeyDictionary[types.CodeType, Callable[..., Any]] = (
-    weakref.WeakKeyDictionary()
-)
+# The parameters of a code object (names, counts, `*`/`**` flags) -> a
+# factory of functions with those parameters that forward a call (see
+# `_forwarder`). Most functions share a few shapes (`(x)`, `(self, x)`), so
+# a factory is compiled once per shape; at most `_FORWARDERS_KEPT` are kept.
+_forwarders: dict[tuple[Any, ...], Callable[..., Any]] = {}
+_FORWARDERS_KEPT = 1024
 
 
 def _forwarder(code: types.CodeType) -> Callable[..., Any]:
@@ -269,11 +269,19 @@ def _forwarder(code: types.CodeType) -> Callable[..., Any]:
     original's `__defaults__` and `__kwdefaults__`. A parameter named like
     the factory's own names gets a `*args, **kwargs` forwarder instead.
     """
-    factory = _forwarders.get(code)
-    if factory is not None:
-        return factory
     n_pos = code.co_argcount
     n_kw = code.co_kwonlyargcount
+    varargs = code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    shape = (
+        code.co_varnames[: n_pos + n_kw + bin(varargs).count("1")],
+        n_pos,
+        code.co_posonlyargcount,
+        n_kw,
+        varargs,
+    )
+    factory = _forwarders.get(shape)
+    if factory is not None:
+        return factory
     names = code.co_varnames[: n_pos + n_kw]
     star = (
         code.co_varnames[n_pos + n_kw] if code.co_flags & inspect.CO_VARARGS else None
@@ -318,7 +326,9 @@ def _forwarder(code: types.CodeType) -> Callable[..., Any]:
     )
     namespace: dict[str, Any] = {}
     exec(compile(source, "<autograph dispatcher>", "exec"), namespace)
-    factory = _forwarders[code] = namespace["_ag_factory"]
+    if len(_forwarders) >= _FORWARDERS_KEPT:
+        _forwarders.clear()
+    factory = _forwarders[shape] = namespace["_ag_factory"]
     return factory
 
 
