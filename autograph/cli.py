@@ -22,6 +22,7 @@ from typing import TextIO
 
 from autograph.errors import ConversionError
 from autograph.tools import highlight, side_by_side
+from autograph.tools.regular_files import FileRefusedError, open_regular, read_capped
 from autograph.tools.source_file import FunctionSource, SourceFile
 
 __all__ = ["EXIT_CONVERSION_ERROR", "EXIT_OK", "EXIT_USAGE", "main"]
@@ -35,10 +36,14 @@ _DIFF_STYLES = ("unified", "side")
 _STDIN_NAME = "<stdin>"
 _SKIPPED_DIRS = {"__pycache__", "node_modules", "build", "dist"}
 
-DESCRIPTION = """\
+MAX_SOURCE_BYTES = 16 << 20
+"""The most the CLI reads from one file (or standard input)."""
+
+DESCRIPTION = f"""\
 Print the converted source of FUNC, or of every top-level function and every
 method of a top-level class in PATH. PATH is read as text: it is never
-imported or run."""
+imported or run. Only regular files are read (not FIFOs or devices), and at
+most {MAX_SOURCE_BYTES >> 20} MiB of each (and of standard input)."""
 EPILOG = """\
 examples:
   autograph model.py                 every function and method in model.py
@@ -223,10 +228,18 @@ def _read(path: str) -> str:
     try:
         if path == STDIN:
             stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
-            data = stream.read() if stream else sys.stdin.read().encode("utf-8")
+            if stream is not None:
+                data = read_capped(stream, MAX_SOURCE_BYTES)
+            else:
+                text = sys.stdin.read(MAX_SOURCE_BYTES + 1)
+                if len(text) > MAX_SOURCE_BYTES:
+                    raise FileRefusedError(f"larger than {MAX_SOURCE_BYTES} bytes")
+                data = text.encode("utf-8")
         else:
-            with open(path, "rb") as file:
-                data = file.read()
+            with open_regular(path) as file:
+                data = read_capped(file, MAX_SOURCE_BYTES)
+    except FileRefusedError as error:
+        raise UsageError(f"cannot read {path!r}: {error}") from None
     except OSError as error:
         raise UsageError(f"cannot read {path!r}: {error.strerror}") from None
     try:

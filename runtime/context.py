@@ -14,7 +14,28 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["STATE", "eager_scope", "get_default_graph", "name_scope"]
+__all__ = [
+    "ACTIVE_HINT",
+    "STATE",
+    "add_to_active_hint",
+    "eager_scope",
+    "get_default_graph",
+    "name_scope",
+]
+
+# A process-wide hint for the `ag__` dispatch: how many things that may make
+# a backend active exist right now, on any thread (graphs being built,
+# `always_run_converted` blocks, backends that keep no count). Zero means no
+# backend is active anywhere, so a `to_graph` result runs the original
+# function after one list read. It only ever over-approximates.
+ACTIVE_HINT = [0]
+_HINT_LOCK = threading.Lock()
+
+
+def add_to_active_hint(n: int) -> None:
+    """Adds `n` (+1 on entering, -1 on leaving) to `ACTIVE_HINT`, atomically."""
+    with _HINT_LOCK:
+        ACTIVE_HINT[0] += n
 
 
 class _State(threading.local):
@@ -40,10 +61,15 @@ def push(graph: Any) -> Iterator[Any]:
     state = STATE
     state.stack.append(state.graph)
     state.graph = graph
+    counted = graph is not None
+    if counted:
+        add_to_active_hint(1)
     try:
         yield graph
     finally:
         state.graph = state.stack.pop()
+        if counted:
+            add_to_active_hint(-1)
 
 
 def eager_scope() -> contextlib.AbstractContextManager[Any]:

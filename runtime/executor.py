@@ -25,9 +25,16 @@ Only where it is safe: the temporary was made by an elementwise op of this
 same graph (so it is a fresh array, never a view or a caller's array), this
 op is its only reader, and dtype and fully known shape (not a scalar) match.
 
+Nesting: Python allows 20 statically nested blocks and 100 indentation
+levels in one function. An `If` or `While` nested deeper than `_MAX_BLOCKS`
+loops or `_MAX_INDENT` levels is generated as a function of its own (its
+inputs as arguments, its outputs returned) and called from the line where
+it would have been, so graphs of any nesting depth run.
+
 An exception from a kernel is mapped back, by the generated line it came
 from, to the op that raised it: the error names the op and the user's
-`file:line` that created it.
+`file:line` that created it. Each generated function's source is in
+`linecache` while the plan lives, so tracebacks show its lines.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from __future__ import annotations
 import builtins
 import itertools
 import linecache
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,9 +55,18 @@ from runtime.graph import Graph, Operation
 from runtime.op_registry import KERNEL_ERRORS, bind_kernel
 from runtime.tensor import SymbolicTensor
 
-__all__ = ["CompiledGraph", "compile"]
+__all__ = ["ERRORS", "CompiledGraph", "compile"]
+
+# What a kernel raises for bad values: `CompiledGraph.locate` maps these.
+ERRORS = (OpError, *KERNEL_ERRORS)
 
 _FILE_IDS = itertools.count()
+
+# Deeper `While`s and `If`s are generated as functions of their own: Python
+# refuses more than 20 nested loops (CO_MAXBLOCKS; the `try` around a body
+# is one more) or 100 indentation levels in one function.
+_MAX_BLOCKS = 16
+_MAX_INDENT = 80
 
 # Elementwise ops whose kernels are these ufuncs (or the Python operators that
 # call them) and always return a fresh array: their results may be reused as
@@ -119,6 +136,9 @@ class CompiledGraph:
         outputs: The tensors it returns.
         source: The generated Python (for reading and debugging).
         ops: The planned operations of the top-level graph, in run order.
+        fn: The generated function itself: one positional argument per
+            input, no checks; an error it raises goes through `locate`. For
+            callers that checked the inputs already (a traced call).
     """
 
     def __init__(
@@ -138,11 +158,15 @@ class CompiledGraph:
         for t in self.inputs:
             if t.graph is not graph or t.op.type != "Placeholder":
                 raise ValueError(f"input {t!r} is not a placeholder of {graph.name!r}")
-        gen = _Codegen()
-        self._fn = gen.build(graph, self.inputs, self.outputs)
+        gen = _Codegen({})
+        self.fn = self._fn = gen.build(graph, self.inputs, self.outputs)
         self.source = gen.source
-        self._filename = gen.filename
-        self._line_ops = gen.line_ops
+        # Generated filename -> line -> op, for this plan and the functions
+        # it calls for deeply nested ops.
+        self._line_ops = gen.files
+        # The generated sources are in `linecache` (tracebacks show their
+        # lines) for as long as this plan lives.
+        weakref.finalize(self, _forget_sources, list(gen.files))
         self.ops = gen.top_level_ops
         self._arity = len(self.inputs)
 
@@ -152,15 +176,18 @@ class CompiledGraph:
             raise TypeError(f"expected {self._arity} inputs, got {len(args)}")
         try:
             return self._fn(*args)
-        except (OpError, *KERNEL_ERRORS) as e:
-            raise self._locate(e) from e
+        except ERRORS as e:
+            raise self.locate(e) from e
 
-    def _locate(self, error: Exception) -> Exception:
+    def locate(self, error: Exception) -> Exception:
+        """The error to raise for `error` from `fn`: an `InvalidArgumentError`
+        naming the op (and the user's line) whose generated line raised it."""
         op = None
         tb = error.__traceback__
-        while tb is not None:
-            if tb.tb_frame.f_code.co_filename == self._filename:
-                op = self._line_ops.get(tb.tb_lineno, op)
+        while tb is not None:  # the innermost generated line wins
+            line_ops = self._line_ops.get(tb.tb_frame.f_code.co_filename)
+            if line_ops is not None:
+                op = line_ops.get(tb.tb_lineno, op)
             tb = tb.tb_next
         if op is None:
             return error
@@ -169,6 +196,11 @@ class CompiledGraph:
 
     def __repr__(self) -> str:
         return f"<CompiledGraph of {self.graph.name!r}: {len(self.ops)} ops>"
+
+
+def _forget_sources(filenames: list[str]) -> None:
+    for filename in filenames:
+        linecache.cache.pop(filename, None)
 
 
 def _needed_ops(graph: Graph, targets: Sequence[SymbolicTensor]) -> list[Operation]:
@@ -186,9 +218,16 @@ def _needed_ops(graph: Graph, targets: Sequence[SymbolicTensor]) -> list[Operati
 
 
 class _Codegen:
-    """Writes the Python function for a planned graph."""
+    """Writes the Python function for a planned graph (or for one op).
 
-    def __init__(self) -> None:
+    Args:
+        files: Shared by a plan's functions: generated filename -> the op of
+            each line (filled in when a function is built).
+    """
+
+    def __init__(self, files: dict[str, dict[int, Operation]]) -> None:
+        self.files = files
+        self.blocks = 0  # loops open at the current line
         self.lines: list[str] = []
         self.line_ops: dict[int, Operation] = {}
         self.bound: dict[str, Any] = {}
@@ -217,10 +256,23 @@ class _Codegen:
     ) -> Any:
         args = [self.fresh("a") for _ in inputs]
         env = {id(t): name for t, name in zip(inputs, args)}
-        body_start = len(self.lines)
         results = self.emit_graph(graph, env, outputs, 2, top_level=True)
         self.emit(2, "return [" + ", ".join(results) + "]")
-        body = self.lines[body_start:]
+        return self._finish(args)
+
+    def build_op(self, op: Operation) -> Any:
+        """A function running one `If` or `While` op: its inputs in, its
+        outputs out (a tuple), for ops nested too deep to inline."""
+        args = [self.fresh("a") for _ in op.inputs]
+        env = {id(t): name for t, name in zip(op.inputs, args)}
+        (self.emit_if if op.type == "If" else self.emit_while)(op, env, 2)
+        results = [env[id(t)] for t in op.outputs]
+        self.emit(2, "return (" + "".join(f"{r}, " for r in results) + ")")
+        return self._finish(args)
+
+    def _finish(self, args: list[str]) -> Any:
+        """Wraps the emitted body in a function, compiles and returns it."""
+        body = self.lines
         params = args + [f"{name}={name}" for name in self.bound]
         header = [f"def run({', '.join(params)}):"]
         footer = []
@@ -231,7 +283,7 @@ class _Codegen:
         else:
             header.append("    if True:")
         self.lines = [*header, *body, *footer]
-        shift = len(header) - body_start
+        shift = len(header)
         self.line_ops = {k + shift: v for k, v in self.line_ops.items()}
         self.source = "\n".join(self.lines) + "\n"
         namespace: dict[str, Any] = {
@@ -247,6 +299,7 @@ class _Codegen:
             self.source.splitlines(True),
             self.filename,
         )
+        self.files[self.filename] = self.line_ops
         return namespace["run"]
 
     def emit_graph(
@@ -274,6 +327,10 @@ class _Codegen:
                 env[id(op.outputs[0])] = self.bind(op.attrs["value"], "c")
             elif kind == "Identity":
                 env[id(op.outputs[0])] = env[id(op.inputs[0])]
+            elif kind in ("If", "While") and (
+                self.blocks >= _MAX_BLOCKS or indent >= _MAX_INDENT
+            ):
+                self.emit_call_of_own_function(op, env, indent)
             elif kind == "If":
                 self.emit_if(op, env, indent)
             elif kind == "While":
@@ -322,6 +379,20 @@ class _Codegen:
         else:
             self.emit(indent, f"{', '.join(names)}, = {call}", op)
 
+    def emit_call_of_own_function(
+        self, op: Operation, env: dict[int, str], indent: int
+    ) -> None:
+        """Emits `op` (an If or While) as a call of a function of its own."""
+        function = self.bind(_Codegen(self.files).build_op(op), "f")
+        args = ", ".join(env[id(t)] for t in op.inputs)
+        results = [self.fresh() for _ in op.outputs]
+        for t, name in zip(op.outputs, results):
+            env[id(t)] = name
+        if results:
+            self.emit(indent, f"{', '.join(results)}, = {function}({args})", op)
+        else:
+            self.emit(indent, f"{function}({args})", op)
+
     def _branch(
         self, graph: Graph, outer: list[str], results: list[str], indent: int
     ) -> None:
@@ -356,6 +427,7 @@ class _Codegen:
             counter = self.fresh("i")
             self.emit(indent, f"{counter} = 0", op)
         self.emit(indent, "while True:", op)
+        self.blocks += 1
         if counter is not None:
             self.emit(indent + 1, f"if {counter} >= {limit}:", op)
             self.emit(indent + 2, "break", op)
@@ -370,5 +442,6 @@ class _Codegen:
             self.emit(indent + 1, f"{', '.join(loop_vars)}, = {', '.join(values)},", op)
         if counter is not None:
             self.emit(indent + 1, f"{counter} += 1", op)
+        self.blocks -= 1
         for t, name in zip(op.outputs, loop_vars):
             env[id(t)] = name

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import re
 import weakref
 from collections.abc import Callable, Sequence
@@ -166,13 +167,12 @@ def bind_kernel(opdef: OpDef, attrs: dict[str, Any]) -> Callable[..., Any]:
 # -- variables: graph ops refer to them by a stable id -------------------------
 
 _VARIABLES: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
-_NEXT_VARIABLE_ID = [0]
+_VARIABLE_IDS = itertools.count(1)
 
 
 def register_variable(variable: Any) -> int:
     """Gives `variable` its id (held weakly here; graphs hold it strongly)."""
-    _NEXT_VARIABLE_ID[0] += 1
-    var_id = _NEXT_VARIABLE_ID[0]
+    var_id = next(_VARIABLE_IDS)  # atomic: threads never share an id
     _VARIABLES[var_id] = variable
     return var_id
 

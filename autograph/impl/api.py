@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 import runtime.operators.calls as operator_calls
 from autograph import errors
 from autograph.impl import error_rewriting, transpiler
+from runtime import context
 from runtime.operators import dispatch
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -124,19 +125,36 @@ def _convert_function(func: types.FunctionType, recursive: bool) -> types.Functi
     return transpiler.instantiate(func, entity)
 
 
-# Functions already converted by `converted_call`, keyed by the original.
-# Module-level functions live as long as their module, so strong keys are
-# fine there; closures (new objects per call) are converted via the code
-# cache and re-bound each time instead of filling this dict.
-_call_cache: dict[Any, Callable[..., Any]] = {}
+# What `converted_call` made of a function is kept in the function's own
+# `__dict__`, under this name: it lives exactly as long as the function (a
+# global dict would keep every callee, and through it its module's globals,
+# alive forever). `functools.wraps` copies the entry to wrappers, so it is
+# trusted only when it was made for this very function (`_cached_target`),
+# and since the last `clear_cache` (the entry holds the generation).
+_TARGET = "__ag_call_target__"
+_generation = [0]
+
+
+def _cached_target(f: Any) -> Callable[..., Any] | None:
+    """The target `_call_target` stored on the function `f`, if any."""
+    try:
+        entry = f.__dict__.get(_TARGET)
+    except AttributeError:
+        return None
+    if entry is None or entry[0] != _generation[0]:
+        return None
+    target = entry[1]
+    if target is f or getattr(target, "__ag_original__", None) is f:
+        return target
+    return None
 
 
 def _call_target(f: Any) -> Callable[..., Any]:
     """What `ag__.converted_call(f, ...)` calls: `f` converted, or `f` itself."""
-    try:
-        return _call_cache[f]
-    except (KeyError, TypeError):
-        pass
+    if type(f) is types.FunctionType:
+        target = _cached_target(f)
+        if target is not None:
+            return target
     if isinstance(f, types.MethodType):
         inner = _call_target(f.__func__)
         return f if inner is f.__func__ else types.MethodType(inner, f.__self__)
@@ -156,8 +174,7 @@ def _call_target(f: Any) -> Callable[..., Any]:
         target: Callable[..., Any] = f
     else:
         target = _convert_function(f, recursive=True)
-    if not f.__code__.co_freevars:
-        _call_cache[f] = target
+    f.__dict__[_TARGET] = (_generation[0], target)
     return target
 
 
@@ -201,32 +218,118 @@ def always_run_converted() -> Iterator[None]:
     converted code on Python values.
     """
     previous, _mode.force_converted = _mode.force_converted, True
+    context.add_to_active_hint(1)
     try:
         yield
     finally:
         _mode.force_converted = previous
+        context.add_to_active_hint(-1)
 
 
 def _dispatcher(original: types.FunctionType, converted: types.FunctionType) -> Any:
-    """Runs `converted` while a backend is active (or forced), else `original`."""
-    active = dispatch.any_active
-    mode = _mode
+    """Runs `converted` while a backend is active (or forced), else `original`.
 
-    @functools.wraps(original)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        if mode.force_converted or active():
-            try:
-                return converted(*args, **kwargs)
-            except Exception as error:
-                # The user's frames first: drop the operators' plumbing.
-                raise error_rewriting.with_user_frames(error)  # noqa: B904
-        return original(*args, **kwargs)
-
+    The result has `original`'s parameters (`_forwarder`), so a call costs one
+    extra frame and one read of `context.ACTIVE_HINT` while nothing is active
+    anywhere; else `any_active()` decides.
+    """
+    run = _forwarder(original.__code__)(
+        context.ACTIVE_HINT,
+        _mode,
+        dispatch.any_active,
+        converted,
+        original,
+        error_rewriting.with_user_frames,
+    )
+    run.__defaults__ = original.__defaults__
+    run.__kwdefaults__ = original.__kwdefaults__
+    functools.update_wrapper(run, original)
     run.__ag_converted__ = converted  # type: ignore[attr-defined]
     run.__ag_python_function__ = original  # type: ignore[attr-defined]
     setattr(run, _DO_NOT_CONVERT, True)  # plumbing, and already converted
     del run.__wrapped__  # `_marked` must not look through to the original
     return run
+
+
+# The parameters of a code object (names, counts, `*`/`**` flags) -> a
+# factory of functions with those parameters that forward a call (see
+# `_forwarder`). Most functions share a few shapes (`(x)`, `(self, x)`), so
+# a factory is compiled once per shape; at most `_FORWARDERS_KEPT` are kept.
+_forwarders: dict[tuple[Any, ...], Callable[..., Any]] = {}
+_FORWARDERS_KEPT = 1024
+
+
+def _forwarder(code: types.CodeType) -> Callable[..., Any]:
+    """`factory(hint, mode, active, converted, original, rewrite)`: a function
+    with the parameters of `code`, passing its arguments on as they came, to
+    `converted` while a backend is active (errors rewritten to show the
+    user's frames first), else to `original`.
+
+    Its parameters carry placeholder defaults; the caller gives it the
+    original's `__defaults__` and `__kwdefaults__`. A parameter named like
+    the factory's own names gets a `*args, **kwargs` forwarder instead.
+    """
+    n_pos = code.co_argcount
+    n_kw = code.co_kwonlyargcount
+    varargs = code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    shape = (
+        code.co_varnames[: n_pos + n_kw + bin(varargs).count("1")],
+        n_pos,
+        code.co_posonlyargcount,
+        n_kw,
+        varargs,
+    )
+    factory = _forwarders.get(shape)
+    if factory is not None:
+        return factory
+    names = code.co_varnames[: n_pos + n_kw]
+    star = (
+        code.co_varnames[n_pos + n_kw] if code.co_flags & inspect.CO_VARARGS else None
+    )
+    index = n_pos + n_kw + (star is not None)
+    double = code.co_varnames[index] if code.co_flags & inspect.CO_VARKEYWORDS else None
+    if any(n.startswith("_ag_") for n in (*names, star or "", double or "")):
+        params, passed = ["*args", "**kwargs"], ["*args", "**kwargs"]
+    else:
+        params = list(names[:n_pos])
+        passed = list(names[:n_pos])
+        if code.co_posonlyargcount:
+            params.insert(code.co_posonlyargcount, "/")
+        if star is not None:
+            params.append(f"*{star}")
+            passed.append(f"*{star}")
+        elif n_kw:
+            params.append("*")
+        params += names[n_pos:]
+        passed += [f"{n}={n}" for n in names[n_pos:]]
+        if double is not None:
+            params.append(f"**{double}")
+            passed.append(f"**{double}")
+        # Placeholder defaults, replaced by the original's: every parameter
+        # may have one, since the values come from the original's tuples.
+        params = [
+            f"{p}=None" if p.isidentifier() and not p.startswith("*") else p
+            for p in params
+        ]
+    call = ", ".join(passed)
+    source = (
+        "def _ag_factory(_ag_hint, _ag_mode, _ag_active, _ag_converted, "
+        "_ag_original, _ag_rewrite):\n"
+        f"    def run({', '.join(params)}):\n"
+        "        if _ag_hint[0] and (_ag_mode.force_converted or _ag_active()):\n"
+        "            try:\n"
+        f"                return _ag_converted({call})\n"
+        "            except Exception as _ag_error:\n"
+        "                raise _ag_rewrite(_ag_error)  # the user's frames first\n"
+        f"        return _ag_original({call})\n"
+        "    return run\n"
+    )
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<autograph dispatcher>", "exec"), namespace)
+    if len(_forwarders) >= _FORWARDERS_KEPT:
+        _forwarders.clear()
+    factory = _forwarders[shape] = namespace["_ag_factory"]
+    return factory
 
 
 def to_graph(entity: F, *, recursive: bool = True) -> F:
@@ -353,4 +456,4 @@ def convert(*, recursive: bool = True) -> Callable[[F], F]:
 def clear_cache() -> None:
     """Forgets all conversions (benchmarks use this to time fresh ones)."""
     transpiler.clear_cache()
-    _call_cache.clear()
+    _generation[0] += 1

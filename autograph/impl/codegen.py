@@ -57,6 +57,10 @@ def to_source(node: ast.AST) -> str:
 def _lines_inside_strings(text: str) -> set[int]:
     """Line numbers that continue a multi-line string (their text is data)."""
     inside: set[int] = set()
+    if '"""' not in text and "'''" not in text:
+        # `ast.unparse` writes every other string on one line (newlines as
+        # escapes); tokenizing would cost a third of `to_code`.
+        return inside
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
         if token.type == tokenize.STRING and token.end[0] > token.start[0]:
             inside.update(range(token.start[0] + 1, token.end[0] + 1))

@@ -13,6 +13,7 @@ import builtins
 import functools
 import threading
 import types
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -247,8 +248,46 @@ class ConvertedEntity:
         return codegen.to_source(self.node)
 
 
+class _WeakIdentityMap:
+    """A dict keyed by objects' identity, holding its keys weakly.
+
+    Not `weakref.WeakKeyDictionary`: that compares keys with `==`, and code
+    objects of different functions compare equal when their bytecode, names
+    and line match (the file is not compared). An entry made for one would
+    then serve the other, and die with the first.
+    """
+
+    def __init__(self) -> None:
+        self._data: dict[int, tuple[weakref.ref[Any], Any]] = {}
+
+    def get(self, key: Any) -> Any:
+        found = self._data.get(id(key))
+        if found is not None and found[0]() is key:
+            return found[1]
+        return None
+
+    def set(self, key: Any, value: Any) -> None:
+        data, ident = self._data, id(key)
+
+        def forget(ref: weakref.ref[Any]) -> None:
+            found = data.get(ident)
+            if found is not None and found[0] is ref:
+                del data[ident]
+
+        data[ident] = (weakref.ref(key, forget), value)
+
+    def clear(self) -> None:
+        self._data.clear()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
 _lock = threading.RLock()
-_cache: dict[tuple[types.CodeType, str, bool], ConvertedEntity] = {}
+# Original code object -> (filename, recursive) -> its conversion. Keyed
+# weakly: when the function's module (or the closure) is dropped, its code
+# dies and the converted code and tree go with it.
+_cache = _WeakIdentityMap()
 
 
 def clear_cache() -> None:
@@ -259,19 +298,20 @@ def clear_cache() -> None:
 
 # Code objects made by conversion, nested ones included: functions and
 # lambdas defined inside converted code are converted already.
-_converted_codes: set[types.CodeType] = set()
+# Held weakly, by identity, like `_cache`.
+_converted_codes = _WeakIdentityMap()
 
 
 def is_converted_code(code: types.CodeType) -> bool:
     """Whether `code` was produced by conversion."""
-    return code in _converted_codes
+    return _converted_codes.get(code) is not None
 
 
 def _remember(code: types.CodeType) -> None:
     stack = [code]
     while stack:
         current = stack.pop()
-        _converted_codes.add(current)
+        _converted_codes.set(current, True)
         for const in current.co_consts:
             if type(const) is types.CodeType:
                 stack.append(const)
@@ -285,15 +325,20 @@ def convert_entity(
 ) -> ConvertedEntity:
     """Converts `function`'s code, once per code object (thread-safe)."""
     code = function.__code__
-    key = (code, code.co_filename, recursive)
-    entity = _cache.get(key)
+    key = (code.co_filename, recursive)
+    entries = _cache.get(code)
+    entity = None if entries is None else entries.get(key)
     if entity is not None:
         return entity
     with _lock:
-        entity = _cache.get(key)
+        entries = _cache.get(code)
+        if entries is None:
+            entries = {}
+            _cache.set(code, entries)
+        entity = entries.get(key)
         if entity is None:
             entity = _convert(function, recursive=recursive, is_library=is_library)
-            _cache[key] = entity
+            entries[key] = entity
     return entity
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import __future__
 
 import ast
+import collections
 import contextlib
 import functools
 import inspect
@@ -139,13 +140,21 @@ def _probe(
     return _same_code(compiled, code)
 
 
-_imports: dict[str, tuple[list[str], frozenset[str]]] = {}
+# Filename -> (its lines, the names its imports bind), for the most recently
+# used files only: a long session goes through many files (notebook cells,
+# dropped modules), and each entry holds a file's text.
+_imports: collections.OrderedDict[str, tuple[list[str], frozenset[str]]] = (
+    collections.OrderedDict()
+)
+_IMPORTS_KEPT = 64
 
 
 def _module_imports(filename: str, lines: list[str]) -> frozenset[str]:
     """The names bound by import statements at module level (cached per text)."""
     cached = _imports.get(filename)
     if cached is not None and cached[0] is lines:
+        with contextlib.suppress(KeyError):  # another thread may evict it
+            _imports.move_to_end(filename)
         return cached[1]
     names: set[str] = set()
     with contextlib.suppress(*_UNREADABLE):
@@ -163,6 +172,9 @@ def _module_imports(filename: str, lines: list[str]) -> frozenset[str]:
                     stack.extend(getattr(stmt, field, ()))
     found = frozenset(names)
     _imports[filename] = (lines, found)
+    while len(_imports) > _IMPORTS_KEPT:
+        with contextlib.suppress(KeyError):
+            _imports.popitem(last=False)
     return found
 
 

@@ -29,7 +29,9 @@ and existing outputs, dtypes, shapes, subgraph arities), rebuilds each graph
 op by op (the ops' shape rules run; no kernel does), and restores each
 variable as a new `rt.Variable` shared by all traces. A file that is
 corrupt, truncated, from a newer format, or hostile raises `LoadError` (a
-`ValueError`) saying what is wrong and where.
+`ValueError`) saying what is wrong and where; nothing else escapes `load`.
+Only regular files are read (a FIFO or a link to `/dev/zero` is refused
+without blocking), and no more than `MAX_JSON_BYTES` of JSON.
 """
 
 from __future__ import annotations
@@ -58,6 +60,11 @@ from autograph.saving.values import (
     fail,
     read_arrays,
     write_arrays,
+)
+from autograph.tools.regular_files import (
+    FileRefusedError,
+    open_regular,
+    read_capped,
 )
 from autograph.tracing import ConcreteFunction
 from runtime import op_registry
@@ -154,7 +161,21 @@ def load(path: str | os.PathLike[str]) -> LoadedFunction:
         LoadError: A missing, corrupt, truncated, newer-format or hostile
             save, naming the file, node or field that is wrong.
     """
-    directory = Path(path)
+    try:
+        return _load(Path(path))
+    except LoadError:
+        raise
+    except RecursionError:
+        raise LoadError(f"{GRAPH_FILE}: nests too deeply") from None
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError) as e:
+        # A check this loader lacks: still a LoadError, saying what failed.
+        raise LoadError(
+            f"{GRAPH_FILE}: not a valid saved function ({type(e).__name__}: "
+            f"{str(e)[:200]})"
+        ) from e
+
+
+def _load(directory: Path) -> LoadedFunction:
     document = _read_json(directory / GRAPH_FILE)
     arrays = read_arrays(directory / ARRAY_FILE)
     if not isinstance(document, dict) or set(document) != _TOP_KEYS:
@@ -197,12 +218,12 @@ def load(path: str | os.PathLike[str]) -> LoadedFunction:
 
 def _read_json(path: Path) -> Any:
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_JSON_BYTES + 1)
+        with open_regular(path) as f:
+            data = read_capped(f, MAX_JSON_BYTES)
+    except FileRefusedError as e:
+        raise LoadError(f"{path.name}: {e}") from None
     except OSError as e:
         raise LoadError(f"{path.name}: cannot read it ({e.strerror})") from None
-    if len(data) > MAX_JSON_BYTES:
-        raise LoadError(f"{path.name}: larger than {MAX_JSON_BYTES} bytes")
     try:
         return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as e:

@@ -19,12 +19,15 @@ arrays are stored in the JSON (a `.npy` of strings would need pickle).
 `read_arrays` reads the `.npz` without `np.load`: it checks each member's
 name, size, header and dtype (no object dtypes) before copying its bytes, so
 a hostile file cannot run code, and a truncated or inconsistent one raises
-`LoadError`.
+`LoadError`. Against zip bombs, it checks the declared sizes (in total, and
+each member's inflation ratio) before inflating anything, then inflates
+member by member, in chunks, straight into the array (never more than
+declared, and within a running cap). Only a regular file is opened (not a
+FIFO or `/dev/zero`).
 """
 
 from __future__ import annotations
 
-import io
 import math
 import re
 import zipfile
@@ -34,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from autograph.tools.regular_files import FileRefusedError, open_regular
 from runtime import dtypes
 from runtime.tensor_spec import TensorSpec
 
@@ -43,6 +47,12 @@ MAX_DEPTH = 100
 """How deeply saved values may nest (deeper ones are refused)."""
 MAX_ARRAY_BYTES = 1 << 32
 """The most array data (uncompressed) a saved function may hold."""
+MAX_INFLATION = 100
+"""The most a compressed `.npz` member may inflate (`save` stores them as
+they are; a member inflating more than this, past `_SMALL_MEMBER`, is
+refused as a zip bomb)."""
+_SMALL_MEMBER = 1 << 20
+_CHUNK = 1 << 20
 
 _NUMERIC = {d.np_dtype: d for d in dtypes.ALL if d is not dtypes.string}
 _ARRAY_NAME = re.compile(r"a(0|[1-9][0-9]{0,8})\.npy")
@@ -268,33 +278,95 @@ def read_arrays(path: Path) -> dict[str, np.ndarray]:
     """Reads and checks every array of the `.npz` file `path`.
 
     Raises:
-        LoadError: A missing, corrupt or truncated file, a member that is not
-            a plain numeric `.npy` (object arrays included), or too much data.
+        LoadError: A missing, corrupt or truncated file, one that is not a
+            regular file, a member that is not a plain numeric `.npy`
+            (object arrays included), too much data, or a zip bomb.
     """
     where = path.name
     try:
-        archive = zipfile.ZipFile(path)
-    except Exception as e:  # zipfile raises many types for a corrupt archive
-        raise fail(where, f"not a readable .npz file ({e})") from None
-    arrays: dict[str, np.ndarray] = {}
-    with archive:
-        infos = archive.infolist()
-        if sum(info.file_size for info in infos) > MAX_ARRAY_BYTES:
-            raise fail(where, f"holds more than {MAX_ARRAY_BYTES} bytes of arrays")
-        for info in infos:
-            if not _ARRAY_NAME.fullmatch(info.filename):
-                raise fail(where, f"unexpected member {info.filename!r}")
-            try:
-                data = archive.read(info)
-            except Exception as e:  # zlib, CRC, truncation: all mean corrupt
-                raise fail(where, f"{info.filename} is corrupt ({e})") from None
-            arrays[info.filename[:-4]] = _parse_npy(data, f"{where}/{info.filename}")
+        file = open_regular(path)
+    except FileRefusedError as e:
+        raise fail(where, str(e)) from None
+    except OSError as e:
+        raise fail(where, f"cannot read it ({e.strerror})") from None
+    with file:
+        try:
+            archive = zipfile.ZipFile(file)
+        except Exception as e:  # zipfile raises many types for a corrupt archive
+            raise fail(where, f"not a readable .npz file ({e})") from None
+        with archive:
+            infos = archive.infolist()
+            _check_declared_sizes(infos, where)
+            arrays: dict[str, np.ndarray] = {}
+            budget = MAX_ARRAY_BYTES
+            for info in infos:
+                member = f"{where}/{info.filename}"
+                array = _read_member(archive, info, member, budget)
+                budget -= array.nbytes
+                arrays[info.filename[:-4]] = array
     return arrays
 
 
-def _parse_npy(data: bytes, where: str) -> np.ndarray:
-    """The array in `.npy` bytes, checked; never unpickles."""
-    stream = io.BytesIO(data)
+def _check_declared_sizes(infos: list[zipfile.ZipInfo], where: str) -> None:
+    """Refuses, before inflating anything, what the zip directory says is
+    too much: odd names, too many bytes in total, or a bomb's ratio."""
+    if sum(info.file_size for info in infos) > MAX_ARRAY_BYTES:
+        raise fail(where, f"holds more than {MAX_ARRAY_BYTES} bytes of arrays")
+    for info in infos:
+        if not _ARRAY_NAME.fullmatch(info.filename):
+            raise fail(where, f"unexpected member {info.filename[:40]!r}")
+        if info.compress_type != zipfile.ZIP_STORED and info.file_size > max(
+            _SMALL_MEMBER, MAX_INFLATION * info.compress_size
+        ):
+            raise fail(
+                where,
+                f"{info.filename} inflates from {info.compress_size} to "
+                f"{info.file_size} bytes, more than {MAX_INFLATION}x: refused "
+                "as a zip bomb",
+            )
+
+
+def _read_member(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, budget: int
+) -> np.ndarray:
+    """The checked array of one `.npy` member, inflated chunk by chunk into
+    its own buffer; never unpickles, never reads past the declared size."""
+    try:
+        stream = archive.open(info)
+    except Exception as e:  # a bad local header, an unsupported compression
+        raise fail(where, f"is corrupt ({e})") from None
+    with stream:
+        shape, fortran, dtype, offset = _read_npy_header(stream, where)
+        native = _check_npy_dtype(dtype, where)
+        count = _check_npy_shape(shape, dtype.itemsize, where)
+        nbytes = count * dtype.itemsize
+        if nbytes > budget:
+            raise fail(where, f"the arrays hold more than {MAX_ARRAY_BYTES} bytes")
+        if info.file_size - offset != nbytes:
+            raise fail(where, "array data is truncated or too long")
+        flat = np.empty(count, dtype=dtype)
+        view = memoryview(flat).cast("B")
+        done = 0
+        try:
+            while done < nbytes:
+                chunk = stream.read(min(_CHUNK, nbytes - done))
+                if not chunk:
+                    break
+                view[done : done + len(chunk)] = chunk
+                done += len(chunk)
+            extra = stream.read(1)  # also makes zipfile check the CRC
+        except Exception as e:  # zlib, CRC, truncation: all mean corrupt
+            raise fail(where, f"is corrupt ({e})") from None
+        if done != nbytes or extra:
+            raise fail(where, "array data is truncated or too long")
+    array = flat.reshape(shape, order="F" if fortran else "C")
+    if array.dtype != native or not array.flags.c_contiguous:
+        array = array.astype(native, order="C")
+    return array
+
+
+def _read_npy_header(stream: Any, where: str) -> tuple[Any, bool, np.dtype, int]:
+    """(shape, fortran order, dtype, data offset) of a `.npy` stream."""
     try:
         version = np.lib.format.read_magic(stream)
         if version == (1, 0):
@@ -303,15 +375,32 @@ def _parse_npy(data: bytes, where: str) -> np.ndarray:
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
         else:
             raise ValueError(f"unsupported .npy version {version}")
+        offset = stream.tell()
     except Exception as e:  # a header that is not what np.save writes
         raise fail(where, f"bad .npy header ({e})") from None
+    return shape, bool(fortran), dtype, offset
+
+
+def _check_npy_dtype(dtype: np.dtype, where: str) -> np.dtype:
+    """The native-order form of a supported numeric `dtype`."""
     native = dtype.newbyteorder("=") if dtype.byteorder not in "=|" else dtype
     if dtype.hasobject or native not in _NUMERIC:
         raise fail(where, f"unsupported array dtype {dtype}")
-    count = math.prod(shape)
-    offset = stream.tell()
-    if len(data) - offset != count * dtype.itemsize:
-        raise fail(where, "array data is truncated or too long")
-    flat = np.frombuffer(data, dtype=dtype, count=count, offset=offset)
-    order = "F" if fortran else "C"
-    return flat.reshape(shape, order=order).astype(native, order="C", copy=True)
+    return native
+
+
+def _check_npy_shape(shape: Any, itemsize: int, where: str) -> int:
+    """The element count of a header's shape, checked to be one NumPy can
+    make within `MAX_ARRAY_BYTES` (also with a zero dimension)."""
+    if type(shape) is not tuple or len(shape) > 64:
+        raise fail(where, f"bad .npy header field 'shape': {_short(shape)}")
+    for d in shape:
+        if type(d) is not int or d < 0:
+            raise fail(where, f"bad .npy header field 'shape': {_short(shape)}")
+    if math.prod(d for d in shape if d) * itemsize > MAX_ARRAY_BYTES:
+        raise fail(
+            where,
+            f"bad .npy header field 'shape': {_short(shape)} is larger than "
+            f"{MAX_ARRAY_BYTES} bytes",
+        )
+    return math.prod(shape)

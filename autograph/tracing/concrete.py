@@ -57,6 +57,7 @@ GraphOptimizer = Callable[
     tuple[Graph, list[SymbolicTensor], list[SymbolicTensor]],
 ]
 _OPTIMIZERS: list[GraphOptimizer] = [_optimizer.optimize_traced]
+_RUN_ERRORS = executor.ERRORS
 
 
 def register_graph_optimizer(optimizer: GraphOptimizer) -> None:
@@ -100,6 +101,7 @@ class ConcreteFunction:
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self._compiled = executor.compile(graph, self.inputs, self.outputs)
+        self._fn = self._compiled.fn
         self._pack = _packer(structured_outputs)
         self._positional = [p for p in self.params if p.kind == "positional"]
         self._tensor_first = [p for p in self._positional if contains_tensor(p.spec)]
@@ -134,7 +136,7 @@ class ConcreteFunction:
         if specs is not None and not kwargs and len(args) == len(specs):
             feeds = fast_feeds(args, specs)
             if feeds is not None:
-                return self._pack(self._compiled(feeds))
+                return self._compiled_call(feeds)
         values = self._bind(self._positional, args, kwargs)
         if values is None:
             values = self._bind(self._tensor_first, args, kwargs)
@@ -185,8 +187,13 @@ class ConcreteFunction:
         return None
 
     def _compiled_call(self, feeds: list[Any]) -> Any:
-        """Runs the plan on the NumPy values of the tensor arguments."""
-        return self._pack(self._compiled(feeds))
+        """Runs the plan on the NumPy values of the tensor arguments (one per
+        input: the caller checked them)."""
+        try:
+            outs = self._fn(*feeds)
+        except _RUN_ERRORS as e:
+            raise self._compiled.locate(e) from e
+        return self._pack(outs)
 
     # -- reading ---------------------------------------------------------------
 

@@ -32,6 +32,7 @@ __all__ = [
     "accepts",
     "bind_signature",
     "has_tensor_key",
+    "is_relaxed",
     "is_subshape",
     "known_dims",
     "permutation",
@@ -184,6 +185,16 @@ def is_subshape(specific: Any, general: Any) -> bool:
     if specific is None or len(specific) != len(general):
         return False
     return all(g is None or g == s for s, g in zip(specific, general))
+
+
+def is_relaxed(params: Sequence[Param]) -> bool:
+    """Whether a trace has a tensor of unknown rank or with an unknown dimension
+    (only such a trace can serve calls whose canonical key differs from its)."""
+    return any(
+        spec.shape is None or None in spec.shape
+        for p in params
+        for spec in _tensor_leaves(p.spec)
+    )
 
 
 def known_dims(params: Sequence[Param]) -> int:

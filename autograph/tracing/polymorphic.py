@@ -18,6 +18,15 @@ the call to the Python signature, looks up the canonical key, reuses a trace
 whose signature is more general if one fits, and traces otherwise. The hot
 path is one pass over the arguments, one dict lookup and the compiled graph.
 
+Threads: a miss takes the Function's lock and looks again before tracing
+(double-checked), so concurrent first calls of one signature trace it once,
+and a Function creates its Variables once; hits never take the lock.
+
+Retracing costs the same however many traces there are: the canonical key
+finds an exact trace in one lookup, and only traces with unknown dimensions
+(from `get_concrete_function` with `TensorSpec`s) are tried as more general
+matches.
+
 Calls made while a graph is being built (a `Function` called from another
 `Function`) run the converted Python function inline, into the outer graph.
 With `run_functions_eagerly(True)` every call runs the original Python.
@@ -27,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
@@ -41,7 +51,8 @@ from autograph.tracing.signatures import (
     check_value,
     encode,
 )
-from runtime.context import STATE
+from runtime.context import ACTIVE_HINT, STATE
+from runtime.tensor import EagerTensor
 from runtime.tensor_spec import TensorSpec
 
 __all__ = ["Function", "function", "functions_run_eagerly", "run_functions_eagerly"]
@@ -133,7 +144,16 @@ class Function:
             )
         self._signature = signature
         self._fast: dict[Any, _Entry] = {}
+        # Calls with eager tensors only, by ((dtype, shape), ...) of their
+        # NumPy values: the fast path of `__call__`.
+        self._tensors: dict[tuple[Any, ...], _Entry] = {}
         self._canonical: dict[Any, _Entry] = {}
+        # Traces with an unknown dimension or rank: the only ones that can
+        # serve calls of another canonical key (`_most_specific`).
+        self._relaxed: list[_Entry] = []
+        # Held while tracing and while changing the caches; calls of traced
+        # signatures never take it.
+        self._lock = _parent._lock if _parent is not None else threading.RLock()
         self._converted: Callable[..., Any] | None = None
         self._bound: dict[int, tuple[Any, Function]] = {}
         self._traced = False
@@ -152,8 +172,26 @@ class Function:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Runs the graph traced for these arguments (tracing it if new)."""
-        if _run_eagerly or STATE.graph is not None or self.input_signature is not None:
+        if (
+            _run_eagerly
+            or (ACTIVE_HINT[0] and STATE.graph is not None)
+            or self.input_signature is not None
+        ):
             return self._call_special(args, kwargs)
+        if not kwargs and args:
+            # The commonest calls: eager tensors only, keyed by the dtypes
+            # and shapes of their NumPy values (no encode pass, no perm).
+            if len(args) == 1:
+                if type(args[0]) is EagerTensor:
+                    value = args[0]._value
+                    entry = self._tensors.get((value.dtype, value.shape))
+                    if entry is not None:
+                        return entry.concrete._compiled_call([value])
+            elif _all_eager(args):
+                values = [a._value for a in args]
+                entry = self._tensors.get(_tensors_key(values))
+                if entry is not None:
+                    return entry.concrete._compiled_call(values)
         feeds: list[Any] = []
         refs: list[Any] = []
         try:
@@ -166,6 +204,8 @@ class Function:
         entry = self._fast.get(key)
         if entry is None or (entry.refs and not entry.alive()):
             entry = self._miss(key, args, kwargs, feeds, refs)
+            if not kwargs and args and entry.perm is None and _all_eager(args):
+                self._tensors[_tensors_key(feeds)] = entry
         perm = entry.perm
         if perm is not None:
             if perm is matching.SLOW:
@@ -214,16 +254,20 @@ class Function:
         refs: list[Any],
     ) -> _Entry:
         """Finds or traces the ConcreteFunction for a call not in the fast cache."""
-        arguments = self._canonicalize(args, kwargs)
-        centry, canonical_feeds = self._lookup_canonical(arguments)
-        fast = self._fast
-        entry = _Entry(
-            centry.concrete,
-            _weak_refs(refs, lambda _, k=key: fast.pop(k, None)),
-            matching.permutation(feeds, canonical_feeds),
-        )
-        fast[key] = entry
-        return entry
+        with self._lock:
+            entry = self._fast.get(key)  # another thread may have traced it
+            if entry is not None and (not entry.refs or entry.alive()):
+                return entry
+            arguments = self._canonicalize(args, kwargs)
+            centry, canonical_feeds = self._lookup_canonical(arguments)
+            fast = self._fast
+            entry = _Entry(
+                centry.concrete,
+                _weak_refs(refs, lambda _, k=key: fast.pop(k, None)),
+                matching.permutation(feeds, canonical_feeds),
+            )
+            fast[key] = entry
+            return entry
 
     def _canonicalize(
         self, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -247,17 +291,24 @@ class Function:
             [(name, encode(value, feeds, refs)) for name, _, value, _ in arguments]
         )
         entry = self._canonical.get(key)
-        if entry is None or not entry.alive():
-            concrete = (reuse and self._most_specific(arguments, key)) or self._trace(
-                arguments, key
-            )
-            canonical = self._canonical
-            entry = _Entry(
-                concrete,
-                _weak_refs(refs, lambda _, k=key: canonical.pop(k, None)),
-                None,
-            )
-            canonical[key] = entry
+        if entry is not None and entry.alive():
+            return entry, feeds
+        with self._lock:
+            entry = self._canonical.get(key)  # looked up again under the lock
+            if entry is None or not entry.alive():
+                concrete = reuse and self._most_specific(arguments, key)
+                traced = not concrete
+                if not concrete:
+                    concrete = self._trace(arguments, key)
+                canonical = self._canonical
+                entry = _Entry(
+                    concrete,
+                    _weak_refs(refs, lambda _, k=key: canonical.pop(k, None)),
+                    None,
+                )
+                canonical[key] = entry
+                if traced and matching.is_relaxed(concrete.params):
+                    self._relaxed.append(entry)
         return entry, feeds
 
     def _canonical_feeds(
@@ -271,13 +322,18 @@ class Function:
     def _most_specific(
         self, arguments: list[tuple[str, str, Any, bool]], key: Any
     ) -> ConcreteFunction | None:
-        """An existing trace whose tensor specs are more general than the call's."""
-        if not any(matching.has_tensor_key(k) for _, k in key):
+        """An existing trace whose tensor specs are more general than the call's.
+
+        Only traces with an unknown dimension or rank can be: any other
+        trace serves exactly its own canonical key. Called under the lock.
+        """
+        if not self._relaxed or not any(matching.has_tensor_key(k) for _, k in key):
             return None
+        self._relaxed = [e for e in self._relaxed if e.alive()]
         best, best_known = None, -1
-        for entry in self._canonical.values():
+        for entry in self._relaxed:
             concrete = entry.concrete
-            if entry.alive() and matching.accepts(concrete.params, arguments):
+            if matching.accepts(concrete.params, arguments):
                 known = matching.known_dims(concrete.params)
                 if known > best_known:
                     best, best_known = concrete, known
@@ -305,7 +361,12 @@ class Function:
 
     def _signature_concrete(self) -> ConcreteFunction:
         concrete = self._sig_concrete
-        if concrete is None:
+        if concrete is not None:
+            return concrete
+        with self._lock:
+            concrete = self._sig_concrete  # another thread may have traced it
+            if concrete is not None:
+                return concrete
             specs = self.input_signature or ()
             arguments = [
                 (n, "positional", s, False) for n, s in zip(self._sig_names, specs)
@@ -314,8 +375,9 @@ class Function:
                 self._signature, len(self._sig_names)
             )
             key = tuple((n, encode(v, [], [])) for n, _, v, _ in arguments)
-            concrete = self._sig_concrete = self._trace(arguments, key)
+            concrete = self._trace(arguments, key)
             self._canonical[key] = _Entry(concrete, (), None)
+            self._sig_concrete = concrete
         return concrete
 
     def _signature_feeds(
@@ -378,7 +440,8 @@ class Function:
     def concrete_functions(self) -> list[ConcreteFunction]:
         """The live traces, in the order they were made."""
         seen: dict[int, ConcreteFunction] = {}
-        for entry in self._canonical.values():
+        # A copy: other threads (and weak reference callbacks) change the dict.
+        for entry in self._canonical.copy().values():
             if entry.alive():
                 seen.setdefault(id(entry.concrete), entry.concrete)
         return list(seen.values())
@@ -402,6 +465,14 @@ class Function:
         """On an instance: a Function bound to it, with its own trace cache."""
         if instance is None:
             return self
+        found = self._bound.get(id(instance))
+        if found is not None and found[0]() is instance:
+            return found[1]
+        with self._lock:
+            return self._bind_to(instance)
+
+    def _bind_to(self, instance: Any) -> Function:
+        """The bound Function for `instance`, made once (called under the lock)."""
         found = self._bound.get(id(instance))
         if found is not None and found[0]() is instance:
             return found[1]
@@ -432,6 +503,18 @@ class Function:
 
 
 # -- helpers ---------------------------------------------------------------------
+
+
+def _all_eager(args: tuple[Any, ...]) -> bool:
+    for a in args:  # noqa: SIM110 - a loop is faster than all()
+        if type(a) is not EagerTensor:
+            return False
+    return True
+
+
+def _tensors_key(values: list[Any]) -> tuple[Any, ...]:
+    """(dtype, shape, dtype, shape, ...) of NumPy values: `_tensors`' key."""
+    return tuple([part for v in values for part in (v.dtype, v.shape)])
 
 
 def _convert(

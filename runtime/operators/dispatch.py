@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from runtime import context
+
 # Operator name -> {value type -> implementation}. The operators read these
 # dicts directly on their hot path (one dict lookup per dispatch).
 TABLES: dict[str, dict[type, Callable[..., Any]]] = {
@@ -53,10 +55,21 @@ TABLES: dict[str, dict[type, Callable[..., Any]]] = {
 _ACTIVITY_CHECKS: list[Callable[[], bool]] = []
 
 
-def register_activity_check(check: Callable[[], bool]) -> None:
-    """Registers a backend's "am I active?" predicate (see `any_active`)."""
+def register_activity_check(check: Callable[[], bool], *, hinted: bool = False) -> None:
+    """Registers a backend's "am I active?" predicate (see `any_active`).
+
+    Args:
+        check: The predicate (for this thread).
+        hinted: Whether the backend counts its activations in
+            `runtime.context.ACTIVE_HINT` (so that while the hint is zero,
+            `check()` is known to be false on every thread). Without one the
+            hint stays above zero, and every call of a `to_graph` result asks
+            `any_active()`.
+    """
     if check not in _ACTIVITY_CHECKS:
         _ACTIVITY_CHECKS.append(check)
+        if not hinted:
+            context.add_to_active_hint(1)
 
 
 def any_active() -> bool:

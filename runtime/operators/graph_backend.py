@@ -1175,7 +1175,8 @@ def register() -> None:
         dispatch.register(operator, SymbolicTensor, kept(impl))
     dispatch.register("list_append", TensorArray, kept(_list_append))
     dispatch.register("list_pop", TensorArray, kept(_list_pop))
-    dispatch.register_activity_check(lambda: STATE.graph is not None)
+    # Graph.as_default() counts the graphs being built in the hint.
+    dispatch.register_activity_check(lambda: STATE.graph is not None, hinted=True)
 
 
 register()

@@ -11,6 +11,10 @@
 In a graph these ops are stateful: they run on every call, even when nothing
 uses their outputs, in the order the program created them; a variable read
 runs after the writes to that variable created before it.
+
+Updates are atomic: `assign_add` from many threads (eagerly or in graphs
+running at once) loses none, as each read-modify-write holds the
+variable's lock.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -205,6 +210,7 @@ class Variable:
                 )
         value = np.array(tensor.numpy())
         self._value = value
+        self._lock = threading.Lock()  # makes each update one atomic step
         self._dtype = tensor.dtype
         self._shape = tuple(value.shape) if shape is None else as_shape(shape)
         self.name = name or "Variable"
@@ -268,21 +274,22 @@ class Variable:
         return self._assign(_ASSIGN_SUB, delta, name)
 
     def _store(self, value: Any, mode: str) -> Any:
-        """Kernel side of the assign ops (values already checked)."""
-        if mode == "add":
-            value = np.add(self._value, value)
-        elif mode == "sub":
-            value = np.subtract(self._value, value)
-        if np.shape(value) != np.shape(self._value) and not is_compatible(
-            self._shape, np.shape(value)
-        ):
-            raise InvalidArgumentError(
-                f"cannot assign a value of shape {np.shape(value)} to the variable "
-                f"{self.name!r} of shape {format_shape(self._shape)}"
-            )
-        value = np.array(value, dtype=self._dtype.np_dtype)
-        self._value = value
-        return value
+        """Kernel side of the assign ops (values already checked); atomic."""
+        with self._lock:
+            if mode == "add":
+                value = np.add(self._value, value)
+            elif mode == "sub":
+                value = np.subtract(self._value, value)
+            if np.shape(value) != np.shape(self._value) and not is_compatible(
+                self._shape, np.shape(value)
+            ):
+                raise InvalidArgumentError(
+                    f"cannot assign a value of shape {np.shape(value)} to the "
+                    f"variable {self.name!r} of shape {format_shape(self._shape)}"
+                )
+            value = np.array(value, dtype=self._dtype.np_dtype)
+            self._value = value
+            return value
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         return np.asarray(self._value, dtype=dtype)

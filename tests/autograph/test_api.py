@@ -1,12 +1,16 @@
 """The public compiler API: entities, recursion, caching, errors, threads."""
 
 import functools
+import inspect
 import threading
 
 import pytest
 
 import autograph
+import runtime as rt
 from autograph.impl import api, transpiler
+from runtime import context
+from runtime.operators import dispatch
 from tests.versions import INSTRUCTION_COLUMNS
 
 
@@ -346,6 +350,68 @@ def test_without_a_backend_active_the_original_runs_at_no_cost():
     converted = autograph.to_graph(f)
     assert converted.__ag_python_function__ is f
     assert converted(1) == 2
+
+
+def test_while_nothing_is_active_anywhere_a_call_asks_no_backend(monkeypatch):
+    # The per-call cost is one frame and one read of the process-wide hint:
+    # no activity check runs (the old dispatcher built a generator per call).
+    asked = []
+    real = dispatch.any_active
+    monkeypatch.setattr(dispatch, "any_active", lambda: asked.append(1) or real())
+
+    def relu(x):
+        return x if x > 0 else 0
+
+    converted = autograph.to_graph(relu)
+    assert context.ACTIVE_HINT[0] == 0
+    assert (converted(3), converted(-3)) == (3, 0)
+    assert asked == []
+    with api.always_run_converted():
+        assert context.ACTIVE_HINT[0] > 0
+        assert converted(2) == 2
+    graph = rt.Graph()
+    with graph.as_default():
+        assert context.ACTIVE_HINT[0] > 0
+        assert converted(rt.constant(1.0)).graph is graph
+    assert len(asked) == 1  # in the graph (always_run_converted needs no check)
+    assert context.ACTIVE_HINT[0] == 0
+
+
+def test_the_converted_function_keeps_the_parameters_and_their_defaults():
+    def f(a, b=2, /, c=3, *args, d, e=5, **kwargs):
+        return a, b, c, args, d, e, kwargs
+
+    converted = autograph.to_graph(f)
+    assert inspect.signature(converted) == inspect.signature(f)
+    assert converted(1, d=4) == f(1, d=4)
+    assert converted(1, 2, 3, 4, d=0, e=1, z=2) == f(1, 2, 3, 4, d=0, e=1, z=2)
+    with pytest.raises(TypeError, match=r"f\(\) missing 1 required keyword"):
+        converted(1)
+    with api.always_run_converted():
+        assert converted(1, 2, 3, 4, d=0, z=2) == f(1, 2, 3, 4, d=0, z=2)
+
+
+def test_a_graph_built_on_another_thread_does_not_change_results_here():
+    def sign(x):
+        return 1 if x > 0 else -1
+
+    converted = autograph.to_graph(sign)
+    building, done = threading.Event(), threading.Event()
+
+    def build():
+        with rt.Graph().as_default():
+            building.set()
+            done.wait(10)
+
+    worker = threading.Thread(target=build)
+    worker.start()
+    building.wait(10)
+    try:
+        assert context.ACTIVE_HINT[0] > 0  # so this thread checks precisely
+        assert (converted(5), converted(-5)) == (1, -1)
+    finally:
+        done.set()
+        worker.join()
 
 
 class _Vault:

@@ -153,3 +153,51 @@ def test_the_plan_is_readable_python():
     run = executor.compile(g, [x], [n])
     assert "while True:" in run.source and "break" in run.source
     compile(run.source, "<check>", "exec")
+
+
+def _nested_loops(depth: int, x, i_max):
+    """`depth` graph while loops, each running the next inside its body;
+    the innermost adds 1 to `x` and, at `i_max` > 1, fails an Assert."""
+    if depth == 0:
+        rt.Assert(i_max < 2, ["deepest loop failed"])  # deepest assert
+        return x + 1
+
+    def body(i, acc):
+        return i + 1, _nested_loops(depth - 1, acc, i_max)
+
+    return rt.while_loop(lambda i, acc: i < i_max, body, [0, x])[1]
+
+
+@pytest.mark.parametrize("depth", [1, 21, 60])
+def test_any_nesting_depth_of_loops_compiles_and_runs(depth):
+    # Python allows 20 statically nested blocks (and 100 indentation levels)
+    # in one function; deeper loops are called as functions of their own.
+    g = rt.Graph()
+    with g.as_default():
+        x = g.placeholder(rt.int32, (), "x")
+        n = g.placeholder(rt.int32, (), "n")
+        y = _nested_loops(depth, x, n)
+    run = executor.compile(g, [x, n], [y])
+    assert run([np.int32(5), np.int32(1)]) == [6]
+    with pytest.raises(
+        rt.errors.InvalidArgumentError, match="deepest loop failed"
+    ) as info:
+        run([np.int32(5), np.int32(2)])
+    line = _line_containing("# deepest assert")
+    assert info.value.location == f"{__file__}:{line}"
+
+
+def _nested_conds(depth: int, x):
+    if depth == 0:
+        return x + 1
+    return rt.cond(x > 0, lambda: _nested_conds(depth - 1, x) + 1, lambda: x - 1)
+
+
+def test_deeply_nested_conds_compile_and_run():
+    g = rt.Graph()
+    with g.as_default():
+        x = g.placeholder(rt.int32, (), "x")
+        y = _nested_conds(120, x)
+    run = executor.compile(g, [x], [y])
+    assert run([np.int32(1)]) == [122]
+    assert run([np.int32(-1)]) == [-2]
