@@ -11,11 +11,12 @@ API.md for the contract. `runtime` never imports `autograph`.
 """
 
 from runtime import control_flow as _control_flow
-from runtime import errors, nest
+from runtime import errors, nest, optimizers
 from runtime.context import name_scope
 from runtime.control_flow import cond, while_loop
 from runtime.dtypes import DType, as_dtype, float32, float64, int32, int64, string
 from runtime.dtypes import bool_ as bool
+from runtime.gradients import GradientTape, stop_gradient
 from runtime.graph import Graph, Operation
 from runtime.ops import random
 from runtime.ops.array import (
@@ -98,6 +99,7 @@ __all__ = [
     "Assert",
     "DType",
     "Graph",
+    "GradientTape",
     "Operation",
     "Tensor",
     "TensorArray",
@@ -148,6 +150,7 @@ __all__ = [
     "nest",
     "newaxis",
     "not_equal",
+    "optimizers",
     "ones",
     "ones_like",
     "pad",
@@ -172,6 +175,7 @@ __all__ = [
     "square",
     "squeeze",
     "stack",
+    "stop_gradient",
     "string",
     "subtract",
     "tanh",

@@ -355,6 +355,13 @@ class _Codegen:
         if limit is not None:
             counter = self.fresh("i")
             self.emit(indent, f"{counter} = 0", op)
+        record = None
+        if op.attrs.get("record"):
+            # A loop a GradientTape recorded keeps each iteration's loop
+            # variables (its extra output) for its gradient.
+            record = self.fresh("r")
+            self.emit(indent, f"{record} = []", op)
+            env[id(op.outputs[n])] = record
         self.emit(indent, "while True:", op)
         if counter is not None:
             self.emit(indent + 1, f"if {counter} >= {limit}:", op)
@@ -364,6 +371,8 @@ class _Codegen:
         (test,) = self.emit_graph(cond, cond_env, cond.outputs, indent + 1)
         self.emit(indent + 1, f"if not {test}:", op)
         self.emit(indent + 2, "break", op)
+        if record is not None:
+            self.emit(indent + 1, f"{record}.append(({''.join(v + ', ' for v in loop_vars)}))")
         body_env = {id(p): name for p, name in zip(body.inputs, loop_vars + captured)}
         values = self.emit_graph(body, body_env, body.outputs, indent + 1)
         if loop_vars:

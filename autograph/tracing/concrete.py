@@ -38,9 +38,11 @@ from autograph.tracing.signatures import (
     spec_structure,
     split_call,
 )
-from runtime import executor
+from runtime import executor, nest
 from runtime import optimizer as _optimizer
+from runtime.context import STATE
 from runtime.dtypes import _FROM_NUMPY
+from runtime.gradients import replay
 from runtime.graph import Graph
 from runtime.nest import _sorted_keys
 from runtime.shapes import is_compatible
@@ -133,7 +135,7 @@ class ConcreteFunction:
         specs = self._flat_specs
         if specs is not None and not kwargs and len(args) == len(specs):
             feeds = fast_feeds(args, specs)
-            if feeds is not None:
+            if feeds is not None and not STATE.tapes:
                 return self._pack(self._compiled(feeds))
         values = self._bind(self._positional, args, kwargs)
         if values is None:
@@ -144,6 +146,8 @@ class ConcreteFunction:
         for p in self.params:
             value = values[p.name]  # type: ignore[index]
             check_value(self.name, p.name, p.spec, value, feeds, self._fix)
+        if STATE.tapes:  # a GradientTape is recording: run the graph op by op
+            return self._taped_call(feeds, args, kwargs)
         return self._compiled_call(feeds)
 
     def _bind(
@@ -187,6 +191,22 @@ class ConcreteFunction:
     def _compiled_call(self, feeds: list[Any]) -> Any:
         """Runs the plan on the NumPy values of the tensor arguments."""
         return self._pack(self._compiled(feeds))
+
+    def _taped_call(
+        self, feeds: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """Runs the graph op by op (`rt.gradients.replay`) while a
+        GradientTape records: the call is differentiable with respect to the
+        argument tensors (found by their values among `feeds`) and the
+        variables the graph reads, as if its ops had run eagerly."""
+        by_value = {
+            id(t._value): t
+            for t in nest.flatten((args, kwargs))
+            if type(t) is EagerTensor
+        }
+        inputs = [by_value.get(id(f)) or EagerTensor(f) for f in feeds]
+        outputs = iter(replay(self.graph, inputs, self.outputs))
+        return _map_tensors_in_order(self.structured_outputs, lambda t: next(outputs))
 
     # -- reading ---------------------------------------------------------------
 
