@@ -11,7 +11,7 @@ API.md for the contract. `runtime` never imports `autograph`.
 """
 
 from runtime import control_flow as _control_flow
-from runtime import errors, nest, optimizers
+from runtime import data, errors, nest, optimizers
 from runtime.context import name_scope
 from runtime.control_flow import cond, while_loop
 from runtime.dtypes import DType, as_dtype, float32, float64, int32, int64, string
@@ -98,8 +98,8 @@ del _control_flow
 __all__ = [
     "Assert",
     "DType",
-    "Graph",
     "GradientTape",
+    "Graph",
     "Operation",
     "Tensor",
     "TensorArray",
@@ -118,6 +118,7 @@ __all__ = [
     "constant",
     "convert_to_tensor",
     "cos",
+    "data",
     "divide",
     "equal",
     "errors",
@@ -150,9 +151,9 @@ __all__ = [
     "nest",
     "newaxis",
     "not_equal",
-    "optimizers",
     "ones",
     "ones_like",
+    "optimizers",
     "pad",
     "pow",
     "print",

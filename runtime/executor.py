@@ -372,7 +372,9 @@ class _Codegen:
         self.emit(indent + 1, f"if not {test}:", op)
         self.emit(indent + 2, "break", op)
         if record is not None:
-            self.emit(indent + 1, f"{record}.append(({''.join(v + ', ' for v in loop_vars)}))")
+            self.emit(
+                indent + 1, f"{record}.append(({''.join(v + ', ' for v in loop_vars)}))"
+            )
         body_env = {id(p): name for p, name in zip(body.inputs, loop_vars + captured)}
         values = self.emit_graph(body, body_env, body.outputs, indent + 1)
         if loop_vars:

@@ -46,9 +46,9 @@ from runtime.tensor import (
 __all__ = [
     "OpDef",
     "apply",
-    "gradient",
     "bind_kernel",
     "get",
+    "gradient",
     "lookup_variable",
     "names",
     "register",
@@ -248,8 +248,7 @@ def _taped(op: OpDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> Any:
     a tape sees the read of a trainable variable.
     """
     inputs = [
-        _CONVERSIONS[type(x)](x, None) if type(x) in _CONVERSIONS else x
-        for x in inputs
+        _CONVERSIONS[type(x)](x, None) if type(x) in _CONVERSIONS else x for x in inputs
     ]
     out = op.run_eager(inputs, attrs)
     outputs = () if out is None else (out if type(out) is tuple else (out,))

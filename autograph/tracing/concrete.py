@@ -204,7 +204,8 @@ class ConcreteFunction:
             for t in nest.flatten((args, kwargs))
             if type(t) is EagerTensor
         }
-        inputs = [by_value.get(id(f)) or EagerTensor(f) for f in feeds]
+        inputs = [by_value.get(id(f)) for f in feeds]
+        inputs = [EagerTensor(f) if t is None else t for t, f in zip(inputs, feeds)]
         outputs = iter(replay(self.graph, inputs, self.outputs))
         return _map_tensors_in_order(self.structured_outputs, lambda t: next(outputs))
 

@@ -23,10 +23,6 @@ import numpy as np
 
 from runtime import control_flow, dtypes
 from runtime.context import STATE
-from runtime.op_registry import OpDef, apply, gradient, lookup_variable, register
-from runtime.ops import rules
-from runtime.ops.creation import zeros_like
-from runtime.ops.grad_ops import add_grads, zeros_for
 from runtime.gradients.replay import replay
 from runtime.gradients.tape import (
     SubgraphGrads,
@@ -35,6 +31,10 @@ from runtime.gradients.tape import (
     private_tape,
     zeros_if_none,
 )
+from runtime.op_registry import OpDef, apply, gradient, lookup_variable, register
+from runtime.ops import rules
+from runtime.ops.creation import zeros_like
+from runtime.ops.grad_ops import add_grads, zeros_for
 
 __all__: list[str] = []
 
@@ -120,9 +120,7 @@ def _iteration_value_kernel(
     return stack[int(k)][index]
 
 
-register(
-    OpDef("WhileIterations", rules.fixed((dtypes.int32, ())), _iterations_kernel)
-)
+register(OpDef("WhileIterations", rules.fixed((dtypes.int32, ())), _iterations_kernel))
 register(OpDef("WhileIterationValue", _iteration_value_rule, _iteration_value_kernel))
 
 

@@ -36,7 +36,9 @@ def _needed(graph: Any, outputs: Sequence[Any]) -> list[Any]:
     return [op for op in graph._ops if id(op) in needed]
 
 
-def replay(graph: Any, inputs: Sequence[Any], outputs: Sequence[Any] | None = None) -> list:
+def replay(
+    graph: Any, inputs: Sequence[Any], outputs: Sequence[Any] | None = None
+) -> list:
     """The values of `outputs` (default `graph.outputs`) for `inputs`.
 
     Args:

@@ -160,11 +160,13 @@ class GradientTape:
         if opdef.var_access == "read":
             if not self._watches_variable(attrs["var_id"]):
                 return
-        elif not any(id(x) in watched for x in inputs):
-            if op is None or not any(
+        elif not any(id(x) in watched for x in inputs) and not (
+            op is not None
+            and any(
                 self._watches_variable(v) for g in _subgraphs(op) for v in g.variables
-            ):
-                return
+            )
+        ):
+            return
         if op is not None and opdef.name == "While":
             _keep_iterations(op)
         record = op if op is not None else _Record(opdef, inputs, outputs, attrs)

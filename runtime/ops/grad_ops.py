@@ -67,13 +67,20 @@ _UNBROADCAST = register(OpDef("UnbroadcastGrad", _like(1), _unbroadcast_kernel))
 
 def unbroadcast(g: Any, x: Any) -> Any:
     """`g` summed over the dimensions that broadcasting added to `x`."""
-    if isinstance(g, Tensor) and isinstance(x, Tensor):
-        if g.shape is not None and g.shape == x.shape and None not in g.shape:
-            return g
+    if (
+        isinstance(g, Tensor)
+        and isinstance(x, Tensor)
+        and g.shape is not None
+        and g.shape == x.shape
+        and None not in g.shape
+    ):
+        return g
     return apply(_UNBROADCAST, (g, x))
 
 
-def _reduce_grad_kernel(g: Any, x: Any, z: Any, axis: Any, keepdims: bool, mode: str) -> Any:
+def _reduce_grad_kernel(
+    g: Any, x: Any, z: Any, axis: Any, keepdims: bool, mode: str
+) -> Any:
     x = np.asarray(x)
     axes = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in axis)
     if not keepdims:
@@ -177,7 +184,8 @@ def _pad_grad_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.S
     if g.shape is None:
         return [(g.dtype, None)]
     dims = tuple(
-        None if d is None else d - a - b for d, (a, b) in zip(g.shape, attrs["paddings"])
+        None if d is None else d - a - b
+        for d, (a, b) in zip(g.shape, attrs["paddings"])
     )
     return [(g.dtype, dims)]
 
@@ -265,10 +273,10 @@ def _ta_grad_stack(gh: ListValue, value: Any) -> Any:
 register(OpDef("TensorArrayGradZeros", _variant, _empty))
 register(OpDef("TensorArrayGradAdd", _variant, _ta_grad_add))
 register(OpDef("TensorArrayGradAt", _variant, _ta_grad_at))
-register(OpDef("TensorArrayGradRead", _like(2), _ta_grad_read))
+register(OpDef("TensorArrayGradRead", _like(2, 2), _ta_grad_read))
 register(OpDef("TensorArrayGradClear", _variant, _ta_grad_clear))
 register(OpDef("TensorArrayGradUnstack", _variant, _ta_grad_unstack))
-register(OpDef("TensorArrayGradStack", _like(1), _ta_grad_stack))
+register(OpDef("TensorArrayGradStack", _like(1, 1), _ta_grad_stack))
 
 
 def zeros_for(t: Any) -> Any:
