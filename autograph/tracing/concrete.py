@@ -41,6 +41,8 @@ from autograph.tracing.signatures import (
 from runtime import executor, nest
 from runtime import optimizer as _optimizer
 from runtime.context import STATE
+from runtime.data.dataset import DatasetSpec
+from runtime.data.dataset import argument as dataset_argument
 from runtime.dtypes import _FROM_NUMPY
 from runtime.gradients import replay
 from runtime.graph import Graph
@@ -388,6 +390,10 @@ def _feed_value(
         placeholder = graph.placeholder(spec.dtype, spec.shape, name)
         inputs.append(placeholder)
         return placeholder
+    if type(spec) is DatasetSpec:
+        placeholder = graph.placeholder(spec.dtype, spec.shape, name)
+        inputs.append(placeholder)
+        return dataset_argument(placeholder, spec)
     if not contains_tensor(spec):
         return value
     if isinstance(spec, Mapping):

@@ -13,8 +13,8 @@ so the graph does not grow with the data.
 """
 
 from runtime.data import graph_loop as _graph_loop
-from runtime.data.dataset import Dataset
+from runtime.data.dataset import Dataset, DatasetSpec
 
 del _graph_loop
 
-__all__ = ["Dataset"]
+__all__ = ["Dataset", "DatasetSpec"]

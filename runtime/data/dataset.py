@@ -19,6 +19,7 @@ nothing.
 
 from __future__ import annotations
 
+import copy
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -33,7 +34,13 @@ from runtime.shapes import is_compatible
 from runtime.tensor import EagerTensor, Tensor, as_numpy, convert_to_tensor
 from runtime.tensor_spec import TensorSpec
 
-__all__ = ["INFINITE", "UNKNOWN", "Dataset", "set_function_converter"]
+__all__ = [
+    "INFINITE",
+    "UNKNOWN",
+    "Dataset",
+    "DatasetSpec",
+    "set_function_converter",
+]
 
 INFINITE = -1
 UNKNOWN = -2
@@ -131,6 +138,22 @@ class Dataset:
     def _cardinality(self) -> int:
         return UNKNOWN
 
+    # -- a Function's dataset argument --------------------------------------------
+
+    def _argument(self) -> _GraphRoot | None:
+        """The graph root (see `_GraphRoot`) this pipeline starts from, if any."""
+        source = getattr(self, "_source", None)
+        return None if source is None else source._argument()
+
+    def _with_argument(self, dataset: Dataset) -> Dataset:
+        """This pipeline, starting from `dataset` instead of the argument."""
+        source = getattr(self, "_source", None)
+        if source is None:
+            return self
+        rebuilt = copy.copy(self)
+        rebuilt._source = source._with_argument(dataset)
+        return rebuilt
+
     # -- reading ----------------------------------------------------------------
 
     @property
@@ -183,13 +206,20 @@ class Dataset:
 
         `tensors` is a tensor, array or list (one tensor), or a tuple or dict
         of them (elements with that structure); all must have the same first
-        dimension.
+        dimension. Inside a `Function` they are graph values: a Python list
+        or an eager tensor becomes a constant of the graph (its data is
+        embedded), a graph tensor is read when the loop starts.
         """
+        if STATE.graph is not None:
+            return _in_graph(_graph_structure(tensors), _Slices, slices=True)
         return _Slices(_structure(tensors))
 
     @staticmethod
     def from_tensors(tensors: Any) -> Dataset:
-        """One element: `tensors` itself."""
+        """One element: `tensors` itself (graph values inside a `Function`,
+        as for `from_tensor_slices`)."""
+        if STATE.graph is not None:
+            return _in_graph(_graph_structure(tensors), _Tensors, slices=False)
         return _Tensors(_structure(tensors))
 
     @staticmethod
@@ -315,6 +345,97 @@ def _flat_shapes(shapes: Any, count: int) -> list[Any]:
         return [tuple(shapes)]
     flat = nest.flatten(shapes) if isinstance(shapes, dict) else list(shapes)
     return [None if s is None else tuple(s) for s in flat]
+
+
+class DatasetSpec:
+    """The trace key of a dataset argument of a `Function`: its element spec.
+
+    Two datasets with equal element specs share a trace: the traced graph
+    takes the dataset as an input (a `variant` placeholder).
+    """
+
+    dtype = dtypes.variant
+    shape = ()
+
+    def __init__(self, element_spec: Any) -> None:
+        self.element_spec = element_spec
+        self._key = repr(element_spec)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DatasetSpec) and other._key == self._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __repr__(self) -> str:
+        return f"DatasetSpec({self._key})"
+
+
+class _GraphRoot(Dataset):
+    """Where a pipeline starts while a graph is built: a `Function`'s dataset
+    argument, or a dataset made from graph tensors. Its iterator ops take
+    `inputs` (graph tensors) and build the real dataset from their values
+    when the graph runs (`build`)."""
+
+    def __init__(
+        self,
+        inputs: Sequence[Any],
+        element_spec: Any,
+        build: Callable[[Sequence[Any]], Dataset],
+    ) -> None:
+        super().__init__(element_spec)
+        self.inputs = list(inputs)
+        self.build = build
+
+    def _argument(self) -> _GraphRoot | None:
+        return self
+
+    def _with_argument(self, dataset: Dataset) -> Dataset:
+        return dataset
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        raise TypeError(
+            "a dataset made from graph tensors (or a Function's dataset argument) "
+            "can be iterated only by a converted `for` loop (or .reduce) inside "
+            "the Function"
+        )
+
+
+def argument(handle: Any, spec: DatasetSpec) -> Dataset:
+    """The dataset a traced `Function` sees for a dataset argument."""
+    return _GraphRoot([handle], spec.element_spec, lambda values: values[0])
+
+
+def _in_graph(structure: Any, make: Callable[[Any], Dataset], slices: bool) -> Dataset:
+    """A dataset of graph tensors (`from_tensor_slices`/`from_tensors` while
+    a graph is built): the tensors are graph values (constants embed their
+    data in the graph) and the dataset is made from them when it runs."""
+    tensors = nest.flatten(structure)
+    specs = []
+    for t in tensors:
+        shape = t.shape
+        if slices:
+            if shape is not None and len(shape) == 0:
+                raise ValueError(
+                    "from_tensor_slices needs tensors of rank >= 1, got a scalar"
+                )
+            shape = None if shape is None else shape[1:]
+        specs.append(TensorSpec(shape, t.dtype))
+    spec = nest.pack_sequence_as(structure, specs)
+
+    def build(values: Sequence[Any]) -> Dataset:
+        arrays = [np.asarray(v) for v in values]
+        return make(nest.pack_sequence_as(structure, arrays))
+
+    return _GraphRoot(tensors, spec, build)
+
+
+def _graph_structure(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_graph_structure(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _graph_structure(v) for k, v in value.items()}
+    return convert_to_tensor(value)
 
 
 # -- sources --------------------------------------------------------------------

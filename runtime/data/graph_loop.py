@@ -44,7 +44,10 @@ class IteratorValue:
     shape = ()
     ndim = 0
 
-    def __init__(self, dataset: Dataset) -> None:
+    def __init__(self, dataset: Dataset, inputs: Sequence[Any] = ()) -> None:
+        root = dataset._argument()
+        if root is not None:
+            dataset = dataset._with_argument(root.build(inputs))
         self.iterator = dataset._flat_iter()
         self.done = tuple(
             np.zeros(
@@ -76,7 +79,7 @@ _MAKE = register(
     OpDef(
         "MakeIterator",
         _make_rule,
-        lambda dataset: IteratorValue(dataset),
+        lambda *inputs, dataset: IteratorValue(dataset, inputs),
         stateful=True,
         default_name="iterator",
     )
@@ -94,8 +97,15 @@ _NEXT = register(
 
 
 def make_iterator(dataset: Dataset) -> Any:
-    """An iterator handle over `dataset` (a fresh one each time it runs)."""
-    return apply(_MAKE, (), {"dataset": dataset})
+    """An iterator handle over `dataset` (a fresh one each time it runs).
+
+    A pipeline that starts from graph values (a `Function`'s dataset
+    argument, or `from_tensor_slices` of graph tensors) takes them as inputs
+    and builds its dataset from their values each time it runs.
+    """
+    root = dataset._argument()
+    inputs = () if root is None else root.inputs
+    return apply(_MAKE, inputs, {"dataset": dataset})
 
 
 def get_next(handle: Any, dataset: Dataset) -> tuple[Any, list[Any]]:
