@@ -487,8 +487,13 @@ class _Slices(Dataset):
 
     def _batches(self, n: int, drop: bool) -> Iterator[tuple[Any, ...]]:
         stop = self._size - (self._size % n if drop else 0)
+        if len(self._leaves) == 1:
+            (leaf,) = self._leaves
+            for i in range(0, stop, n):
+                yield (leaf[i : i + n],)
+            return
         for i in range(0, stop, n):
-            yield tuple(leaf[i : i + n] for leaf in self._leaves)
+            yield tuple([leaf[i : i + n] for leaf in self._leaves])
 
 
 class _Tensors(Dataset):
@@ -585,8 +590,10 @@ class _Batch(Dataset):
 
     def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
         if isinstance(self._source, _Slices):
-            yield from self._source._batches(self._n, self._drop)
-            return
+            return self._source._batches(self._n, self._drop)
+        return self._stacked()
+
+    def _stacked(self) -> Iterator[tuple[Any, ...]]:
         iterator = self._source._flat_iter()
         while True:
             chunk = list(itertools.islice(iterator, self._n))

@@ -68,11 +68,15 @@ def _next_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[Any]:
     return [(dtypes.bool_, ()), *((s.dtype, s.shape) for s in attrs["specs"])]
 
 
-def _next_kernel(handle: IteratorValue, specs: Any) -> tuple[Any, ...]:
+def _next(handle: IteratorValue) -> tuple[Any, ...]:
     values = next(handle.iterator, None)
     if values is None:
         return (False, *handle.done)
     return (True, *values)
+
+
+def _next_kernel(handle: IteratorValue, specs: Any) -> tuple[Any, ...]:
+    return _next(handle)
 
 
 _MAKE = register(
@@ -91,6 +95,7 @@ _NEXT = register(
         _next_kernel,
         stateful=True,
         num_outputs=-1,
+        bind=lambda attrs: _next,
         default_name="iterator_get_next",
     )
 )

@@ -69,7 +69,7 @@ def _subgraph_backward(
     for k, g in out_grads:
         key = id(outputs[k])
         seeds[key] = add_grads(seeds.get(key), g)
-    grads, var_grads = backprop(tape._records, seeds)
+    grads, var_grads = backprop(tape._records, seeds, tape._watched)
     input_grads = [zeros_if_none(grads.get(id(inputs[i])), inputs[i]) for i in wanted]
     variable_grads = [
         zeros_if_none(var_grads.get(v), lookup_variable(v)) for v in var_ids

@@ -18,7 +18,13 @@ from runtime.op_registry import OpDef, lookup_variable
 from runtime.ops.grad_ops import add_grads, zeros_for
 from runtime.tensor import Tensor, convert_to_tensor
 
-__all__ = ["GradientTape", "SubgraphGrads", "backprop", "differentiable"]
+__all__ = [
+    "GradientTape",
+    "SubgraphGrads",
+    "backprop",
+    "differentiable",
+    "needs_gradient",
+]
 
 _DIFFERENTIABLE = dtypes.FLOATING | {dtypes.variant}
 
@@ -26,6 +32,19 @@ _DIFFERENTIABLE = dtypes.FLOATING | {dtypes.variant}
 def differentiable(t: Any) -> bool:
     """Whether gradients flow through tensor `t` (floats and list handles)."""
     return isinstance(t, Tensor) and t.dtype in _DIFFERENTIABLE
+
+
+# While `backprop` runs: the ids of the tensors that depend on a watched
+# source, so gradient functions skip operands no gradient is wanted for.
+_NEEDED: list[set[int]] = []
+
+
+def needs_gradient(t: Any) -> bool:
+    """Whether a gradient for operand `t` of the op being differentiated can
+    reach a source: a floating tensor that depends on a watched one."""
+    if not isinstance(t, Tensor) or t.dtype not in _DIFFERENTIABLE:
+        return False
+    return not _NEEDED or id(t) in _NEEDED[-1]
 
 
 class _Record:
@@ -227,7 +246,7 @@ class GradientTape:
                 t = convert_to_tensor(t)
                 g = ones_like(t) if seed is None else convert_to_tensor(seed, t.dtype)
                 grads[id(t)] = add_grads(grads.get(id(t)), g)
-            grads, var_grads = backprop(self._records, grads)
+            grads, var_grads = backprop(self._records, grads, self._watched)
             results = []
             for s in nest.flatten(sources):
                 if isinstance(s, Variable):
@@ -248,8 +267,13 @@ class GradientTape:
         return nest.pack_sequence_as(sources, results)
 
 
-def backprop(records: Sequence[Any], grads: dict[int, Any]) -> tuple[dict, dict]:
+def backprop(
+    records: Sequence[Any], grads: dict[int, Any], watched: set[int] | None = None
+) -> tuple[dict, dict]:
     """Walks `records` backwards from `grads` (tensor id -> gradient).
+
+    `watched` (the recording tape's) lets gradient functions skip operands
+    that depend on no source (`needs_gradient`).
 
     Returns:
         (tensor id -> gradient, variable id -> gradient); `grads` is updated.
@@ -257,6 +281,16 @@ def backprop(records: Sequence[Any], grads: dict[int, Any]) -> tuple[dict, dict]
     Raises:
         LookupError: A gradient reaches an op that declares none.
     """
+    if watched is not None:
+        _NEEDED.append(watched)
+    try:
+        return _walk(records, grads)
+    finally:
+        if watched is not None:
+            _NEEDED.pop()
+
+
+def _walk(records: Sequence[Any], grads: dict[int, Any]) -> tuple[dict, dict]:
     var_grads: dict[int, Any] = {}
     for record in reversed(records):
         out_grads = [grads.get(id(t)) for t in record.outputs]

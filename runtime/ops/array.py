@@ -510,7 +510,10 @@ def __getattr__(name: str) -> Any:
 
 
 def _float(t: Any) -> bool:
-    return isinstance(t, Tensor) and t.dtype in dtypes.FLOATING
+    """Whether a gradient for operand `t` is wanted (it leads to a source)."""
+    from runtime.gradients.tape import needs_gradient
+
+    return needs_gradient(t)
 
 
 @gradient("Identity")

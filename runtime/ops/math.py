@@ -320,8 +320,10 @@ def logical_not(x: TensorLike, name: str | None = None) -> Tensor:
 
 
 def _wants(x: Any) -> bool:
-    """Whether a gradient for operand `x` can be used (it is a float tensor)."""
-    return isinstance(x, Tensor) and x.dtype in _FLOATING
+    """Whether a gradient for operand `x` is wanted (it leads to a source)."""
+    from runtime.gradients.tape import needs_gradient
+
+    return needs_gradient(x)
 
 
 def _binary_grads(op: Any, gx: Any, gy: Any) -> list[Any]:
