@@ -134,7 +134,7 @@ def main() -> None:
 
     params, x_np, y_np = _model_data()
     numpy_params = {k: v.copy() for k, v in params.items()}
-    function_step, eager_step = make_runtime_steps(params)
+    function_step, _ = make_runtime_steps(params)
     _, eager_only = make_runtime_steps(params)
     x, y = rt.constant(x_np), rt.constant(y_np)
     first = {k: v.copy() for k, v in params.items()}
