@@ -325,3 +325,44 @@ def test_training_step_inside_a_function_updates_variables():
     losses = [float(step(x, y)) for _ in range(50)]
     assert losses[-1] < 1e-3 < losses[0]
     np.testing.assert_allclose(w.numpy().ravel(), [2.0, -1.0], atol=0.05)
+
+
+def test_a_branch_that_reads_a_variable_and_a_capped_loop():
+    w = rt.Variable(3.0)
+
+    @autograph.function
+    def f(x):
+        with rt.GradientTape() as tape:
+            if x > 0:
+                y = w * w
+            else:
+                y = x
+        return tape.gradient(y, w, unconnected_gradients="zero")
+
+    assert float(f(rt.constant(1.0))) == 6.0 and float(f(rt.constant(-1.0))) == 0.0
+
+    @autograph.function
+    def capped(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = x
+            i = rt.constant(0)
+            while i < 10:
+                autograph.set_loop_options(maximum_iterations=3)
+                y = y * x
+                i += 1
+        return tape.gradient(y, x)
+
+    assert float(capped(rt.constant(2.0))) == 32.0  # d(x**4)/dx
+
+
+def test_a_graph_op_without_a_gradient_is_named_with_its_line():
+    @autograph.function
+    def g(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.mod(x, 2.0)
+        return tape.gradient(y, x)
+
+    with pytest.raises(LookupError, match=r"'FloorMod'.*test_gradients\.py:\d+"):
+        g(rt.constant(1.0))
