@@ -54,12 +54,14 @@ def _subgraph_backward(
     wanted: Sequence[int],
     out_grads: Sequence[tuple[int, Any]],
     var_ids: Sequence[int],
+    connected: list[bool] | None = None,
 ) -> tuple[list[Any], list[Any]]:
     """Replays `graph` on `inputs` in the graph being built and walks it back.
 
     Returns:
         (gradients of `inputs[i]` for i in `wanted`, gradients of the
-        variables `var_ids`), zeros where none flows.
+        variables `var_ids`), zeros where none flows. `connected`, if given,
+        gets True at each position (inputs, then variables) where one does.
     """
     sources = [inputs[i] for i in wanted]
     with private_tape(sources) as tape:
@@ -70,6 +72,11 @@ def _subgraph_backward(
         key = id(outputs[k])
         seeds[key] = add_grads(seeds.get(key), g)
     grads, var_grads = backprop(tape._records, seeds, tape._watched)
+    if connected is not None:
+        found = [grads.get(id(inputs[i])) for i in wanted]
+        found += [var_grads.get(v) for v in var_ids]
+        for k, g in enumerate(found):
+            connected[k] = connected[k] or g is not None
     input_grads = [zeros_if_none(grads.get(id(inputs[i])), inputs[i]) for i in wanted]
     variable_grads = [
         zeros_if_none(var_grads.get(v), lookup_variable(v)) for v in var_ids
@@ -85,21 +92,26 @@ def _if_grad(op: Any, grads: Sequence[Any]) -> SubgraphGrads:
     flowing = [(k, g) for k, g in enumerate(grads) if g is not None]
     var_ids = _float_variables([then_g, else_g])
 
+    # Whether either branch gives a gradient, per position: where neither
+    # does, the source is unconnected (None), not zero.
+    connected = [False] * (len(wanted) + len(var_ids))
+
     def branch(g: Any) -> Any:
         def run() -> list[Any]:
             graph = STATE.graph
             inputs = [graph.convert(c) for c in captured]
             seeds = [(k, graph.convert(v)) for k, v in flowing]
-            dx, dv = _subgraph_backward(g, inputs, wanted, seeds, var_ids)
+            dx, dv = _subgraph_backward(g, inputs, wanted, seeds, var_ids, connected)
             return [*dx, *dv]
 
         return run
 
     result = list(control_flow.cond(pred, branch(then_g), branch(else_g)))
+    result = [r if c else None for r, c in zip(result, connected)]
     input_grads: list[Any] = [None] * len(op.inputs)
     for k, j in enumerate(wanted):
         input_grads[1 + j] = result[k]
-    variables = dict(zip(var_ids, result[len(wanted) :]))
+    variables = {v: g for v, g in zip(var_ids, result[len(wanted) :]) if g is not None}
     return SubgraphGrads(input_grads, variables)
 
 

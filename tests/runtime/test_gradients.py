@@ -366,3 +366,17 @@ def test_a_graph_op_without_a_gradient_is_named_with_its_line():
 
     with pytest.raises(LookupError, match=r"'FloorMod'.*test_gradients\.py:\d+"):
         g(rt.constant(1.0))
+
+
+def test_a_source_no_branch_uses_is_unconnected():
+    @autograph.function
+    def g(x, z):
+        with rt.GradientTape() as tape:
+            tape.watch([x, z])
+            # z is an input of the cond, but no gradient reaches it
+            y = x * 2.0 if x > 0 else x * 3.0 + rt.stop_gradient(z)
+        dx, dz = tape.gradient(y, [x, z])
+        return dx, dz is None
+
+    dx, unconnected = g(rt.constant(1.0), rt.constant(5.0))
+    assert float(dx) == 2.0 and bool(unconnected)
