@@ -193,3 +193,16 @@ def test_datasets_of_graph_values_and_reduce_inside_a_function():
 
     s, r = f(rt.constant([1.0, 2.0, 3.0]))
     assert float(s) == 12.0 and int(r) == 6
+
+
+def test_saving_a_function_that_iterates_a_dataset_refuses():
+    @autograph.function
+    def f(n):
+        s = rt.constant(0, rt.int64)
+        for x in Dataset.range(3):
+            s += x + n
+        return s
+
+    assert int(f(rt.constant(1, rt.int64))) == 6
+    with pytest.raises(ValueError, match="iterates an rt.data.Dataset"):
+        autograph.save(f, tempfile.mkdtemp())
