@@ -9,6 +9,7 @@ record is an `Operation` (graph mode) or an `_Record` with the same
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -34,9 +35,17 @@ def differentiable(t: Any) -> bool:
     return isinstance(t, Tensor) and t.dtype in _DIFFERENTIABLE
 
 
-# While `backprop` runs: the ids of the tensors that depend on a watched
-# source, so gradient functions skip operands no gradient is wanted for.
-_NEEDED: list[set[int]] = []
+class _Walks(threading.local):
+    # While `backprop` runs on this thread: the ids of the tensors that depend
+    # on a watched source, so gradient functions skip operands no gradient is
+    # wanted for (innermost walk last).
+    needed: list[set[int]]
+
+    def __init__(self) -> None:
+        self.needed = []
+
+
+_WALKS = _Walks()
 
 
 def needs_gradient(t: Any) -> bool:
@@ -44,7 +53,8 @@ def needs_gradient(t: Any) -> bool:
     reach a source: a floating tensor that depends on a watched one."""
     if not isinstance(t, Tensor) or t.dtype not in _DIFFERENTIABLE:
         return False
-    return not _NEEDED or id(t) in _NEEDED[-1]
+    needed = _WALKS.needed
+    return not needed or id(t) in needed[-1]
 
 
 class _Record:
@@ -281,13 +291,14 @@ def backprop(
     Raises:
         LookupError: A gradient reaches an op that declares none.
     """
+    needed = _WALKS.needed
     if watched is not None:
-        _NEEDED.append(watched)
+        needed.append(watched)
     try:
         return _walk(records, grads)
     finally:
         if watched is not None:
-            _NEEDED.pop()
+            needed.pop()
 
 
 def _walk(records: Sequence[Any], grads: dict[int, Any]) -> tuple[dict, dict]:

@@ -380,3 +380,25 @@ def test_a_source_no_branch_uses_is_unconnected():
 
     dx, unconnected = g(rt.constant(1.0), rt.constant(5.0))
     assert float(dx) == 2.0 and bool(unconnected)
+
+
+def test_tapes_in_threads_do_not_interfere():
+    import threading
+
+    results = {}
+
+    def work(k):
+        x = rt.constant(float(k))
+        for _ in range(50):
+            with rt.GradientTape() as tape:
+                tape.watch(x)
+                y = x * x * rt.constant(2.0)
+            g = tape.gradient(y, x)
+        results[k] = float(g)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(1, 5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == {k: 4.0 * k for k in range(1, 5)}
