@@ -87,6 +87,7 @@ OPS = {
     ),
     "reduce_max": (lambda x: rt.reduce_max(x, axis=-1), [(2, 4)]),
     "reduce_min_all": (lambda x: rt.reduce_min(x), [(3, 3)]),
+    "reduce_prod": (lambda x: rt.reduce_prod(x, axis=0), [("+", 3, 2)]),
     "reshape": (
         lambda x: rt.reshape(x, [3, 2]) * rt.constant(np.arange(6.0).reshape(3, 2)),
         [(2, 3)],
