@@ -16,7 +16,9 @@ creation order (which is a topological order, and program order for
 effects). It then generates one Python function for the plan, where each op
 is one line `t5 = k5(t1, t3)` calling the op's kernel with its attrs already
 bound; `If` becomes an `if`/`else` and `While` a `while` loop, with their
-subgraphs inlined the same way. Constants and kernels are the function's
+subgraphs inlined the same way (a `While` a GradientTape recorded, attr
+`record`, also appends each iteration's loop variables to a list, its last
+output, for its gradient). Constants and kernels are the function's
 default arguments, so the hot path is local-variable loads and calls.
 
 Buffer reuse: an elementwise op whose input is a temporary that nothing else

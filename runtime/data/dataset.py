@@ -78,6 +78,16 @@ def _structure(value: Any) -> Any:
     return _leaf_value(value)
 
 
+def _leaves(value: Any) -> list[Any]:
+    """The leaves of an element: only tuples and dicts nest (a list is one
+    tensor), dicts in sorted key order as `nest.flatten` has them."""
+    if isinstance(value, tuple):
+        return [leaf for v in value for leaf in _leaves(v)]
+    if isinstance(value, dict):
+        return [leaf for k in sorted(value) for leaf in _leaves(value[k])]
+    return [value]
+
+
 def _spec_of(leaf: np.ndarray, drop_first: bool) -> TensorSpec:
     shape = leaf.shape[1:] if drop_first else leaf.shape
     return TensorSpec(shape, dtypes.from_numpy(leaf.dtype))
@@ -522,9 +532,7 @@ class _Generator(Dataset):
         name = getattr(self._generator, "__name__", "generator")
         for value in self._generator(*self._args):
             try:
-                leaves = nest.flatten(
-                    _structure(value) if isinstance(value, (tuple, dict)) else value
-                )
+                leaves = _leaves(value)
                 if len(leaves) != len(specs):
                     raise TypeError(
                         f"it has {len(leaves)} components for {len(specs)} in "

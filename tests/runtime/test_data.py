@@ -206,3 +206,20 @@ def test_saving_a_function_that_iterates_a_dataset_refuses():
     assert int(f(rt.constant(1, rt.int64))) == 6
     with pytest.raises(ValueError, match="iterates an rt.data.Dataset"):
         autograph.save(f, tempfile.mkdtemp())
+
+
+def test_from_generator_of_lists_and_dicts():
+    def rows():
+        yield [1.0, 2.0]
+        yield [3.0]
+
+    d = Dataset.from_generator(rows, output_signature=rt.TensorSpec((None,)))
+    assert values(d) == [[1.0, 2.0], [3.0]]
+
+    def records():
+        yield {"b": 1, "a": [0.5]}
+
+    spec = {"a": rt.TensorSpec((1,)), "b": rt.TensorSpec((), rt.int32)}
+    d = Dataset.from_generator(records, output_signature=spec)
+    (element,) = list(d)
+    assert element["a"].numpy().tolist() == [0.5] and int(element["b"]) == 1
