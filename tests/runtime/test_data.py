@@ -204,7 +204,7 @@ def test_saving_a_function_that_iterates_a_dataset_refuses():
         return s
 
     assert int(f(rt.constant(1, rt.int64))) == 6
-    with pytest.raises(ValueError, match="iterates an rt.data.Dataset"):
+    with pytest.raises(ValueError, match=r"iterates an rt\.data\.Dataset"):
         autograph.save(f, tempfile.mkdtemp())
 
 
