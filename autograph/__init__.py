@@ -29,6 +29,12 @@ from autograph.tracing import (
 
 __version__ = "0.1.0"
 
+from runtime.data.dataset import set_function_converter as _set_converter
+
+# Dataset.map/filter/reduce functions are converted before they are traced.
+_set_converter(to_graph)
+del _set_converter
+
 __all__ = [
     "ConcreteFunction",
     "ConversionError",

@@ -11,11 +11,12 @@ API.md for the contract. `runtime` never imports `autograph`.
 """
 
 from runtime import control_flow as _control_flow
-from runtime import errors, nest
+from runtime import data, errors, nest, optimizers
 from runtime.context import name_scope
 from runtime.control_flow import cond, while_loop
 from runtime.dtypes import DType, as_dtype, float32, float64, int32, int64, string
 from runtime.dtypes import bool_ as bool
+from runtime.gradients import GradientTape, stop_gradient
 from runtime.graph import Graph, Operation
 from runtime.ops import random
 from runtime.ops.array import (
@@ -97,6 +98,7 @@ del _control_flow
 __all__ = [
     "Assert",
     "DType",
+    "GradientTape",
     "Graph",
     "Operation",
     "Tensor",
@@ -116,6 +118,7 @@ __all__ = [
     "constant",
     "convert_to_tensor",
     "cos",
+    "data",
     "divide",
     "equal",
     "errors",
@@ -150,6 +153,7 @@ __all__ = [
     "not_equal",
     "ones",
     "ones_like",
+    "optimizers",
     "pad",
     "pow",
     "print",
@@ -172,6 +176,7 @@ __all__ = [
     "square",
     "squeeze",
     "stack",
+    "stop_gradient",
     "string",
     "subtract",
     "tanh",

@@ -42,6 +42,8 @@ class _State(threading.local):
     # The class attribute is the per-thread default; `graph` is read on every
     # op, so it is a plain attribute rather than `stack[-1]`.
     graph: Any = None
+    # The active `GradientTape`s, innermost last (see `runtime.gradients`).
+    tapes: tuple[Any, ...] = ()
 
     def __init__(self) -> None:
         self.stack: list[Any] = []

@@ -41,7 +41,12 @@ def _if_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[Any]:
 
 def _while_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[Any]:
     loop_vars = attrs["body"].inputs[: attrs["num_loop_vars"]]
-    return [(p.dtype, p.shape) for p in loop_vars]
+    specs = [(p.dtype, p.shape) for p in loop_vars]
+    if attrs.get("record"):
+        # A loop a GradientTape recorded also returns its iterations' loop
+        # variables (a list), for its gradient (`runtime.gradients`).
+        specs.append((dtypes.variant, ()))
+    return specs
 
 
 # The executor runs these itself, inlining their subgraphs (kernel None).
@@ -351,7 +356,8 @@ def _graph_while(
         specs=[(t.dtype, shape) for t, shape in zip(inits, shapes)],
         stateful=cond_g.is_stateful or body_g.is_stateful,
     )
-    packed = nest.pack_sequence_as(result, list(op.outputs), expand_composites=True)
+    outputs = list(op.outputs[: len(inits)])
+    packed = nest.pack_sequence_as(result, outputs, expand_composites=True)
     return packed[0] if single else packed
 
 

@@ -16,7 +16,9 @@ creation order (which is a topological order, and program order for
 effects). It then generates one Python function for the plan, where each op
 is one line `t5 = k5(t1, t3)` calling the op's kernel with its attrs already
 bound; `If` becomes an `if`/`else` and `While` a `while` loop, with their
-subgraphs inlined the same way. Constants and kernels are the function's
+subgraphs inlined the same way (a `While` a GradientTape recorded, attr
+`record`, also appends each iteration's loop variables to a list, its last
+output, for its gradient). Constants and kernels are the function's
 default arguments, so the hot path is local-variable loads and calls.
 
 Buffer reuse: an elementwise op whose input is a temporary that nothing else
@@ -426,6 +428,13 @@ class _Codegen:
         if limit is not None:
             counter = self.fresh("i")
             self.emit(indent, f"{counter} = 0", op)
+        record = None
+        if op.attrs.get("record"):
+            # A loop a GradientTape recorded keeps each iteration's loop
+            # variables (its extra output) for its gradient.
+            record = self.fresh("r")
+            self.emit(indent, f"{record} = []", op)
+            env[id(op.outputs[n])] = record
         self.emit(indent, "while True:", op)
         self.blocks += 1
         if counter is not None:
@@ -436,6 +445,10 @@ class _Codegen:
         (test,) = self.emit_graph(cond, cond_env, cond.outputs, indent + 1)
         self.emit(indent + 1, f"if not {test}:", op)
         self.emit(indent + 2, "break", op)
+        if record is not None:
+            self.emit(
+                indent + 1, f"{record}.append(({''.join(v + ', ' for v in loop_vars)}))"
+            )
         body_env = {id(p): name for p, name in zip(body.inputs, loop_vars + captured)}
         values = self.emit_graph(body, body_env, body.outputs, indent + 1)
         if loop_vars:

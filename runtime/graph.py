@@ -378,6 +378,10 @@ class Graph:
         self._add_control_dependencies(op)
         self._ops.append(op)
         self._by_name[name] = op
+        tapes = context.STATE.tapes
+        if tapes:
+            for tape in tapes:
+                tape._record(opdef, inputs, op.outputs, attrs, op)
         return op
 
     def _add_control_dependencies(self, op: Operation) -> None:

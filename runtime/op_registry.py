@@ -49,6 +49,7 @@ __all__ = [
     "apply",
     "bind_kernel",
     "get",
+    "gradient",
     "lookup_variable",
     "names",
     "register",
@@ -87,6 +88,9 @@ class OpDef:
             for a unary one); the executor writes it inline, and Python
             scalars may stand in for operands (NumPy treats them as weak).
         default_name: The node name used when none is given.
+        grad: The op's gradient, `grad(op, output_grads) -> input grads`,
+            declared beside its kernel with `@gradient("Name")` (see
+            `runtime.gradients`); None: differentiating it is an error.
     """
 
     name: str
@@ -102,6 +106,7 @@ class OpDef:
     eager_check: Callable[..., None] | None = None
     py_operator: str | None = None
     default_name: str = ""
+    grad: Callable[..., Any] | None = None
     np_allowed: frozenset[Any] | None = dataclasses.field(init=False, default=None)
     unify_positions: tuple[int, ...] = dataclasses.field(init=False, default=())
     binary: bool = dataclasses.field(init=False, default=False)
@@ -136,6 +141,26 @@ def register(opdef: OpDef) -> OpDef:
     object.__setattr__(opdef, "run_eager", eager.runner(opdef, _eager_general))
     _OPS[opdef.name] = opdef
     return opdef
+
+
+def gradient(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: declares the gradient of op type `name` in its `OpDef`.
+
+    The function gets the op (an `Operation`, or an eager record with the
+    same `inputs`, `outputs`, `attrs`) and one gradient per output (None
+    for an output nothing depends on) and returns one gradient per input
+    (None where none flows). It builds its result with runtime ops, so the
+    same function serves eager tapes and graphs.
+    """
+
+    def declare(fn: Callable[..., Any]) -> Callable[..., Any]:
+        opdef = get(name)
+        if opdef.grad is not None:
+            raise ValueError(f"op {name!r} already has a gradient")
+        object.__setattr__(opdef, "grad", fn)
+        return fn
+
+    return declare
 
 
 def get(name: str) -> OpDef:
@@ -210,8 +235,26 @@ def apply(
     if type(op) is str:
         op = get(op)
     if graph is None:
+        if STATE.tapes:
+            return _taped(op, inputs, attrs)
         return op.run_eager(inputs, attrs)
     return _symbolic(graph, op, inputs, attrs, name)
+
+
+def _taped(op: OpDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> Any:
+    """Runs `op` eagerly and lets the active gradient tapes record it.
+
+    Operands that stand for a tensor (a `Variable`) are read first, so that
+    a tape sees the read of a trainable variable.
+    """
+    inputs = [
+        _CONVERSIONS[type(x)](x, None) if type(x) in _CONVERSIONS else x for x in inputs
+    ]
+    out = op.run_eager(inputs, attrs)
+    outputs = () if out is None else (out if type(out) is tuple else (out,))
+    for tape in STATE.tapes:
+        tape._record(op, inputs, outputs, attrs)
+    return out
 
 
 def _eager_general(op: OpDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> Any:

@@ -21,6 +21,23 @@ NOT_HERE = {"demo.py"}
 
 # Lines each example must print (each must appear as a whole line, in order).
 EXPECTED: dict[str, list[str]] = {
+    "datasets.py": [
+        "from_generator(small_data): 4 nodes, 1 constant elements",
+        "from_tensors(small_data): 5 nodes, 7 constant elements",
+        "  the same loss each way: {3}",
+        "from_generator(big_data): 4 nodes, 1 constant elements",
+        "from_tensors(big_data): 5 nodes, 20001 constant elements",
+        "from_tensor_slices(big_data): 5 nodes, 20001 constant elements",
+        "  the same loss each way: {10000}",
+        "total(10 elements): 45.0",
+        "total(10,000 elements, break after 1000): 500500.0",
+        "    dataset: DatasetSpec(TensorSpec(shape=(), dtype=rt.float32))",
+    ],
+    "train_regression.py": [
+        "below 0.01: True",
+        "traces: 1",
+        "graph loops: 1",
+    ],
     "graphs_vs_functions.py": [
         "plain Python function: [[12.]]",
         "Function (graph):      [[12.]]",
@@ -231,6 +248,12 @@ def test_a_loop_over_python_data_unrolls_and_one_over_a_tensor_does_not():
         sizes["train_on_tensor(rt.constant(small_data))"]
         == (sizes["train_on_tensor(rt.constant(big_data))"])
     )
+
+
+def test_the_training_loss_falls_epoch_by_epoch():
+    out = run_example("train_regression.py").stdout
+    losses = [float(v) for v in re.findall(r"^epoch +\d+: loss ([\d.]+)$", out, re.M)]
+    assert len(losses) == 9 and losses[-1] < losses[0] / 10
 
 
 def test_a_graph_while_loop_returns_its_tensor():

@@ -29,6 +29,7 @@ from autograph.tracing.signatures import (
     contains_tensor,
 )
 from runtime import dtypes
+from runtime.data.dataset import DatasetSpec
 from runtime.nest import _sorted_keys
 from runtime.tensor import EagerTensor, SymbolicTensor
 from runtime.tensor_spec import TensorSpec
@@ -110,6 +111,12 @@ def decode_signature(data: Any, reader: Reader, where: str) -> inspect.Signature
 
 
 def _check_saveable(function: str, name: str, spec: Any) -> None:
+    if type(spec) is DatasetSpec:
+        raise ValueError(
+            f"cannot save {function}(): its argument {name!r} is a dataset "
+            f"(element_spec {spec.element_spec}); a Function traced for a dataset "
+            "argument reads it at run time from Python and cannot be saved"
+        )
     if type(spec) is Identity:
         raise ValueError(
             f"cannot save {function}(): its argument {name!r} was traced with the "

@@ -38,6 +38,15 @@ _GRAPH_KEYS = {"name", "nodes", "inputs", "outputs"}
 _SUBGRAPHS = {"If": ("then_branch", "else_branch"), "While": ("cond", "body")}
 
 
+# Why some runtime op types have no saved form.
+_UNSAVEABLE = {
+    "MakeIterator": ": the graph iterates an rt.data.Dataset, which lives in Python, "
+    "not in the graph",
+    "WhileIterations": ": the graph differentiates a while loop (GradientTape), "
+    "whose stored iterations have no saved form",
+}
+
+
 def _ref(tensor: SymbolicTensor) -> list[Any]:
     return [tensor.op.name, tensor.value_index]
 
@@ -65,7 +74,8 @@ def encode_graph(
     nodes = []
     for op in graph.get_operations():
         if op.type not in SCHEMA:
-            raise ValueError(f"cannot save the op {op.name!r} of type {op.type}")
+            why = _UNSAVEABLE.get(op.type, "")
+            raise ValueError(f"cannot save the op {op.name!r} of type {op.type}" + why)
         attrs = {}
         for key, value in op.attrs.items():
             if isinstance(value, Graph):

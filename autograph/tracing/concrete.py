@@ -38,9 +38,13 @@ from autograph.tracing.signatures import (
     spec_structure,
     split_call,
 )
-from runtime import executor
+from runtime import executor, nest
 from runtime import optimizer as _optimizer
+from runtime.context import STATE
+from runtime.data.dataset import DatasetSpec
+from runtime.data.dataset import argument as dataset_argument
 from runtime.dtypes import _FROM_NUMPY
+from runtime.gradients import replay
 from runtime.graph import Graph
 from runtime.nest import _sorted_keys
 from runtime.shapes import is_compatible
@@ -135,7 +139,7 @@ class ConcreteFunction:
         specs = self._flat_specs
         if specs is not None and not kwargs and len(args) == len(specs):
             feeds = fast_feeds(args, specs)
-            if feeds is not None:
+            if feeds is not None and not STATE.tapes:
                 return self._compiled_call(feeds)
         values = self._bind(self._positional, args, kwargs)
         if values is None:
@@ -146,6 +150,8 @@ class ConcreteFunction:
         for p in self.params:
             value = values[p.name]  # type: ignore[index]
             check_value(self.name, p.name, p.spec, value, feeds, self._fix)
+        if STATE.tapes:  # a GradientTape is recording: run the graph op by op
+            return self._taped_call(feeds, args, kwargs)
         return self._compiled_call(feeds)
 
     def _bind(
@@ -194,6 +200,23 @@ class ConcreteFunction:
         except _RUN_ERRORS as e:
             raise self._compiled.locate(e) from e
         return self._pack(outs)
+
+    def _taped_call(
+        self, feeds: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """Runs the graph op by op (`rt.gradients.replay`) while a
+        GradientTape records: the call is differentiable with respect to the
+        argument tensors (found by their values among `feeds`) and the
+        variables the graph reads, as if its ops had run eagerly."""
+        by_value = {
+            id(t._value): t
+            for t in nest.flatten((args, kwargs))
+            if type(t) is EagerTensor
+        }
+        inputs = [by_value.get(id(f)) for f in feeds]
+        inputs = [EagerTensor(f) if t is None else t for t, f in zip(inputs, feeds)]
+        outputs = iter(replay(self.graph, inputs, self.outputs))
+        return _map_tensors_in_order(self.structured_outputs, lambda t: next(outputs))
 
     # -- reading ---------------------------------------------------------------
 
@@ -376,6 +399,10 @@ def _feed_value(
         placeholder = graph.placeholder(spec.dtype, spec.shape, name)
         inputs.append(placeholder)
         return placeholder
+    if type(spec) is DatasetSpec:
+        placeholder = graph.placeholder(spec.dtype, spec.shape, name)
+        inputs.append(placeholder)
+        return dataset_argument(placeholder, spec)
     if not contains_tensor(spec):
         return value
     if isinstance(spec, Mapping):

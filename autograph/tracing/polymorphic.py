@@ -212,6 +212,8 @@ class Function:
                 feeds = self._canonical_feeds(args, kwargs)
             else:
                 feeds = [feeds[i] for i in perm]
+        if STATE.tapes:  # a GradientTape is recording: run the graph op by op
+            return entry.concrete._taped_call(feeds, args, kwargs)
         return entry.concrete._compiled_call(feeds)
 
     def _call_special(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -221,6 +223,8 @@ class Function:
             return self._traced_callable()(*args, **kwargs)
         concrete = self._signature_concrete()
         feeds = self._signature_feeds(args, kwargs)
+        if STATE.tapes:
+            return concrete._taped_call(feeds, args, kwargs)
         return concrete._compiled_call(feeds)
 
     def _python_callable(self) -> Callable[..., Any]:

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes
+from runtime.data.dataset import Dataset, DatasetSpec
 from runtime.nest import _sorted_keys
 from runtime.shapes import format_shape, is_compatible
 from runtime.tensor import EagerTensor, SymbolicTensor, as_numpy
@@ -122,6 +123,9 @@ def encode(value: Any, feeds: list[Any], refs: list[Any]) -> Any:
     if t is TensorSpec:
         feeds.append(None)
         return (TENSOR, value.dtype.np_dtype, value.shape)
+    if isinstance(value, Dataset):  # keyed by its element spec, fed as a value
+        feeds.append(value)
+        return DatasetSpec(value.element_spec)
     if t is SymbolicTensor:
         raise TypeError(
             f"the symbolic tensor {value.name!r} belongs to a graph that is no "
@@ -244,6 +248,8 @@ def spec_structure(value: Any) -> Any:
         return TensorSpec(array.shape, _FROM_NUMPY[array.dtype])
     if t is TensorSpec:
         return TensorSpec(value.shape, value.dtype)
+    if isinstance(value, Dataset):
+        return DatasetSpec(value.element_spec)
     if t in _VALUE_TYPES:
         return value
     if isinstance(value, Mapping):
@@ -258,8 +264,8 @@ def spec_structure(value: Any) -> Any:
 
 
 def contains_tensor(spec: Any) -> bool:
-    """Whether a spec structure has a `TensorSpec` leaf."""
-    if type(spec) is TensorSpec:
+    """Whether a spec structure has a `TensorSpec` (or `DatasetSpec`) leaf."""
+    if type(spec) is TensorSpec or type(spec) is DatasetSpec:
         return True
     if isinstance(spec, Mapping):
         return any(contains_tensor(v) for v in spec.values())
@@ -323,6 +329,14 @@ def check_value(
     t = type(spec)
     if t is TensorSpec:
         feeds.append(_check_tensor(function, path, spec, value, fix))
+        return
+    if t is DatasetSpec:
+        if not isinstance(value, Dataset) or DatasetSpec(value.element_spec) != spec:
+            raise TypeError(
+                f"{function}(): argument {path!r} was traced with a dataset of "
+                f"element_spec {spec.element_spec}, got {describe_value(value)}; {fix}"
+            )
+        feeds.append(value)
         return
     if t is Identity:
         if value is not spec.ref():

@@ -22,7 +22,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
-from runtime.op_registry import OpDef, apply, register
+from runtime.op_registry import OpDef, apply, gradient, register
 from runtime.ops import rules
 from runtime.shapes import Shape, broadcast_all, format_shape, normalize_axis
 from runtime.shapes import num_elements as _num_elements
@@ -504,3 +504,96 @@ def __getattr__(name: str) -> Any:
 
         return getattr(creation, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# -- gradients (declared in the op table, `runtime.gradients` runs them) ---------
+
+
+def _float(t: Any) -> bool:
+    """Whether a gradient for operand `t` is wanted (it leads to a source)."""
+    from runtime.gradients.tape import needs_gradient
+
+    return needs_gradient(t)
+
+
+@gradient("Identity")
+def _identity_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    return [grads[0]]
+
+
+@gradient("Cast")
+def _cast_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    (x,) = op.inputs
+    return [cast(grads[0], x.dtype) if _float(x) else None]
+
+
+def _reshaped_like(op: Any, grads: Sequence[Any]) -> list[Any]:
+    x = op.inputs[0]
+    return [reshape(grads[0], shape(x)), *([None] * (len(op.inputs) - 1))]
+
+
+for _name in ("Reshape", "ExpandDims", "Squeeze"):
+    gradient(_name)(_reshaped_like)
+
+
+@gradient("Transpose")
+def _transpose_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    perm = op.attrs["perm"]
+    inverse = None if perm is None else [int(i) for i in np.argsort(perm)]
+    return [transpose(grads[0], inverse)]
+
+
+@gradient("ConcatV2")
+def _concat_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    from runtime.ops.grad_ops import concat_grad
+
+    values = op.inputs
+    axis = op.attrs["axis"]
+    if axis < 0:
+        rank = op.outputs[0].ndim
+        if rank is None:
+            raise ValueError("the gradient of concat needs a known rank")
+        axis += rank
+    pieces = concat_grad(grads[0], values, axis)
+    pieces = pieces if isinstance(pieces, tuple) else (pieces,)
+    return [p if _float(v) else None for p, v in zip(pieces, values)]
+
+
+@gradient("Pack")
+def _pack_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    from runtime.ops.grad_ops import unpack_grad
+
+    axis = op.attrs["axis"]
+    if axis < 0:
+        axis += op.outputs[0].ndim
+    pieces = unpack_grad(grads[0], op.inputs, axis)
+    pieces = pieces if isinstance(pieces, tuple) else (pieces,)
+    return [p if _float(v) else None for p, v in zip(pieces, op.inputs)]
+
+
+@gradient("GatherV2")
+def _gather_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    from runtime.ops.grad_ops import gather_grad
+
+    params, indices = op.inputs
+    return [gather_grad(grads[0], params, indices, op.attrs["axis"]), None]
+
+
+@gradient("SelectV2")
+def _select_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    from runtime.ops.grad_ops import unbroadcast
+
+    (g,) = grads
+    condition, x, y = op.inputs
+    return [
+        None,
+        unbroadcast(where(condition, g, 0), x) if _float(x) else None,
+        unbroadcast(where(condition, 0, g), y) if _float(y) else None,
+    ]
+
+
+@gradient("PadV2")
+def _pad_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    from runtime.ops.grad_ops import pad_grad
+
+    return [pad_grad(grads[0], op.attrs["paddings"]), None]

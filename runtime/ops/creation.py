@@ -22,7 +22,7 @@ import numpy as np
 from runtime import dtypes
 from runtime.context import STATE
 from runtime.errors import InvalidArgumentError
-from runtime.op_registry import OpDef, apply, register
+from runtime.op_registry import OpDef, apply, gradient, register
 from runtime.ops import rules
 from runtime.ops.array import cast, reshape
 from runtime.shapes import format_shape
@@ -231,3 +231,12 @@ def range(
         dtype = dtypes.as_dtype(dtype)
         args = [cast(a, dtype) for a in args]
     return apply(_RANGE, args, _NO_ATTRS, name)
+
+
+def _no_gradient_to_the_template(op: Any, grads: Sequence[Any]) -> list[Any]:
+    # zeros_like / ones_like depend on their input's shape only.
+    return [None]
+
+
+for _name in ("ZerosLike", "OnesLike"):
+    gradient(_name)(_no_gradient_to_the_template)

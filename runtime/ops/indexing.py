@@ -24,7 +24,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
-from runtime.op_registry import OpDef, apply, register
+from runtime.op_registry import OpDef, apply, gradient, register
 from runtime.ops import rules
 from runtime.shapes import format_shape
 from runtime.tensor import (
@@ -180,3 +180,12 @@ def getitem(x: TensorLike, key: Any) -> Tensor:
     if ellipses > 1:
         raise InvalidArgumentError("an index can only have one `...`", "StridedSlice")
     return apply(_STRIDED_SLICE, parts, {"spec": tuple(spec)}, "strided_slice")
+
+
+@gradient("StridedSlice")
+def _strided_slice_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    from runtime.ops.grad_ops import slice_grad
+
+    x, *parts = op.inputs
+    g = slice_grad(grads[0], x, parts, op.attrs["spec"])
+    return [g, *([None] * len(parts))]

@@ -21,7 +21,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
-from runtime.op_registry import OpDef, apply, register
+from runtime.op_registry import OpDef, apply, gradient, register
 from runtime.ops import rules
 from runtime.shapes import Shape, broadcast, format_shape
 from runtime.tensor import Tensor, TensorLike
@@ -314,3 +314,135 @@ def logical_or(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 def logical_not(x: TensorLike, name: str | None = None) -> Tensor:
     """`not x` elementwise on bool tensors."""
     return apply(_NOT, (x,), _NO_ATTRS, name)
+
+
+# -- gradients (declared in the op table, `runtime.gradients` runs them) ---------
+
+
+def _wants(x: Any) -> bool:
+    """Whether a gradient for operand `x` is wanted (it leads to a source)."""
+    from runtime.gradients.tape import needs_gradient
+
+    return needs_gradient(x)
+
+
+def _binary_grads(op: Any, gx: Any, gy: Any) -> list[Any]:
+    """Each operand's gradient, summed back over the dims broadcasting added."""
+    from runtime.ops.grad_ops import unbroadcast
+
+    x, y = op.inputs
+    return [
+        unbroadcast(gx(), x) if _wants(x) else None,
+        unbroadcast(gy(), y) if _wants(y) else None,
+    ]
+
+
+@gradient("Add")
+def _add_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    (g,) = grads
+    return _binary_grads(op, lambda: g, lambda: g)
+
+
+@gradient("Sub")
+def _sub_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    (g,) = grads
+    return _binary_grads(op, lambda: g, lambda: negative(g))
+
+
+@gradient("Mul")
+def _mul_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    (g,) = grads
+    x, y = op.inputs
+    return _binary_grads(op, lambda: g * y, lambda: g * x)
+
+
+@gradient("Div")
+def _div_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    (g,) = grads
+    x, y = op.inputs
+    return _binary_grads(op, lambda: g / y, lambda: negative(g) * x / (y * y))
+
+
+@gradient("Pow")
+def _pow_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    from runtime.ops.array import where
+
+    (g,) = grads
+    x, y = op.inputs
+    (z,) = op.outputs
+
+    def dy() -> Any:
+        positive = greater(x, 0)
+        return g * z * where(positive, log(where(positive, x, 1)), 0)
+
+    return _binary_grads(op, lambda: g * y * pow(x, y - 1), dy)
+
+
+def _select_grads(op: Any, g: Any, take_x: Any) -> list[Any]:
+    from runtime.ops.array import where
+
+    return _binary_grads(op, lambda: where(take_x, g, 0), lambda: where(take_x, 0, g))
+
+
+@gradient("Maximum")
+def _maximum_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    x, y = op.inputs
+    return _select_grads(op, grads[0], greater_equal(x, y))
+
+
+@gradient("Minimum")
+def _minimum_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    x, y = op.inputs
+    return _select_grads(op, grads[0], less_equal(x, y))
+
+
+def _unary_gradient(name: str, fn: Callable[[Any, Any, Any], Any]) -> None:
+    """Declares `fn(g, x, z)` as the gradient of the unary op `name`."""
+
+    def grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+        return [fn(grads[0], op.inputs[0], op.outputs[0])]
+
+    gradient(name)(grad)
+
+
+def _abs_grad(g: Any, x: Any, z: Any) -> Any:
+    from runtime.ops.array import where
+
+    return where(greater(x, 0), g, where(less(x, 0), negative(g), 0))
+
+
+def _relu_grad(g: Any, x: Any, z: Any) -> Any:
+    from runtime.ops.array import where
+
+    return where(greater(x, 0), g, 0)
+
+
+_unary_gradient("Neg", lambda g, x, z: negative(g))
+_unary_gradient("Abs", _abs_grad)
+_unary_gradient("Square", lambda g, x, z: g * 2 * x)
+_unary_gradient("Relu", _relu_grad)
+_unary_gradient("Exp", lambda g, x, z: g * z)
+_unary_gradient("Log", lambda g, x, z: g / x)
+_unary_gradient("Sqrt", lambda g, x, z: g * 0.5 / z)
+_unary_gradient("Tanh", lambda g, x, z: g * (1 - z * z))
+_unary_gradient("Sigmoid", lambda g, x, z: g * z * (1 - z))
+_unary_gradient("Sin", lambda g, x, z: g * cos(x))
+_unary_gradient("Cos", lambda g, x, z: negative(g) * sin(x))
+
+
+def _transposed(t: Any) -> Any:
+    from runtime.ops.array import transpose
+
+    rank = t.ndim
+    if rank is None:
+        raise ValueError("the gradient of MatMul needs operands of known rank")
+    return transpose(t, [*range(rank - 2), rank - 1, rank - 2])
+
+
+@gradient("MatMul")
+def _matmul_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    (g,) = grads
+    a, b = op.inputs
+    return _binary_grads(
+        op, lambda: matmul(g, _transposed(b)), lambda: matmul(_transposed(a), g)
+    )

@@ -30,14 +30,15 @@ _NO_ATTRS: dict[str, Any] = {}
 
 
 # These call the op's eager runner directly when no graph is being built
-# (one call less than `apply`: operators are the hottest path eagerly).
+# (one call less than `apply`: operators are the hottest path eagerly),
+# unless a gradient tape records them.
 
 
 def _forward(op: OpDef) -> Callable[[Any, Any], Any]:
     run = op.run_eager
 
     def method(self: Any, other: Any) -> Any:
-        if STATE.graph is None:
+        if STATE.graph is None and not STATE.tapes:
             return run((self, other), _NO_ATTRS)
         return apply(op, (self, other), _NO_ATTRS)
 
@@ -48,7 +49,7 @@ def _reverse(op: OpDef) -> Callable[[Any, Any], Any]:
     run = op.run_eager
 
     def method(self: Any, other: Any) -> Any:
-        if STATE.graph is None:
+        if STATE.graph is None and not STATE.tapes:
             return run((other, self), _NO_ATTRS)
         return apply(op, (other, self), _NO_ATTRS)
 
@@ -59,7 +60,7 @@ def _unary(op: OpDef) -> Callable[[Any], Any]:
     run = op.run_eager
 
     def method(self: Any) -> Any:
-        if STATE.graph is None:
+        if STATE.graph is None and not STATE.tapes:
             return run((self,), _NO_ATTRS)
         return apply(op, (self,), _NO_ATTRS)
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes
-from runtime.op_registry import OpDef, apply, register
+from runtime.op_registry import OpDef, apply, gradient, register
 from runtime.ops import rules
 from runtime.shapes import normalize_axis
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorLike
@@ -244,3 +244,26 @@ def argmin(
     """The index of the smallest value along `axis` (first one on ties)."""
     attrs = {"axis": int(axis), "output_type": dtypes.as_dtype(output_type)}
     return apply(_ARGMIN, (x,), attrs, name)
+
+
+# -- gradients (declared in the op table, `runtime.gradients` runs them) ---------
+
+
+def _reduction_gradient(name: str, mode: str) -> None:
+    def grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+        from runtime.ops.grad_ops import reduce_grad
+
+        x = op.inputs[0]
+        return [reduce_grad(grads[0], x, op.outputs[0], op.attrs, mode)]
+
+    gradient(name)(grad)
+
+
+for _name, _mode in (
+    ("Sum", "sum"),
+    ("Mean", "mean"),
+    ("Max", "max"),
+    ("Min", "min"),
+    ("Prod", "prod"),
+):
+    _reduction_gradient(_name, _mode)

@@ -34,6 +34,7 @@ from runtime.errors import InvalidArgumentError
 from runtime.op_registry import (
     OpDef,
     apply,
+    gradient,
     lookup_variable,
     register,
     register_variable,
@@ -242,7 +243,7 @@ class Variable:
 
     def read_value(self) -> Tensor:
         """The current value: an eager tensor, or a read op while tracing."""
-        if STATE.graph is None:
+        if STATE.graph is None and not STATE.tapes:
             return EagerTensor(self._value)
         return apply(_READ, (), self._attrs())
 
@@ -451,3 +452,21 @@ def ensure_defined(
     """
     defined = convert_to_tensor(defined, dtype_hint=dtypes.bool_)
     return apply(_ENSURE_DEFINED, [defined, value], {"message": message}, name)
+
+
+# -- gradients ---------------------------------------------------------------------
+
+
+@gradient("EnsureDefined")
+def _ensure_defined_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    return [None, grads[0]]
+
+
+def _no_gradient_through_assign(op: Any, grads: Sequence[Any]) -> list[Any]:
+    # An assignment's result is the variable's new value; the gradient of a
+    # later read goes to the variable, not back through the assigned value.
+    return [None]
+
+
+for _name in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"):
+    gradient(_name)(_no_gradient_through_assign)

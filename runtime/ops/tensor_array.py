@@ -24,7 +24,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
-from runtime.op_registry import OpDef, apply, register
+from runtime.op_registry import OpDef, apply, gradient, register
 from runtime.ops import rules
 from runtime.shapes import Shape, as_shape, format_shape, is_compatible
 from runtime.tensor import Tensor, TensorLike, convert_to_tensor
@@ -360,3 +360,37 @@ class TensorArray:
             f"<rt.TensorArray dtype={self._dtype} element_shape="
             f"{format_shape(self._element_shape)} handle={self.handle!r}>"
         )
+
+
+# -- gradients: a handle's gradient is a ListValue of element gradients ----------
+
+
+@gradient("TensorArrayWriteV3")
+def _write_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    (gh,) = grads
+    _, index, value = op.inputs
+    g_value = apply("TensorArrayGradRead", (gh, index, value))
+    return [apply("TensorArrayGradClear", (gh, index)), None, g_value]
+
+
+@gradient("TensorArrayReadV3")
+def _read_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    handle, index = op.inputs
+    return [apply("TensorArrayGradAt", (grads[0], index, handle)), None]
+
+
+@gradient("TensorArrayGatherV3")
+def _stack_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    return [apply("TensorArrayGradUnstack", (grads[0],))]
+
+
+@gradient("TensorArrayScatterV3")
+def _unstack_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    (gh,) = grads
+    _, value = op.inputs
+    return [None, apply("TensorArrayGradStack", (gh, value))]
+
+
+@gradient("TensorArrayV3")
+def _new_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    return [None]

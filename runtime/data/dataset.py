@@ -1,0 +1,720 @@
+"""`Dataset`: a pipeline of elements, each a nest of tensors.
+
+    >>> import runtime as rt
+    >>> ds = rt.data.Dataset.from_tensor_slices(([1, 2, 3], [4.0, 5.0, 6.0]))
+    >>> [x.numpy().tolist() for x, y in ds.batch(2)]
+    [[1, 2], [3]]
+    >>> ds.element_spec
+    (TensorSpec(shape=(), dtype=rt.int32), TensorSpec(shape=(), dtype=rt.float32))
+
+Internally a dataset produces *flat* elements: tuples of NumPy values, one
+per leaf of `element_spec` (`nest.flatten` order); iteration packs them into
+the element structure as eager tensors. Functions given to `map`, `filter`
+and `reduce` are converted (when `autograph` is loaded: it installs its
+converter with `set_function_converter`) and traced once into a graph for
+the element spec, which then runs once per element. Everything runs on
+demand, in the thread that iterates: `prefetch` is accepted and changes
+nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from runtime import dtypes, executor, nest
+from runtime.context import STATE
+from runtime.errors import InvalidArgumentError
+from runtime.graph import Graph
+from runtime.shapes import is_compatible
+from runtime.tensor import EagerTensor, Tensor, as_numpy, convert_to_tensor
+from runtime.tensor_spec import TensorSpec
+
+__all__ = [
+    "INFINITE",
+    "UNKNOWN",
+    "Dataset",
+    "DatasetSpec",
+    "set_function_converter",
+]
+
+INFINITE = -1
+UNKNOWN = -2
+
+_CONVERTER: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = []
+
+
+def set_function_converter(
+    convert: Callable[[Callable[..., Any]], Callable[..., Any]],
+) -> None:
+    """Installs the function that converts `map`/`filter`/`reduce` functions
+    before they are traced (autograph's `to_graph`; `runtime` never imports it)."""
+    _CONVERTER[:] = [convert]
+
+
+def _leaf_value(value: Any) -> np.ndarray:
+    if isinstance(value, Tensor):
+        if not isinstance(value, EagerTensor):
+            raise TypeError(
+                f"a dataset cannot be built from the graph tensor {value.name!r}; "
+                "build it outside the Function (or pass it as an argument)"
+            )
+        return np.asarray(value.numpy())
+    if hasattr(value, "read_value"):  # a Variable: its current value
+        return np.asarray(value.numpy())
+    return np.asarray(as_numpy(value))
+
+
+def _structure(value: Any) -> Any:
+    """`value` with lists (and arrays) as leaves: only tuples and dicts nest."""
+    if isinstance(value, tuple):
+        return tuple(_structure(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _structure(v) for k, v in value.items()}
+    return _leaf_value(value)
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The leaves of an element: only tuples and dicts nest (a list is one
+    tensor), dicts in sorted key order as `nest.flatten` has them."""
+    if isinstance(value, tuple):
+        return [leaf for v in value for leaf in _leaves(v)]
+    if isinstance(value, dict):
+        return [leaf for k in sorted(value) for leaf in _leaves(value[k])]
+    return [value]
+
+
+def _spec_of(leaf: np.ndarray, drop_first: bool) -> TensorSpec:
+    shape = leaf.shape[1:] if drop_first else leaf.shape
+    return TensorSpec(shape, dtypes.from_numpy(leaf.dtype))
+
+
+def _call(fn: Callable[..., Any], element: Any) -> Any:
+    """`fn(*element)` for a tuple element, else `fn(element)` (as TF does)."""
+    if type(element) is tuple:
+        return fn(*element)
+    return fn(element)
+
+
+class _TracedFunction:
+    """A user function traced once for an element spec; runs on flat values."""
+
+    def __init__(self, fn: Callable[..., Any], spec: Any, what: str, extra: Any = None):
+        converted = _CONVERTER[0](fn) if _CONVERTER else fn
+        graph = Graph(f"{what}_{getattr(fn, '__name__', 'fn')}")
+        with graph.as_default():
+            structure = spec if extra is None else (extra, spec)
+            leaves = [
+                graph.placeholder(s.dtype, s.shape) for s in nest.flatten(structure)
+            ]
+            packed = nest.pack_sequence_as(structure, leaves)
+            if extra is None:
+                out = _call(converted, packed)
+            else:
+                out = converted(packed[0], packed[1])
+            out = nest.map_structure(convert_to_tensor, out)
+        flat = nest.flatten(out)
+        self.output_spec = nest.pack_sequence_as(
+            out, [TensorSpec(t.shape, t.dtype) for t in flat]
+        )
+        self.graph = graph
+        self._run = executor.compile(graph, leaves, flat)
+
+    def __call__(self, values: Sequence[Any]) -> list[Any]:
+        return self._run(list(values))
+
+
+class Dataset:
+    """A sequence of elements (nests of tensors) built by a pipeline.
+
+    Make one with `Dataset.range`, `from_tensor_slices`, `from_tensors` or
+    `from_generator`; transformations return new datasets.
+    """
+
+    def __init__(self, element_spec: Any) -> None:
+        self._element_spec = element_spec
+        self._flat_specs: list[TensorSpec] = nest.flatten(element_spec)
+
+    # -- what subclasses provide ----------------------------------------------
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        """Flat elements: tuples of NumPy values, one per spec leaf."""
+        raise NotImplementedError
+
+    def _cardinality(self) -> int:
+        return UNKNOWN
+
+    # -- a Function's dataset argument --------------------------------------------
+
+    def _argument(self) -> _GraphRoot | None:
+        """The graph root (see `_GraphRoot`) this pipeline starts from, if any."""
+        source = getattr(self, "_source", None)
+        return None if source is None else source._argument()
+
+    def _with_argument(self, dataset: Dataset) -> Dataset:
+        """This pipeline, starting from `dataset` instead of the argument."""
+        source = getattr(self, "_source", None)
+        if source is None:
+            return self
+        rebuilt = copy.copy(self)
+        rebuilt._source = source._with_argument(dataset)
+        return rebuilt
+
+    # -- reading ----------------------------------------------------------------
+
+    @property
+    def element_spec(self) -> Any:
+        """The structure of an element, a `TensorSpec` per tensor."""
+        return self._element_spec
+
+    def cardinality(self) -> Tensor:
+        """The number of elements (int64): -1 infinite, -2 unknown."""
+        return EagerTensor(np.int64(self._cardinality()))
+
+    def _pack(self, values: Sequence[Any]) -> Any:
+        return nest.pack_sequence_as(
+            self._element_spec, [EagerTensor(v) for v in values]
+        )
+
+    def __iter__(self) -> Iterator[Any]:
+        """Eager tensors, element by element (`iter(ds)`, `next(it)`)."""
+        for values in self._flat_iter():
+            yield self._pack(values)
+
+    def as_numpy_iterator(self) -> Iterator[Any]:
+        """The elements as NumPy values (scalars as NumPy scalars)."""
+        spec = self._element_spec
+        for values in self._flat_iter():
+            yield nest.pack_sequence_as(spec, list(values))
+
+    def __len__(self) -> int:
+        n = self._cardinality()
+        if n < 0:
+            raise TypeError(
+                "the length of this dataset is "
+                + ("infinite" if n == INFINITE else "unknown")
+            )
+        return n
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} element_spec={self._element_spec}>"
+
+    # -- constructors -------------------------------------------------------------
+
+    @staticmethod
+    def range(*args: int, dtype: dtypes.DType = dtypes.int64) -> Dataset:
+        """Like Python's `range`: scalar elements (int64 by default)."""
+        return _Range(range(*[int(a) for a in args]), dtypes.as_dtype(dtype))
+
+    @staticmethod
+    def from_tensor_slices(tensors: Any) -> Dataset:
+        """The slices of `tensors` along their first dimension.
+
+        `tensors` is a tensor, array or list (one tensor), or a tuple or dict
+        of them (elements with that structure); all must have the same first
+        dimension. Inside a `Function` they are graph values: a Python list
+        or an eager tensor becomes a constant of the graph (its data is
+        embedded), a graph tensor is read when the loop starts.
+        """
+        if STATE.graph is not None:
+            return _in_graph(_graph_structure(tensors), _Slices, slices=True)
+        return _Slices(_structure(tensors))
+
+    @staticmethod
+    def from_tensors(tensors: Any) -> Dataset:
+        """One element: `tensors` itself (graph values inside a `Function`,
+        as for `from_tensor_slices`)."""
+        if STATE.graph is not None:
+            return _in_graph(_graph_structure(tensors), _Tensors, slices=False)
+        return _Tensors(_structure(tensors))
+
+    @staticmethod
+    def from_generator(
+        generator: Callable[[], Any],
+        output_types: Any = None,
+        output_shapes: Any = None,
+        args: Sequence[Any] = (),
+        output_signature: Any = None,
+    ) -> Dataset:
+        """The values `generator(*args)` yields, converted to `output_signature`
+        (a nest of `rt.TensorSpec`; or `output_types` and `output_shapes`).
+
+        The generator is called anew for each iteration, when the dataset is
+        iterated (also when a graph loop over it runs), so a graph that loops
+        over it holds no data.
+        """
+        if output_signature is None:
+            if output_types is None:
+                raise TypeError(
+                    "from_generator needs output_signature (or output_types)"
+                )
+            shapes = (
+                nest.map_structure(lambda _: None, output_types)
+                if output_shapes is None
+                else output_shapes
+            )
+            types = nest.flatten(output_types)
+            flat_shapes = _flat_shapes(shapes, len(types))
+            output_signature = nest.pack_sequence_as(
+                output_types,
+                [TensorSpec(s, dtypes.as_dtype(t)) for s, t in zip(flat_shapes, types)],
+            )
+        return _Generator(generator, tuple(args), output_signature)
+
+    # -- transformations ------------------------------------------------------------
+
+    def map(self, map_func: Callable[..., Any]) -> Dataset:
+        """`map_func(element)` for each element (a tuple is passed unpacked)."""
+        return _Map(self, _TracedFunction(map_func, self._element_spec, "map"))
+
+    def filter(self, predicate: Callable[..., Any]) -> Dataset:
+        """The elements for which `predicate` gives a true bool scalar."""
+        traced = _TracedFunction(predicate, self._element_spec, "filter")
+        spec = traced.output_spec
+        if (
+            not isinstance(spec, TensorSpec)
+            or spec.dtype is not dtypes.bool_
+            or spec.shape != ()
+        ):
+            raise TypeError(
+                f"the filter predicate must return a bool scalar, got {spec}"
+            )
+        return _Filter(self, traced)
+
+    def batch(self, batch_size: int, drop_remainder: bool = False) -> Dataset:
+        """Consecutive elements stacked `batch_size` at a time."""
+        batch_size = int(batch_size)
+        if batch_size <= 0:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        return _Batch(self, batch_size, bool(drop_remainder))
+
+    def take(self, count: int) -> Dataset:
+        """The first `count` elements (all for -1)."""
+        return _Take(self, int(count))
+
+    def skip(self, count: int) -> Dataset:
+        """All but the first `count` elements."""
+        return _Skip(self, int(count))
+
+    def repeat(self, count: int | None = None) -> Dataset:
+        """The elements `count` times over (forever for None or -1)."""
+        return _Repeat(self, None if count is None or int(count) < 0 else int(count))
+
+    def shuffle(
+        self,
+        buffer_size: int,
+        seed: int | None = None,
+        reshuffle_each_iteration: bool = True,
+    ) -> Dataset:
+        """Elements drawn at random from a buffer of `buffer_size`.
+
+        With a `seed` the orders are deterministic: the n-th iteration over
+        the dataset gives the same order in every run of the program.
+        """
+        if int(buffer_size) <= 0:
+            raise ValueError(f"buffer_size must be positive, got {buffer_size}")
+        return _Shuffle(self, int(buffer_size), seed, reshuffle_each_iteration)
+
+    def enumerate(self, start: int = 0) -> Dataset:
+        """`(index, element)` pairs, the index an int64 scalar."""
+        return _Enumerate(self, int(start))
+
+    def prefetch(self, buffer_size: int) -> Dataset:
+        """Accepted for compatibility: elements are produced on demand in the
+        iterating thread, so this returns an equivalent dataset."""
+        return _Prefetch(self)
+
+    def reduce(self, initial_state: Any, reduce_func: Callable[[Any, Any], Any]) -> Any:
+        """`reduce_func(state, element)` folded over the elements.
+
+        Eagerly the function runs as Python; inside a `Function` it is one
+        graph loop over the dataset.
+        """
+        if STATE.graph is not None:
+            from runtime.data.graph_loop import reduce_in_graph
+
+            return reduce_in_graph(self, initial_state, reduce_func)
+        state = nest.map_structure(convert_to_tensor, initial_state)
+        for element in self:
+            state = reduce_func(state, element)
+        return state
+
+
+def _flat_shapes(shapes: Any, count: int) -> list[Any]:
+    if count == 1 and (shapes is None or not isinstance(shapes, (tuple, list, dict))):
+        return [shapes]
+    if (
+        isinstance(shapes, (tuple, list))
+        and all(s is None or isinstance(s, int) for s in shapes)
+        and count == 1
+    ):
+        return [tuple(shapes)]
+    flat = nest.flatten(shapes) if isinstance(shapes, dict) else list(shapes)
+    return [None if s is None else tuple(s) for s in flat]
+
+
+class DatasetSpec:
+    """The trace key of a dataset argument of a `Function`: its element spec.
+
+    Two datasets with equal element specs share a trace: the traced graph
+    takes the dataset as an input (a `variant` placeholder).
+    """
+
+    dtype = dtypes.variant
+    shape = ()
+
+    def __init__(self, element_spec: Any) -> None:
+        self.element_spec = element_spec
+        self._key = repr(element_spec)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DatasetSpec) and other._key == self._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __repr__(self) -> str:
+        return f"DatasetSpec({self._key})"
+
+
+class _GraphRoot(Dataset):
+    """Where a pipeline starts while a graph is built: a `Function`'s dataset
+    argument, or a dataset made from graph tensors. Its iterator ops take
+    `inputs` (graph tensors) and build the real dataset from their values
+    when the graph runs (`build`)."""
+
+    def __init__(
+        self,
+        inputs: Sequence[Any],
+        element_spec: Any,
+        build: Callable[[Sequence[Any]], Dataset],
+    ) -> None:
+        super().__init__(element_spec)
+        self.inputs = list(inputs)
+        self.build = build
+
+    def _argument(self) -> _GraphRoot | None:
+        return self
+
+    def _with_argument(self, dataset: Dataset) -> Dataset:
+        return dataset
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        raise TypeError(
+            "a dataset made from graph tensors (or a Function's dataset argument) "
+            "can be iterated only by a converted `for` loop (or .reduce) inside "
+            "the Function"
+        )
+
+
+def argument(handle: Any, spec: DatasetSpec) -> Dataset:
+    """The dataset a traced `Function` sees for a dataset argument."""
+    return _GraphRoot([handle], spec.element_spec, lambda values: values[0])
+
+
+def _in_graph(structure: Any, make: Callable[[Any], Dataset], slices: bool) -> Dataset:
+    """A dataset of graph tensors (`from_tensor_slices`/`from_tensors` while
+    a graph is built): the tensors are graph values (constants embed their
+    data in the graph) and the dataset is made from them when it runs."""
+    tensors = nest.flatten(structure)
+    specs = []
+    for t in tensors:
+        shape = t.shape
+        if slices:
+            if shape is not None and len(shape) == 0:
+                raise ValueError(
+                    "from_tensor_slices needs tensors of rank >= 1, got a scalar"
+                )
+            shape = None if shape is None else shape[1:]
+        specs.append(TensorSpec(shape, t.dtype))
+    spec = nest.pack_sequence_as(structure, specs)
+
+    def build(values: Sequence[Any]) -> Dataset:
+        arrays = [np.asarray(v) for v in values]
+        return make(nest.pack_sequence_as(structure, arrays))
+
+    return _GraphRoot(tensors, spec, build)
+
+
+def _graph_structure(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_graph_structure(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _graph_structure(v) for k, v in value.items()}
+    return convert_to_tensor(value)
+
+
+# -- sources --------------------------------------------------------------------
+
+
+class _Range(Dataset):
+    def __init__(self, r: range, dtype: dtypes.DType) -> None:
+        super().__init__(TensorSpec((), dtype))
+        self._range = r
+        self._type = dtype.np_dtype.type
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        make = self._type
+        return ((make(i),) for i in self._range)
+
+    def _cardinality(self) -> int:
+        return len(self._range)
+
+
+class _Slices(Dataset):
+    def __init__(self, structure: Any) -> None:
+        leaves = nest.flatten(structure)
+        if not leaves:
+            raise ValueError("from_tensor_slices needs at least one tensor")
+        for leaf in leaves:
+            if leaf.ndim == 0:
+                raise ValueError(
+                    "from_tensor_slices needs tensors of rank >= 1, got a scalar"
+                )
+        sizes = {leaf.shape[0] for leaf in leaves}
+        if len(sizes) != 1:
+            raise ValueError(
+                "from_tensor_slices: the tensors' first dimensions differ: "
+                f"{sorted(sizes)}"
+            )
+        super().__init__(
+            nest.pack_sequence_as(structure, [_spec_of(x, True) for x in leaves])
+        )
+        self._leaves = leaves
+        self._size = leaves[0].shape[0]
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        if len(self._leaves) == 1:
+            return ((v,) for v in self._leaves[0])
+        return zip(*self._leaves)
+
+    def _cardinality(self) -> int:
+        return self._size
+
+    def _batches(self, n: int, drop: bool) -> Iterator[tuple[Any, ...]]:
+        stop = self._size - (self._size % n if drop else 0)
+        if len(self._leaves) == 1:
+            (leaf,) = self._leaves
+            for i in range(0, stop, n):
+                yield (leaf[i : i + n],)
+            return
+        for i in range(0, stop, n):
+            yield tuple([leaf[i : i + n] for leaf in self._leaves])
+
+
+class _Tensors(Dataset):
+    def __init__(self, structure: Any) -> None:
+        leaves = nest.flatten(structure)
+        super().__init__(
+            nest.pack_sequence_as(structure, [_spec_of(x, False) for x in leaves])
+        )
+        self._leaves = tuple(leaves)
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        yield self._leaves
+
+    def _cardinality(self) -> int:
+        return 1
+
+
+class _Generator(Dataset):
+    def __init__(self, generator: Callable[..., Any], args: tuple[Any, ...], spec: Any):
+        super().__init__(spec)
+        self._generator = generator
+        self._args = args
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        specs = self._flat_specs
+        name = getattr(self._generator, "__name__", "generator")
+        for value in self._generator(*self._args):
+            try:
+                leaves = _leaves(value)
+                if len(leaves) != len(specs):
+                    raise TypeError(
+                        f"it has {len(leaves)} components for {len(specs)} in "
+                        "the signature"
+                    )
+                out = []
+                for leaf, spec in zip(leaves, specs):
+                    array = as_numpy(
+                        leaf, spec.dtype, cast=isinstance(leaf, np.ndarray)
+                    )
+                    if not is_compatible(spec.shape, np.shape(array)):
+                        raise ValueError(
+                            f"shape {np.shape(array)} does not fit {spec.shape}"
+                        )
+                    out.append(array)
+            except (TypeError, ValueError) as e:
+                raise InvalidArgumentError(
+                    f"from_generator: {name} yielded {value!r}, which does not match "
+                    f"output_signature {self._element_spec}: {e}"
+                ) from None
+            yield tuple(out)
+
+
+# -- transformations ------------------------------------------------------------
+
+
+class _Map(Dataset):
+    def __init__(self, source: Dataset, traced: _TracedFunction) -> None:
+        super().__init__(traced.output_spec)
+        self._source = source
+        self._fn = traced
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        fn = self._fn
+        for values in self._source._flat_iter():
+            yield tuple(fn(values))
+
+    def _cardinality(self) -> int:
+        return self._source._cardinality()
+
+
+class _Filter(Dataset):
+    def __init__(self, source: Dataset, traced: _TracedFunction) -> None:
+        super().__init__(source.element_spec)
+        self._source = source
+        self._fn = traced
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        fn = self._fn
+        for values in self._source._flat_iter():
+            if fn(values)[0]:
+                yield values
+
+
+class _Batch(Dataset):
+    def __init__(self, source: Dataset, n: int, drop: bool) -> None:
+        first = n if drop else None
+        spec = nest.map_structure(
+            lambda s: TensorSpec((first, *s.shape), s.dtype), source.element_spec
+        )
+        super().__init__(spec)
+        self._source, self._n, self._drop = source, n, drop
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        if isinstance(self._source, _Slices):
+            return self._source._batches(self._n, self._drop)
+        return self._stacked()
+
+    def _stacked(self) -> Iterator[tuple[Any, ...]]:
+        iterator = self._source._flat_iter()
+        while True:
+            chunk = list(itertools.islice(iterator, self._n))
+            if not chunk or (self._drop and len(chunk) < self._n):
+                return
+            yield tuple(np.stack(column) for column in zip(*chunk))
+
+    def _cardinality(self) -> int:
+        n = self._source._cardinality()
+        if n < 0:
+            return n
+        return n // self._n if self._drop else -(-n // self._n)
+
+
+class _Take(Dataset):
+    def __init__(self, source: Dataset, count: int) -> None:
+        super().__init__(source.element_spec)
+        self._source, self._count = source, count
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        if self._count < 0:
+            return self._source._flat_iter()
+        return itertools.islice(self._source._flat_iter(), self._count)
+
+    def _cardinality(self) -> int:
+        n = self._source._cardinality()
+        if self._count < 0:
+            return n
+        if n == INFINITE:
+            return self._count
+        return n if n == UNKNOWN else min(n, self._count)
+
+
+class _Skip(Dataset):
+    def __init__(self, source: Dataset, count: int) -> None:
+        super().__init__(source.element_spec)
+        self._source, self._count = source, count
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        return itertools.islice(self._source._flat_iter(), max(self._count, 0), None)
+
+    def _cardinality(self) -> int:
+        n = self._source._cardinality()
+        return n if n < 0 else max(n - max(self._count, 0), 0)
+
+
+class _Repeat(Dataset):
+    def __init__(self, source: Dataset, count: int | None) -> None:
+        super().__init__(source.element_spec)
+        self._source, self._count = source, count
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        rounds = itertools.count() if self._count is None else range(self._count)
+        for _ in rounds:
+            yield from self._source._flat_iter()
+
+    def _cardinality(self) -> int:
+        n = self._source._cardinality()
+        if self._count is None:
+            return 0 if n == 0 else INFINITE if n != UNKNOWN else UNKNOWN
+        return n if n < 0 else n * self._count
+
+
+class _Shuffle(Dataset):
+    def __init__(self, source: Dataset, size: int, seed: int | None, reshuffle: bool):
+        super().__init__(source.element_spec)
+        self._source, self._size = source, size
+        self._seed = seed
+        self._reshuffle = reshuffle
+        self._seeds = np.random.default_rng(seed)
+        self._fixed = int(self._seeds.integers(2**62))
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        epoch_seed = (
+            int(self._seeds.integers(2**62)) if self._reshuffle else self._fixed
+        )
+        rng = np.random.default_rng(epoch_seed)
+        buffer: list[Any] = []
+        for values in self._source._flat_iter():
+            if len(buffer) < self._size:
+                buffer.append(values)
+                continue
+            i = int(rng.integers(len(buffer)))
+            yield buffer[i]
+            buffer[i] = values
+        order = rng.permutation(len(buffer))
+        for i in order:
+            yield buffer[i]
+
+    def _cardinality(self) -> int:
+        return self._source._cardinality()
+
+
+class _Enumerate(Dataset):
+    def __init__(self, source: Dataset, start: int) -> None:
+        super().__init__((TensorSpec((), dtypes.int64), source.element_spec))
+        self._source, self._start = source, start
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        for i, values in enumerate(self._source._flat_iter(), self._start):
+            yield (np.int64(i), *values)
+
+    def _cardinality(self) -> int:
+        return self._source._cardinality()
+
+
+class _Prefetch(Dataset):
+    def __init__(self, source: Dataset) -> None:
+        super().__init__(source.element_spec)
+        self._source = source
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        return self._source._flat_iter()
+
+    def _cardinality(self) -> int:
+        return self._source._cardinality()

@@ -1,0 +1,205 @@
+"""`for x in dataset:` inside a `Function`: one graph loop over the elements.
+
+    iterator = MakeIterator()          # attr: the dataset; a fresh Python
+    has, *x = IteratorGetNext(iterator)  # iterator each time the graph runs
+    while has and <break/return flags>:
+        state = body(x, state)
+        has, *x = IteratorGetNext(iterator)
+
+Both iterator ops are stateful (they run on every call, in program order).
+The loop is the graph backend's `while_stmt` with the iterator's flag and
+element as more loop variables, so everything a converted loop supports
+(`break`, `continue`, `return`, places, loop-born names, loop options)
+works here too. The graph holds the dataset by reference: its size does not
+depend on the number of elements. Outside a graph, the loop is Python's.
+
+This module registers `Dataset` types with `dispatch` for `for_stmt`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from runtime import control_flow, dtypes, nest
+from runtime.context import STATE
+from runtime.data.dataset import _CONVERTER, Dataset
+from runtime.op_registry import OpDef, apply, register
+from runtime.operators import control_flow as operators
+from runtime.operators import dispatch
+from runtime.operators import graph_backend as _graph_backend  # noqa: F401  (while_stmt)
+from runtime.tensor import convert_to_tensor
+
+__all__ = ["get_next", "make_iterator", "reduce_in_graph"]
+
+
+class IteratorValue:
+    """The run-time value of an iterator handle: a Python iterator over flat
+    elements, plus what an exhausted iterator returns."""
+
+    __slots__ = ("done", "iterator")
+    dtype = dtypes.variant
+    shape = ()
+    ndim = 0
+
+    def __init__(self, dataset: Dataset, inputs: Sequence[Any] = ()) -> None:
+        root = dataset._argument()
+        if root is not None:
+            dataset = dataset._with_argument(root.build(inputs))
+        self.iterator = dataset._flat_iter()
+        self.done = tuple(
+            np.zeros(
+                tuple(0 if d is None else d for d in s.shape or ()), s.dtype.np_dtype
+            )
+            for s in dataset._flat_specs
+        )
+
+    def __repr__(self) -> str:
+        return "<dataset iterator>"
+
+
+def _make_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[Any]:
+    return [(dtypes.variant, ())]
+
+
+def _next_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[Any]:
+    return [(dtypes.bool_, ()), *((s.dtype, s.shape) for s in attrs["specs"])]
+
+
+def _next(handle: IteratorValue) -> tuple[Any, ...]:
+    values = next(handle.iterator, None)
+    if values is None:
+        return (False, *handle.done)
+    return (True, *values)
+
+
+def _next_kernel(handle: IteratorValue, specs: Any) -> tuple[Any, ...]:
+    return _next(handle)
+
+
+_MAKE = register(
+    OpDef(
+        "MakeIterator",
+        _make_rule,
+        lambda *inputs, dataset: IteratorValue(dataset, inputs),
+        stateful=True,
+        default_name="iterator",
+    )
+)
+_NEXT = register(
+    OpDef(
+        "IteratorGetNext",
+        _next_rule,
+        _next_kernel,
+        stateful=True,
+        num_outputs=-1,
+        bind=lambda attrs: _next,
+        default_name="iterator_get_next",
+    )
+)
+
+
+def make_iterator(dataset: Dataset) -> Any:
+    """An iterator handle over `dataset` (a fresh one each time it runs).
+
+    A pipeline that starts from graph values (a `Function`'s dataset
+    argument, or `from_tensor_slices` of graph tensors) takes them as inputs
+    and builds its dataset from their values each time it runs.
+    """
+    root = dataset._argument()
+    inputs = () if root is None else root.inputs
+    return apply(_MAKE, inputs, {"dataset": dataset})
+
+
+def get_next(handle: Any, dataset: Dataset) -> tuple[Any, list[Any]]:
+    """(whether there was an element, its flat tensors: zeros if not)."""
+    has, *leaves = apply(_NEXT, (handle,), {"specs": tuple(dataset._flat_specs)})
+    return has, leaves
+
+
+def _for_dataset(
+    dataset: Dataset,
+    body: Callable[..., Any],
+    state: tuple[Any, ...],
+    names: tuple[str, ...],
+    extra_test: Callable[..., Any] | None,
+    places: Sequence[Any] = (),
+    opts: dict[str, Any] | None = None,
+) -> Any:
+    if STATE.graph is None:  # eagerly: Python's loop over the elements
+        return operators.for_stmt(
+            iter(dataset), body, state, names, extra_test, places=places, opts=opts
+        )
+    names = names or operators.state_names(body, skip=1)
+    k = len(state)
+    handle = make_iterator(dataset)
+    has, leaves = get_next(handle, dataset)
+    m = len(leaves)
+    spec = dataset.element_spec
+
+    def test(*values: Any) -> Any:
+        more = values[k]
+        if extra_test is None:
+            return more
+        flag = extra_test(*values[:k])
+        if isinstance(flag, (bool, np.bool_)):
+            return more if flag else False
+        return control_flow.cond(more, lambda: flag, lambda: False)
+
+    def step(*values: Any) -> tuple[Any, ...]:
+        element = nest.pack_sequence_as(spec, list(values[k + 1 :]))
+        out = operators.as_state(body(element, *values[:k]), k)
+        more, nxt = get_next(handle, dataset)
+        return (*out, more, *nxt)
+
+    loop_state = (*state, has, *leaves)
+    loop_names = (
+        *names,
+        "the dataset iterator's has-next flag",
+        *(["the dataset's next element"] * m),
+    )
+    first = test(*loop_state) if places else has
+    impl = dispatch.lookup("while_stmt", has)
+    result = impl(test, step, loop_state, loop_names, first, places, opts)
+    result = operators.as_state(result, k + 1 + m)
+    return operators.unpack_state(result[:k])
+
+
+def reduce_in_graph(
+    dataset: Dataset, initial_state: Any, reduce_func: Callable[[Any, Any], Any]
+) -> Any:
+    """`Dataset.reduce` while a graph is built: one graph while loop."""
+    fn = _CONVERTER[0](reduce_func) if _CONVERTER else reduce_func
+    handle = make_iterator(dataset)
+    has, leaves = get_next(handle, dataset)
+    state = nest.map_structure(convert_to_tensor, initial_state)
+    spec = dataset.element_spec
+
+    def cond(more: Any, state: Any, leaves: Any) -> Any:
+        return more
+
+    def body(more: Any, state: Any, leaves: Any) -> Any:
+        new = fn(state, nest.pack_sequence_as(spec, list(leaves)))
+        more, nxt = get_next(handle, dataset)
+        return (more, new, nxt)
+
+    result = control_flow.while_loop(cond, body, (has, state, leaves))
+    return result[1]
+
+
+def _subclasses(cls: type) -> list[type]:
+    found = [cls]
+    for sub in cls.__subclasses__():
+        found.extend(_subclasses(sub))
+    return found
+
+
+def register_dataset_type(cls: type) -> None:
+    """Makes `for` over instances of `cls` (a Dataset type) a graph loop."""
+    dispatch.register("for_stmt", cls, _for_dataset)
+
+
+for _cls in _subclasses(Dataset):
+    register_dataset_type(_cls)

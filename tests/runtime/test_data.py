@@ -1,0 +1,225 @@
+"""rt.data.Dataset: constructors, transformations, eager iteration, and
+`for x in ds` inside a Function as one graph loop."""
+
+from __future__ import annotations
+
+import tempfile
+
+import numpy as np
+import pytest
+
+import autograph
+import runtime as rt
+from runtime.data import Dataset
+
+
+def _plain(v):
+    if isinstance(v, tuple):
+        return tuple(_plain(x) for x in v)
+    return np.asarray(v).tolist()
+
+
+def values(ds):
+    return [_plain(v) for v in ds.as_numpy_iterator()]
+
+
+def test_constructors():
+    assert values(Dataset.range(4)) == [0, 1, 2, 3]
+    assert values(Dataset.range(1, 8, 3)) == [1, 4, 7]
+    assert Dataset.range(3).element_spec == rt.TensorSpec((), rt.int64)
+    assert values(Dataset.from_tensor_slices([[1, 2], [3, 4]])) == [[1, 2], [3, 4]]
+    pairs = Dataset.from_tensor_slices((np.arange(3), rt.constant([1.0, 2.0, 3.0])))
+    assert [(int(a), float(b)) for a, b in pairs] == [(0, 1.0), (1, 2.0), (2, 3.0)]
+    d = Dataset.from_tensor_slices({"x": [1, 2], "y": [[1.0], [2.0]]})
+    assert d.element_spec["y"] == rt.TensorSpec((1,), rt.float32)
+    assert [e["x"].numpy().tolist() for e in d] == [1, 2]
+    one = Dataset.from_tensors([1, 2, 3])
+    assert values(one) == [[1, 2, 3]] and int(one.cardinality()) == 1
+
+
+def test_from_generator_checks_the_signature():
+    def gen():
+        yield 1, [1.0, 2.0]
+        yield 2, [3.0]
+
+    sig = (rt.TensorSpec((), rt.int32), rt.TensorSpec((None,), rt.float32))
+    d = Dataset.from_generator(gen, output_signature=sig)
+    assert values(d) == [(1, [1.0, 2.0]), (2, [3.0])]
+    assert values(d) == values(d)  # a fresh generator per iteration
+    bad = Dataset.from_generator(gen, output_signature=(sig[0], rt.TensorSpec((2,))))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="gen yielded"):
+        values(bad)
+
+
+def test_transformations():
+    d = Dataset.range(10)
+    assert values(d.map(lambda x: x * 2).filter(lambda x: x % 3 == 0)) == [0, 6, 12, 18]
+    assert values(d.take(3)) == [0, 1, 2]
+    assert values(d.skip(8)) == [8, 9]
+    assert values(d.take(2).repeat(2)) == [0, 1, 0, 1]
+    assert values(d.take(2).enumerate(5)) == [(5, 0), (6, 1)]
+    assert values(d.prefetch(2)) == values(d)
+    assert values(d.batch(4)) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert values(d.batch(4, drop_remainder=True)) == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert d.batch(4).element_spec == rt.TensorSpec((None,), rt.int64)
+    assert d.batch(4, True).element_spec == rt.TensorSpec((4,), rt.int64)
+    mapped = d.filter(lambda x: x > 6).batch(2)  # generic batching, not slices
+    assert values(mapped) == [[7, 8], [9]]
+    pairs = Dataset.from_tensor_slices(([1, 2], [3, 4])).map(lambda a, b: a + b)
+    assert values(pairs) == [4, 6]
+
+
+def test_map_function_is_converted_and_traced_once():
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        if x > 2:  # a tensor condition: converted to a graph cond
+            x = x * 10
+        return x
+
+    d = Dataset.range(5).map(f)
+    assert values(d) == [0, 1, 2, 30, 40] and values(d) == [0, 1, 2, 30, 40]
+    assert len(calls) == 1
+
+
+def test_shuffle_is_deterministic_with_a_seed():
+    a = Dataset.range(20).shuffle(5, seed=3)
+    b = Dataset.range(20).shuffle(5, seed=3)
+    first, second = values(a), values(a)
+    assert first == values(b) and second == values(b)
+    assert sorted(first) == list(range(20)) and first != list(range(20))
+    assert first != second  # a new order per iteration, deterministically
+
+
+def test_cardinality_reduce_and_iterators():
+    assert int(Dataset.range(10).batch(3).cardinality()) == 4
+    assert int(Dataset.range(10).repeat().cardinality()) == -1
+    assert int(Dataset.range(10).filter(lambda x: x > 1).cardinality()) == -2
+    total = Dataset.range(5).reduce(rt.constant(0, rt.int64), lambda s, x: s + x)
+    assert int(total) == 10
+    it = iter(Dataset.range(2))
+    first = next(it)
+    assert isinstance(first, rt.Tensor) and int(first) == 0
+    assert int(next(it)) == 1
+    with pytest.raises(StopIteration):
+        next(it)
+
+
+# -- inside a Function -----------------------------------------------------------------
+
+
+@autograph.function
+def total_until(ds, limit):
+    s = rt.constant(0.0, rt.float64)
+    for x in ds:
+        if x > limit:
+            break
+        if x < 0:
+            continue
+        s += x
+    return s
+
+
+def test_for_over_a_dataset_is_one_loop_whose_graph_does_not_grow():
+    small = Dataset.from_tensor_slices(np.arange(10.0))
+    big = Dataset.from_tensor_slices(np.arange(10_000.0))
+    assert float(total_until(small, 1e9)) == 45.0
+    assert float(total_until(big, 1e9)) == sum(range(10_000))
+    assert float(total_until(big, 3.0)) == 6.0
+    signed = Dataset.from_tensor_slices(np.array([-1.0, 2.0, -3.0, 4.0]))
+    assert float(total_until(signed, 1e9)) == 6.0
+
+    def size(ds):
+        graph = total_until.get_concrete_function(ds, 1e9).graph
+        return len(graph.as_graph_def().node), [
+            op.type for op in graph.get_operations()
+        ]
+
+    (n_small, kinds), (n_big, _) = size(small), size(big)
+    assert n_small == n_big and kinds.count("While") == 1
+
+
+def test_a_dataset_argument_is_keyed_by_its_element_spec():
+    traces = []
+
+    @autograph.function
+    def pairs(ds):
+        traces.append(1)
+        s = rt.constant(0)
+        for x, y in ds:
+            s += x * y
+        return s
+
+    a = Dataset.from_tensor_slices(([1, 2], [3, 4]))
+    b = Dataset.from_tensor_slices(([5], [6]))
+    assert int(pairs(a)) == 11 and int(pairs(b)) == 30
+    assert len(traces) == 1  # the same spec reuses the trace
+    assert (
+        int(
+            pairs(
+                Dataset.from_tensor_slices(([1.0], [2.0])).map(
+                    lambda x, y: (rt.cast(x, rt.int32), rt.cast(y, rt.int32))
+                )
+            )
+        )
+        == 2
+    )
+    assert len(traces) == 1
+    with pytest.raises(ValueError, match="is a dataset"):
+        autograph.save(pairs, tempfile.mkdtemp())
+
+
+def test_return_inside_a_dataset_loop_and_transformations_of_an_argument():
+    @autograph.function
+    def first_over(ds, limit):
+        for x in ds.map(lambda v: v * 2):
+            if x > limit:
+                return x
+        return rt.constant(-1, rt.int64)
+
+    assert int(first_over(Dataset.range(10), 7)) == 8
+    assert int(first_over(Dataset.range(3), 70)) == -1
+
+
+def test_datasets_of_graph_values_and_reduce_inside_a_function():
+    @autograph.function
+    def f(v):
+        s = rt.constant(0.0)
+        for x in Dataset.from_tensor_slices(v * 2.0):
+            s += x
+        r = Dataset.range(4).reduce(rt.constant(0, rt.int64), lambda a, x: a + x)
+        return s, r
+
+    s, r = f(rt.constant([1.0, 2.0, 3.0]))
+    assert float(s) == 12.0 and int(r) == 6
+
+
+def test_saving_a_function_that_iterates_a_dataset_refuses():
+    @autograph.function
+    def f(n):
+        s = rt.constant(0, rt.int64)
+        for x in Dataset.range(3):
+            s += x + n
+        return s
+
+    assert int(f(rt.constant(1, rt.int64))) == 6
+    with pytest.raises(ValueError, match=r"iterates an rt\.data\.Dataset"):
+        autograph.save(f, tempfile.mkdtemp())
+
+
+def test_from_generator_of_lists_and_dicts():
+    def rows():
+        yield [1.0, 2.0]
+        yield [3.0]
+
+    d = Dataset.from_generator(rows, output_signature=rt.TensorSpec((None,)))
+    assert values(d) == [[1.0, 2.0], [3.0]]
+
+    def records():
+        yield {"b": 1, "a": [0.5]}
+
+    spec = {"a": rt.TensorSpec((1,)), "b": rt.TensorSpec((), rt.int32)}
+    d = Dataset.from_generator(records, output_signature=spec)
+    (element,) = list(d)
+    assert element["a"].numpy().tolist() == [0.5] and int(element["b"]) == 1
