@@ -47,13 +47,9 @@ KINDS = frozenset({*_REASONS, ast.NamedExpr})
 
 def _lazy_operands(node: ast.AST) -> list[ast.AST]:
     """The children of `node` that conversion turns into `lambda: operand`."""
-    if isinstance(node, ast.BoolOp):
-        return node.values[1:]
-    if isinstance(node, ast.IfExp):
-        return [node.body, node.orelse]
     if isinstance(node, ast.Assert) and node.msg is not None:
         return [node.msg]
-    return []
+    return activity.lazy_operands(node)
 
 
 def _walrus_in_lazy_operand(

@@ -256,15 +256,21 @@ def walrus_binds(node: ast.AST) -> tuple[set[str], set[str]]:
             parts = child_nodes(child)
             stack.extend((c, True) for c in parts if isinstance(c, ast.expr))
             continue
-        if isinstance(child, ast.BoolOp):
-            lazy = child.values[1:]
-        elif isinstance(child, ast.IfExp):
-            lazy = [child.body, child.orelse]
-        else:
-            lazy = []
+        lazy = lazy_operands(child)
         for grandchild in child_nodes(child):
             stack.append((grandchild, maybe or any(grandchild is n for n in lazy)))
     return always, sometimes
+
+
+def lazy_operands(node: ast.AST) -> list[ast.expr]:
+    """The operands of `node` that Python evaluates only sometimes (the
+    right side of `and`/`or`, the branches of `a if c else b`): conversion
+    makes them lambdas."""
+    if isinstance(node, ast.BoolOp):
+        return node.values[1:]
+    if isinstance(node, ast.IfExp):
+        return [node.body, node.orelse]
+    return []
 
 
 def lazy_walrus_targets(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
@@ -288,12 +294,7 @@ def lazy_walrus_targets(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
             found.add(child.target.id)
         elif isinstance(child, SCOPES):
             continue
-        if isinstance(child, ast.BoolOp):
-            operands = child.values[1:]
-        elif isinstance(child, ast.IfExp):
-            operands = [child.body, child.orelse]
-        else:
-            operands = []
+        operands = lazy_operands(child)
         for grandchild in child_nodes(child):
             stack.append((grandchild, lazy or any(grandchild is n for n in operands)))
     return found
