@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Set as AbstractSet
 
-from autograph.core.converter import ag_call, thunk
+from autograph.core import builders as b
 from autograph.pyct import transformer
 
 
@@ -23,8 +23,9 @@ class AssertTransformer(transformer.Base):
 
     def visit_Assert(self, node: ast.Assert) -> ast.stmt:
         self.generic_visit(node)
-        args = [node.test] if node.msg is None else [node.test, thunk(node.msg)]
-        return ast.Expr(value=ag_call("assert_stmt", *args))
+        # ag__.assert_stmt(test, lambda: msg)
+        args = [node.test] if node.msg is None else [node.test, b.thunk(node.msg)]
+        return b.expr(b.ag_call("assert_stmt", *args))
 
 
 # What the pass may add to a tree (see `Context.kinds`).

@@ -36,9 +36,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Set as AbstractSet
 
-from autograph.core import jumps
+from autograph.core import builders as b
 from autograph.core.converter import GeneratedCode
-from autograph.pyct import templates, transformer
+from autograph.pyct import transformer
 
 
 def assigns(expr: ast.expr) -> bool:
@@ -78,10 +78,6 @@ def _is_flag_test(expr: ast.expr, namer: object) -> bool:
     )
 
 
-def _and(values: list[ast.expr]) -> ast.expr:
-    return values[0] if len(values) == 1 else ast.BoolOp(op=ast.And(), values=values)
-
-
 class WhileTestTransformer(transformer.Base):
     """Moves each assigning `while` test into the loop's state."""
 
@@ -95,12 +91,13 @@ class WhileTestTransformer(transformer.Base):
             return node
         flags, test = _split_flags(node.test, self.ctx.namer)
         # On entry the jump flags are all unset: the test alone decides.
-        before = jumps.assign(cond, test)
-        again: ast.stmt = jumps.assign(cond, templates.copy_node(test))
+        before = b.assign(cond, test)  # loop_cond = <test>
+        again: ast.stmt = b.assign(cond, transformer.copy_node(test))
         if flags:
-            guard = _and([templates.copy_node(f) for f in flags])
-            again = ast.If(test=guard, body=[again], orelse=[])
-        node.test = _and([*flags, jumps.name(cond)])
+            # if not break_ and ...: loop_cond = <test>
+            guard = b.and_([transformer.copy_node(f) for f in flags])
+            again = b.if_(guard, [again])
+        node.test = b.and_([*flags, b.name(cond)])  # while not break_ and loop_cond:
         node.body.append(again)
         return [before, node]
 

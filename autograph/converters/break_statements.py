@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Set as AbstractSet
 
+from autograph.core import builders as b
 from autograph.core import jumps
 from autograph.core.converter import DroppedCode, LoopElse
 from autograph.pyct import anno, transformer
@@ -27,11 +28,11 @@ from autograph.pyct import anno, transformer
 def add_loop_test(loop: ast.stmt, test: ast.expr) -> None:
     """Makes `loop` also stop when `test` is false (checked first)."""
     if isinstance(loop, ast.While):
-        loop.test = ast.BoolOp(op=ast.And(), values=[test, loop.test])
+        loop.test = b.and_([test, loop.test])  # while <test> and <loop test>:
         return
     previous = anno.getanno(loop, anno.Basic.EXTRA_LOOP_TEST, None)
     if previous is not None:
-        test = ast.BoolOp(op=ast.And(), values=[test, previous])
+        test = b.and_([test, previous])
     anno.setanno(loop, anno.Basic.EXTRA_LOOP_TEST, test)
 
 
@@ -45,7 +46,7 @@ class BreakTransformer(transformer.Base):
         flag = self.ctx.namer.new_symbol("break_")
         lowering = jumps.Lowering(
             lambda s: isinstance(s, ast.Break),
-            lambda s: [jumps.assign(flag, ast.Constant(value=True, kind=None))],
+            lambda s: [b.assign(flag, b.const(True))],  # break_ = True
             flag,
             namer=self.ctx.namer,
         )
@@ -57,14 +58,13 @@ class BreakTransformer(transformer.Base):
         node.body = lowering.block(node.body)
         if lowering.dropped:
             self.ctx.kinds.add(DroppedCode)
-        add_loop_test(node, jumps.not_(jumps.name(flag)))
+        add_loop_test(node, b.not_(b.name(flag)))
         after: list[ast.stmt] = []
         if node.orelse:
-            after = [
-                ast.If(test=jumps.not_(jumps.name(flag)), body=node.orelse, orelse=[])
-            ]
+            # if not break_: <else block>
+            after = [b.if_(b.not_(b.name(flag)), node.orelse)]
             node.orelse = []
-        init = jumps.assign(flag, ast.Constant(value=False, kind=None))
+        init = b.assign(flag, b.const(False))  # break_ = False
         return [init, node, *after]
 
     visit_While = _visit_loop

@@ -8,7 +8,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Set as AbstractSet
 
-from autograph.core.converter import LazyOperands, ag_call, thunk
+from autograph.core import builders as b
+from autograph.core.converter import LazyOperands
 
 
 class ConditionalExpressionTransformer(LazyOperands):
@@ -16,7 +17,8 @@ class ConditionalExpressionTransformer(LazyOperands):
 
     def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
         self.generic_visit(node)
-        call = ag_call("if_exp", node.test, thunk(node.body), thunk(node.orelse))
+        # ag__.if_exp(test, lambda: body, lambda: orelse)
+        call = b.ag_call("if_exp", node.test, b.thunk(node.body), b.thunk(node.orelse))
         return self.with_places(call, node.body, node.orelse)
 
 

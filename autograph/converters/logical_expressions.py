@@ -18,8 +18,9 @@ import ast
 from collections.abc import Set as AbstractSet
 
 from autograph.converters.assignment_expressions import assigns
-from autograph.core.converter import CompareChain, LazyOperands, ag_call, thunk
-from autograph.pyct import templates
+from autograph.core import builders as b
+from autograph.core.converter import CompareChain, LazyOperands
+from autograph.pyct import transformer
 
 _SYMBOLS = {
     ast.Lt: "<",
@@ -44,7 +45,9 @@ class LogicalExpressionTransformer(LazyOperands):
         values = node.values
         result = values[-1]
         for value in reversed(values[:-1]):
-            result = self.with_places(ag_call(op, value, thunk(result)), result)
+            # ag__.and_(a, lambda: b)
+            call = b.ag_call(op, value, b.thunk(result))
+            result = self.with_places(call, result)
         return result
 
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
@@ -58,27 +61,30 @@ class LogicalExpressionTransformer(LazyOperands):
         if not all(isinstance(n, (ast.Name, ast.Constant)) for n in inner):
             # An inner operand may not be evaluated twice: the operator
             # evaluates each once, lazily, as Python's chain does.
+            # ag__.compare_chain(a, '<', lambda: b, '<=', lambda: c)
             args: list[ast.expr] = [node.left]
             for op, operand in zip(node.ops, node.comparators):
-                args += [ast.Constant(value=_SYMBOLS[type(op)]), thunk(operand)]
-            return self.with_places(ag_call("compare_chain", *args), *node.comparators)
+                args += [b.const(_SYMBOLS[type(op)]), b.thunk(operand)]
+            call = b.ag_call("compare_chain", *args)
+            return self.with_places(call, *node.comparators)
         operands = [node.left, *node.comparators]
         # An inner operand (a name or constant) is in two comparisons: each
         # gets its own node.
+        # a < b < c -> a < b and b < c
         parts = [
-            ast.Compare(
-                left=templates.copy_node(operands[i]) if i else operands[i],
-                ops=[op],
-                comparators=[operands[i + 1]],
+            b.compare(
+                transformer.copy_node(operands[i]) if i else operands[i],
+                op,
+                operands[i + 1],
             )
             for i, op in enumerate(node.ops)
         ]
-        return self.visit_BoolOp(ast.BoolOp(op=ast.And(), values=parts))
+        return self.visit_BoolOp(b.and_(parts))
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
         self.generic_visit(node)
         if isinstance(node.op, ast.Not):
-            return ag_call("not_", node.operand)
+            return b.ag_call("not_", node.operand)  # ag__.not_(x)
         return node
 
 

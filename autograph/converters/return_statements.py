@@ -41,12 +41,9 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from autograph.converters.break_statements import add_loop_test
+from autograph.core import builders as b
 from autograph.core import jumps
-from autograph.core.converter import (
-    CodeAfterReturn,
-    DroppedCode,
-    ag_call,
-)
+from autograph.core.converter import CodeAfterReturn, DroppedCode
 from autograph.pyct import transformer
 
 
@@ -86,39 +83,24 @@ class _FunctionReturns:
 
     def init_flags(self) -> ast.stmt:
         """`do_return, retval_ = (False, ag__.UndefinedReturnValue())`."""
-        flags = ast.Tuple(
-            elts=[
-                jumps.name(self.do_return, ast.Store),
-                jumps.name(self.retval, ast.Store),
-            ],
-            ctx=ast.Store(),
-        )
-        values = ast.Tuple(
-            elts=[
-                ast.Constant(value=False, kind=None),
-                ag_call("UndefinedReturnValue"),
-            ],
-            ctx=ast.Load(),
-        )
-        return ast.Assign(targets=[flags], value=values, type_comment=None)
+        flags = b.names([self.do_return, self.retval], ast.Store)
+        values = b.tuple_([b.const(False), b.ag_call("UndefinedReturnValue")])
+        return b.assign(flags, values)
 
     def _stop_loop(self, loop: ast.stmt, flag: str) -> None:
         """A loop holding a return stops once it returned (`flag`), skipping
         its `else`."""
-        add_loop_test(loop, jumps.not_(jumps.name(flag)))
+        add_loop_test(loop, b.not_(b.name(flag)))
         if loop.orelse:
-            guard = jumps.not_(jumps.name(flag))
-            loop.orelse = [ast.If(test=guard, body=loop.orelse, orelse=[])]
+            # else: if not do_return: <else block>
+            loop.orelse = [b.if_(b.not_(b.name(flag)), loop.orelse)]
 
     def _replace(self, stmt: ast.Return) -> list[ast.stmt]:
-        value = (
-            stmt.value
-            if stmt.value is not None
-            else ast.Constant(value=None, kind=None)
-        )
+        # retval_ = <value>; do_return = True
+        value = stmt.value if stmt.value is not None else b.const(None)
         return [
-            jumps.assign(self.retval, value),
-            jumps.assign(self.do_return, ast.Constant(value=True, kind=None)),
+            b.assign(self.retval, value),
+            b.assign(self.do_return, b.const(True)),
         ]
 
     def tail_block(self, stmts: Sequence[ast.stmt]) -> list[ast.stmt]:
@@ -179,10 +161,9 @@ class _FunctionReturns:
             # here, where they are first needed) and a final check.
             out.append(self.init_flags())
             out.extend(low.block([stmt]))
-            check = ast.If(
-                test=jumps.name(self.do_return),
-                body=[ast.Return(value=jumps.name(self.retval))],
-                orelse=rest,
+            # if do_return: return retval_ / else: <rest>
+            check = b.if_(
+                b.name(self.do_return), [b.ret(b.name(self.retval))], orelse=rest
             )
             out.extend(self.tail_block([check]))
             self.changed = True
@@ -193,7 +174,7 @@ class _FunctionReturns:
 def _single_return(stmts: list[ast.stmt]) -> ast.expr | None:
     if len(stmts) == 1 and isinstance(stmts[0], ast.Return):
         value = stmts[0].value
-        return value if value is not None else ast.Constant(value=None, kind=None)
+        return value if value is not None else b.const(None)
     return None
 
 
@@ -217,8 +198,8 @@ def _returns_to_expressions(stmts: list[ast.stmt]) -> bool:
     changed |= _returns_to_expressions(last.orelse)
     body, orelse = _single_return(last.body), _single_return(last.orelse)
     if body is not None and orelse is not None and not _has_walrus(body, orelse):
-        expr = ast.IfExp(test=last.test, body=body, orelse=orelse)
-        stmts[-1] = ast.Return(value=expr)
+        # return <body> if <test> else <orelse>
+        stmts[-1] = b.ret(b.if_exp(last.test, body, orelse))
         return True
     return changed
 

@@ -1,96 +1,22 @@
-"""The context every converter receives, and the nodes converted code is made of.
+"""The context every converter receives.
 
 `Context` carries what a converter may need about the entity being
 converted: its name and file (for errors), one `Namer` for generated names,
 and what its free names refer to (to tell builtins and library modules from
-user code without running anything).
-
-The builders (`ag_call`, `thunk`, `function_def`, ...) make the few node
-shapes every conversion emits many times. They stand where templates would
-(STYLE 2) because a template costs ~25-30 us per use (parse, then copy)
-against ~2 us for these, and conversion has 1 ms for a whole function:
-
-    >>> import ast
-    >>> ast.unparse(ag_call("and_", ast.Name("a"), thunk(ast.Name("b"))))
-    'ag__.and_(a, lambda: b)'
+user code without running anything). The nodes converters emit are built
+with `core/builders.py`.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
+from autograph.core import builders as b
 from autograph.pyct import anno, naming, transformer
-
-AG = "ag__"  # the name converted code uses for `runtime.operators`
-_LOAD = ast.Load()  # contexts carry no data: one serves every node
-
-
-def ag_attr(attr: str) -> ast.Attribute:
-    """`ag__.<attr>`."""
-    # Positional arguments: the fields (value, attr, ctx) are the same on every
-    # supported version, and node classes build faster that way.
-    return ast.Attribute(ast.Name(AG, _LOAD), attr, _LOAD)
-
-
-def ag_call(attr: str, *args: ast.expr) -> ast.Call:
-    """`ag__.<attr>(*args)`."""
-    return ast.Call(func=ag_attr(attr), args=list(args), keywords=[])
-
-
-def thunk(body: ast.expr) -> ast.Lambda:
-    """`lambda: body`: an operand evaluated only if the operator needs it."""
-    return ast.Lambda(args=_no_arguments(), body=body)
-
-
-def _no_arguments() -> ast.arguments:
-    return ast.arguments(
-        posonlyargs=[],
-        args=[],
-        vararg=None,
-        kwonlyargs=[],
-        kw_defaults=[],
-        kwarg=None,
-        defaults=[],
-    )
-
-
-# Python 3.12+ function nodes also list their type parameters (PEP 695).
-_NO_TYPE_PARAMS: dict[str, list] = (
-    {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
-)
-
-
-def function_def(name: str, params: list[str], body: list[ast.stmt]) -> ast.FunctionDef:
-    """`def name(*params): body`, with `body` attached as it is (not copied)."""
-    args = _no_arguments()
-    args.args = [ast.arg(arg=p, annotation=None) for p in params]
-    return ast.FunctionDef(
-        name=name,
-        args=args,
-        body=body,
-        decorator_list=[],
-        returns=None,
-        type_comment=None,
-        **_NO_TYPE_PARAMS,
-    )
-
-
-def undefined_init(name: str) -> ast.Assign:
-    """`name = ag__.Undefined('name')`: the value of a variable not bound yet."""
-    target = ast.Name(id=name, ctx=ast.Store())
-    value = ag_call("Undefined", ast.Constant(value=name, kind=None))
-    return ast.Assign(targets=[target], value=value, type_comment=None)
-
-
-def var_places(names: Iterable[str]) -> ast.keyword:
-    """`places=(ag__.var(lambda: a), ...)`: variables an operator's functions
-    may change where they live (see runtime.operators.places)."""
-    elts = [ag_call("var", thunk(ast.Name(n, _LOAD))) for n in sorted(names)]
-    return ast.keyword(arg="places", value=ast.Tuple(elts=elts, ctx=_LOAD))
 
 
 def calls_anything(node: ast.AST) -> bool:
@@ -102,7 +28,7 @@ def calls_anything(node: ast.AST) -> bool:
             is_operator = (
                 isinstance(func, ast.Attribute)
                 and isinstance(func.value, ast.Name)
-                and func.value.id == AG
+                and func.value.id == b.AG
                 and func.attr != "converted_call"
             )
             if not is_operator:
@@ -137,7 +63,8 @@ class LazyOperands(transformer.Base):
         """`call`, with `places=` when a lazy operand may change variables."""
         names = self._nested_writes[-1]
         if names and any(calls_anything(operand) for operand in lazy):
-            call.keywords.append(var_places(names))
+            # places=(ag__.var(lambda: a), ...)
+            call.keywords.append(b.var_places(names))
         return call
 
 

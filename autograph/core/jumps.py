@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 
+from autograph.core import builders as b
 from autograph.core.converter import GeneratedCode
 from autograph.pyct import anno, naming, transformer
 from autograph.pyct.static_analysis import activity
@@ -50,31 +51,6 @@ EMITS = frozenset(
         GeneratedCode,
     }
 )
-
-# Expression contexts carry no data; one instance of each serves every node,
-# as in trees from ast.parse.
-_CONTEXTS = {ast.Load: ast.Load(), ast.Store: ast.Store(), ast.Del: ast.Del()}
-
-
-def name(id_: str, ctx: type[ast.expr_context] = ast.Load) -> ast.Name:
-    """An ast Name node."""
-    return ast.Name(id_, _CONTEXTS[ctx])  # positional: faster to build
-
-
-def assign(target: str, value: ast.expr) -> ast.Assign:
-    """`target = value` as an ast node."""
-    return ast.Assign(targets=[name(target, ast.Store)], value=value, type_comment=None)
-
-
-def not_(expr: ast.expr) -> ast.expr:
-    """`not expr` (converted to `ag__.not_` later by the logical converter).
-
-    Only used for tests (guards, loop conditions), where truthiness is all
-    that counts, so `not not x` folds to `x`.
-    """
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
-        return expr.operand
-    return ast.UnaryOp(op=ast.Not(), operand=expr)
 
 
 class Lowering:
@@ -204,8 +180,9 @@ class Lowering:
             else:
                 out.extend(self._lower_children(stmt))
             if rest:
-                guard = not_(name(self._guard_flag()))
-                out.append(ast.If(test=guard, body=self.block(rest), orelse=[]))
+                # if not flag: <rest>
+                guard = b.not_(b.name(self._guard_flag()))
+                out.append(b.if_(guard, self.block(rest)))
             return out
         return out
 
@@ -259,8 +236,9 @@ class Lowering:
         if pending and stmt.finalbody and self._catchers - final_jumps:
             self._reset_if_finally_raises(stmt)
         if body_jumps and stmt.orelse:
-            guard = not_(name(self._guard_flag()))
-            stmt.orelse = [ast.If(test=guard, body=stmt.orelse, orelse=[])]
+            # else: if not flag: <else block>
+            guard = b.not_(b.name(self._guard_flag()))
+            stmt.orelse = [b.if_(guard, stmt.orelse)]
         flags = anno.getanno(stmt, anno.Basic.PENDING_JUMPS, ())
         # (A flag with no name yet is read by no guard: nothing to cancel.)
         if pending and self.flag_named and self.flag not in flags:
@@ -273,19 +251,21 @@ class Lowering:
         if jumped is None:  # the first kind of jump found in this block
             jumped = self.namer.new_symbol("finally_jumped")
             anno.setanno(stmt, anno.Basic.FINALLY_JUMPED, jumped)
+            # finally_jumped = False
+            # try: <stmt> / except BaseException: if not finally_jumped: raise
             out = [
-                assign(jumped, ast.Constant(value=False)),
+                b.assign(jumped, b.const(False)),
                 _discard_exception_unless(stmt, jumped),
             ]
         cancels = [f for f in flags if f != self.flag]
         replace = self.replace
 
         def in_finally(jump: ast.stmt) -> list[ast.stmt]:
-            false, true = ast.Constant(value=False), ast.Constant(value=True)
+            # <jump's replacement>; other_flag = False; finally_jumped = True
             return [
                 *replace(jump),
-                *(assign(f, false) for f in cancels),
-                assign(jumped, true),
+                *(b.assign(f, b.const(False)) for f in cancels),
+                b.assign(jumped, b.const(True)),
             ]
 
         self.replace = in_finally
@@ -308,18 +288,15 @@ class Lowering:
         """
         handler = anno.getanno(stmt, anno.Basic.FINALLY_RESETS, None)
         if handler is None:
-            handler = ast.ExceptHandler(
-                type=name("BaseException"), name=None, body=[ast.Raise()]
-            )
+            # finally: try: <F> / except BaseException: raise
+            handler = b.except_base([b.raise_()])
             anno.setanno(stmt, anno.Basic.FINALLY_RESETS, handler)
-            guard = ast.Try(
-                body=stmt.finalbody, handlers=[handler], orelse=[], finalbody=[]
-            )
-            stmt.finalbody = [guard]
-        false = ast.Constant(value=False)
-        own = assign(self.flag, false)
+            stmt.finalbody = [b.try_(stmt.finalbody, [handler])]
+        # except BaseException: flag = False; finally_jumped = False; raise
+        own = b.assign(self.flag, b.const(False))
         self._resets.append((stmt, handler, own))
-        handler.body[-1:-1] = [own, *(assign(f, false) for f in self._finally_flags)]
+        resets = (b.assign(f, b.const(False)) for f in self._finally_flags)
+        handler.body[-1:-1] = [own, *resets]
 
     def drop_resets(self) -> None:
         """Removes the flag's resets (for a flag that no guard reads), and the
@@ -335,9 +312,8 @@ class Lowering:
 
 def _discard_exception_unless(stmt: ast.stmt, jumped: str) -> ast.Try:
     """`try: stmt / except BaseException: if not jumped: raise`."""
-    reraise = ast.If(test=not_(name(jumped)), body=[ast.Raise()], orelse=[])
-    handler = ast.ExceptHandler(type=name("BaseException"), name=None, body=[reraise])
-    return ast.Try(body=[stmt], handlers=[handler], orelse=[], finalbody=[])
+    reraise = b.if_(b.not_(b.name(jumped)), [b.raise_()])
+    return b.try_([stmt], [b.except_base([reraise])])
 
 
 def invert_empty_ifs(stmts: list[ast.stmt]) -> list[ast.stmt]:
@@ -358,9 +334,9 @@ def invert_empty_ifs(stmts: list[ast.stmt]) -> list[ast.stmt]:
                 if not isinstance(stmt.test, ast.Constant):
                     # Python still evaluates the test and asks for its truth
                     # value, which may raise or call `__bool__`.
-                    out.append(ast.Expr(value=not_(stmt.test)))
+                    out.append(b.expr(b.not_(stmt.test)))  # not c
                 continue
-            stmt.test = not_(stmt.test)
+            stmt.test = b.not_(stmt.test)
             stmt.body, stmt.orelse = stmt.orelse, []
         out.append(stmt)
     return out
@@ -371,4 +347,4 @@ def fill_empty_blocks(node: ast.AST) -> None:
     for child in transformer.walk(node):
         block = getattr(child, "body", None)
         if isinstance(block, list) and not block:
-            block.append(ast.Pass())
+            block.append(b.pass_())

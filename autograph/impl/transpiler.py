@@ -32,16 +32,16 @@ from autograph.converters import (
     return_statements,
     variables,
 )
+from autograph.core import builders as b
 from autograph.core import unsupported
+from autograph.core.builders import AG
 from autograph.core.converter import (
-    AG,
     CodeAfterReturn,
     CompareChain,
     Context,
     ListMethodCall,
     LoopElse,
     NestedFunction,
-    function_def,
 )
 from autograph.impl import codegen
 from autograph.pyct import loader, naming, parser, transformer
@@ -197,19 +197,16 @@ def _hide_body(fn: ast.FunctionDef) -> tuple[ast.FunctionDef, list[ast.stmt]]:
     declared = activity.declarations(fn)
     reads = sorted(activity.reads(body) - activity.local_names(fn))
     writes = sorted(activity.writes(body) & set(declared))
+    # nonlocal n; global g; (a, b); w = None
     stand_in: list[ast.stmt] = []
-    for kind, cls in (("nonlocal", ast.Nonlocal), ("global", ast.Global)):
+    for kind, build in (("nonlocal", b.nonlocal_), ("global", b.global_)):
         names = sorted(n for n, k in declared.items() if k == kind)
         if names:
-            stand_in.append(cls(names=names))
+            stand_in.append(build(names))
     if reads:
-        loads = [ast.Name(id=n, ctx=ast.Load()) for n in reads]
-        stand_in.append(ast.Expr(value=ast.Tuple(elts=loads, ctx=ast.Load())))
-    for name in writes:
-        value = ast.Constant(value=None, kind=None)
-        target = ast.Name(id=name, ctx=ast.Store())
-        stand_in.append(ast.Assign(targets=[target], value=value, type_comment=None))
-    fn.body = stand_in or [ast.Pass()]
+        stand_in.append(b.expr(b.names(reads)))
+    stand_in.extend(b.assign(name, b.const(None)) for name in writes)
+    fn.body = stand_in or [b.pass_()]
     return fn, body
 
 
@@ -324,22 +321,24 @@ def _convert(
         recursive=recursive,
     )
     entity_name = getattr(node, "name", "<lambda>")
+    # def create_converted_entity(ag__, *free_vars):
+    #     global f                  (unless f is a free variable)
+    #     def f(...): ...           (or: converted_lambda__ = lambda ...: ...)
+    #     return f
     if isinstance(node, ast.Lambda):
-        target = ast.copy_location(ast.Name(id=_LAMBDA, ctx=ast.Store()), node)
-        definition: ast.stmt = ast.copy_location(
-            ast.Assign(targets=[target], value=node, type_comment=None), node
-        )
+        target = ast.copy_location(b.name(_LAMBDA, ast.Store), node)
+        definition: ast.stmt = ast.copy_location(b.assign(target, node), node)
         returned = _LAMBDA
     else:
         definition = node
         returned = node.name
     free_vars = list(function.__code__.co_freevars)
-    body: list[ast.stmt] = [ast.Return(value=_load(returned))]
+    body: list[ast.stmt] = [b.ret(b.name(returned))]
     if returned not in free_vars:
         # `def f` binds `f` in the factory; a recursive call in `f` must still
         # reach the module's `f`, as in the original.
-        body.insert(0, ast.Global(names=[returned]))
-    factory = function_def(_FACTORY, [AG, *free_vars], body)
+        body.insert(0, b.global_([returned]))
+    factory = b.def_(_FACTORY, [AG, *free_vars], body)
     module = ast.Module(body=[factory], type_ignores=[])
     # The definition has its positions (convert_node): only the factory's
     # own nodes need some, so it is added after they get them.
@@ -430,10 +429,6 @@ def instantiate(
     new.__dict__.update(function.__dict__)
     new.__ag_original__ = function
     return new
-
-
-def _load(name: str) -> ast.Name:
-    return ast.Name(id=name, ctx=ast.Load())
 
 
 __all__ = [

@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from autograph.pyct import loader, parser, templates
+from autograph.pyct import loader, parser
 
 _GLOBAL_HITS = 0
 
@@ -43,18 +43,24 @@ scale = lambda x: factor * x  # noqa: F821
 def _factory_module(node: ast.AST, name: str, free_vars: list[str]) -> ast.Module:
     """Wraps a parsed def (or lambda) as the lead's converter does."""
     if isinstance(node, ast.Lambda):
-        body = templates.replace("name = value", name=name, value=node)
+        body = [ast.Assign(targets=[ast.Name(name, ast.Store())], value=node)]
     else:
         body = [node]
-    return ast.Module(
-        body=templates.replace(
-            "def factory(ag__, free_vars):\n    body\n    return name",
-            free_vars=free_vars,
-            body=body,
-            name=name,
+    # def factory(ag__, *free_vars): <body>; return <name>  (no positions)
+    factory = ast.FunctionDef(
+        name="factory",
+        args=ast.arguments(
+            posonlyargs=[],
+            args=[ast.arg(p) for p in ["ag__", *free_vars]],
+            kwonlyargs=[],
+            kw_defaults=[],
+            defaults=[],
         ),
-        type_ignores=[],
+        body=[*body, ast.Return(ast.Name(name, ast.Load()))],
+        decorator_list=[],
+        **({"type_params": []} if "type_params" in ast.FunctionDef._fields else {}),
     )
+    return ast.Module(body=[factory], type_ignores=[])
 
 
 def _load(function, closure_values=None, **overrides):
