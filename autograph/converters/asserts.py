@@ -10,7 +10,6 @@ The message is a lambda so that it is evaluated only on failure, as in Python.
 from __future__ import annotations
 
 import ast
-from collections.abc import Set as AbstractSet
 
 from autograph.core import builders as b
 from autograph.pyct import transformer
@@ -28,19 +27,6 @@ class AssertTransformer(transformer.Base):
         return b.expr(b.ag_call("assert_stmt", *args))
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {ast.Expr, ast.Call, ast.Attribute, ast.Name, ast.Lambda, ast.arguments}
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether a tree holding these node classes has anything to rewrite."""
-    return ast.Assert in kinds
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the `assert` statements of `node`."""
-    node = AssertTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return AssertTransformer(ctx).visit(node)

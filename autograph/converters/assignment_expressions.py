@@ -34,10 +34,8 @@ Where a walrus is converted and where it is refused (the refusals are
 from __future__ import annotations
 
 import ast
-from collections.abc import Set as AbstractSet
 
 from autograph.core import builders as b
-from autograph.core.converter import GeneratedCode
 from autograph.pyct import transformer
 
 
@@ -102,19 +100,6 @@ class WhileTestTransformer(transformer.Base):
         return [before, node]
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {ast.Assign, ast.Name, ast.If, ast.BoolOp, ast.UnaryOp, ast.Not, GeneratedCode}
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether the tree may hold a `while` whose test assigns."""
-    return ast.NamedExpr in kinds and ast.While in kinds
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the `while` loops of `node` whose test holds a walrus."""
-    node = WhileTestTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return WhileTestTransformer(ctx).visit(node)

@@ -17,11 +17,10 @@ loop (`anno.Basic.EXTRA_LOOP_TEST`) and checked before the next item is drawn.
 from __future__ import annotations
 
 import ast
-from collections.abc import Set as AbstractSet
 
 from autograph.core import builders as b
 from autograph.core import jumps
-from autograph.core.converter import DroppedCode, LoopElse
+from autograph.core.survey import Marker
 from autograph.pyct import anno, transformer
 
 
@@ -57,7 +56,7 @@ class BreakTransformer(transformer.Base):
             return [node, *after] if after else node
         node.body = lowering.block(node.body)
         if lowering.dropped:
-            self.ctx.kinds.add(DroppedCode)
+            self.ctx.kinds.add(Marker.DROPPED_CODE)
         add_loop_test(node, b.not_(b.name(flag)))
         after: list[ast.stmt] = []
         if node.orelse:
@@ -71,18 +70,6 @@ class BreakTransformer(transformer.Base):
     visit_For = _visit_loop
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = jumps.EMITS
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether the tree has a `break`, or a loop `else` block (which moves
-    after its loop, where a `break` or `continue` in it belongs)."""
-    return ast.Break in kinds or LoopElse in kinds
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
-    """Lowers the `break` statements of `node`."""
-    node = BreakTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    """Lowers the `break` statements of `node` (and moves loops' `else`)."""
+    return BreakTransformer(ctx).visit(node)

@@ -15,7 +15,6 @@ rewritten.
 from __future__ import annotations
 
 import ast
-from collections.abc import Set as AbstractSet
 
 from autograph.core import builders as b
 from autograph.core.converter import OVERLOADED_BUILTINS
@@ -84,17 +83,6 @@ class CallTreeTransformer(transformer.Base):
         return b.ag_call("converted_call", func, *node.args, keywords=node.keywords)
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset({ast.Call, ast.Attribute, ast.Name})
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether a tree holding these node classes has anything to rewrite."""
-    return ast.Call in kinds
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the calls of `node`."""
-    node = CallTreeTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return CallTreeTransformer(ctx).visit(node)

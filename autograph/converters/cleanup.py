@@ -15,7 +15,6 @@ import collections
 from collections.abc import Set as AbstractSet
 
 from autograph.core import builders as b
-from autograph.core.converter import DroppedCode, GeneratedCode
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
@@ -196,27 +195,6 @@ def _is_ld(node: ast.Call) -> bool:
     )
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {
-        ast.Return,
-        ast.Tuple,
-        ast.Assign,
-        ast.AnnAssign,
-        ast.Call,
-        ast.Attribute,
-        ast.Name,
-    }
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether earlier passes generated code to tidy, or dropped dead code."""
-    return GeneratedCode in kinds or DroppedCode in kinds
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Tidies the generated functions in `node`."""
-    node = CleanupTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return CleanupTransformer(ctx).visit(node)

@@ -6,7 +6,6 @@ y = a if x > 0 else b    ->    y = ag__.if_exp(x > 0, lambda: a, lambda: b)
 from __future__ import annotations
 
 import ast
-from collections.abc import Set as AbstractSet
 
 from autograph.core import builders as b
 from autograph.core.converter import LazyOperands
@@ -22,27 +21,6 @@ class ConditionalExpressionTransformer(LazyOperands):
         return self.with_places(call, node.body, node.orelse)
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {
-        ast.Call,
-        ast.Attribute,
-        ast.Name,
-        ast.Lambda,
-        ast.arguments,
-        ast.keyword,
-        ast.Tuple,
-    }
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether a tree holding these node classes has anything to rewrite."""
-    return ast.IfExp in kinds
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the conditional expressions of `node`."""
-    node = ConditionalExpressionTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return ConditionalExpressionTransformer(ctx).visit(node)

@@ -13,11 +13,10 @@ top of each iteration and the skipped statements run under `if not continue_:`.
 from __future__ import annotations
 
 import ast
-from collections.abc import Set as AbstractSet
 
 from autograph.core import builders as b
 from autograph.core import jumps
-from autograph.core.converter import DroppedCode
+from autograph.core.survey import Marker
 from autograph.pyct import transformer
 
 
@@ -56,7 +55,7 @@ class ContinueTransformer(transformer.Base):
             node.body = jumps.invert_empty_ifs(body) or [b.pass_()]
             jumps.fill_empty_blocks(node)
         if low.dropped:
-            self.ctx.kinds.add(DroppedCode)
+            self.ctx.kinds.add(Marker.DROPPED_CODE)
         return node
 
     visit_While = _visit_loop
@@ -67,17 +66,6 @@ def _is_continue(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Continue)
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = jumps.EMITS
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether a tree holding these node classes has anything to rewrite."""
-    return ast.Continue in kinds
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Lowers the `continue` statements of `node`."""
-    node = ContinueTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return ContinueTransformer(ctx).visit(node)

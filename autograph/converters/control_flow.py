@@ -40,7 +40,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from autograph.core import builders as b
-from autograph.core.converter import GeneratedCode, NestedFunction, calls_anything
+from autograph.core.converter import calls_anything
+from autograph.core.survey import Marker
 from autograph.directives import set_loop_options
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity, definedness, liveness
@@ -121,7 +122,7 @@ class ControlFlowTransformer(transformer.Base):
             node=node,
         )
         nested = anno.getanno(node, anno.Basic.NESTED_WRITES, None)
-        if nested is None and NestedFunction in kinds:
+        if nested is None and Marker.NESTED_FUNCTION in kinds:
             local = activity.local_names(node)
             nested = activity.written_by_nested(node) - (local - scope.cells)
         scope.written_by_nested = nested or set()
@@ -649,44 +650,12 @@ def _has_docstring(body: list[ast.stmt]) -> bool:
     )
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {
-        ast.FunctionDef,
-        ast.arguments,
-        ast.arg,
-        ast.Return,
-        ast.Assign,
-        ast.Expr,
-        ast.Tuple,
-        ast.Name,
-        ast.Constant,
-        ast.Call,
-        ast.Attribute,
-        ast.keyword,
-        ast.Dict,
-        ast.Pass,
-        ast.Global,
-        ast.Nonlocal,
-        ast.Lambda,
-        GeneratedCode,
-        NestedFunction,
-    }
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether a tree holding these node classes has anything to rewrite."""
-    return ast.If in kinds or ast.While in kinds or ast.For in kinds
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Runs liveness and definedness, then rewrites the control flow of `node`."""
     if not isinstance(node, activity.FUNCTIONS):
+        ctx.rewrote = False
         return node  # a lambda has no statements
     cache = activity.Cache()
     liveness.annotate(node, cache)
     definedness.annotate(node, converted=True, cache=cache)
-    node = ControlFlowTransformer(ctx, cache).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return ControlFlowTransformer(ctx, cache).visit(node)

@@ -11,10 +11,8 @@ stay as written (rebinding a global or a closure's list would make it local).
 from __future__ import annotations
 
 import ast
-from collections.abc import Set as AbstractSet
 
 from autograph.core import builders as b
-from autograph.core.converter import ListMethodCall
 from autograph.pyct import transformer
 from autograph.pyct.static_analysis import activity
 
@@ -91,27 +89,6 @@ class ListTransformer(transformer.Base):
         return node
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {
-        ast.Assign,
-        ast.Call,
-        ast.Attribute,
-        ast.Name,
-        ast.Tuple,
-        ast.Subscript,
-        ast.Constant,
-    }
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether the tree calls `append` or `pop` and has a loop."""
-    return ListMethodCall in kinds and (ast.For in kinds or ast.While in kinds)
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites list append/pop inside the loops of `node`."""
-    node = ListTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return ListTransformer(ctx).visit(node)

@@ -15,11 +15,10 @@ exact in Python, a TypeError on a graph tensor.
 from __future__ import annotations
 
 import ast
-from collections.abc import Set as AbstractSet
 
 from autograph.converters.assignment_expressions import assigns
 from autograph.core import builders as b
-from autograph.core.converter import CompareChain, LazyOperands
+from autograph.core.converter import LazyOperands
 from autograph.pyct import transformer
 
 _SYMBOLS = {
@@ -88,28 +87,6 @@ class LogicalExpressionTransformer(LazyOperands):
         return node
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {
-        ast.Call,
-        ast.Attribute,
-        ast.Name,
-        ast.Lambda,
-        ast.arguments,
-        ast.Compare,
-        ast.keyword,
-        ast.Tuple,
-    }
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether a tree holding these node classes has anything to rewrite."""
-    return not kinds.isdisjoint((ast.BoolOp, ast.Not, CompareChain))
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the boolean operators of `node`."""
-    node = LogicalExpressionTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return LogicalExpressionTransformer(ctx).visit(node)

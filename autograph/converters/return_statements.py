@@ -38,12 +38,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
 
 from autograph.converters.break_statements import add_loop_test
 from autograph.core import builders as b
 from autograph.core import jumps
-from autograph.core.converter import CodeAfterReturn, DroppedCode
+from autograph.core.survey import Marker
 from autograph.pyct import transformer
 
 
@@ -209,14 +208,18 @@ class ReturnTransformer(transformer.Base):
 
     statements_only = True  # it rewrites statements; expressions stay
 
+    def __init__(self, ctx: object) -> None:
+        super().__init__(ctx)
+        self.rewrote = False
+
     def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         self.generic_visit(node)
         returns = _FunctionReturns(self.ctx)
         body = returns.tail_block(node.body)
         if _returns_to_expressions(body) or returns.changed:
-            self.ctx.kinds |= EMITS
+            self.rewrote = True
         if returns.dropped or returns.lowering.dropped:
-            self.ctx.kinds.add(DroppedCode)
+            self.ctx.kinds.add(Marker.DROPPED_CODE)
         node.body = body
         return node
 
@@ -224,25 +227,12 @@ class ReturnTransformer(transformer.Base):
     visit_AsyncFunctionDef = _visit_function
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-# (the flags' set-up, `return a if c else b`, and what lowering adds).
-EMITS = jumps.EMITS | {ast.Tuple, ast.Call, ast.Attribute, ast.IfExp, ast.Return}
-_BLOCKS = (ast.If, ast.For, ast.While, ast.With, ast.Try) + (
-    (ast.TryStar,) if hasattr(ast, "TryStar") else ()  # Python 3.11+
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether some `return` may not end its function (only a `return` that
-    is the last top-level statement of every function needs nothing)."""
-    if CodeAfterReturn in kinds:
-        return True
-    return ast.Return in kinds and not kinds.isdisjoint(_BLOCKS)
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Lowers the `return` statements of `node`'s functions.
 
-    Adds `EMITS` to `ctx.kinds` only if it rewrote something.
+    Tells the pipeline when it rewrote nothing (`ctx.rewrote`).
     """
-    return ReturnTransformer(ctx).visit(node)
+    returns = ReturnTransformer(ctx)
+    node = returns.visit(node)
+    ctx.rewrote = returns.rewrote
+    return node

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Set as AbstractSet
 
 from autograph.core import builders as b
-from autograph.core.converter import Context, NestedFunction
+from autograph.core.converter import Context
+from autograph.core.survey import Marker
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity, definedness
 from autograph.pyct.static_analysis.definedness import Defined
@@ -175,30 +175,9 @@ class VariablesTransformer(transformer.Base):
         return out
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {
-        ast.Call,
-        ast.Attribute,
-        ast.Name,
-        ast.Constant,
-        ast.Assign,
-        ast.Expr,
-        ast.BinOp,
-        ast.Lambda,
-        ast.arguments,
-    }
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Always: any function may read a local before it is bound."""
-    return True
-
-
 # Where reads happen later than the statement they sit in.
 _NESTED_SCOPES = (
-    NestedFunction,
+    Marker.NESTED_FUNCTION,
     ast.Lambda,
     ast.ListComp,
     ast.SetComp,
@@ -215,10 +194,9 @@ def transform(node: ast.AST, ctx: Context) -> ast.AST:
             unbound = definedness.annotate(fn)
             break  # annotate() covers nested functions itself
     if unbound is not None and _nothing_to_rewrite(node, ctx, unbound):
+        ctx.rewrote = False
         return node
-    node = VariablesTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return VariablesTransformer(ctx).visit(node)
 
 
 def _nothing_to_rewrite(node: ast.AST, ctx: Context, unbound: set[str]) -> bool:

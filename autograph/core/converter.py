@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autograph.core import builders as b
+from autograph.core.survey import Marker
 from autograph.pyct import anno, naming, transformer
 
 
@@ -68,39 +69,6 @@ class LazyOperands(transformer.Base):
         return call
 
 
-class GeneratedCode:
-    """Not a node: stands in `Context.kinds` for helper code that passes
-    generated (jump flags, helper functions), which `cleanup` tidies."""
-
-
-class DroppedCode:
-    """Not a node: stands in `Context.kinds` once jump lowering dropped dead
-    code (after a `return`, `break` or `continue`): it may have been the only
-    binding of a local, which `cleanup` then keeps local."""
-
-
-class NestedFunction:
-    """Not a node: stands in `Context.kinds` for a `def` inside the function."""
-
-
-class LoopElse:
-    """Not a node: stands in `Context.kinds` for a loop with an `else` block."""
-
-
-class ListMethodCall:
-    """Not a node: stands in `Context.kinds` for a call of a method named
-    `append` or `pop` (what the lists converter rewrites inside loops)."""
-
-
-class CompareChain:
-    """Not a node: stands in `Context.kinds` for a comparison chain (`a < b < c`)."""
-
-
-class CodeAfterReturn:
-    """Not a node: stands in `Context.kinds` for statements after a `return`
-    in a function's body (dead code, which return lowering drops)."""
-
-
 # Builtins that converted code routes through an operator, and the operator.
 OVERLOADED_BUILTINS = {
     "print": "print_",
@@ -126,10 +94,14 @@ class Context:
             globals), or None; used to recognize directives such as
             `autograph.set_loop_options`, which must be known statically.
         recursive: Whether calls to user functions are converted too.
-        kinds: What the tree may hold: the node classes and markers (below)
-            the survey found before conversion, plus what the passes run so
-            far added; each pass adds what it emits (its `EMITS`) when it
-            runs. A pass runs only if the tree holds what it rewrites.
+        kinds: What the tree may hold: the node classes and markers
+            (`core/survey.Marker`) the survey found before conversion, plus
+            what the passes run so far may have added (see
+            `impl/transpiler.Pass`). A pass runs only if the tree holds what
+            triggers it.
+        rewrote: Whether the pass running now rewrote something; a pass
+            that finds nothing to do sets it to False, and what it may emit
+            is then not added to `kinds`.
     """
 
     function_name: str
@@ -139,4 +111,5 @@ class Context:
     is_library: Callable[[str], bool] = lambda name: False
     lookup: Callable[[str], Any] = lambda name: None
     recursive: bool = True
-    kinds: set[type] = field(default_factory=set)
+    kinds: set[type | Marker] = field(default_factory=set)
+    rewrote: bool = True

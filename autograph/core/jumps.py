@@ -20,7 +20,7 @@ import ast
 from collections.abc import Callable, Sequence
 
 from autograph.core import builders as b
-from autograph.core.converter import GeneratedCode
+from autograph.core.survey import Marker
 from autograph.pyct import anno, naming, transformer
 from autograph.pyct.static_analysis import activity
 
@@ -48,7 +48,7 @@ EMITS = frozenset(
         ast.UnaryOp,
         ast.Not,
         ast.BoolOp,
-        GeneratedCode,
+        Marker.GENERATED_CODE,
     }
 )
 

@@ -7,17 +7,18 @@ import builtins
 import textwrap
 
 from autograph.core.converter import Context
+from autograph.core.survey import survey
 from autograph.impl import codegen, transpiler
 from autograph.pyct import naming, parser
 
 
 def context(node: ast.FunctionDef) -> Context:
     """A fresh conversion context for `node`, as the pipeline makes one."""
-    names, kinds = transpiler._survey(node)
+    names, kinds = survey(node)
     return Context(
         function_name=node.name,
         filename="<test>",
-        namer=naming.Namer(names),
+        namer=naming.Namer(names | transpiler.RESERVED),
         is_builtin=lambda name: hasattr(builtins, name),
         kinds=kinds,
     )
