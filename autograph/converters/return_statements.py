@@ -37,7 +37,6 @@ before it (and other branches) do not carry them.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
 
 from autograph.converters.break_statements import add_loop_test
 from autograph.core import builders as b
@@ -59,9 +58,8 @@ class _FunctionReturns:
             namer=ctx.namer,
             into_loops=True,
             on_loop=self._stop_loop,
+            leave=self._leave,
         )
-        self.changed = False  # whether the tree changed
-        self.dropped = False  # whether dead code was dropped
 
     @property
     def do_return(self) -> str:
@@ -102,72 +100,13 @@ class _FunctionReturns:
             b.assign(self.do_return, b.const(True)),
         ]
 
-    def tail_block(self, stmts: Sequence[ast.stmt]) -> list[ast.stmt]:
-        """Lowers the returns of a block that ends its function."""
+    def _leave(self, stmt: ast.stmt, rest: list[ast.stmt]) -> list[ast.stmt]:
+        """A return that does not end the function: flags (set up right here,
+        where they are first needed), the statement lowered, a final check."""
         low = self.lowering
-        out: list[ast.stmt] = []
-        for i, stmt in enumerate(stmts):
-            if not low.contains(stmt):
-                out.append(stmt)
-                continue
-            # Every path below returns: `rest` is copied once per block.
-            rest = list(stmts[i + 1 :])
-            if isinstance(stmt, ast.Return):
-                out.append(stmt)
-                self.changed |= bool(rest)
-                self.dropped |= bool(rest)
-                return out  # anything after it is dead code
-            if isinstance(stmt, ast.If):
-                body_returns = low.always_jumps(stmt.body)
-                orelse_returns = low.always_jumps(stmt.orelse)
-                self.changed |= bool(rest) and (body_returns or orelse_returns)
-                if body_returns and not orelse_returns:
-                    stmt.orelse = stmt.orelse + rest
-                    rest = []
-                elif orelse_returns and not body_returns:
-                    stmt.body = stmt.body + rest
-                    rest = []
-                elif body_returns and orelse_returns:
-                    self.dropped |= bool(rest)
-                    rest = []
-                if not rest:
-                    stmt.body = self.tail_block(stmt.body)
-                    stmt.orelse = self.tail_block(stmt.orelse)
-                    out.append(stmt)
-                    return out
-            elif isinstance(stmt, (ast.With, ast.AsyncWith)) and not rest:
-                stmt.body = self.tail_block(stmt.body)
-                out.append(stmt)
-                return out
-            elif (
-                isinstance(stmt, ast.Try)
-                and not rest
-                and not stmt.orelse  # falling off the body runs `else`, not a return
-                and (
-                    not low.contains(stmt.finalbody)
-                    # A finally block that always returns ends the function
-                    # whatever happens before; Python runs it as it is.
-                    or low.always_jumps(stmt.finalbody)
-                )
-            ):
-                stmt.body = self.tail_block(stmt.body)
-                for handler in stmt.handlers:
-                    handler.body = self.tail_block(handler.body)
-                stmt.finalbody = self.tail_block(stmt.finalbody)
-                out.append(stmt)
-                return out
-            # A return that does not end the function: flags (set up right
-            # here, where they are first needed) and a final check.
-            out.append(self.init_flags())
-            out.extend(low.block([stmt]))
-            # if do_return: return retval_ / else: <rest>
-            check = b.if_(
-                b.name(self.do_return), [b.ret(b.name(self.retval))], orelse=rest
-            )
-            out.extend(self.tail_block([check]))
-            self.changed = True
-            return out
-        return out
+        # if do_return: return retval_ / else: <rest>
+        check = b.if_(b.name(self.do_return), [b.ret(b.name(self.retval))], rest)
+        return [self.init_flags(), *low.block([stmt]), *low.tail_block([check])]
 
 
 def _single_return(stmts: list[ast.stmt]) -> ast.expr | None:
@@ -214,11 +153,12 @@ class ReturnTransformer(transformer.Base):
 
     def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         self.generic_visit(node)
-        returns = _FunctionReturns(self.ctx)
-        body = returns.tail_block(node.body)
-        if _returns_to_expressions(body) or returns.changed:
+        low = _FunctionReturns(self.ctx).lowering
+        body = low.tail_block(node.body)
+        # (flags were set up if the flag has a name)
+        if _returns_to_expressions(body) or low.moved or low.flag_named:
             self.rewrote = True
-        if returns.dropped or returns.lowering.dropped:
+        if low.dropped:
             self.ctx.kinds.add(Marker.DROPPED_CODE)
         node.body = body
         return node

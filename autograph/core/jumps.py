@@ -69,6 +69,9 @@ class Lowering:
         on_loop: Called with each nested loop that contains a lowered jump
             (only when `into_loops`) and the flag that tells it to stop, e.g.
             to add an extra loop test.
+        leave: For `tail_block`: what a statement holding a jump that
+            cannot stay a jump becomes, given the statements after it (for
+            `return`: flags, the statement lowered, and a final check).
     """
 
     def __init__(
@@ -80,6 +83,7 @@ class Lowering:
         namer: naming.Namer,
         into_loops: bool = False,
         on_loop: Callable[[ast.stmt, str], None] | None = None,
+        leave: Callable[[ast.stmt, list[ast.stmt]], list[ast.stmt]] | None = None,
     ) -> None:
         self.is_jump = is_jump
         self.replace = replace
@@ -87,8 +91,10 @@ class Lowering:
         self.namer = namer
         self.into_loops = into_loops
         self.on_loop = on_loop
+        self.leave = leave
         self.guards_used = False
         self.dropped = False  # whether code after a jump was dropped
+        self.moved = False  # whether tail_block moved or dropped code
         # How many statements around the block being lowered may catch an
         # exception (a try with handlers, a with, a finally that jumps), and
         # the flags of the finally blocks that jump around it.
@@ -147,6 +153,20 @@ class Lowering:
 
     def block(self, stmts: Sequence[ast.stmt]) -> list[ast.stmt]:
         """Lowers the jumps of a block; see the module docstring."""
+        return self._block(stmts, tail=False)
+
+    def tail_block(self, stmts: Sequence[ast.stmt]) -> list[ast.stmt]:
+        """Lowers a block that ends its function: a jump there may stay.
+
+        A jump that ends the block stays as it is, and so do those in the
+        branches of an `if`, a `with` or a `try` that ends it (the code
+        after a branch that always jumps moves into the other branch, as in
+        `block`). A statement holding a jump that cannot stay (in a loop,
+        or followed by more code) becomes what `leave` makes of it.
+        """
+        return self._block(stmts, tail=True)
+
+    def _block(self, stmts: Sequence[ast.stmt], tail: bool) -> list[ast.stmt]:
         out: list[ast.stmt] = []
         for i, stmt in enumerate(stmts):
             if not self.contains(stmt):
@@ -155,36 +175,71 @@ class Lowering:
             # Every path below returns: `rest` is copied once per block.
             rest = list(stmts[i + 1 :])
             if self.is_jump(stmt):
-                out.extend(self.replace(stmt))
+                out.extend([stmt] if tail else self.replace(stmt))
                 self.dropped |= bool(rest)
+                self.moved |= bool(rest)
                 return out  # what follows a jump never runs
             if isinstance(stmt, ast.If):
                 body_jumps = self.always_jumps(stmt.body)
                 orelse_jumps = self.always_jumps(stmt.orelse)
                 if body_jumps and not orelse_jumps:
-                    stmt.body = self.block(stmt.body)
-                    stmt.orelse = self.block(stmt.orelse + rest)
+                    stmt.body = self._block(stmt.body, tail)
+                    stmt.orelse = self._block(stmt.orelse + rest, tail)
+                    self.moved |= bool(rest)
                     out.append(stmt)
                     return out
                 if orelse_jumps and not body_jumps:
-                    stmt.body = self.block(stmt.body + rest)
-                    stmt.orelse = self.block(stmt.orelse)
+                    stmt.body = self._block(stmt.body + rest, tail)
+                    stmt.orelse = self._block(stmt.orelse, tail)
+                    self.moved |= bool(rest)
                     out.append(stmt)
                     return out
-                stmt.body = self.block(stmt.body)
-                stmt.orelse = self.block(stmt.orelse)
+                if not tail or body_jumps or not rest:
+                    stmt.body = self._block(stmt.body, tail)
+                    stmt.orelse = self._block(stmt.orelse, tail)
+                    out.append(stmt)
+                    if body_jumps or tail:  # (then both jump, or nothing follows)
+                        self.dropped |= bool(rest)
+                        self.moved |= bool(rest)
+                        return out
+            elif tail and not rest and self._may_stay(stmt):
+                self._lower_tail_children(stmt)
                 out.append(stmt)
-                if body_jumps and orelse_jumps:
-                    self.dropped |= bool(rest)
-                    return out
-            else:
+                return out
+            elif not tail:
                 out.extend(self._lower_children(stmt))
+            if tail:
+                out.extend(self.leave(stmt, rest))
+                return out
             if rest:
                 # if not flag: <rest>
                 guard = b.not_(b.name(self._guard_flag()))
                 out.append(b.if_(guard, self.block(rest)))
             return out
         return out
+
+    def _may_stay(self, stmt: ast.stmt) -> bool:
+        """Whether the jumps of `stmt`, which ends its function, may stay."""
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            return True
+        return (
+            isinstance(stmt, ast.Try)
+            and not stmt.orelse  # falling off the body runs `else`, not a jump
+            and (
+                not self.contains(stmt.finalbody)
+                # A finally block that always jumps ends the function
+                # whatever happens before; Python runs it as it is.
+                or self.always_jumps(stmt.finalbody)
+            )
+        )
+
+    def _lower_tail_children(self, stmt: ast.stmt) -> None:
+        """Lowers the blocks of a `with` or `try` that ends its function."""
+        stmt.body = self.tail_block(stmt.body)
+        for handler in getattr(stmt, "handlers", ()):
+            handler.body = self.tail_block(handler.body)
+        if isinstance(stmt, ast.Try):
+            stmt.finalbody = self.tail_block(stmt.finalbody)
 
     def _lower_children(self, stmt: ast.stmt) -> list[ast.stmt]:
         """Lowers the jumps inside `stmt`; returns what replaces it."""
