@@ -438,6 +438,7 @@ def _convert(
         located=True,
         filename=parsed.filename,
         entity_name=entity_name,
+        leading=[AG],
         free_vars=free_vars,
         globals_=function.__globals__,
         closure_values=dict.fromkeys([AG, *free_vars]),
