@@ -176,14 +176,7 @@ class VariablesTransformer(transformer.Base):
 
 
 # Where reads happen later than the statement they sit in.
-_NESTED_SCOPES = (
-    Marker.NESTED_FUNCTION,
-    ast.Lambda,
-    ast.ListComp,
-    ast.SetComp,
-    ast.DictComp,
-    ast.GeneratorExp,
-)
+_NESTED_SCOPES = (Marker.NESTED_FUNCTION, ast.Lambda, *activity.COMPREHENSIONS)
 
 
 def transform(node: ast.AST, ctx: Context) -> ast.AST:

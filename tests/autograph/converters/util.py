@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import ast
 import builtins
+import linecache
 import textwrap
 
+import autograph
 from autograph.core.converter import Context
 from autograph.core.survey import survey
 from autograph.impl import codegen, transpiler
+from autograph.impl.api import always_run_converted
 from autograph.pyct import naming, parser
 
 
@@ -50,11 +53,6 @@ _counter = [0]
 def run(source: str, *args, **namespace):
     """Defines the function in `source` (in a file-like module registered in
     linecache, as a user's would be), then runs its converted code."""
-    import linecache
-
-    import autograph
-    from autograph.impl.api import always_run_converted
-
     _counter[0] += 1
     filename = f"<converter-test-{_counter[0]}>"
     text = textwrap.dedent(source)
