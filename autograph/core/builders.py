@@ -251,6 +251,11 @@ def def_(name_: str, params: Iterable[str], body: list[ast.stmt]) -> ast.Functio
     return ast.FunctionDef(name_, args, body, [], None, None, **_NO_TYPE_PARAMS)
 
 
+def module(body: list[ast.stmt]) -> ast.Module:
+    """A module of `body` (what is compiled)."""
+    return ast.Module(body, [])
+
+
 # --- shapes of the ag__ protocol -----------------------------------------------
 
 

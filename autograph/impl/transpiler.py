@@ -428,7 +428,7 @@ def _convert(
         # reach the module's `f`, as in the original.
         body.insert(0, b.global_([returned]))
     factory = b.def_(_FACTORY, [AG, *free_vars], body)
-    module = ast.Module(body=[factory], type_ignores=[])
+    module = b.module([factory])
     # The definition has its positions (convert_node): only the factory's
     # own nodes need some, so it is added after they get them.
     codegen.fill_locations(factory, definition.lineno)

@@ -98,6 +98,13 @@ def test_each_builder_emits_the_code_it_names(build, text):
         compile(ast.fix_missing_locations(module), "<builders>", "exec")
 
 
+def test_a_module_compiles_its_statements():
+    tree = b.module([b.assign("y", b.const(1))])
+    namespace: dict = {}
+    exec(compile(ast.fix_missing_locations(tree), "<builders>", "exec"), namespace)
+    assert namespace["y"] == 1
+
+
 def test_is_ag_attr_recognizes_operators_only():
     assert b.is_ag_attr(b.ag_attr("ld"), "ld")
     assert not b.is_ag_attr(b.ag_attr("ld"), "ld_cell")
