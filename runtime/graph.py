@@ -89,20 +89,70 @@ def add_source_mapper(mapper: Callable[[str, int], tuple[str, int] | None]) -> N
     _SOURCE_MAPPERS.append(mapper)
 
 
+def _user_code(filename: str, lineno: int) -> SourceLocation | None:
+    """The user's location of a line, or None if it is the library's."""
+    for mapper in _SOURCE_MAPPERS:
+        mapped = mapper(filename, lineno)
+        if mapped is not None:
+            return SourceLocation(*mapped)
+    if not filename.startswith(tuple(_INTERNAL_PATHS)):
+        return SourceLocation(filename, lineno)
+    return None
+
+
 def user_location(skip: int = 1) -> SourceLocation | None:
     """The first stack frame outside the `runtime`/`autograph` packages."""
     frame = sys._getframe(skip)
-    internal = tuple(_INTERNAL_PATHS)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        for mapper in _SOURCE_MAPPERS:
-            mapped = mapper(filename, frame.f_lineno)
-            if mapped is not None:
-                return SourceLocation(*mapped)
-        if not filename.startswith(internal):
-            return SourceLocation(filename, frame.f_lineno)
+        location = _user_code(frame.f_code.co_filename, frame.f_lineno)
+        if location is not None:
+            return location
         frame = frame.f_back
     return None
+
+
+def _raising_frame(error: BaseException) -> tuple[str, int] | None:
+    tb = error.__traceback__
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_filename, tb.tb_lineno
+
+
+def raised_by_user(error: BaseException) -> SourceLocation | None:
+    """Where user code raised `error` (a `raise`, or an operation of its own
+    such as `d[k]`), or None if the library or another package raised it."""
+    frame = _raising_frame(error)
+    return None if frame is None else _user_code(*frame)
+
+
+def keep_refusal(error: Exception, *, ours: bool = False) -> None:
+    """Records `error` on the graph being built (see `Graph.refusals`) if
+    this library raised it because it cannot build what the user's code
+    asks: user code may catch it while tracing (`except Exception`, or a
+    `return` in `finally`), which must not leave a half-built graph that
+    runs. Errors the user's code raised, or Python raises on a path (an
+    unbound read: `NameError`, `KeyError`, ...), are left alone; `ours`
+    says the caller is about to raise `error` itself."""
+    graph = context.STATE.graph
+    if graph is None or isinstance(error, _PATH_ERRORS):
+        return
+    if not ours:
+        frame = _raising_frame(error)
+        if frame is None or _user_code(*frame) is not None:
+            return
+        if not frame[0].startswith(tuple(_INTERNAL_PATHS)):
+            return  # another package's (NumPy's): the user's code may handle it
+    while graph.outer_graph is not None and not graph.isolated:
+        graph = graph.outer_graph
+    if not any(e is error for e in graph.refusals):
+        graph.refusals.append(error)
+
+
+# What Python raises on a path of the program, which converted code may
+# raise and catch as the original does.
+_PATH_ERRORS = (NameError, LookupError, ArithmeticError, StopIteration, OpError)
 
 
 class Operation:
@@ -187,6 +237,11 @@ class Graph:
         captures: (outer tensor, placeholder here) pairs, in capture order.
         variables: id -> `Variable` for every variable an op here touches.
         created_variables: Variables created while this graph was the default.
+        refusals: Errors that make the graph wrong to run, raised while it
+            was built (the tracer raises the first even if user code caught
+            it while tracing; see `keep_refusal`).
+        isolated: A scratch graph (a trial trace): refusals raised while it
+            is built stay on it.
     """
 
     def __init__(self, name: str = "graph", *, outer_graph: Graph | None = None):
@@ -197,6 +252,8 @@ class Graph:
         self.captures: list[tuple[SymbolicTensor, SymbolicTensor]] = []
         self.variables: dict[int, Any] = {}
         self.created_variables: list[Any] = []
+        self.refusals: list[Exception] = []
+        self.isolated = False
         self._ops: list[Operation] = []
         self._by_name: dict[str, Operation] = {}
         self._name_counts: dict[str, int] = {}

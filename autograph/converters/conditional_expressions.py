@@ -17,8 +17,9 @@ class ConditionalExpressionTransformer(LazyOperands):
     def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
         self.generic_visit(node)
         # ag__.if_exp(test, lambda: body, lambda: orelse)
-        call = b.ag_call("if_exp", node.test, b.thunk(node.body), b.thunk(node.orelse))
-        return self.with_places(call, node.body, node.orelse)
+        body, orelse = self.lazy(node.body), self.lazy(node.orelse)
+        call = b.ag_call("if_exp", node.test, b.thunk(body), b.thunk(orelse))
+        return self.with_places(call, body, orelse)
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

@@ -27,8 +27,8 @@ from runtime import control_flow, dtypes, nest
 from runtime import control_flow_checks as checks
 from runtime.context import STATE
 from runtime.control_flow_checks import quote
-from runtime.graph import Graph, user_location
-from runtime.operators import dispatch, verification
+from runtime.graph import Graph, keep_refusal, raised_by_user, user_location
+from runtime.operators import dispatch, exceptions, verification
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place
@@ -112,10 +112,14 @@ def _if_stmt(
         def run() -> Any:
             try:
                 result = call(fn)
-            except _RAISED_ON_PATH as error:
+            except Exception as error:
+                if not _on_path(error):
+                    raise
                 # Python raises this only when the branch runs: so does the
                 # graph; the branch gives the other's types meanwhile.
-                return _raising_branch(error, lambda: call(other), label)
+                return _raising_branch(
+                    error, lambda: call(other), lambda: call(None), label
+                )
             if not count:
                 returned[label] = result
                 if len(returned) == 2 and (returned["if"] is None) != (
@@ -227,36 +231,89 @@ _RAISED_ON_PATH = (
 )
 
 
+def _on_path(error: Exception) -> bool:
+    """Whether Python raises `error` only on the path being traced: the
+    user's code raised it (a `raise`, `d[k]`, `1 / 0`), or it is an error
+    Python raises at a read (an unbound variable)."""
+    return isinstance(error, _RAISED_ON_PATH) or raised_by_user(error) is not None
+
+
 def _other_sample(other: Callable[[], Any], own: Any) -> Any:
     """What the other branch gives, traced into a scratch graph; this
     branch's own values if the other raises on its path (it will take this
     branch's types, see `_raising_branch`)."""
     try:
         return _dry_run(other, ())
-    except _RAISED_ON_PATH:
+    except Exception as error:
+        if not _on_path(error):
+            raise
         return own
 
 
-def _raising_branch(error: BaseException, other: Callable[[], Any], label: str) -> Any:
+def _raise_when_run(error: Exception, what: str, ran: str) -> None:
+    """Adds an Assert that fails with `error` when the graph runs this point
+    (in `what`, which the run `ran`), where Python raises it.
+
+    Refused if a `try` around the statement handles `error`: the graph
+    cannot catch it.
+    """
+    where = user_location(3)
+    at = f" at {where}" if where else ""
+    handler = exceptions.handling_try(where, error)
+    if handler is not None:
+        refusal = TypeError(
+            f"{error!r} is raised in {what}{at}, inside the "
+            f"`try` at {handler} that handles it, but a graph cannot catch an "
+            "exception when it runs; decide with a Python value, or return a "
+            "value that says what happened instead of raising"
+        )
+        raise refusal from error  # (kept on the graph: see `register`)
+    Assert(False, [f"{type(error).__name__}: {error} (in {what}{at}, which {ran})"])
+
+
+def _raising_branch(
+    error: Exception,
+    other: Callable[[], Any],
+    unchanged: Callable[[], Any],
+    label: str,
+) -> Any:
     """A branch that raises `error` when the graph runs it.
 
     Its outputs are zeros of the other branch's types; if the other branch
-    raises too while tracing, the `if` itself raises now (it cannot be built).
+    raises too (so does the `if`, whichever branch it takes), both give the
+    state `unchanged`, which nothing after the `if` reads at run time.
     """
-    sample = _dry_run(other, ())
-    where = user_location(2)
-    Assert(
-        False,
-        [
-            f"{type(error).__name__}: {error} (in the {label} branch of the graph "
-            f"`if`{f' at {where}' if where else ''}, which this run took)"
-        ],
-    )
+    try:
+        sample = _dry_run(other, ())
+    except Exception as other_error:
+        if not _on_path(other_error):
+            raise
+        sample = unchanged()
+    _raise_when_run(error, f"the {label} branch of the graph `if`", "this run took")
     if sample is None:
         return None
     return nest.map_structure(
-        lambda v: v if is_undefined(v) else _zeros_like_spec(v), sample
+        lambda v: v if v is None or is_undefined(v) else _zeros_like_spec(v), sample
     )
+
+
+def _raising_body(body: Callable[..., Any], skip: int) -> Callable[..., Any]:
+    """A graph loop's `body` (after `skip` leading item arguments), which
+    raises when the graph runs an iteration in which Python raises: an
+    error the user's code raised while it was traced becomes an Assert, and
+    the iteration gives back the loop variables unchanged (never used)."""
+
+    def run(*args: Any) -> Any:
+        try:
+            return body(*args)
+        except Exception as error:
+            # (An unbound read tells a trial trace a loop-born name's type.)
+            if isinstance(error, NameError) or not _on_path(error):
+                raise
+            _raise_when_run(error, "the body of the graph loop", "this run ran")
+            return unpack_state(args[skip:])
+
+    return run
 
 
 def _check_places_defined(
@@ -341,6 +398,7 @@ def _dry_run(body: Callable[..., Any], args: Sequence[Any]) -> Any:
     """
     outer = STATE.graph
     scratch = Graph("dry_run", outer_graph=outer)
+    scratch.isolated = True  # what fails here may be tried another way
     with scratch.as_default():
         args = [
             scratch.placeholder(a.dtype, a.shape) if isinstance(a, _Guess) else a
@@ -1078,10 +1136,32 @@ def _list_pop(array: TensorArray, *index: Any) -> Any:
 
 def register() -> None:
     """Installs the graph backend into the dispatch tables."""
+
+    def kept(impl: Callable[..., Any]) -> Callable[..., Any]:
+        # What the backend refuses stays refused: user code around the
+        # statement may catch the error while tracing (`keep_refusal`).
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return impl(*args, **kwargs)
+            except Exception as error:
+                keep_refusal(error)
+                raise
+
+        return run
+
+    def while_stmt(test: Callable[..., Any], body: Callable[..., Any], *a, **k) -> Any:
+        return _while_stmt(test, _raising_body(body, 0), *a, **k)
+
+    def for_stmt(
+        iterable: Any, body: Callable[..., Any], state: tuple, names: tuple, *a, **k
+    ) -> Any:
+        names = names or state_names(body, skip=1)
+        return _for_stmt(iterable, _raising_body(body, 1), state, names, *a, **k)
+
     for operator, impl in (
         ("if_stmt", _if_stmt),
-        ("while_stmt", _while_stmt),
-        ("for_stmt", _for_stmt),
+        ("while_stmt", while_stmt),
+        ("for_stmt", for_stmt),
         ("and_", _and),
         ("or_", _or),
         ("not_", _not),
@@ -1092,9 +1172,9 @@ def register() -> None:
         ("int_", _int),
         ("float_", _float),
     ):
-        dispatch.register(operator, SymbolicTensor, impl)
-    dispatch.register("list_append", TensorArray, _list_append)
-    dispatch.register("list_pop", TensorArray, _list_pop)
+        dispatch.register(operator, SymbolicTensor, kept(impl))
+    dispatch.register("list_append", TensorArray, kept(_list_append))
+    dispatch.register("list_pop", TensorArray, kept(_list_pop))
     dispatch.register_activity_check(lambda: STATE.graph is not None)
 
 

@@ -154,6 +154,14 @@ def ld_cell(read: Callable[[], Any]) -> Any:
     return ld(value)  # it may also hold an Undefined value
 
 
+def set_cell(read: Callable[[], Any], value: Any) -> Any:
+    """`(x := value)` in a lazy operand, which conversion makes a lambda (a
+    walrus there would bind a name of the lambda): sets the cell of the
+    user's variable that `read` (`lambda: x`) reads, and gives `value`."""
+    read.__closure__[0].cell_contents = value
+    return value
+
+
 def is_undefined(value: Any) -> bool:
     """True for `Undefined` and `UndefinedReturnValue` values."""
     return isinstance(value, Undefined)

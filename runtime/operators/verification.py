@@ -10,6 +10,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from runtime.graph import keep_refusal
+
 # What converted code's own state variables stand for, by the Namer's base
 # names (a clash with a user's name gets a suffix: `retval__1`, `break__2`).
 # (The `for` item `itr` is a loop function's parameter, never state.)
@@ -53,12 +55,14 @@ def raise_python_loop_tensor_condition(names: tuple[str, ...]) -> None:
     """A `for` over a Python iterable other than a range (which a backend
     can continue) got a graph-tensor `break` or `return` condition."""
     state = ", ".join(repr(n) for n in names if not is_generated(n)) or "none"
-    raise TypeError(
+    error = TypeError(
         "this `for` loop iterates over a Python value, so it runs as Python "
         "(unrolled while tracing), but its `break` or `return` depends on a graph "
         f"tensor (loop variables: {state}); iterate over a tensor, e.g. "
         "rt.range(n), to make it one graph loop"
     )
+    keep_refusal(error, ours=True)  # user code may catch it while tracing
+    raise error
 
 
 # The names the compiler gives the functions it generates (`Namer` bases).

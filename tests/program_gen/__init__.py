@@ -33,9 +33,10 @@ can compute from ``rt.constant(a)``, ``rt.constant(b)`` (int32 scalars):
   float ``u v``, bool ``p q``) and is assigned before the body; ``and``/
   ``or``/``not`` and tests take bools only (no truth value of an int);
 * no Python side effects (no ``log``, ``print``, ``record``, ``assert``,
-  globals, list appends, ``with``, ``try``) and no exceptions on purpose:
-  no division by a variable, no ``del``, no reads of maybe-unbound names
-  except the names born in loops of ``loop_names``;
+  globals, list appends, ``with``) and no exceptions on purpose except the
+  ``raise`` statements of ``try``: no division by a variable, no ``del``, no
+  reads of maybe-unbound names except the names born in loops of
+  ``loop_names``;
 * bounded values: assignments are clamped to [-9, 9] (``clamp``/``fclamp``)
   and augmented assignments add constants, so int32 never overflows; float
   constants are dyadic, so float32 and float64 agree exactly;
@@ -121,6 +122,7 @@ TENSOR_FEATURES = frozenset(
         "builtins",
         "walrus",
         "chained",
+        "try",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""

@@ -1,7 +1,10 @@
 """Issue 11's features: exceptions, jumps and the rest of the syntax.
 
 A mixin over ``core.Writer``; each hook checks ``self.on(feature)``. All but
-``walrus`` are Python mode only (they have Python side effects or raise):
+``walrus`` and ``try`` are Python mode only (they have Python side effects or
+raise); in tensor mode ``try`` writes ``raise`` statements (in graph branches
+and loops: the graph raises when it runs them) and ``try`` blocks without
+logging (a graph cannot catch: one that would is refused):
 
 * ``try``: ``try`` with ``except KeyError``/``except (KeyError, ValueError)
   as e``/``except Exception``, ``else`` and ``finally`` in every combination;
@@ -117,6 +120,10 @@ class SyntaxFeatures:
     def feature_statements(self, depth: int) -> list[str]:
         kinds = super().feature_statements(depth)
         if self.tensor:
+            # A raise in a graph branch or loop raises when the graph runs
+            # it; a try that would catch it is refused (API: no catching).
+            if self.on("try"):
+                kinds += ["raise"] + (["try"] if depth < 3 else [])
             return kinds
         if self.on("try") and depth < 3:
             kinds += ["try", "try"]
@@ -143,7 +150,7 @@ class SyntaxFeatures:
             test = f"if {self.condition()}:"
             if self.chance(40):  # a change that must survive the exception
                 target = self.choice(NAMES["int"])
-                change = f"{target} = {self.expression()}"
+                change = f"{target} = {self.bounded(self.expression(), 'int')}"
                 if target in self.defined and self.chance(50):
                     change = f"{target} += {self.constant()}"
                 self.maybe.add(target)
@@ -173,7 +180,8 @@ class SyntaxFeatures:
             for handler in self.draw(
                 st.lists(st.sampled_from(_HANDLERS), min_size=count, max_size=count)
             ):
-                first = ("record(log, type(e).__name__)",) if " as e" in handler else ()
+                logs = " as e" in handler and not self.tensor
+                first = ("record(log, type(e).__name__)",) if logs else ()
                 lines += [handler, *self.clause(depth, first)]
         if shape in ("except_else", "all"):
             lines += ["else:", *self.clause(depth)]

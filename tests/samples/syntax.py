@@ -70,6 +70,14 @@ def walrus_in_a_returned_comprehension(a, n):
     return sum([(z := z + a) for k in range(3)])
 
 
+def walrus_in_an_or_operand(a, b):
+    # The right side of `or` becomes a lambda: the walrus sets the function's
+    # `z`, which lives in a cell, and a graph `or` carries it.
+    z = 0
+    found = a > 2 or (z := b * 2) > 3
+    return found, z
+
+
 def local_context_manager(n, log):
     @contextlib.contextmanager
     def tagged(tag):
@@ -137,6 +145,11 @@ SAMPLES = [
         walrus_in_a_returned_comprehension,
         [(1, 2), (5, 2), (2, 0)],
         tensors((1, 2), (5, 2), (2, 0)),
+    ),
+    Sample(
+        walrus_in_an_or_operand,
+        [(3, 1), (0, 1), (0, 5)],
+        tensors((3, 1), (0, 1), (0, 5)),
     ),
     Sample(local_context_manager, [(5, []), (0, ["x"])]),
     Sample(

@@ -267,6 +267,114 @@ def walrus_binds(node: ast.AST) -> tuple[set[str], set[str]]:
     return always, sometimes
 
 
+def lazy_walrus_targets(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
+    """Names a walrus binds in a lazy operand (the right side of `and`/`or`,
+    a branch of `a if c else b`), outside nested scopes.
+
+    Conversion makes such an operand a lambda, in which a walrus would bind
+    a name of the lambda: these names live in cells instead (`cells`), and
+    the operand sets them with `ag__.set_cell`.
+
+        >>> sorted(lazy_walrus_targets(ast.parse(
+        ...     "(a := 1) or [(b := v) for v in x] or (lambda: (c := 2))")))
+        ['b']
+    """
+    found: set[str] = set()
+    start = [nodes] if isinstance(nodes, ast.AST) else list(nodes)
+    stack: list[tuple[ast.AST, bool]] = [(n, False) for n in start]
+    while stack:
+        child, lazy = stack.pop()
+        if isinstance(child, ast.NamedExpr) and lazy:
+            found.add(child.target.id)
+        elif isinstance(child, SCOPES):
+            continue
+        if isinstance(child, ast.BoolOp):
+            operands = child.values[1:]
+        elif isinstance(child, ast.IfExp):
+            operands = [child.body, child.orelse]
+        else:
+            operands = []
+        for grandchild in child_nodes(child):
+            stack.append((grandchild, lazy or any(grandchild is n for n in operands)))
+    return found
+
+
+def handled_lines(
+    fn: ast.AST,
+) -> dict[int, tuple[tuple[int, frozenset[str] | None], ...]]:
+    """For each line an exception raised on may be handled by a `try`: the
+    `try` statements around it, innermost first, as (line, the names of the
+    classes it catches, or None where it may catch anything).
+
+    A `try`'s handlers cover its body: their classes by name (None for a
+    bare `except`, or a class given by an expression that is no name). A
+    `finally` that jumps (`return`, or `break`/`continue` of the loop
+    around the `try`) swallows whatever its body, handlers and `else` raise.
+
+        >>> fn = ast.parse(
+        ...     "def f(a):\\n"
+        ...     "  try:\\n"
+        ...     "    a = 1\\n"
+        ...     "  except (KeyError, errors.Bad):\\n"
+        ...     "    pass"
+        ... ).body[0]
+        >>> handled_lines(fn)[3][0][0], sorted(handled_lines(fn)[3][0][1])
+        (2, ['Bad', 'KeyError'])
+    """
+    found: dict[int, list[tuple[int, frozenset[str] | None]]] = {}
+
+    def cover(stmts: list[ast.AST], entry: tuple[int, frozenset[str] | None]) -> None:
+        if stmts:
+            last = stmts[-1].end_lineno or stmts[-1].lineno
+            for line in range(stmts[0].lineno, last + 1):
+                found.setdefault(line, []).append(entry)
+
+    for node in ast.walk(fn):  # outside in
+        if not isinstance(node, _TRIES):
+            continue
+        if node.handlers:
+            cover(node.body, (node.lineno, _caught(node.handlers)))
+        if _jumps_out(node.finalbody):
+            cover([*node.body, *node.handlers, *node.orelse], (node.lineno, None))
+    return {line: tuple(reversed(tries)) for line, tries in found.items()}
+
+
+def _caught(handlers: list[ast.ExceptHandler]) -> frozenset[str] | None:
+    """The names of the classes the handlers catch, or None for anything."""
+    caught: set[str] = set()
+    for handler in handlers:
+        kinds = handler.type
+        for kind in kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]:
+            if isinstance(kind, ast.Name):
+                caught.add(kind.id)
+            elif isinstance(kind, ast.Attribute):
+                caught.add(kind.attr)
+            else:
+                return None
+    return frozenset(caught)
+
+
+def _jumps_out(stmts: list[ast.stmt]) -> bool:
+    """Whether the block holds a `return`, or a `break`/`continue` of a loop
+    around it (not of a loop inside it)."""
+    stack: list[tuple[ast.AST, bool]] = [(s, False) for s in stmts]
+    while stack:
+        node, in_loop = stack.pop()
+        if isinstance(node, ast.Return):
+            return True
+        if isinstance(node, (ast.Break, ast.Continue)) and not in_loop:
+            return True
+        if isinstance(node, SCOPES):
+            continue
+        inner = in_loop or isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+        stack.extend(
+            (c, inner)
+            for c in child_nodes(node)
+            if isinstance(c, (ast.stmt, ast.excepthandler))
+        )
+    return False
+
+
 def declarations(fn: ast.AST) -> dict[str, str]:
     """Maps each name declared in `fn` to 'global' or 'nonlocal'."""
     found: dict[str, str] = {}
@@ -304,7 +412,8 @@ def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     - names a converted statement (`if`, loop) inside a `try` or `with` body
       assigns and code outside the statement reads: an exception may leave
       the statement half-way, and what it assigned before must be seen by the
-      handler and after.
+      handler and after;
+    - names a walrus binds in a lazy operand (`lazy_walrus_targets`).
 
         >>> fn = ast.parse(
         ...     "def f(n):\\n"
@@ -342,7 +451,7 @@ def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         for stmt in guarded:
             inside = _loads([stmt])
             found |= {n for n in writes(stmt) if everywhere[n] > inside[n]}
-    return found & local
+    return (found | lazy_walrus_targets(fn.body)) & local
 
 
 def _loads(nodes: Iterable[ast.AST]) -> collections.Counter[str]:

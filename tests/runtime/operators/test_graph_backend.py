@@ -528,3 +528,85 @@ def test_reading_a_loop_born_name_raises_even_when_its_value_is_unused():
     assert run(np.int32(-2))[0] == 0
     with pytest.raises(rt.errors.InvalidArgumentError, match="'late' is read after"):
         run(np.int32(3))
+
+
+# -- exceptions raised on a traced path -------------------------------------
+
+
+def raises_in_loop_body(n):
+    total = 0
+    for i in rt.range(n):
+        total += 1
+        raise KeyError("stop")
+    return total
+
+
+def raises_value_error_in_branch(x):
+    if x > 2:
+        raise ValueError("too big")
+    return x
+
+
+def test_a_raise_in_a_graph_loop_body_raises_only_when_an_iteration_runs():
+    f = autograph.function(raises_in_loop_body)
+    assert int(f(rt.constant(0))) == 0  # Python: 0, no iteration
+    with pytest.raises(rt.errors.InvalidArgumentError, match="KeyError: 'stop'"):
+        f(rt.constant(2))
+
+
+def test_any_exception_the_users_branch_raises_raises_when_the_branch_runs():
+    f = autograph.function(raises_value_error_in_branch)
+    assert int(f(rt.constant(1))) == 1
+    with pytest.raises(rt.errors.InvalidArgumentError, match="ValueError: too big"):
+        f(rt.constant(3))
+
+
+def caught_branch_raise(x):
+    try:
+        if x > 2:
+            raise KeyError("big")
+    except KeyError:
+        x = -x
+    return x
+
+
+def caught_loop_raise(n):
+    total = 0
+    try:
+        for i in rt.range(n):
+            total += 1
+            raise ValueError("stop")
+    except Exception:  # also catches the refusal while tracing
+        total = 100
+    return total
+
+
+def test_a_raise_a_try_around_a_graph_statement_would_catch_is_refused():
+    with pytest.raises(TypeError, match=r"inside the `try` at .*a graph cannot catch"):
+        autograph.function(caught_branch_raise)(rt.constant(3))
+    with pytest.raises(TypeError, match="ValueError\\('stop'\\) is raised in the body"):
+        autograph.function(caught_loop_raise)(rt.constant(3))
+
+
+def uncaught_kind(x):
+    try:
+        if x > 2:
+            raise ValueError("big")
+    except KeyError:
+        x = -x
+    return x
+
+
+def raise_in_a_with_block(x):
+    with rt.name_scope("check"):
+        if x > 2:
+            raise ValueError("big")
+    return x
+
+
+@pytest.mark.parametrize("f", [uncaught_kind, raise_in_a_with_block])
+def test_a_raise_no_handler_catches_still_becomes_an_assert(f):
+    g = autograph.function(f)
+    assert int(g(rt.constant(1))) == 1
+    with pytest.raises(rt.errors.InvalidArgumentError, match="ValueError: big"):
+        g(rt.constant(3))
