@@ -10,9 +10,8 @@ The message is a lambda so that it is evaluated only on failure, as in Python.
 from __future__ import annotations
 
 import ast
-from collections.abc import Set as AbstractSet
 
-from autograph.core.converter import ag_call, thunk
+from autograph.core import builders as b
 from autograph.pyct import transformer
 
 
@@ -23,23 +22,11 @@ class AssertTransformer(transformer.Base):
 
     def visit_Assert(self, node: ast.Assert) -> ast.stmt:
         self.generic_visit(node)
-        args = [node.test] if node.msg is None else [node.test, thunk(node.msg)]
-        return ast.Expr(value=ag_call("assert_stmt", *args))
-
-
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {ast.Expr, ast.Call, ast.Attribute, ast.Name, ast.Lambda, ast.arguments}
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether a tree holding these node classes has anything to rewrite."""
-    return ast.Assert in kinds
+        # ag__.assert_stmt(test, lambda: msg)
+        args = [node.test] if node.msg is None else [node.test, b.thunk(node.msg)]
+        return b.expr(b.ag_call("assert_stmt", *args))
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the `assert` statements of `node`."""
-    node = AssertTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return AssertTransformer(ctx).visit(node)

@@ -34,11 +34,9 @@ Where a walrus is converted and where it is refused (the refusals are
 from __future__ import annotations
 
 import ast
-from collections.abc import Set as AbstractSet
 
-from autograph.core import jumps
-from autograph.core.converter import GeneratedCode
-from autograph.pyct import templates, transformer
+from autograph.core import builders as b
+from autograph.pyct import transformer
 
 
 def assigns(expr: ast.expr) -> bool:
@@ -78,10 +76,6 @@ def _is_flag_test(expr: ast.expr, namer: object) -> bool:
     )
 
 
-def _and(values: list[ast.expr]) -> ast.expr:
-    return values[0] if len(values) == 1 else ast.BoolOp(op=ast.And(), values=values)
-
-
 class WhileTestTransformer(transformer.Base):
     """Moves each assigning `while` test into the loop's state."""
 
@@ -95,29 +89,17 @@ class WhileTestTransformer(transformer.Base):
             return node
         flags, test = _split_flags(node.test, self.ctx.namer)
         # On entry the jump flags are all unset: the test alone decides.
-        before = jumps.assign(cond, test)
-        again: ast.stmt = jumps.assign(cond, templates.copy_node(test))
+        before = b.assign(cond, test)  # loop_cond = <test>
+        again: ast.stmt = b.assign(cond, transformer.copy_node(test))
         if flags:
-            guard = _and([templates.copy_node(f) for f in flags])
-            again = ast.If(test=guard, body=[again], orelse=[])
-        node.test = _and([*flags, jumps.name(cond)])
+            # if not break_ and ...: loop_cond = <test>
+            guard = b.and_([transformer.copy_node(f) for f in flags])
+            again = b.if_(guard, [again])
+        node.test = b.and_([*flags, b.name(cond)])  # while not break_ and loop_cond:
         node.body.append(again)
         return [before, node]
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {ast.Assign, ast.Name, ast.If, ast.BoolOp, ast.UnaryOp, ast.Not, GeneratedCode}
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether the tree may hold a `while` whose test assigns."""
-    return ast.NamedExpr in kinds and ast.While in kinds
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the `while` loops of `node` whose test holds a walrus."""
-    node = WhileTestTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return WhileTestTransformer(ctx).visit(node)

@@ -17,21 +17,21 @@ loop (`anno.Basic.EXTRA_LOOP_TEST`) and checked before the next item is drawn.
 from __future__ import annotations
 
 import ast
-from collections.abc import Set as AbstractSet
 
+from autograph.core import builders as b
 from autograph.core import jumps
-from autograph.core.converter import DroppedCode, LoopElse
+from autograph.core.survey import Marker
 from autograph.pyct import anno, transformer
 
 
 def add_loop_test(loop: ast.stmt, test: ast.expr) -> None:
     """Makes `loop` also stop when `test` is false (checked first)."""
     if isinstance(loop, ast.While):
-        loop.test = ast.BoolOp(op=ast.And(), values=[test, loop.test])
+        loop.test = b.and_([test, loop.test])  # while <test> and <loop test>:
         return
     previous = anno.getanno(loop, anno.Basic.EXTRA_LOOP_TEST, None)
     if previous is not None:
-        test = ast.BoolOp(op=ast.And(), values=[test, previous])
+        test = b.and_([test, previous])
     anno.setanno(loop, anno.Basic.EXTRA_LOOP_TEST, test)
 
 
@@ -45,7 +45,7 @@ class BreakTransformer(transformer.Base):
         flag = self.ctx.namer.new_symbol("break_")
         lowering = jumps.Lowering(
             lambda s: isinstance(s, ast.Break),
-            lambda s: [jumps.assign(flag, ast.Constant(value=True, kind=None))],
+            lambda s: [b.assign(flag, b.const(True))],  # break_ = True
             flag,
             namer=self.ctx.namer,
         )
@@ -56,33 +56,20 @@ class BreakTransformer(transformer.Base):
             return [node, *after] if after else node
         node.body = lowering.block(node.body)
         if lowering.dropped:
-            self.ctx.kinds.add(DroppedCode)
-        add_loop_test(node, jumps.not_(jumps.name(flag)))
+            self.ctx.kinds.add(Marker.DROPPED_CODE)
+        add_loop_test(node, b.not_(b.name(flag)))
         after: list[ast.stmt] = []
         if node.orelse:
-            after = [
-                ast.If(test=jumps.not_(jumps.name(flag)), body=node.orelse, orelse=[])
-            ]
+            # if not break_: <else block>
+            after = [b.if_(b.not_(b.name(flag)), node.orelse)]
             node.orelse = []
-        init = jumps.assign(flag, ast.Constant(value=False, kind=None))
+        init = b.assign(flag, b.const(False))  # break_ = False
         return [init, node, *after]
 
     visit_While = _visit_loop
     visit_For = _visit_loop
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = jumps.EMITS
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether the tree has a `break`, or a loop `else` block (which moves
-    after its loop, where a `break` or `continue` in it belongs)."""
-    return ast.Break in kinds or LoopElse in kinds
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
-    """Lowers the `break` statements of `node`."""
-    node = BreakTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    """Lowers the `break` statements of `node` (and moves loops' `else`)."""
+    return BreakTransformer(ctx).visit(node)

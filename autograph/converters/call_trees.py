@@ -15,9 +15,9 @@ rewritten.
 from __future__ import annotations
 
 import ast
-from collections.abc import Set as AbstractSet
 
-from autograph.core.converter import AG, OVERLOADED_BUILTINS, ag_attr
+from autograph.core import builders as b
+from autograph.core.converter import OVERLOADED_BUILTINS
 from autograph.pyct import transformer
 from autograph.pyct.static_analysis import activity
 
@@ -62,11 +62,11 @@ class CallTreeTransformer(transformer.Base):
         self.generic_visit(node)
         func = node.func
         root = _root_name(func)
-        if root == AG:
+        if root == b.AG:
             return node
         if isinstance(func, ast.Name) and self._is_global(func.id):
             if func.id in OVERLOADED_BUILTINS and self.ctx.is_builtin(func.id):
-                node.func = ag_attr(OVERLOADED_BUILTINS[func.id])
+                node.func = b.ag_attr(OVERLOADED_BUILTINS[func.id])  # ag__.print_
                 return node
             if func.id in _FRAME_BUILTINS or self.ctx.is_builtin(func.id):
                 return node
@@ -79,24 +79,10 @@ class CallTreeTransformer(transformer.Base):
             return node
         if not self.ctx.recursive:
             return node
-        return ast.Call(
-            func=ag_attr("converted_call"),
-            args=[func, *node.args],
-            keywords=node.keywords,
-        )
-
-
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset({ast.Call, ast.Attribute, ast.Name})
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether a tree holding these node classes has anything to rewrite."""
-    return ast.Call in kinds
+        # ag__.converted_call(f, *args, **keywords)
+        return b.ag_call("converted_call", func, *node.args, keywords=node.keywords)
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the calls of `node`."""
-    node = CallTreeTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return CallTreeTransformer(ctx).visit(node)

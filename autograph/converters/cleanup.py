@@ -14,14 +14,7 @@ import ast
 import collections
 from collections.abc import Set as AbstractSet
 
-from autograph.core.converter import (
-    AG,
-    DroppedCode,
-    GeneratedCode,
-    ag_attr,
-    thunk,
-    undefined_init,
-)
+from autograph.core import builders as b
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
@@ -74,7 +67,7 @@ class CleanupTransformer(transformer.Base):
             and _names(previous.targets[0]) == returned
             and self._unused_before(body[:-2], returned)
         ):
-            body[-2:] = [ast.Return(value=previous.value)]
+            body[-2:] = [b.ret(previous.value)]  # return <value>
             return node
         self._fold_pure(body, returned)
         return node
@@ -117,8 +110,12 @@ class CleanupTransformer(transformer.Base):
             lost = (lost & cells) | (lost & activity.reads(node.body))
         lost = sorted(lost)
         if lost:
+            # x: ag__.Unbound (a cell) or x = ag__.Undefined('x')
             node.body[:0] = [
-                _unbound_cell(n) if n in cells else undefined_init(n) for n in lost
+                b.ann_assign(n, b.ag_attr("Unbound"))
+                if n in cells
+                else b.undefined_init(n)
+                for n in lost
             ]
 
     @staticmethod
@@ -153,9 +150,9 @@ class CleanupTransformer(transformer.Base):
             assigned.add(stmt.targets[0].id)
         if activity.reads(body[:start]) & assigned:
             return  # e.g. a nested function reads them: keep the bindings
-        elts = [values.get(n, ast.Name(id=n, ctx=ast.Load())) for n in returned]
-        value = elts[0] if len(elts) == 1 else ast.Tuple(elts=elts, ctx=ast.Load())
-        body[start:] = [ast.Return(value=value)]
+        # return (<value or name>, ...)
+        elts = [values.get(n) or b.name(n) for n in returned]
+        body[start:] = [b.ret(b.one_or_tuple(elts))]
 
 
 def _free_reads_in_cells(nodes: list[ast.AST], bound: list[set[str]]) -> None:
@@ -182,55 +179,22 @@ def _free_reads_in_cells(nodes: list[ast.AST], bound: list[set[str]]) -> None:
         if isinstance(node, ast.Call) and scopes and _is_ld(node):
             name = node.args[0].id
             if not any(name in names for names in scopes):
-                node.func.attr = "ld_cell"
-                node.args = [thunk(node.args[0])]
+                # ag__.ld(x) -> ag__.ld_cell(lambda: x)
+                node.func = b.ag_attr("ld_cell")
+                node.args = [b.thunk(node.args[0])]
             continue
         stack.extend((c, scopes) for c in transformer.child_nodes(node))
 
 
 def _is_ld(node: ast.Call) -> bool:
     """`ag__.ld(name)` (a read in the function's own scope, not a closure's)."""
-    func = node.func
     return (
-        isinstance(func, ast.Attribute)
-        and func.attr == "ld"
-        and isinstance(func.value, ast.Name)
-        and func.value.id == AG
+        b.is_ag_attr(node.func, "ld")
         and len(node.args) == 1
         and isinstance(node.args[0], ast.Name)
     )
 
 
-def _unbound_cell(name: str) -> ast.AnnAssign:
-    """`name: ag__.Unbound`: a local of the function, with no value yet (the
-    annotation of a local is never evaluated)."""
-    target = ast.Name(id=name, ctx=ast.Store())
-    return ast.AnnAssign(
-        target=target, annotation=ag_attr("Unbound"), value=None, simple=1
-    )
-
-
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {
-        ast.Return,
-        ast.Tuple,
-        ast.Assign,
-        ast.AnnAssign,
-        ast.Call,
-        ast.Attribute,
-        ast.Name,
-    }
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether earlier passes generated code to tidy, or dropped dead code."""
-    return GeneratedCode in kinds or DroppedCode in kinds
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Tidies the generated functions in `node`."""
-    node = CleanupTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return CleanupTransformer(ctx).visit(node)

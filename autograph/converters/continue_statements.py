@@ -13,10 +13,10 @@ top of each iteration and the skipped statements run under `if not continue_:`.
 from __future__ import annotations
 
 import ast
-from collections.abc import Set as AbstractSet
 
+from autograph.core import builders as b
 from autograph.core import jumps
-from autograph.core.converter import DroppedCode
+from autograph.core.survey import Marker
 from autograph.pyct import transformer
 
 
@@ -27,66 +27,45 @@ class ContinueTransformer(transformer.Base):
 
     def _visit_loop(self, node: ast.stmt) -> ast.stmt:
         self.generic_visit(node)  # inner loops own their continues
-        # The flag gets a name only if some guard reads it; until then the
-        # assignments that set it are kept here, and named (or dropped) below.
-        markers: list[ast.Assign] = []
+        namer = self.ctx.namer
 
-        def replace(stmt: ast.stmt) -> list[ast.stmt]:
-            markers.append(jumps.assign("", ast.Constant(value=True, kind=None)))
-            return [markers[-1]]
+        def lowering(replace, flag) -> jumps.Lowering:
+            return jumps.Lowering(_is_continue, replace, flag, namer=namer)
 
-        lowering = jumps.Lowering(
-            lambda s: isinstance(s, ast.Continue),
-            replace,
-            lambda: self.ctx.namer.new_symbol("continue_"),
-            namer=self.ctx.namer,
+        # The flag exists only if some guard reads it: a trial lowering of a
+        # copy (with names that reserve nothing) tells, so that the flag is
+        # named before any statement uses it.
+        trial = jumps.Lowering(
+            _is_continue, lambda s: [], "continue_", namer=namer.scratch()
         )
-        if not lowering.contains(node.body):
+        if not trial.contains(node.body):
             return node
-        body = lowering.block(node.body)
-        if lowering.dropped:
-            self.ctx.kinds.add(DroppedCode)
-        if lowering.guards_used:
-            flag = lowering.flag
-            for marker in markers:
-                marker.targets[0].id = flag
-            reset = jumps.assign(flag, ast.Constant(value=False, kind=None))
-            node.body = [reset, *body]
+        trial.block(transformer.copy_node(node.body))
+        if trial.guards_used:
+            flag = namer.new_symbol("continue_")
+            # continue -> continue_ = True
+            low = lowering(lambda s: [b.assign(flag, b.const(True))], flag)
+            body = low.block(node.body)
+            node.body = [b.assign(flag, b.const(False)), *body]  # continue_ = False
         else:
-            _remove(body, {id(m) for m in markers})
-            lowering.drop_resets()
-            node.body = jumps.invert_empty_ifs(body) or [ast.Pass()]
+            # continue -> (nothing): the code it skips is in the other branch
+            low = lowering(lambda s: [], lambda: namer.new_symbol("continue_"))
+            body = low.block(node.body)
+            low.drop_resets()
+            node.body = jumps.invert_empty_ifs(body) or [b.pass_()]
             jumps.fill_empty_blocks(node)
+        if low.dropped:
+            self.ctx.kinds.add(Marker.DROPPED_CODE)
         return node
 
     visit_While = _visit_loop
     visit_For = _visit_loop
 
 
-def _remove(stmts: list[ast.stmt], ids: set[int]) -> None:
-    stmts[:] = [s for s in stmts if id(s) not in ids]
-    for stmt in stmts:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(stmt, field, None)
-            if isinstance(block, list):
-                _remove(block, ids)
-        for handler in getattr(stmt, "handlers", ()):
-            _remove(handler.body, ids)
-
-
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = jumps.EMITS
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether a tree holding these node classes has anything to rewrite."""
-    return ast.Continue in kinds
+def _is_continue(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Continue)
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Lowers the `continue` statements of `node`."""
-    node = ContinueTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return ContinueTransformer(ctx).visit(node)

@@ -39,18 +39,9 @@ from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-from autograph.core import jumps
-from autograph.core.converter import (
-    AG,
-    GeneratedCode,
-    NestedFunction,
-    ag_attr,
-    ag_call,
-    calls_anything,
-    function_def,
-    undefined_init,
-    var_places,
-)
+from autograph.core import builders as b
+from autograph.core.converter import calls_anything
+from autograph.core.survey import Marker
 from autograph.directives import set_loop_options
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity, definedness, liveness
@@ -95,28 +86,16 @@ def _contains_return(stmts: Iterable[ast.AST]) -> bool:
     return False
 
 
-def _names_tuple(names: Sequence[str]) -> ast.Tuple:
-    return ast.Tuple(
-        elts=[ast.Constant(value=n, kind=None) for n in names], ctx=ast.Load()
-    )
-
-
-def _load_tuple(names: Sequence[str]) -> ast.Tuple:
-    return ast.Tuple(elts=[jumps.name(n) for n in names], ctx=ast.Load())
-
-
 def _returned(
     names: Sequence[str], after_return: AbstractSet[str] = frozenset()
 ) -> ast.expr:
     """The expression a body returns: one name bare, several as a tuple;
     `ag__.after_return(name)` for those in `after_return`."""
     values = [
-        ag_call("after_return", jumps.name(n)) if n in after_return else jumps.name(n)
+        b.ag_call("after_return", b.name(n)) if n in after_return else b.name(n)
         for n in names
     ]
-    if len(values) == 1:
-        return values[0]
-    return ast.Tuple(elts=values, ctx=ast.Load())
+    return b.one_or_tuple(values)
 
 
 class ControlFlowTransformer(transformer.Base):
@@ -143,7 +122,7 @@ class ControlFlowTransformer(transformer.Base):
             node=node,
         )
         nested = anno.getanno(node, anno.Basic.NESTED_WRITES, None)
-        if nested is None and NestedFunction in kinds:
+        if nested is None and Marker.NESTED_FUNCTION in kinds:
             local = activity.local_names(node)
             nested = activity.written_by_nested(node) - (local - scope.cells)
         scope.written_by_nested = nested or set()
@@ -154,7 +133,8 @@ class ControlFlowTransformer(transformer.Base):
             # Bound on some paths only, by code that stays Python (e.g. a try
             # block): start them undefined at the top, where it is safe.
             doc = 1 if _has_docstring(node.body) else 0
-            inits = [undefined_init(n) for n in sorted(scope.hoisted)]
+            # x = ag__.Undefined('x')
+            inits = [b.undefined_init(n) for n in sorted(scope.hoisted)]
             node.body[doc:doc] = inits
         return node
 
@@ -189,7 +169,8 @@ class ControlFlowTransformer(transformer.Base):
         calls = any(calls_anything(node) for node in evaluated)
         if self.scope.written_by_nested and calls:
             names |= self.scope.written_by_nested
-        keyword = var_places(names)
+        # places=(ag__.var(lambda: a), ag__.item("d['k']", d, 'k'), ...)
+        keyword = b.var_places(names)
         keyword.value.elts += _item_places(stmts, written)
         return keyword if keyword.value.elts else None
 
@@ -200,7 +181,7 @@ class ControlFlowTransformer(transformer.Base):
         before = []
         for name in state:
             if name not in may:
-                before.append(undefined_init(name))
+                before.append(b.undefined_init(name))  # x = ag__.Undefined('x')
             elif name not in must:
                 self.scope.hoisted.add(name)
         return before
@@ -208,7 +189,8 @@ class ControlFlowTransformer(transformer.Base):
     def _def(
         self, name: str, params: Sequence[str], body: list[ast.stmt]
     ) -> ast.FunctionDef:
-        """`def name(*params): body`, declaring the scope's globals it assigns."""
+        """`def name(*params): global g / nonlocal n / body`: declares the
+        scope's names that live in place and that the body assigns."""
         decls: list[ast.stmt] = []
         scope = self.scope
         if scope.in_place:
@@ -217,12 +199,10 @@ class ControlFlowTransformer(transformer.Base):
             globals_ = sorted(n for n in writes if declared.get(n) == "global")
             nonlocals = sorted(n for n in writes if declared.get(n) != "global")
             if globals_:
-                decls.append(ast.Global(names=globals_))
+                decls.append(b.global_(globals_))
             if nonlocals:
-                decls.append(ast.Nonlocal(names=nonlocals))
-        # The body is attached, not templated: it holds the user's statements,
-        # which must not be copied (that would cost O(size x depth)).
-        return function_def(name, list(params), decls + body)
+                decls.append(b.nonlocal_(nonlocals))
+        return b.def_(name, params, decls + body)
 
     # --- loop options ----------------------------------------------------
 
@@ -244,7 +224,7 @@ class ControlFlowTransformer(transformer.Base):
             return None
         call = first.value
         func, args = call.func, call.args
-        if _is_ag_attr(func, "converted_call") and args:  # wrapped by call_trees
+        if b.is_ag_attr(func, "converted_call") and args:  # wrapped by call_trees
             func, args = args[0], args[1:]
         if args or any(k.arg not in _LOOP_OPTIONS for k in call.keywords):
             return None
@@ -256,10 +236,10 @@ class ControlFlowTransformer(transformer.Base):
             return None
         del body[0]
         if not body:
-            body.append(ast.Pass())
-        return ast.Dict(
-            keys=[ast.Constant(value=k.arg, kind=None) for k in call.keywords],
-            values=[k.value for k in call.keywords],
+            body.append(b.pass_())
+        # {'shape_invariants': [...], ...}
+        return b.dict_(
+            [b.const(k.arg) for k in call.keywords], [k.value for k in call.keywords]
         )
 
     def _may_be_unbound(self, loop: ast.stmt, call: ast.Call) -> bool:
@@ -323,32 +303,33 @@ class ControlFlowTransformer(transformer.Base):
         ):
             orelse_name = namer.new_symbol("else_body")
 
+        # def if_body(*params):          def else_body(*params):
+        #     <body>                         <orelse>
+        #     return (*outputs)              return (*outputs)
         body = self.visit_block(node.body)
         orelse = self.visit_block(node.orelse)
         if outputs:
-            body.append(ast.Return(value=_returned(outputs, returns[0])))
-            orelse.append(ast.Return(value=_returned(outputs, returns[1])))
+            body.append(b.ret(_returned(outputs, returns[0])))
+            orelse.append(b.ret(_returned(outputs, returns[1])))
         defs = [self._def(body_name, params, body)]
         if orelse_name:
-            defs.append(
-                self._def(orelse_name, params, orelse or [ast.Return(value=None)])
-            )
+            defs.append(self._def(orelse_name, params, orelse or [b.ret(None)]))
 
-        args = [node.test, jumps.name(defs[0].name)]
+        # outputs = ag__.if_stmt(test, if_body, else_body, (*params),
+        #                        ('output', ...), places=(...))
+        # (trailing arguments left out where they are the defaults;
+        # `return ag__.if_stmt(...)` for an `if` that ends its function)
+        args = [node.test, b.name(body_name)]
         optional = [
-            jumps.name(orelse_name)
-            if orelse_name
-            else ast.Constant(value=None, kind=None),
-            _load_tuple(params),
-            _names_tuple(outputs),
+            b.name(orelse_name) if orelse_name else b.const(None),
+            b.names(params),
+            b.strings(outputs),
         ]
         while optional and _is_default(optional[-1]):
             optional.pop()
         places = self._places([node.body, node.orelse])
-        call = ast.Call(
-            func=ag_attr("if_stmt"),
-            args=args + optional,
-            keywords=[places] if places else [],
+        call = b.ag_call(
+            "if_stmt", *args, *optional, keywords=[places] if places else []
         )
         return _located(
             node, [*inits, *defs, _assign(None if is_tail else outputs, call)]
@@ -430,22 +411,27 @@ class ControlFlowTransformer(transformer.Base):
             namer.new_symbol("loop_body"),
         )
 
+        # def loop_test(*state):         def loop_body(*state):
+        #     return <test>                  <body>
+        #                                    return (*state)
         opts = self._loop_options(node)
         body = self.visit_block(node.body)
         if state:
-            body.append(ast.Return(value=_returned(state)))
-        test_def = self._def(test_name, state, [ast.Return(value=node.test)])
+            body.append(b.ret(_returned(state)))
+        test_def = self._def(test_name, state, [b.ret(node.test)])
         body_def = self._def(body_name, state, body)
+        # state = ag__.while_stmt(loop_test, loop_body, (*state), opts={...},
+        #                         places=(...))
         # The loop variables' names are the loop functions' parameters; the
         # operator reads them from there for its messages.
-        args = [jumps.name(test_def.name), jumps.name(body_def.name)]
+        args = [b.name(test_name), b.name(body_name)]
         if state:
-            args.append(_load_tuple(state))
-        keywords = [] if opts is None else [ast.keyword(arg="opts", value=opts)]
+            args.append(b.names(state))
+        keywords = [] if opts is None else [b.keyword("opts", opts)]
         places = self._places([node.body], test_writes, node.test)
         if places:
             keywords.append(places)
-        call = ast.Call(func=ag_attr("while_stmt"), args=args, keywords=keywords)
+        call = b.ag_call("while_stmt", *args, keywords=keywords)
         orelse = self.visit_block(node.orelse)
         return _located(
             node, [*inits, test_def, body_def, _assign(state, call), *orelse]
@@ -476,31 +462,28 @@ class ControlFlowTransformer(transformer.Base):
             item = node.target.id
         else:
             item = namer.new_symbol("itr")
-            body.insert(
-                0,
-                ast.Assign(
-                    targets=[node.target], value=jumps.name(item), type_comment=None
-                ),
-            )
+            body.insert(0, b.assign(node.target, b.name(item)))  # <target> = itr
+        # def loop_body(item, *state):    def extra_test(*state):
+        #     <body>                          return <not break_ and ...>
+        #     return (*state)
         if state:
-            body.append(ast.Return(value=_returned(state)))
+            body.append(b.ret(_returned(state)))
         defs = [self._def(body_name, [item, *state], body)]
-        args = [node.iter, jumps.name(defs[0].name)]
+        # state = ag__.for_stmt(iter, loop_body, (*state), places=(...),
+        #                       extra_test=extra_test, opts={...})
+        args = [node.iter, b.name(body_name)]
         if state:
-            args.append(_load_tuple(state))
+            args.append(b.names(state))
         keywords = []
         places = self._places([node.body], targets)
         if places:
             keywords.append(places)
         if test_name is not None:
-            test_def = self._def(test_name, state, [ast.Return(value=extra_test)])
-            defs.append(test_def)
-            keywords.append(
-                ast.keyword(arg="extra_test", value=jumps.name(test_def.name))
-            )
+            defs.append(self._def(test_name, state, [b.ret(extra_test)]))
+            keywords.append(b.keyword("extra_test", b.name(test_name)))
         if opts is not None:
-            keywords.append(ast.keyword(arg="opts", value=opts))
-        call = ast.Call(func=ag_attr("for_stmt"), args=args, keywords=keywords)
+            keywords.append(b.keyword("opts", opts))
+        call = b.ag_call("for_stmt", *args, keywords=keywords)
         orelse = self.visit_block(node.orelse)
         return _located(node, [*inits, *defs, _assign(state, call), *orelse])
 
@@ -532,7 +515,7 @@ def _item_places(
         places.append(_place(target))
     # A backend refuses these: it could not carry them.
     for text in untracked:
-        places.append(ag_call("untracked", ast.Constant(value=text, kind=None)))
+        places.append(b.ag_call("untracked", b.const(text)))  # ag__.untracked('x[i]')
     return places
 
 
@@ -598,15 +581,15 @@ def _place(node: ast.expr) -> ast.expr:
     """`ag__.item("d['a']", d, 'a')` or `ag__.attr("self.x", self, 'x')`."""
     container = node.value
     if isinstance(container, ast.Name):
-        owner: ast.expr = jumps.name(container.id)
+        owner: ast.expr = b.name(container.id)
     else:  # read when the place is, through the place of the container
         owner = _place(container)
-    text = ast.Constant(value=ast.unparse(node), kind=None)
+    text = b.const(ast.unparse(node))
     if isinstance(node, ast.Attribute):
-        return ag_call("attr", text, owner, ast.Constant(value=node.attr, kind=None))
+        return b.ag_call("attr", text, owner, b.const(node.attr))
     key = node.slice
-    key = jumps.name(key.id) if isinstance(key, ast.Name) else copy.copy(key)
-    return ag_call("item", text, owner, key)
+    key = b.name(key.id) if isinstance(key, ast.Name) else copy.copy(key)
+    return b.ag_call("item", text, owner, key)
 
 
 def _located(node: ast.stmt, stmts: list[ast.stmt]) -> list[ast.stmt]:
@@ -631,7 +614,7 @@ def _calls_user_code(keywords: list[ast.keyword]) -> bool:
     """Whether the arguments call a converted function or `print`."""
     return any(
         isinstance(n, ast.Call)
-        and (_is_ag_attr(n.func, "converted_call") or _is_ag_attr(n.func, "print_"))
+        and (b.is_ag_attr(n.func, "converted_call") or b.is_ag_attr(n.func, "print_"))
         for k in keywords
         for n in ast.walk(k.value)
     )
@@ -639,15 +622,6 @@ def _calls_user_code(keywords: list[ast.keyword]) -> bool:
 
 # The keyword arguments `set_loop_options` takes.
 _LOOP_OPTIONS = frozenset(inspect.signature(set_loop_options).parameters)
-
-
-def _is_ag_attr(node: ast.expr, attr: str) -> bool:
-    return (
-        isinstance(node, ast.Attribute)
-        and node.attr == attr
-        and isinstance(node.value, ast.Name)
-        and node.value.id == AG
-    )
 
 
 def _is_default(node: ast.expr) -> bool:
@@ -659,16 +633,12 @@ def _is_default(node: ast.expr) -> bool:
 def _assign(outputs: Sequence[str] | None, call: ast.expr) -> ast.stmt:
     """`outputs = call`, `call` alone (no outputs) or `return call` (None)."""
     if outputs is None:
-        return ast.Return(value=call)
+        return b.ret(call)
     if not outputs:
-        return ast.Expr(value=call)
+        return b.expr(call)
     if len(outputs) == 1:
-        target: ast.expr = jumps.name(outputs[0], ast.Store)
-    else:
-        target = ast.Tuple(
-            elts=[jumps.name(n, ast.Store) for n in outputs], ctx=ast.Store()
-        )
-    return ast.Assign(targets=[target], value=call, type_comment=None)
+        return b.assign(outputs[0], call)
+    return b.assign(b.names(outputs, ast.Store), call)
 
 
 def _has_docstring(body: list[ast.stmt]) -> bool:
@@ -680,44 +650,12 @@ def _has_docstring(body: list[ast.stmt]) -> bool:
     )
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {
-        ast.FunctionDef,
-        ast.arguments,
-        ast.arg,
-        ast.Return,
-        ast.Assign,
-        ast.Expr,
-        ast.Tuple,
-        ast.Name,
-        ast.Constant,
-        ast.Call,
-        ast.Attribute,
-        ast.keyword,
-        ast.Dict,
-        ast.Pass,
-        ast.Global,
-        ast.Nonlocal,
-        ast.Lambda,
-        GeneratedCode,
-        NestedFunction,
-    }
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether a tree holding these node classes has anything to rewrite."""
-    return ast.If in kinds or ast.While in kinds or ast.For in kinds
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Runs liveness and definedness, then rewrites the control flow of `node`."""
     if not isinstance(node, activity.FUNCTIONS):
+        ctx.rewrote = False
         return node  # a lambda has no statements
     cache = activity.Cache()
     liveness.annotate(node, cache)
     definedness.annotate(node, converted=True, cache=cache)
-    node = ControlFlowTransformer(ctx, cache).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return ControlFlowTransformer(ctx, cache).visit(node)

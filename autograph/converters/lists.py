@@ -11,10 +11,9 @@ stay as written (rebinding a global or a closure's list would make it local).
 from __future__ import annotations
 
 import ast
-from collections.abc import Set as AbstractSet
 
-from autograph.core.converter import ListMethodCall
-from autograph.pyct import templates, transformer
+from autograph.core import builders as b
+from autograph.pyct import transformer
 from autograph.pyct.static_analysis import activity
 
 
@@ -69,57 +68,27 @@ class ListTransformer(transformer.Base):
     def visit_Expr(self, node: ast.Expr) -> ast.stmt:
         call = self._local_call(node.value, "append")
         if call is not None and len(call.args) == 1:
-            name = call.func.value.id
-            return templates.replace(
-                "target = ag__.list_append(target, value)",
-                target=name,
-                value=call.args[0],
-            )[0]
+            # xs.append(v) -> xs = ag__.list_append(xs, v)
+            xs = call.func.value.id
+            return b.assign(xs, b.ag_call("list_append", b.name(xs), call.args[0]))
         call = self._local_call(node.value, "pop")
         if call is not None and len(call.args) <= 1:
-            name = call.func.value.id
-            stmt = templates.replace("target = ag__.list_pop(target)[0]", target=name)[
-                0
-            ]
-            stmt.value.value.args.extend(call.args)
-            return stmt
+            # xs.pop(i) -> xs = ag__.list_pop(xs, i)[0]
+            xs = call.func.value.id
+            popped = b.ag_call("list_pop", b.name(xs), *call.args)
+            return b.assign(xs, b.subscript(popped, b.const(0)))
         return node
 
     def visit_Assign(self, node: ast.Assign) -> ast.stmt:
         call = self._local_call(node.value, "pop")
         if call is not None and len(call.args) <= 1 and len(node.targets) == 1:
-            name = call.func.value.id
-            stmt = templates.replace(
-                "(target, value) = ag__.list_pop(target)",
-                target=name,
-                value=node.targets[0],
-            )[0]
-            stmt.value.args.extend(call.args)
-            return stmt
+            # y = xs.pop(i) -> (xs, y) = ag__.list_pop(xs, i)
+            xs = call.func.value.id
+            target = b.tuple_([b.name(xs, ast.Store), node.targets[0]], ast.Store)
+            return b.assign(target, b.ag_call("list_pop", b.name(xs), *call.args))
         return node
-
-
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {
-        ast.Assign,
-        ast.Call,
-        ast.Attribute,
-        ast.Name,
-        ast.Tuple,
-        ast.Subscript,
-        ast.Constant,
-    }
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether the tree calls `append` or `pop` and has a loop."""
-    return ListMethodCall in kinds and (ast.For in kinds or ast.While in kinds)
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites list append/pop inside the loops of `node`."""
-    node = ListTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return ListTransformer(ctx).visit(node)

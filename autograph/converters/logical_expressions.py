@@ -17,11 +17,11 @@ exact in Python, a TypeError on a graph tensor.
 from __future__ import annotations
 
 import ast
-from collections.abc import Set as AbstractSet
 
 from autograph.converters.assignment_expressions import assigns
-from autograph.core.converter import CompareChain, LazyOperands, ag_call, thunk
-from autograph.pyct import templates
+from autograph.core import builders as b
+from autograph.core.converter import LazyOperands
+from autograph.pyct import transformer
 
 _SYMBOLS = {
     ast.Lt: "<",
@@ -46,8 +46,10 @@ class LogicalExpressionTransformer(LazyOperands):
         values = node.values
         result = values[-1]
         for value in reversed(values[:-1]):
+            # ag__.and_(a, lambda: b)
             operand = self.lazy(result)
-            result = self.with_places(ag_call(op, value, thunk(operand)), operand)
+            call = b.ag_call(op, value, b.thunk(operand))
+            result = self.with_places(call, operand)
         return result
 
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
@@ -61,52 +63,33 @@ class LogicalExpressionTransformer(LazyOperands):
         if not all(isinstance(n, (ast.Name, ast.Constant)) for n in inner):
             # An inner operand may not be evaluated twice: the operator
             # evaluates each once, lazily, as Python's chain does.
+            # ag__.compare_chain(a, '<', lambda: b, '<=', lambda: c)
             args: list[ast.expr] = [node.left]
             for op, operand in zip(node.ops, node.comparators):
-                args += [ast.Constant(value=_SYMBOLS[type(op)]), thunk(operand)]
-            return self.with_places(ag_call("compare_chain", *args), *node.comparators)
+                args += [b.const(_SYMBOLS[type(op)]), b.thunk(operand)]
+            call = b.ag_call("compare_chain", *args)
+            return self.with_places(call, *node.comparators)
         operands = [node.left, *node.comparators]
         # An inner operand (a name or constant) is in two comparisons: each
         # gets its own node.
+        # a < b < c -> a < b and b < c
         parts = [
-            ast.Compare(
-                left=templates.copy_node(operands[i]) if i else operands[i],
-                ops=[op],
-                comparators=[operands[i + 1]],
+            b.compare(
+                transformer.copy_node(operands[i]) if i else operands[i],
+                op,
+                operands[i + 1],
             )
             for i, op in enumerate(node.ops)
         ]
-        return self.visit_BoolOp(ast.BoolOp(op=ast.And(), values=parts))
+        return self.visit_BoolOp(b.and_(parts))
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
         self.generic_visit(node)
         if isinstance(node.op, ast.Not):
-            return ag_call("not_", node.operand)
+            return b.ag_call("not_", node.operand)  # ag__.not_(x)
         return node
-
-
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {
-        ast.Call,
-        ast.Attribute,
-        ast.Name,
-        ast.Lambda,
-        ast.arguments,
-        ast.Compare,
-        ast.keyword,
-        ast.Tuple,
-    }
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether a tree holding these node classes has anything to rewrite."""
-    return not kinds.isdisjoint((ast.BoolOp, ast.Not, CompareChain))
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Rewrites the boolean operators of `node`."""
-    node = LogicalExpressionTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return LogicalExpressionTransformer(ctx).visit(node)

@@ -37,16 +37,11 @@ before it (and other branches) do not carry them.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
 
 from autograph.converters.break_statements import add_loop_test
+from autograph.core import builders as b
 from autograph.core import jumps
-from autograph.core.converter import (
-    CodeAfterReturn,
-    DroppedCode,
-    ag_call,
-)
+from autograph.core.survey import Marker
 from autograph.pyct import transformer
 
 
@@ -63,9 +58,8 @@ class _FunctionReturns:
             namer=ctx.namer,
             into_loops=True,
             on_loop=self._stop_loop,
+            leave=self._leave,
         )
-        self.changed = False  # whether the tree changed
-        self.dropped = False  # whether dead code was dropped
 
     @property
     def do_return(self) -> str:
@@ -86,114 +80,39 @@ class _FunctionReturns:
 
     def init_flags(self) -> ast.stmt:
         """`do_return, retval_ = (False, ag__.UndefinedReturnValue())`."""
-        flags = ast.Tuple(
-            elts=[
-                jumps.name(self.do_return, ast.Store),
-                jumps.name(self.retval, ast.Store),
-            ],
-            ctx=ast.Store(),
-        )
-        values = ast.Tuple(
-            elts=[
-                ast.Constant(value=False, kind=None),
-                ag_call("UndefinedReturnValue"),
-            ],
-            ctx=ast.Load(),
-        )
-        return ast.Assign(targets=[flags], value=values, type_comment=None)
+        flags = b.names([self.do_return, self.retval], ast.Store)
+        values = b.tuple_([b.const(False), b.ag_call("UndefinedReturnValue")])
+        return b.assign(flags, values)
 
     def _stop_loop(self, loop: ast.stmt, flag: str) -> None:
         """A loop holding a return stops once it returned (`flag`), skipping
         its `else`."""
-        add_loop_test(loop, jumps.not_(jumps.name(flag)))
+        add_loop_test(loop, b.not_(b.name(flag)))
         if loop.orelse:
-            guard = jumps.not_(jumps.name(flag))
-            loop.orelse = [ast.If(test=guard, body=loop.orelse, orelse=[])]
+            # else: if not do_return: <else block>
+            loop.orelse = [b.if_(b.not_(b.name(flag)), loop.orelse)]
 
     def _replace(self, stmt: ast.Return) -> list[ast.stmt]:
-        value = (
-            stmt.value
-            if stmt.value is not None
-            else ast.Constant(value=None, kind=None)
-        )
+        # retval_ = <value>; do_return = True
+        value = stmt.value if stmt.value is not None else b.const(None)
         return [
-            jumps.assign(self.retval, value),
-            jumps.assign(self.do_return, ast.Constant(value=True, kind=None)),
+            b.assign(self.retval, value),
+            b.assign(self.do_return, b.const(True)),
         ]
 
-    def tail_block(self, stmts: Sequence[ast.stmt]) -> list[ast.stmt]:
-        """Lowers the returns of a block that ends its function."""
+    def _leave(self, stmt: ast.stmt, rest: list[ast.stmt]) -> list[ast.stmt]:
+        """A return that does not end the function: flags (set up right here,
+        where they are first needed), the statement lowered, a final check."""
         low = self.lowering
-        out: list[ast.stmt] = []
-        for i, stmt in enumerate(stmts):
-            if not low.contains(stmt):
-                out.append(stmt)
-                continue
-            # Every path below returns: `rest` is copied once per block.
-            rest = list(stmts[i + 1 :])
-            if isinstance(stmt, ast.Return):
-                out.append(stmt)
-                self.changed |= bool(rest)
-                self.dropped |= bool(rest)
-                return out  # anything after it is dead code
-            if isinstance(stmt, ast.If):
-                body_returns = low.always_jumps(stmt.body)
-                orelse_returns = low.always_jumps(stmt.orelse)
-                self.changed |= bool(rest) and (body_returns or orelse_returns)
-                if body_returns and not orelse_returns:
-                    stmt.orelse = stmt.orelse + rest
-                    rest = []
-                elif orelse_returns and not body_returns:
-                    stmt.body = stmt.body + rest
-                    rest = []
-                elif body_returns and orelse_returns:
-                    self.dropped |= bool(rest)
-                    rest = []
-                if not rest:
-                    stmt.body = self.tail_block(stmt.body)
-                    stmt.orelse = self.tail_block(stmt.orelse)
-                    out.append(stmt)
-                    return out
-            elif isinstance(stmt, (ast.With, ast.AsyncWith)) and not rest:
-                stmt.body = self.tail_block(stmt.body)
-                out.append(stmt)
-                return out
-            elif (
-                isinstance(stmt, ast.Try)
-                and not rest
-                and not stmt.orelse  # falling off the body runs `else`, not a return
-                and (
-                    not low.contains(stmt.finalbody)
-                    # A finally block that always returns ends the function
-                    # whatever happens before; Python runs it as it is.
-                    or low.always_jumps(stmt.finalbody)
-                )
-            ):
-                stmt.body = self.tail_block(stmt.body)
-                for handler in stmt.handlers:
-                    handler.body = self.tail_block(handler.body)
-                stmt.finalbody = self.tail_block(stmt.finalbody)
-                out.append(stmt)
-                return out
-            # A return that does not end the function: flags (set up right
-            # here, where they are first needed) and a final check.
-            out.append(self.init_flags())
-            out.extend(low.block([stmt]))
-            check = ast.If(
-                test=jumps.name(self.do_return),
-                body=[ast.Return(value=jumps.name(self.retval))],
-                orelse=rest,
-            )
-            out.extend(self.tail_block([check]))
-            self.changed = True
-            return out
-        return out
+        # if do_return: return retval_ / else: <rest>
+        check = b.if_(b.name(self.do_return), [b.ret(b.name(self.retval))], rest)
+        return [self.init_flags(), *low.block([stmt]), *low.tail_block([check])]
 
 
 def _single_return(stmts: list[ast.stmt]) -> ast.expr | None:
     if len(stmts) == 1 and isinstance(stmts[0], ast.Return):
         value = stmts[0].value
-        return value if value is not None else ast.Constant(value=None, kind=None)
+        return value if value is not None else b.const(None)
     return None
 
 
@@ -217,8 +136,8 @@ def _returns_to_expressions(stmts: list[ast.stmt]) -> bool:
     changed |= _returns_to_expressions(last.orelse)
     body, orelse = _single_return(last.body), _single_return(last.orelse)
     if body is not None and orelse is not None and not _has_walrus(body, orelse):
-        expr = ast.IfExp(test=last.test, body=body, orelse=orelse)
-        stmts[-1] = ast.Return(value=expr)
+        # return <body> if <test> else <orelse>
+        stmts[-1] = b.ret(b.if_exp(last.test, body, orelse))
         return True
     return changed
 
@@ -228,14 +147,19 @@ class ReturnTransformer(transformer.Base):
 
     statements_only = True  # it rewrites statements; expressions stay
 
+    def __init__(self, ctx: object) -> None:
+        super().__init__(ctx)
+        self.rewrote = False
+
     def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         self.generic_visit(node)
-        returns = _FunctionReturns(self.ctx)
-        body = returns.tail_block(node.body)
-        if _returns_to_expressions(body) or returns.changed:
-            self.ctx.kinds |= EMITS
-        if returns.dropped or returns.lowering.dropped:
-            self.ctx.kinds.add(DroppedCode)
+        low = _FunctionReturns(self.ctx).lowering
+        body = low.tail_block(node.body)
+        # (flags were set up if the flag has a name)
+        if _returns_to_expressions(body) or low.moved or low.flag_named:
+            self.rewrote = True
+        if low.dropped:
+            self.ctx.kinds.add(Marker.DROPPED_CODE)
         node.body = body
         return node
 
@@ -243,25 +167,12 @@ class ReturnTransformer(transformer.Base):
     visit_AsyncFunctionDef = _visit_function
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-# (the flags' set-up, `return a if c else b`, and what lowering adds).
-EMITS = jumps.EMITS | {ast.Tuple, ast.Call, ast.Attribute, ast.IfExp, ast.Return}
-_BLOCKS = (ast.If, ast.For, ast.While, ast.With, ast.Try) + (
-    (ast.TryStar,) if hasattr(ast, "TryStar") else ()  # Python 3.11+
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Whether some `return` may not end its function (only a `return` that
-    is the last top-level statement of every function needs nothing)."""
-    if CodeAfterReturn in kinds:
-        return True
-    return ast.Return in kinds and not kinds.isdisjoint(_BLOCKS)
-
-
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Lowers the `return` statements of `node`'s functions.
 
-    Adds `EMITS` to `ctx.kinds` only if it rewrote something.
+    Tells the pipeline when it rewrote nothing (`ctx.rewrote`).
     """
-    return ReturnTransformer(ctx).visit(node)
+    returns = ReturnTransformer(ctx)
+    node = returns.visit(node)
+    ctx.rewrote = returns.rewrote
+    return node

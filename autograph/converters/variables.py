@@ -16,16 +16,10 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Set as AbstractSet
 
-from autograph.core import jumps
-from autograph.core.converter import (
-    Context,
-    NestedFunction,
-    ag_call,
-    thunk,
-    undefined_init,
-)
+from autograph.core import builders as b
+from autograph.core.converter import Context
+from autograph.core.survey import Marker
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity, definedness
 from autograph.pyct.static_analysis.definedness import Defined
@@ -114,7 +108,7 @@ class VariablesTransformer(transformer.Base):
                 deleted = name in self.deleted[-1] and name not in self.cells[-1]
                 if name in self.maybe_unbound[-1] or deleted:
                     closure = inner[0][1]
-                    return ag_call("ld", node, ast.Constant(value=closure, kind=None))
+                    return b.ag_call("ld", node, b.const(closure))  # ag__.ld(x, True)
                 return node
             if anno.getanno(node, Defined.DEFINITELY, True) is False:
                 return self._load_maybe_unbound(node)
@@ -126,7 +120,7 @@ class VariablesTransformer(transformer.Base):
                 # (A cell's `del` stays a `del`: the read raises by itself.)
                 deleted = name in self.deleted[level] and name not in self.cells[level]
                 if name in self.maybe_unbound[level] or deleted:
-                    return ag_call("ld", node, ast.Constant(value=True, kind=None))
+                    return b.ag_call("ld", node, b.const(True))  # ag__.ld(x, True)
                 break
         return node
 
@@ -138,9 +132,9 @@ class VariablesTransformer(transformer.Base):
             and target.id in self.locals[-1]
             and anno.getanno(target, Defined.DEFINITELY, True) is False
         ):
-            read = self._load_maybe_unbound(jumps.name(target.id))
-            value = ast.BinOp(left=read, op=node.op, right=self.visit(node.value))
-            return ast.Assign(targets=[target], value=value, type_comment=None)
+            # x += v -> x = ag__.ld(x) + v
+            read = self._load_maybe_unbound(b.name(target.id))
+            return b.assign(target, b.binop(read, node.op, self.visit(node.value)))
         self.generic_visit(node)
         return node
 
@@ -149,26 +143,26 @@ class VariablesTransformer(transformer.Base):
         generated function, an unbound cell raises NameError, not the
         UnboundLocalError of the user's function."""
         if node.id in self.cells[-1]:
-            return ag_call("ld_cell", thunk(node))
-        return ag_call("ld", node)
+            return b.ag_call("ld_cell", b.thunk(node))
+        return b.ag_call("ld", node)
 
     def visit_Delete(self, node: ast.Delete) -> list[ast.stmt]:
         out: list[ast.stmt] = []
         for target in node.targets:  # in order: a later one may raise
             name = target.id if isinstance(target, ast.Name) else None
             if name is None or not self.locals or name not in self.locals[-1]:
-                stmts: list[ast.stmt] = [ast.Delete(targets=[self.visit(target)])]
+                stmts: list[ast.stmt] = [b.delete([self.visit(target)])]
             elif name in self.cells[-1]:
-                stmts = [ast.Delete(targets=[target])]  # `del` empties the cell
+                stmts = [b.delete([target])]  # `del` empties the cell
             else:
-                stmts = [undefined_init(name)]
+                stmts = [b.undefined_init(name)]  # x = ag__.Undefined('x')
             if (
                 name is not None
                 and anno.getanno(target, Defined.DEFINITELY, True) is False
             ):
                 # `del x` of an unbound x raises, like reading it.
-                read = self._load_maybe_unbound(jumps.name(name))
-                stmts.insert(0, ast.Expr(value=read))
+                read = self._load_maybe_unbound(b.name(name))
+                stmts.insert(0, b.expr(read))  # ag__.ld(x)
             for stmt in stmts:
                 if (
                     isinstance(stmt, ast.Delete)
@@ -181,36 +175,8 @@ class VariablesTransformer(transformer.Base):
         return out
 
 
-# What the pass may add to a tree (see `Context.kinds`).
-EMITS = frozenset(
-    {
-        ast.Call,
-        ast.Attribute,
-        ast.Name,
-        ast.Constant,
-        ast.Assign,
-        ast.Expr,
-        ast.BinOp,
-        ast.Lambda,
-        ast.arguments,
-    }
-)
-
-
-def needed(kinds: AbstractSet[type]) -> bool:
-    """Always: any function may read a local before it is bound."""
-    return True
-
-
 # Where reads happen later than the statement they sit in.
-_NESTED_SCOPES = (
-    NestedFunction,
-    ast.Lambda,
-    ast.ListComp,
-    ast.SetComp,
-    ast.DictComp,
-    ast.GeneratorExp,
-)
+_NESTED_SCOPES = (Marker.NESTED_FUNCTION, ast.Lambda, *activity.COMPREHENSIONS)
 
 
 def transform(node: ast.AST, ctx: Context) -> ast.AST:
@@ -221,10 +187,9 @@ def transform(node: ast.AST, ctx: Context) -> ast.AST:
             unbound = definedness.annotate(fn)
             break  # annotate() covers nested functions itself
     if unbound is not None and _nothing_to_rewrite(node, ctx, unbound):
+        ctx.rewrote = False
         return node
-    node = VariablesTransformer(ctx).visit(node)
-    ctx.kinds |= EMITS
-    return node
+    return VariablesTransformer(ctx).visit(node)
 
 
 def _nothing_to_rewrite(node: ast.AST, ctx: Context, unbound: set[str]) -> bool:

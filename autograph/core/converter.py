@@ -1,18 +1,10 @@
-"""The context every converter receives, and the nodes converted code is made of.
+"""The context every converter receives.
 
 `Context` carries what a converter may need about the entity being
 converted: its name and file (for errors), one `Namer` for generated names,
 and what its free names refer to (to tell builtins and library modules from
-user code without running anything).
-
-The builders (`ag_call`, `thunk`, `function_def`, ...) make the few node
-shapes every conversion emits many times. They stand where templates would
-(STYLE 2) because a template costs ~25-30 us per use (parse, then copy)
-against ~2 us for these, and conversion has 1 ms for a whole function:
-
-    >>> import ast
-    >>> ast.unparse(ag_call("and_", ast.Name("a"), thunk(ast.Name("b"))))
-    'ag__.and_(a, lambda: b)'
+user code without running anything). The nodes converters emit are built
+with `core/builders.py`.
 """
 
 from __future__ import annotations
@@ -23,74 +15,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
+from autograph.core import builders as b
+from autograph.core.survey import Marker
 from autograph.pyct import anno, naming, transformer
-
-AG = "ag__"  # the name converted code uses for `runtime.operators`
-_LOAD = ast.Load()  # contexts carry no data: one serves every node
-
-
-def ag_attr(attr: str) -> ast.Attribute:
-    """`ag__.<attr>`."""
-    # Positional arguments: the fields (value, attr, ctx) are the same on every
-    # supported version, and node classes build faster that way.
-    return ast.Attribute(ast.Name(AG, _LOAD), attr, _LOAD)
-
-
-def ag_call(attr: str, *args: ast.expr) -> ast.Call:
-    """`ag__.<attr>(*args)`."""
-    return ast.Call(func=ag_attr(attr), args=list(args), keywords=[])
-
-
-def thunk(body: ast.expr) -> ast.Lambda:
-    """`lambda: body`: an operand evaluated only if the operator needs it."""
-    return ast.Lambda(args=_no_arguments(), body=body)
-
-
-def _no_arguments() -> ast.arguments:
-    return ast.arguments(
-        posonlyargs=[],
-        args=[],
-        vararg=None,
-        kwonlyargs=[],
-        kw_defaults=[],
-        kwarg=None,
-        defaults=[],
-    )
-
-
-# Python 3.12+ function nodes also list their type parameters (PEP 695).
-_NO_TYPE_PARAMS: dict[str, list] = (
-    {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
-)
-
-
-def function_def(name: str, params: list[str], body: list[ast.stmt]) -> ast.FunctionDef:
-    """`def name(*params): body`, with `body` attached as it is (not copied)."""
-    args = _no_arguments()
-    args.args = [ast.arg(arg=p, annotation=None) for p in params]
-    return ast.FunctionDef(
-        name=name,
-        args=args,
-        body=body,
-        decorator_list=[],
-        returns=None,
-        type_comment=None,
-        **_NO_TYPE_PARAMS,
-    )
-
-
-def undefined_init(name: str) -> ast.Assign:
-    """`name = ag__.Undefined('name')`: the value of a variable not bound yet."""
-    target = ast.Name(id=name, ctx=ast.Store())
-    value = ag_call("Undefined", ast.Constant(value=name, kind=None))
-    return ast.Assign(targets=[target], value=value, type_comment=None)
-
-
-def var_places(names: Iterable[str]) -> ast.keyword:
-    """`places=(ag__.var(lambda: a), ...)`: variables an operator's functions
-    may change where they live (see runtime.operators.places)."""
-    elts = [ag_call("var", thunk(ast.Name(n, _LOAD))) for n in sorted(names)]
-    return ast.keyword(arg="places", value=ast.Tuple(elts=elts, ctx=_LOAD))
 
 
 def calls_anything(node: ast.AST) -> bool:
@@ -102,7 +29,7 @@ def calls_anything(node: ast.AST) -> bool:
             is_operator = (
                 isinstance(func, ast.Attribute)
                 and isinstance(func.value, ast.Name)
-                and func.value.id == AG
+                and func.value.id == b.AG
                 and func.attr != "converted_call"
             )
             if not is_operator:
@@ -143,7 +70,7 @@ class LazyOperands(transformer.Base):
         setter = _CellSetter()
         operand = setter.visit(operand)
         if setter.changed:
-            self.ctx.kinds.add(GeneratedCode)  # `cleanup` keeps `x` local
+            self.ctx.kinds.add(Marker.GENERATED_CODE)  # `cleanup` keeps `x` local
         return operand
 
     def with_places(self, call: ast.Call, *lazy: ast.expr) -> ast.Call:
@@ -154,7 +81,8 @@ class LazyOperands(transformer.Base):
         if any(calls_anything(operand) for operand in lazy):
             names |= self._nested_writes[-1]
         if names:
-            call.keywords.append(var_places(names))
+            # places=(ag__.var(lambda: a), ...)
+            call.keywords.append(b.var_places(names))
         return call
 
 
@@ -167,8 +95,9 @@ class _CellSetter(ast.NodeTransformer):
     def visit_NamedExpr(self, node: ast.NamedExpr) -> ast.expr:
         self.changed = True
         value = self.visit(node.value)
-        read = thunk(ast.Name(node.target.id, _LOAD))
-        return ast.copy_location(ag_call("set_cell", read, value), node)
+        # ag__.set_cell(lambda: x, value)
+        call = b.ag_call("set_cell", b.thunk(b.name(node.target.id)), value)
+        return ast.copy_location(call, node)
 
     def _scope(self, node: ast.AST) -> ast.AST:
         return node  # its walruses bind in it
@@ -182,48 +111,9 @@ def _cells_set(nodes: Iterable[ast.AST]) -> set[str]:
     found = set()
     for node in nodes:
         for n in transformer.walk(node):
-            if (
-                isinstance(n, ast.Call)
-                and isinstance(n.func, ast.Attribute)
-                and n.func.attr == "set_cell"
-                and isinstance(n.func.value, ast.Name)
-                and n.func.value.id == AG
-            ):
+            if isinstance(n, ast.Call) and b.is_ag_attr(n.func, "set_cell"):
                 found.add(n.args[0].body.id)
     return found
-
-
-class GeneratedCode:
-    """Not a node: stands in `Context.kinds` for helper code that passes
-    generated (jump flags, helper functions), which `cleanup` tidies."""
-
-
-class DroppedCode:
-    """Not a node: stands in `Context.kinds` once jump lowering dropped dead
-    code (after a `return`, `break` or `continue`): it may have been the only
-    binding of a local, which `cleanup` then keeps local."""
-
-
-class NestedFunction:
-    """Not a node: stands in `Context.kinds` for a `def` inside the function."""
-
-
-class LoopElse:
-    """Not a node: stands in `Context.kinds` for a loop with an `else` block."""
-
-
-class ListMethodCall:
-    """Not a node: stands in `Context.kinds` for a call of a method named
-    `append` or `pop` (what the lists converter rewrites inside loops)."""
-
-
-class CompareChain:
-    """Not a node: stands in `Context.kinds` for a comparison chain (`a < b < c`)."""
-
-
-class CodeAfterReturn:
-    """Not a node: stands in `Context.kinds` for statements after a `return`
-    in a function's body (dead code, which return lowering drops)."""
 
 
 # Builtins that converted code routes through an operator, and the operator.
@@ -251,10 +141,14 @@ class Context:
             globals), or None; used to recognize directives such as
             `autograph.set_loop_options`, which must be known statically.
         recursive: Whether calls to user functions are converted too.
-        kinds: What the tree may hold: the node classes and markers (below)
-            the survey found before conversion, plus what the passes run so
-            far added; each pass adds what it emits (its `EMITS`) when it
-            runs. A pass runs only if the tree holds what it rewrites.
+        kinds: What the tree may hold: the node classes and markers
+            (`core/survey.Marker`) the survey found before conversion, plus
+            what the passes run so far may have added (see
+            `impl/transpiler.Pass`). A pass runs only if the tree holds what
+            triggers it.
+        rewrote: Whether the pass running now rewrote something; a pass
+            that finds nothing to do sets it to False, and what it may emit
+            is then not added to `kinds`.
     """
 
     function_name: str
@@ -264,4 +158,5 @@ class Context:
     is_library: Callable[[str], bool] = lambda name: False
     lookup: Callable[[str], Any] = lambda name: None
     recursive: bool = True
-    kinds: set[type] = field(default_factory=set)
+    kinds: set[type | Marker] = field(default_factory=set)
+    rewrote: bool = True

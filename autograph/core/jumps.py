@@ -19,7 +19,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 
-from autograph.core.converter import GeneratedCode
+from autograph.core import builders as b
+from autograph.core.survey import Marker
 from autograph.pyct import anno, naming, transformer
 from autograph.pyct.static_analysis import activity
 
@@ -47,34 +48,9 @@ EMITS = frozenset(
         ast.UnaryOp,
         ast.Not,
         ast.BoolOp,
-        GeneratedCode,
+        Marker.GENERATED_CODE,
     }
 )
-
-# Expression contexts carry no data; one instance of each serves every node,
-# as in trees from ast.parse.
-_CONTEXTS = {ast.Load: ast.Load(), ast.Store: ast.Store(), ast.Del: ast.Del()}
-
-
-def name(id_: str, ctx: type[ast.expr_context] = ast.Load) -> ast.Name:
-    """An ast Name node."""
-    return ast.Name(id_, _CONTEXTS[ctx])  # positional: faster to build
-
-
-def assign(target: str, value: ast.expr) -> ast.Assign:
-    """`target = value` as an ast node."""
-    return ast.Assign(targets=[name(target, ast.Store)], value=value, type_comment=None)
-
-
-def not_(expr: ast.expr) -> ast.expr:
-    """`not expr` (converted to `ag__.not_` later by the logical converter).
-
-    Only used for tests (guards, loop conditions), where truthiness is all
-    that counts, so `not not x` folds to `x`.
-    """
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
-        return expr.operand
-    return ast.UnaryOp(op=ast.Not(), operand=expr)
 
 
 class Lowering:
@@ -93,6 +69,9 @@ class Lowering:
         on_loop: Called with each nested loop that contains a lowered jump
             (only when `into_loops`) and the flag that tells it to stop, e.g.
             to add an extra loop test.
+        leave: For `tail_block`: what a statement holding a jump that
+            cannot stay a jump becomes, given the statements after it (for
+            `return`: flags, the statement lowered, and a final check).
     """
 
     def __init__(
@@ -104,6 +83,7 @@ class Lowering:
         namer: naming.Namer,
         into_loops: bool = False,
         on_loop: Callable[[ast.stmt, str], None] | None = None,
+        leave: Callable[[ast.stmt, list[ast.stmt]], list[ast.stmt]] | None = None,
     ) -> None:
         self.is_jump = is_jump
         self.replace = replace
@@ -111,8 +91,10 @@ class Lowering:
         self.namer = namer
         self.into_loops = into_loops
         self.on_loop = on_loop
+        self.leave = leave
         self.guards_used = False
         self.dropped = False  # whether code after a jump was dropped
+        self.moved = False  # whether tail_block moved or dropped code
         # How many statements around the block being lowered may catch an
         # exception (a try with handlers, a with, a finally that jumps), and
         # the flags of the finally blocks that jump around it.
@@ -171,6 +153,20 @@ class Lowering:
 
     def block(self, stmts: Sequence[ast.stmt]) -> list[ast.stmt]:
         """Lowers the jumps of a block; see the module docstring."""
+        return self._block(stmts, tail=False)
+
+    def tail_block(self, stmts: Sequence[ast.stmt]) -> list[ast.stmt]:
+        """Lowers a block that ends its function: a jump there may stay.
+
+        A jump that ends the block stays as it is, and so do those in the
+        branches of an `if`, a `with` or a `try` that ends it (the code
+        after a branch that always jumps moves into the other branch, as in
+        `block`). A statement holding a jump that cannot stay (in a loop,
+        or followed by more code) becomes what `leave` makes of it.
+        """
+        return self._block(stmts, tail=True)
+
+    def _block(self, stmts: Sequence[ast.stmt], tail: bool) -> list[ast.stmt]:
         out: list[ast.stmt] = []
         for i, stmt in enumerate(stmts):
             if not self.contains(stmt):
@@ -179,35 +175,71 @@ class Lowering:
             # Every path below returns: `rest` is copied once per block.
             rest = list(stmts[i + 1 :])
             if self.is_jump(stmt):
-                out.extend(self.replace(stmt))
+                out.extend([stmt] if tail else self.replace(stmt))
                 self.dropped |= bool(rest)
+                self.moved |= bool(rest)
                 return out  # what follows a jump never runs
             if isinstance(stmt, ast.If):
                 body_jumps = self.always_jumps(stmt.body)
                 orelse_jumps = self.always_jumps(stmt.orelse)
                 if body_jumps and not orelse_jumps:
-                    stmt.body = self.block(stmt.body)
-                    stmt.orelse = self.block(stmt.orelse + rest)
+                    stmt.body = self._block(stmt.body, tail)
+                    stmt.orelse = self._block(stmt.orelse + rest, tail)
+                    self.moved |= bool(rest)
                     out.append(stmt)
                     return out
                 if orelse_jumps and not body_jumps:
-                    stmt.body = self.block(stmt.body + rest)
-                    stmt.orelse = self.block(stmt.orelse)
+                    stmt.body = self._block(stmt.body + rest, tail)
+                    stmt.orelse = self._block(stmt.orelse, tail)
+                    self.moved |= bool(rest)
                     out.append(stmt)
                     return out
-                stmt.body = self.block(stmt.body)
-                stmt.orelse = self.block(stmt.orelse)
+                if not tail or body_jumps or not rest:
+                    stmt.body = self._block(stmt.body, tail)
+                    stmt.orelse = self._block(stmt.orelse, tail)
+                    out.append(stmt)
+                    if body_jumps or tail:  # (then both jump, or nothing follows)
+                        self.dropped |= bool(rest)
+                        self.moved |= bool(rest)
+                        return out
+            elif tail and not rest and self._may_stay(stmt):
+                self._lower_tail_children(stmt)
                 out.append(stmt)
-                if body_jumps and orelse_jumps:
-                    self.dropped |= bool(rest)
-                    return out
-            else:
+                return out
+            elif not tail:
                 out.extend(self._lower_children(stmt))
+            if tail:
+                out.extend(self.leave(stmt, rest))
+                return out
             if rest:
-                guard = not_(name(self._guard_flag()))
-                out.append(ast.If(test=guard, body=self.block(rest), orelse=[]))
+                # if not flag: <rest>
+                guard = b.not_(b.name(self._guard_flag()))
+                out.append(b.if_(guard, self.block(rest)))
             return out
         return out
+
+    def _may_stay(self, stmt: ast.stmt) -> bool:
+        """Whether the jumps of `stmt`, which ends its function, may stay."""
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            return True
+        return (
+            isinstance(stmt, ast.Try)
+            and not stmt.orelse  # falling off the body runs `else`, not a jump
+            and (
+                not self.contains(stmt.finalbody)
+                # A finally block that always jumps ends the function
+                # whatever happens before; Python runs it as it is.
+                or self.always_jumps(stmt.finalbody)
+            )
+        )
+
+    def _lower_tail_children(self, stmt: ast.stmt) -> None:
+        """Lowers the blocks of a `with` or `try` that ends its function."""
+        stmt.body = self.tail_block(stmt.body)
+        for handler in getattr(stmt, "handlers", ()):
+            handler.body = self.tail_block(handler.body)
+        if isinstance(stmt, ast.Try):
+            stmt.finalbody = self.tail_block(stmt.finalbody)
 
     def _lower_children(self, stmt: ast.stmt) -> list[ast.stmt]:
         """Lowers the jumps inside `stmt`; returns what replaces it."""
@@ -259,8 +291,9 @@ class Lowering:
         if pending and stmt.finalbody and self._catchers - final_jumps:
             self._reset_if_finally_raises(stmt)
         if body_jumps and stmt.orelse:
-            guard = not_(name(self._guard_flag()))
-            stmt.orelse = [ast.If(test=guard, body=stmt.orelse, orelse=[])]
+            # else: if not flag: <else block>
+            guard = b.not_(b.name(self._guard_flag()))
+            stmt.orelse = [b.if_(guard, stmt.orelse)]
         flags = anno.getanno(stmt, anno.Basic.PENDING_JUMPS, ())
         # (A flag with no name yet is read by no guard: nothing to cancel.)
         if pending and self.flag_named and self.flag not in flags:
@@ -273,19 +306,21 @@ class Lowering:
         if jumped is None:  # the first kind of jump found in this block
             jumped = self.namer.new_symbol("finally_jumped")
             anno.setanno(stmt, anno.Basic.FINALLY_JUMPED, jumped)
+            # finally_jumped = False
+            # try: <stmt> / except BaseException: if not finally_jumped: raise
             out = [
-                assign(jumped, ast.Constant(value=False)),
+                b.assign(jumped, b.const(False)),
                 _discard_exception_unless(stmt, jumped),
             ]
         cancels = [f for f in flags if f != self.flag]
         replace = self.replace
 
         def in_finally(jump: ast.stmt) -> list[ast.stmt]:
-            false, true = ast.Constant(value=False), ast.Constant(value=True)
+            # <jump's replacement>; other_flag = False; finally_jumped = True
             return [
                 *replace(jump),
-                *(assign(f, false) for f in cancels),
-                assign(jumped, true),
+                *(b.assign(f, b.const(False)) for f in cancels),
+                b.assign(jumped, b.const(True)),
             ]
 
         self.replace = in_finally
@@ -308,18 +343,15 @@ class Lowering:
         """
         handler = anno.getanno(stmt, anno.Basic.FINALLY_RESETS, None)
         if handler is None:
-            handler = ast.ExceptHandler(
-                type=name("BaseException"), name=None, body=[ast.Raise()]
-            )
+            # finally: try: <F> / except BaseException: raise
+            handler = b.except_base([b.raise_()])
             anno.setanno(stmt, anno.Basic.FINALLY_RESETS, handler)
-            guard = ast.Try(
-                body=stmt.finalbody, handlers=[handler], orelse=[], finalbody=[]
-            )
-            stmt.finalbody = [guard]
-        false = ast.Constant(value=False)
-        own = assign(self.flag, false)
+            stmt.finalbody = [b.try_(stmt.finalbody, [handler])]
+        # except BaseException: flag = False; finally_jumped = False; raise
+        own = b.assign(self.flag, b.const(False))
         self._resets.append((stmt, handler, own))
-        handler.body[-1:-1] = [own, *(assign(f, false) for f in self._finally_flags)]
+        resets = (b.assign(f, b.const(False)) for f in self._finally_flags)
+        handler.body[-1:-1] = [own, *resets]
 
     def drop_resets(self) -> None:
         """Removes the flag's resets (for a flag that no guard reads), and the
@@ -335,9 +367,8 @@ class Lowering:
 
 def _discard_exception_unless(stmt: ast.stmt, jumped: str) -> ast.Try:
     """`try: stmt / except BaseException: if not jumped: raise`."""
-    reraise = ast.If(test=not_(name(jumped)), body=[ast.Raise()], orelse=[])
-    handler = ast.ExceptHandler(type=name("BaseException"), name=None, body=[reraise])
-    return ast.Try(body=[stmt], handlers=[handler], orelse=[], finalbody=[])
+    reraise = b.if_(b.not_(b.name(jumped)), [b.raise_()])
+    return b.try_([stmt], [b.except_base([reraise])])
 
 
 def invert_empty_ifs(stmts: list[ast.stmt]) -> list[ast.stmt]:
@@ -358,9 +389,9 @@ def invert_empty_ifs(stmts: list[ast.stmt]) -> list[ast.stmt]:
                 if not isinstance(stmt.test, ast.Constant):
                     # Python still evaluates the test and asks for its truth
                     # value, which may raise or call `__bool__`.
-                    out.append(ast.Expr(value=not_(stmt.test)))
+                    out.append(b.expr(b.not_(stmt.test)))  # not c
                 continue
-            stmt.test = not_(stmt.test)
+            stmt.test = b.not_(stmt.test)
             stmt.body, stmt.orelse = stmt.orelse, []
         out.append(stmt)
     return out
@@ -371,4 +402,4 @@ def fill_empty_blocks(node: ast.AST) -> None:
     for child in transformer.walk(node):
         block = getattr(child, "body", None)
         if isinstance(block, list) and not block:
-            block.append(ast.Pass())
+            block.append(b.pass_())

@@ -85,81 +85,102 @@ def _wrap(line: str) -> list[str]:
 def _format(node: ast.expr, indent: str, column: int) -> list[str]:
     """Lines for `node`; the first continues at `column`, the rest are indented.
 
-    Calls break after '(' with their arguments packed greedily one level
-    deeper, lambdas keep their body on their line, binary operators break
-    before the operator inside parentheses.
+    A node that does not fit is broken by the formatter its class has in
+    `_FORMATS` (one level deeper: `indent` + 4 spaces); others stay whole.
     """
     text = ast.unparse(node)
     if column + len(text) <= MAX_LINE:
         return [text]
+    format_ = _FORMATS.get(type(node))
+    if format_ is None:
+        return [text]
+    return format_(node, indent, column) or [text]
+
+
+def _format_call(node: ast.Call, indent: str, column: int) -> list[str]:
+    """Breaks after '(', the arguments packed greedily one level deeper."""
     inner = indent + "    "
-    if isinstance(node, ast.Call):
-        pieces = [_format(a, inner, len(inner)) for a in node.args]
-        for k in node.keywords:
-            head = "**" if k.arg is None else f"{k.arg}="
-            value = _format(k.value, inner, len(inner) + len(head))
-            pieces.append([head + value[0], *value[1:]])
-        lines = [ast.unparse(node.func) + "("]
-        current = ""
-        for i, piece in enumerate(pieces):
-            piece = [*piece[:-1], piece[-1] + (")" if i == len(pieces) - 1 else ",")]
-            if (
-                len(piece) == 1
-                and len(inner) + len(current) + 1 + len(piece[0]) <= MAX_LINE
-            ):
-                current = f"{current} {piece[0]}" if current else piece[0]
-                continue
-            if current:
-                lines.append(inner + current)
-                current = ""
-            if len(piece) == 1:
-                current = piece[0]
-            else:
-                lines.append(inner + piece[0])
-                lines.extend(piece[1:])
+    pieces = [_format(a, inner, len(inner)) for a in node.args]
+    for k in node.keywords:
+        head = "**" if k.arg is None else f"{k.arg}="
+        value = _format(k.value, inner, len(inner) + len(head))
+        pieces.append([head + value[0], *value[1:]])
+    lines = [ast.unparse(node.func) + "("]
+    current = ""
+    for i, piece in enumerate(pieces):
+        piece = [*piece[:-1], piece[-1] + (")" if i == len(pieces) - 1 else ",")]
+        if (
+            len(piece) == 1
+            and len(inner) + len(current) + 1 + len(piece[0]) <= MAX_LINE
+        ):
+            current = f"{current} {piece[0]}" if current else piece[0]
+            continue
         if current:
             lines.append(inner + current)
-        if not pieces:
-            lines[0] += ")"
-        return lines
-    if isinstance(node, ast.Lambda):
-        head = (
-            "lambda" + (f" {ast.unparse(node.args)}" if node.args.args else "") + ": "
-        )
-        body = _format(node.body, indent, column + len(head))
-        return [head + body[0], *body[1:]]
-    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
-        opening, closing = _BRACKETS[type(node)]
-        if isinstance(node, ast.DictComp):
-            key = ast.unparse(node.key)
-            head = _format(node.value, inner, column + len(opening) + len(key) + 2)
-            head = [f"{key}: {head[0]}", *head[1:]]
+            current = ""
+        if len(piece) == 1:
+            current = piece[0]
         else:
-            head = _format(node.elt, inner, column + len(opening))
-        clauses = []
-        for gen in node.generators:
-            clause = f"for {ast.unparse(gen.target)} in {ast.unparse(gen.iter)}"
-            clauses.append(clause + "".join(f" if {ast.unparse(c)}" for c in gen.ifs))
-        lines = [opening + head[0], *head[1:]]
-        lines += [inner + c for c in clauses]
-        lines[-1] += closing
-        return lines
-    if isinstance(node, (ast.Tuple, ast.List)) and node.elts:
-        opening, closing = ("(", ")") if isinstance(node, ast.Tuple) else ("[", "]")
-        lines = [opening]
-        for element in node.elts:
-            item = _format(element, inner, len(inner))
-            lines += [inner + item[0], *item[1:]]
-            lines[-1] += ","
-        lines.append(indent + closing)
-        return lines
-    if isinstance(node, ast.BinOp):
-        left = _format(node.left, inner, column + 1)
-        op = _BINOPS.get(type(node.op), "?")
-        right = _format(node.right, inner, len(inner) + len(op) + 1)
-        right[-1] += ")"
-        return ["(" + left[0], *left[1:], f"{inner}{op} {right[0]}", *right[1:]]
-    return [text]
+            lines.append(inner + piece[0])
+            lines.extend(piece[1:])
+    if current:
+        lines.append(inner + current)
+    if not pieces:
+        lines[0] += ")"
+    return lines
+
+
+def _format_lambda(node: ast.Lambda, indent: str, column: int) -> list[str]:
+    """Keeps the body on the lambda's line, breaking the body itself."""
+    params = f" {ast.unparse(node.args)}" if node.args.args else ""
+    head = f"lambda{params}: "
+    body = _format(node.body, indent, column + len(head))
+    return [head + body[0], *body[1:]]
+
+
+def _format_comprehension(node: ast.expr, indent: str, column: int) -> list[str]:
+    """The element on the first line, each `for` clause on its own."""
+    inner = indent + "    "
+    opening, closing = _BRACKETS[type(node)]
+    if isinstance(node, ast.DictComp):
+        key = ast.unparse(node.key)
+        head = _format(node.value, inner, column + len(opening) + len(key) + 2)
+        head = [f"{key}: {head[0]}", *head[1:]]
+    else:
+        head = _format(node.elt, inner, column + len(opening))
+    clauses = []
+    for gen in node.generators:
+        clause = f"for {ast.unparse(gen.target)} in {ast.unparse(gen.iter)}"
+        clauses.append(clause + "".join(f" if {ast.unparse(c)}" for c in gen.ifs))
+    lines = [opening + head[0], *head[1:]]
+    lines += [inner + c for c in clauses]
+    lines[-1] += closing
+    return lines
+
+
+def _format_sequence(node: ast.Tuple | ast.List, indent: str, column: int) -> list[str]:
+    """One element per line (nothing to break in an empty one)."""
+    if not node.elts:
+        return []
+    inner = indent + "    "
+    opening, closing = ("(", ")") if isinstance(node, ast.Tuple) else ("[", "]")
+    lines = [opening]
+    for element in node.elts:
+        item = _format(element, inner, len(inner))
+        lines += [inner + item[0], *item[1:]]
+        lines[-1] += ","
+    lines.append(indent + closing)
+    return lines
+
+
+def _format_binop(node: ast.BinOp, indent: str, column: int) -> list[str]:
+    """Inside parentheses, breaking before the operator."""
+    inner = indent + "    "
+    left = _format(node.left, inner, column + 1)
+    op = _BINOPS.get(type(node.op), "?")
+    right = _format(node.right, inner, len(inner) + len(op) + 1)
+    right[-1] += ")"
+    return ["(" + left[0], *left[1:], f"{inner}{op} {right[0]}", *right[1:]]
 
 
 _BRACKETS = {
@@ -183,4 +204,17 @@ _BINOPS = {
     ast.BitXor: "^",
     ast.LShift: "<<",
     ast.RShift: ">>",
+}
+
+# How each kind of expression breaks over lines when it does not fit.
+_FORMATS = {
+    ast.Call: _format_call,
+    ast.Lambda: _format_lambda,
+    ast.ListComp: _format_comprehension,
+    ast.SetComp: _format_comprehension,
+    ast.DictComp: _format_comprehension,
+    ast.GeneratorExp: _format_comprehension,
+    ast.Tuple: _format_sequence,
+    ast.List: _format_sequence,
+    ast.BinOp: _format_binop,
 }

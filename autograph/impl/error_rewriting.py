@@ -8,7 +8,7 @@ converted code calls (`runtime/operators`: dispatch, state passing,
 drops those frames from an exception's traceback, and from the tracebacks of
 the exceptions chained to it, so that a user reads only their own code (and
 the runtime's ops, whose frames say what failed). The rules are
-`autograph.pyct.tracebacks.filter_traceback`'s, including its switch
+`autograph.impl.tracebacks.filter_traceback`'s, including its switch
 `AUTOGRAPH_TRACEBACK_FILTERING=0`.
 
 The wrapper that runs converted code re-raises with it, in its own frame, so
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from autograph.pyct import tracebacks
+from autograph.impl import tracebacks
 
 __all__ = ["with_user_frames"]
 

@@ -15,6 +15,7 @@ import threading
 import types
 import weakref
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,74 +34,68 @@ from autograph.converters import (
     return_statements,
     variables,
 )
-from autograph.core import unsupported
-from autograph.core.converter import (
-    AG,
-    CodeAfterReturn,
-    CompareChain,
-    Context,
-    ListMethodCall,
-    LoopElse,
-    NestedFunction,
-    function_def,
-)
+from autograph.core import builders as b
+from autograph.core import jumps, unsupported
+from autograph.core.builders import AG
+from autograph.core.converter import Context
+from autograph.core.survey import Marker, survey
 from autograph.impl import codegen
 from autograph.pyct import loader, naming, parser, transformer
 from autograph.pyct.static_analysis import activity
 
 _FACTORY = "create_converted_entity"
 _LAMBDA = "converted_lambda__"
+# Names the factory around a converted function binds: no generated name
+# may take them.
+RESERVED = frozenset({AG, _FACTORY, _LAMBDA})
 
 
-def _survey(node: ast.AST) -> tuple[set[str], set[type]]:
-    """The names the tree uses (generated ones must differ) and its node
-    classes (`ast.Not` for a `not`, and the markers of core.converter)."""
-    names = {AG, _FACTORY}
-    kinds: set[type] = set()
-    stack: list = [node]
-    while stack:  # a walk, in no particular order
-        child = stack.pop()
-        if not isinstance(child, ast.AST):
-            continue  # e.g. the names of a `global` statement
-        kind = type(child)
-        kinds.add(kind)
-        fields = child.__dict__
-        for name in transformer.child_fields(kind):
-            value = fields.get(name)
-            if type(value) is list:
-                stack.extend(value)
-            elif value is not None:
-                stack.append(value)
-        if kind is ast.Name:
-            names.add(child.id)
-        elif kind is ast.arg:
-            names.add(child.arg)
-        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            names.add(child.name)
-            if any(isinstance(s, ast.Return) for s in child.body[:-1]):
-                kinds.add(CodeAfterReturn)
-            if child is not node:
-                kinds.add(NestedFunction)
-        elif kind is ast.alias:
-            names.add((child.asname or child.name).split(".")[0])
-        elif kind is ast.ExceptHandler and child.name:
-            names.add(child.name)
-        elif kind in (ast.Global, ast.Nonlocal):
-            names.update(child.names)
-        elif kind in (ast.For, ast.While) and child.orelse:
-            kinds.add(LoopElse)
-        elif kind is ast.UnaryOp and type(child.op) is ast.Not:
-            kinds.add(ast.Not)
-        elif kind is ast.Compare and len(child.ops) > 1:
-            kinds.add(CompareChain)
-        elif (
-            kind is ast.Call
-            and type(child.func) is ast.Attribute
-            and child.func.attr in ("append", "pop")
-        ):
-            kinds.add(ListMethodCall)
-    return names, kinds
+@dataclass(frozen=True)
+class Pass:
+    """One rewrite of the pipeline, and when it has something to do.
 
+    Attributes:
+        module: The converter; its `transform(node, ctx)` rewrites the tree.
+        triggers: Kinds (node classes, `survey.Marker`s) any of which the
+            tree must hold for the pass to have something to rewrite; None:
+            it always runs.
+        requires: Kinds the tree must also hold, all of them.
+        emits: What the pass may add to the tree: added to `ctx.kinds` after
+            it ran, unless it rewrote nothing (`ctx.rewrote`), so later
+            passes see what it made.
+    """
+
+    module: types.ModuleType
+    triggers: frozenset | None
+    emits: frozenset
+    requires: frozenset = frozenset()
+
+    @property
+    def name(self) -> str:
+        """The converter's module name, e.g. 'control_flow'."""
+        return self.module.__name__.rsplit(".", 1)[-1]
+
+    def triggered(self, kinds: AbstractSet) -> bool:
+        """Whether a tree holding `kinds` may have something to rewrite."""
+        if self.triggers is not None and kinds.isdisjoint(self.triggers):
+            return False
+        return self.requires <= kinds
+
+    def run(self, node: ast.AST, ctx: Context) -> ast.AST:
+        """Rewrites `node`, then adds what it may have emitted to `ctx.kinds`."""
+        ctx.rewrote = True
+        node = self.module.transform(node, ctx)
+        if ctx.rewrote:
+            ctx.kinds |= self.emits
+        return node
+
+
+def _kinds(*kinds: type | Marker) -> frozenset:
+    return frozenset(kinds)
+
+
+_LOOPS = _kinds(ast.For, ast.While)
+_LAZY_OPERANDS = _kinds(ast.Call, ast.Attribute, ast.Name, ast.Lambda, ast.arguments)
 
 # The passes, in order. Order matters:
 # - variables reads Python's own definedness, so it runs on the untouched tree;
@@ -114,23 +109,116 @@ def _survey(node: ast.AST) -> tuple[set[str], set[type]]:
 # - control_flow needs every jump lowered, and emits `not flag` tests and
 #   lambdas that the expression converters then rewrite;
 # - cleanup tidies what control_flow generated.
-# A pass runs only when the tree may hold what it rewrites (`needed` on
-# `ctx.kinds`: the node classes present, to which each pass adds what it
-# emits, its `EMITS`): most functions hold no assert, break or conditional
-# expression, and skipping a pass skips a walk over the whole tree.
+# A pass runs only when the tree may hold what triggers it: most functions
+# hold no assert, break or conditional expression, and skipping a pass
+# skips a walk over the whole tree (tests/autograph/test_pipeline.py checks
+# that a skipped pass would have changed nothing). variables and
+# return_statements always run: the first may rewrite any read, and a
+# trigger for the second (a `return` not last in its function) would need
+# its own marker to save ~1 us per function (ARCHITECTURE.md).
 PIPELINE = (
-    variables,
-    asserts,
-    return_statements,
-    break_statements,
-    continue_statements,
-    lists,
-    call_trees,
-    assignment_expressions,
-    control_flow,
-    conditional_expressions,
-    logical_expressions,
-    cleanup,
+    Pass(
+        variables,
+        triggers=None,
+        emits=_kinds(ast.Assign, ast.Expr, ast.BinOp, ast.Constant) | _LAZY_OPERANDS,
+    ),
+    Pass(
+        asserts,
+        triggers=_kinds(ast.Assert),
+        emits=_kinds(ast.Expr) | _LAZY_OPERANDS,
+    ),
+    Pass(
+        return_statements,
+        triggers=None,
+        # the flags' set-up, `return a if c else b`, and what lowering adds
+        emits=jumps.EMITS
+        | _kinds(ast.Tuple, ast.Call, ast.Attribute, ast.IfExp, ast.Return),
+    ),
+    # (a loop's `else` moves after the loop, where a `break` in it belongs)
+    Pass(
+        break_statements,
+        triggers=_kinds(ast.Break, Marker.LOOP_ELSE),
+        emits=jumps.EMITS,
+    ),
+    Pass(continue_statements, triggers=_kinds(ast.Continue), emits=jumps.EMITS),
+    Pass(
+        lists,
+        triggers=_LOOPS,
+        requires=_kinds(Marker.LIST_METHOD_CALL),
+        emits=_kinds(
+            ast.Assign,
+            ast.Call,
+            ast.Attribute,
+            ast.Name,
+            ast.Tuple,
+            ast.Subscript,
+            ast.Constant,
+        ),
+    ),
+    Pass(
+        call_trees,
+        triggers=_kinds(ast.Call),
+        emits=_kinds(ast.Call, ast.Attribute, ast.Name),
+    ),
+    Pass(
+        assignment_expressions,
+        triggers=_kinds(ast.While),
+        requires=_kinds(ast.NamedExpr),
+        emits=_kinds(
+            ast.Assign,
+            ast.Name,
+            ast.If,
+            ast.BoolOp,
+            ast.UnaryOp,
+            ast.Not,
+            Marker.GENERATED_CODE,
+        ),
+    ),
+    Pass(
+        control_flow,
+        triggers=_kinds(ast.If) | _LOOPS,
+        emits=_kinds(
+            ast.FunctionDef,
+            ast.arg,
+            ast.Return,
+            ast.Assign,
+            ast.Expr,
+            ast.Tuple,
+            ast.Constant,
+            ast.keyword,
+            ast.Dict,
+            ast.Pass,
+            ast.Global,
+            ast.Nonlocal,
+            Marker.GENERATED_CODE,
+            Marker.NESTED_FUNCTION,
+        )
+        | _LAZY_OPERANDS,
+    ),
+    Pass(
+        conditional_expressions,
+        triggers=_kinds(ast.IfExp),
+        emits=_kinds(ast.keyword, ast.Tuple) | _LAZY_OPERANDS,
+    ),
+    Pass(
+        logical_expressions,
+        triggers=_kinds(ast.BoolOp, ast.Not, Marker.COMPARE_CHAIN),
+        emits=_kinds(ast.Compare, ast.keyword, ast.Tuple) | _LAZY_OPERANDS,
+    ),
+    # (dropped code may have been a local's only binding, which it restores)
+    Pass(
+        cleanup,
+        triggers=_kinds(Marker.GENERATED_CODE, Marker.DROPPED_CODE),
+        emits=_kinds(
+            ast.Return,
+            ast.Tuple,
+            ast.Assign,
+            ast.AnnAssign,
+            ast.Call,
+            ast.Attribute,
+            ast.Name,
+        ),
+    ),
 )
 
 
@@ -159,7 +247,8 @@ def convert_node(
         ConversionError: The function uses syntax that is not supported.
     """
     name = getattr(node, "name", "<lambda>")
-    names, kinds = _survey(node)
+    names, kinds = survey(node)
+    names |= RESERVED
     generators: list[ast.FunctionDef] = []
     if ast.Yield in kinds or ast.YieldFrom in kinds:
         generators = unsupported.nested_generators(node)
@@ -182,9 +271,9 @@ def convert_node(
         # A graph cannot catch what a branch raises when it runs: the
         # backend refuses a raise that one of these `try`s would handle.
         operators.register_handlers(filename, activity.handled_lines(node))
-    for converter in PIPELINE:
-        if converter.needed(ctx.kinds):
-            node = converter.transform(node, ctx)
+    for step in PIPELINE:
+        if step.triggered(ctx.kinds):
+            node = step.run(node, ctx)
     if hidden:
         _restore_bodies(node, hidden)
     codegen.fill_locations(node)
@@ -202,19 +291,16 @@ def _hide_body(fn: ast.FunctionDef) -> tuple[ast.FunctionDef, list[ast.stmt]]:
     declared = activity.declarations(fn)
     reads = sorted(activity.reads(body) - activity.local_names(fn))
     writes = sorted(activity.writes(body) & set(declared))
+    # nonlocal n; global g; (a, b); w = None
     stand_in: list[ast.stmt] = []
-    for kind, cls in (("nonlocal", ast.Nonlocal), ("global", ast.Global)):
+    for kind, build in (("nonlocal", b.nonlocal_), ("global", b.global_)):
         names = sorted(n for n, k in declared.items() if k == kind)
         if names:
-            stand_in.append(cls(names=names))
+            stand_in.append(build(names))
     if reads:
-        loads = [ast.Name(id=n, ctx=ast.Load()) for n in reads]
-        stand_in.append(ast.Expr(value=ast.Tuple(elts=loads, ctx=ast.Load())))
-    for name in writes:
-        value = ast.Constant(value=None, kind=None)
-        target = ast.Name(id=name, ctx=ast.Store())
-        stand_in.append(ast.Assign(targets=[target], value=value, type_comment=None))
-    fn.body = stand_in or [ast.Pass()]
+        stand_in.append(b.expr(b.names(reads)))
+    stand_in.extend(b.assign(name, b.const(None)) for name in writes)
+    fn.body = stand_in or [b.pass_()]
     return fn, body
 
 
@@ -373,23 +459,25 @@ def _convert(
         recursive=recursive,
     )
     entity_name = getattr(node, "name", "<lambda>")
+    # def create_converted_entity(ag__, *free_vars):
+    #     global f                  (unless f is a free variable)
+    #     def f(...): ...           (or: converted_lambda__ = lambda ...: ...)
+    #     return f
     if isinstance(node, ast.Lambda):
-        target = ast.copy_location(ast.Name(id=_LAMBDA, ctx=ast.Store()), node)
-        definition: ast.stmt = ast.copy_location(
-            ast.Assign(targets=[target], value=node, type_comment=None), node
-        )
+        target = ast.copy_location(b.name(_LAMBDA, ast.Store), node)
+        definition: ast.stmt = ast.copy_location(b.assign(target, node), node)
         returned = _LAMBDA
     else:
         definition = node
         returned = node.name
     free_vars = list(function.__code__.co_freevars)
-    body: list[ast.stmt] = [ast.Return(value=_load(returned))]
+    body: list[ast.stmt] = [b.ret(b.name(returned))]
     if returned not in free_vars:
         # `def f` binds `f` in the factory; a recursive call in `f` must still
         # reach the module's `f`, as in the original.
-        body.insert(0, ast.Global(names=[returned]))
-    factory = function_def(_FACTORY, [AG, *free_vars], body)
-    module = ast.Module(body=[factory], type_ignores=[])
+        body.insert(0, b.global_([returned]))
+    factory = b.def_(_FACTORY, [AG, *free_vars], body)
+    module = b.module([factory])
     # The definition has its positions (convert_node): only the factory's
     # own nodes need some, so it is added after they get them.
     codegen.fill_locations(factory, definition.lineno)
@@ -399,6 +487,7 @@ def _convert(
         located=True,
         filename=parsed.filename,
         entity_name=entity_name,
+        leading=[AG],
         free_vars=free_vars,
         globals_=function.__globals__,
         closure_values=dict.fromkeys([AG, *free_vars]),
@@ -479,10 +568,6 @@ def instantiate(
     new.__dict__.update(function.__dict__)
     new.__ag_original__ = function
     return new
-
-
-def _load(name: str) -> ast.Name:
-    return ast.Name(id=name, ctx=ast.Load())
 
 
 __all__ = [

@@ -1,10 +1,12 @@
-"""A generic Python-to-Python toolkit: parse, annotate, template, compile.
+"""A generic Python-to-Python toolkit: parse, analyze, walk, compile.
 
 It knows nothing of the runtime or of ``ag__``: it imports neither
 ``autograph.converters`` nor ``runtime``. Import its modules directly:
 
 Example:
-    >>> from autograph.pyct import parser, templates
-    >>> parser.unparse(templates.replace("y = f(x)", f="g"))
-    'y = g(x)'
+    >>> from autograph.pyct import naming, parser
+    >>> parser.unparse(parser.parse_source("y = f(x)"))
+    'y = f(x)'
+    >>> naming.Namer(reserved={"f", "x", "y"}).new_symbol("y")
+    'y_1'
 """

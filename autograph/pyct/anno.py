@@ -47,7 +47,7 @@ class NoValue(enum.Enum):
 
 
 class Basic(NoValue):
-    """Annotations set by the parser, the templates and the converters."""
+    """Annotations set by the parser, the analyses and the converters."""
 
     QN = "Qualified name of a Name/Attribute/Subscript node: a qual_names.QN"
     SKIP_PROCESSING = "True on nodes (generated or marked) that converters leave alone"

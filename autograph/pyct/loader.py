@@ -8,30 +8,32 @@ Why a factory. The converter wraps the converted function in
 
 .. code-block:: python
 
-    def factory(ag__, x, y):        # ag__ and the free variables x, y
+    def factory(ops, x, y):         # leading parameters, then the free variables
         def f(a):                   # the converted function
             ...
         return f
 
-Compiling that makes ``ag__``, ``x`` and ``y`` closure variables of ``f``
+Compiling that makes ``ops``, ``x`` and ``y`` closure variables of ``f``
 rather than globals, so ``f`` can run with the user's own module globals
 (reads and ``global`` writes see the same dict as the original) without adding
-``ag__`` or anything else to that dict. ``load_function`` never calls the
-factory: it takes ``f``'s code object out of the factory's constants and gives
-it closure cells itself, reusing the original function's cells where the
-caller passes them, so ``nonlocal`` writes are shared with the original.
+``ops`` or anything else to that dict. The leading parameters are the
+caller's to choose (autograph passes its operators module, ``ag__``).
+``load_function`` never calls the factory: it takes ``f``'s code object out
+of the factory's constants and gives it closure cells itself, reusing the
+original function's cells where the caller passes them, so ``nonlocal``
+writes are shared with the original.
 
 Example:
     >>> from autograph.pyct import parser
     >>> tree = parser.parse_source(
-    ...     "def factory(ag__, k):\\n"
+    ...     "def factory(ops, k):\\n"
     ...     "    def scale(x):\\n"
     ...     "        return k * x\\n"
     ...     "    return scale\\n"
     ... )
     >>> scale = load_function(tree, filename="<example>", entity_name="scale",
-    ...                       free_vars=["k"], globals_={},
-    ...                       closure_values={"ag__": None, "k": 3})
+    ...                       leading=["ops"], free_vars=["k"], globals_={},
+    ...                       closure_values={"ops": None, "k": 3})
     >>> scale(2)
     6
 """
@@ -45,9 +47,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["compile_module", "load_function", "load_module"]
-
-FACTORY_ARGS_PREFIX = ("ag__",)
-"""The factory's leading parameters, before the free variables."""
 
 
 def compile_module(
@@ -123,23 +122,27 @@ def load_function(
     free_vars: Sequence[str],
     globals_: dict[str, Any],
     closure_values: Mapping[str, Any],
+    leading: Sequence[str] = (),
     located: bool = False,
 ) -> types.FunctionType:
     """Compiles a factory module and returns the function it defines.
 
     Args:
-        module_node: A module holding one ``def <factory>(ag__, *free_vars)``
+        module_node: A module holding one
+            ``def <factory>(*leading, *free_vars)``
             whose body defines ``entity_name`` (a ``def``, or a name assigned a
             lambda) and returns it.
         filename: The user's file; the code object is compiled under it.
         entity_name: The function the factory defines.
-        free_vars: The factory's parameters after ``ag__``, in order.
+        free_vars: The factory's parameters after ``leading``, in order.
         globals_: The globals of the new function: the user's module dict.
         closure_values: A value for each free variable of the function (and
-            ``ag__``): a ``types.CellType`` is used as the cell itself (pass
+            each of ``leading``): a ``types.CellType`` is used as the cell itself (pass
             the original function's cells to share ``nonlocal`` writes), any
             other value is put into a new cell. Entries the function does not
             use are ignored.
+        leading: The factory's first parameters, before the free variables
+            (what converted code reaches through a closure, e.g. ``ag__``).
         located: Every node of the module has its position already.
 
     Returns:
@@ -154,10 +157,10 @@ def load_function(
     """
     factory = _factory(module_node)
     params = [arg.arg for arg in factory.args.args]
-    if params != [*FACTORY_ARGS_PREFIX, *free_vars]:
+    if params != [*leading, *free_vars]:
         raise ValueError(
             f"factory {factory.name!r} takes {params}, expected "
-            f"{[*FACTORY_ARGS_PREFIX, *free_vars]}"
+            f"{[*leading, *free_vars]}"
         )
     module_code = compile_module(module_node, filename, located=located)
     (factory_code,) = [

@@ -85,6 +85,19 @@ class Namer:
         self._generated_set.add(name)
         return name
 
+    def scratch(self) -> Namer:
+        """A copy that hands out the names this namer would hand out next,
+        reserving nothing here (for a trial run whose output is dropped).
+
+        Example:
+            >>> namer = Namer(())
+            >>> namer.scratch().new_symbol("flag"), namer.new_symbol("flag")
+            ('flag', 'flag')
+        """
+        copy = Namer(self._taken)
+        copy._next = dict(self._next)
+        return copy
+
     def _is_taken(self, name: str, avoid: set[str]) -> bool:
         return (
             name in self._taken

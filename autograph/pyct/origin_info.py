@@ -1,17 +1,17 @@
 """Where generated code comes from in the user's source.
 
 Converted code is compiled from a tree whose positions are the user's file
-positions. Nodes made from templates have none; ``copy_locations`` gives them
-the position of the user's statement they replace, so that the code object
-(and every traceback through it) points at that statement.
+positions (generated nodes get their statement's from
+``autograph.impl.codegen.fill_locations``), so the code object and every
+traceback through it point at the user's source. ``resolve`` records, for
+messages, where each node of that tree comes from:
 
 Example:
     >>> import ast
-    >>> user = ast.parse("x = 1").body[0]
-    >>> new = ast.Expr(value=ast.Constant(value=2, kind=None))
-    >>> copy_locations([new], user)
-    >>> (new.lineno, new.value.lineno, new.end_col_offset)
-    (1, 1, 5)
+    >>> tree = ast.parse("x = 1")
+    >>> resolve(tree, filename="<none>", function_name="f")
+    >>> str(anno.getanno(tree.body[0], anno.Basic.ORIGIN))
+    'File "<none>", line 1, in f'
 """
 
 from __future__ import annotations
@@ -19,14 +19,10 @@ from __future__ import annotations
 import ast
 import dataclasses
 import linecache
-from collections.abc import Iterable
-from typing import Any
 
 from autograph.pyct import anno, transformer
 
-__all__ = ["OriginInfo", "copy_locations", "resolve", "source_line"]
-
-_POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+__all__ = ["OriginInfo", "resolve", "source_line"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,36 +61,6 @@ def source_line(filename: str, lineno: int) -> str:
         ''
     """
     return linecache.getline(filename, lineno).rstrip("\r\n")
-
-
-def _walk(nodes: Any) -> Iterable[ast.AST]:
-    roots = nodes if isinstance(nodes, (list, tuple)) else [nodes]
-    for root in roots:
-        yield from transformer.walk(root)
-
-
-def copy_locations(new_nodes: Any, from_node: ast.AST) -> None:
-    """Gives every node without a ``lineno`` the positions of ``from_node``.
-
-    Nodes that already have a ``lineno`` (e.g. user expressions inserted into a
-    template) keep all their positions.
-
-    Args:
-        new_nodes: A node or a list of nodes; visited recursively.
-        from_node: The user's node they stand for.
-
-    Example:
-        >>> import ast
-        >>> node = ast.Pass()
-        >>> copy_locations(node, ast.parse("pass").body[0])
-        >>> node.lineno
-        1
-    """
-    source = {name: getattr(from_node, name, None) for name in _POSITIONS}
-    for node in _walk(new_nodes):
-        if "lineno" in node._attributes and getattr(node, "lineno", None) is None:
-            for name, value in source.items():
-                setattr(node, name, value)
 
 
 def resolve(node: ast.AST, *, filename: str, function_name: str) -> None:

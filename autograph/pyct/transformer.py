@@ -22,7 +22,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
+
+from autograph.pyct import anno
+
+NodeT = TypeVar("NodeT")
 
 # Fields that never hold a node with children (on Python >= 3.10): names and
 # other scalars, expression contexts, and operators.
@@ -107,6 +111,36 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
         children = child_nodes(current)
         children.reverse()
         stack.extend(children)
+
+
+def copy_node(node: NodeT) -> NodeT:
+    """A deep copy of an ast node (or list of nodes) that keeps annotations.
+
+    Fields and positions are copied recursively; each node's annotation dict
+    is copied but its values are shared. (``copy.deepcopy`` also keeps them,
+    but would copy whatever they refer to, e.g. the whole tree behind an
+    analysis scope.)
+
+    Example:
+        >>> import ast
+        >>> from autograph.pyct import anno
+        >>> name = ast.Name(id="x", ctx=ast.Load())
+        >>> anno.setanno(name, anno.Basic.QN, "x")
+        >>> twin = copy_node(name)
+        >>> twin is name, anno.getanno(twin, anno.Basic.QN)
+        (False, 'x')
+    """
+    if isinstance(node, list):
+        return [copy_node(item) for item in node]  # type: ignore[return-value]
+    if not isinstance(node, ast.AST):
+        return node
+    new = type(node).__new__(type(node))
+    for name in (*node._fields, *node._attributes):
+        if name in node.__dict__:
+            setattr(new, name, copy_node(node.__dict__[name]))
+    if anno.ANNO_FIELD in node.__dict__:
+        new.__dict__[anno.ANNO_FIELD] = dict(node.__dict__[anno.ANNO_FIELD])
+    return new
 
 
 class _Dispatch:

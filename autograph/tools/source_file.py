@@ -43,24 +43,17 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
+import autograph
 from autograph.impl import api, codegen, transpiler
 from autograph.pyct import parser
+from autograph.pyct.static_analysis import activity
 
 __all__ = ["FunctionSource", "SourceFile"]
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Nodes whose bodies are a scope of their own: names bound there are not the
 # module's (comprehension variables are local to the comprehension too).
-_SCOPES = (
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-    ast.Lambda,
-    ast.ListComp,
-    ast.SetComp,
-    ast.DictComp,
-    ast.GeneratorExp,
-)
+_SCOPES = (*activity.SCOPES, *activity.COMPREHENSIONS)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -188,8 +181,6 @@ def _top_level_names(module: ast.Module) -> tuple[frozenset[str], frozenset[str]
 def _autograph_names(module: ast.Module) -> dict[str, Any]:
     """Names bound only by importing `autograph` or a directive from it, and
     what they refer to (the directives are read statically)."""
-    import autograph  # the package this tool is part of: already imported
-
     values: dict[str, Any] = {}
     rebound: set[str] = set()
     for node in _module_scope_nodes(module):
@@ -248,7 +239,7 @@ def _module_scope_nodes(module: ast.Module) -> Iterator[ast.AST]:
 
 
 def _outer_parts(node: ast.AST) -> list[ast.AST]:
-    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+    if isinstance(node, activity.COMPREHENSIONS):
         return [node.generators[0].iter]
     parts: list[ast.AST] = list(getattr(node, "decorator_list", []))
     arguments = getattr(node, "args", None)

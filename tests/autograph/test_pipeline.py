@@ -1,9 +1,10 @@
 """The pipeline skips a pass only when that pass would change nothing.
 
-`transpiler.convert_node` runs a pass only if `pass.needed(ctx.kinds)`, where
-`ctx.kinds` starts as what the survey finds in the tree (node classes and
-markers) and grows by what each pass run adds. Two properties keep that
-exact, checked here on every sample function and on generated programs:
+`transpiler.convert_node` runs a pass only if `step.triggered(ctx.kinds)`,
+where `ctx.kinds` starts as what the survey finds in the tree (node classes
+and markers) and grows by what each pass run may emit (`Pass.emits`). Two
+properties keep that exact, checked here on every sample function and on
+generated programs:
 
 * the tracked kinds always include what the survey would find in the tree
   at that point (loop tests attached as annotations included), so passes
@@ -17,12 +18,15 @@ from __future__ import annotations
 import ast
 import copy
 import inspect
+import pkgutil
 import textwrap
 
 import pytest
 from hypothesis import given
 
+from autograph import converters
 from autograph.converters import cleanup, variables
+from autograph.core.survey import survey
 from autograph.impl import transpiler
 from autograph.pyct import anno, parser, transformer
 from autograph.pyct.static_analysis import definedness
@@ -33,7 +37,7 @@ from tests.samples import ALL_SAMPLES
 
 def _kinds(node: ast.AST) -> set[type]:
     """What the survey finds in the tree, loop tests attached to loops too."""
-    _, kinds = transpiler._survey(node)
+    _, kinds = survey(node)
     for child in transformer.walk(node):
         test = anno.getanno(child, anno.Basic.EXTRA_LOOP_TEST, None)
         if test is not None:
@@ -46,24 +50,21 @@ def _check_pipeline(node: ast.FunctionDef) -> list[str]:
     names of the passes that ran."""
     ctx = context(node)
     ran = []
-    for converter in transpiler.PIPELINE:
-        name = converter.__name__.rsplit(".", 1)[-1]
+    for step in transpiler.PIPELINE:
         missing = _kinds(node) - ctx.kinds
-        assert not missing, (
-            f"before {name}: untracked {sorted(k.__name__ for k in missing)}"
-        )
-        if converter.needed(ctx.kinds):
-            node = converter.transform(node, ctx)
-            ran.append(name)
+        assert not missing, f"before {step.name}: untracked {_named(missing)}"
+        if step.triggered(ctx.kinds):
+            node = step.run(node, ctx)
+            ran.append(step.name)
         else:
             before = ast.dump(node)
-            trial = converter.transform(copy.deepcopy(node), copy.deepcopy(ctx))
-            assert ast.dump(trial) == before, f"{name} was skipped but changes the tree"
+            trial = step.module.transform(copy.deepcopy(node), copy.deepcopy(ctx))
+            assert ast.dump(trial) == before, (
+                f"{step.name} was skipped but changes the tree"
+            )
     missing = _kinds(node) - ctx.kinds
-    assert not missing, (
-        f"after the pipeline: untracked {sorted(k.__name__ for k in missing)}"
-    )
-    if not cleanup.needed(ctx.kinds):
+    assert not missing, f"after the pipeline: untracked {_named(missing)}"
+    if not _CLEANUP.triggered(ctx.kinds):
         # cleanup then skips re-binding locals whose bindings left the
         # function (dropped or moved into generated functions): there must
         # be none to re-bind.
@@ -75,6 +76,13 @@ def _check_pipeline(node: ast.FunctionDef) -> list[str]:
                 cleanup.CleanupTransformer(ctx)._keep_locals(trial, original, cells)
                 assert ast.dump(trial) == ast.dump(fn), "a lost local went unnoticed"
     return ran
+
+
+_CLEANUP = next(step for step in transpiler.PIPELINE if step.module is cleanup)
+
+
+def _named(kinds: set) -> list[str]:
+    return sorted(getattr(k, "__name__", None) or k.name for k in kinds)
 
 
 def _program(source: str) -> ast.FunctionDef:
@@ -101,10 +109,13 @@ def test_skipped_passes_change_nothing_on_the_sample_corpus():
             continue  # a lambda
         for name in _check_pipeline(node):
             runs[name] = runs.get(name, 0) + 1
-    # Each pass is both run and skipped somewhere in the corpus.
-    assert set(runs) == {c.__name__.rsplit(".", 1)[-1] for c in transpiler.PIPELINE}
+    # Each pass is run somewhere in the corpus, and each that has triggers
+    # is skipped somewhere too.
+    assert set(runs) == {step.name for step in transpiler.PIPELINE}
     assert all(
-        count < len(ALL_SAMPLES) for name, count in runs.items() if name != "variables"
+        runs[step.name] < len(ALL_SAMPLES)
+        for step in transpiler.PIPELINE
+        if step.triggers is not None
     )
 
 
@@ -116,7 +127,7 @@ def test_skipped_passes_change_nothing_on_generated_programs(source):
 
 def test_a_function_without_control_flow_runs_only_the_passes_it_needs():
     node = parser.parse_source("def f(x):\n    y = g(x) + 1\n    return y\n").body[0]
-    assert _check_pipeline(node) == ["variables", "call_trees"]
+    assert _check_pipeline(node) == ["variables", "return_statements", "call_trees"]
 
 
 @pytest.mark.parametrize(
@@ -200,3 +211,8 @@ def test_an_emptied_if_kept_for_its_test_is_tracked():
     """
     ran = _check_pipeline(parser.parse_source(textwrap.dedent(source)).body[0])
     assert "continue_statements" in ran
+
+
+def test_every_converter_is_declared_once_in_the_pipeline():
+    modules = sorted(info.name for info in pkgutil.iter_modules(converters.__path__))
+    assert sorted(step.name for step in transpiler.PIPELINE) == modules

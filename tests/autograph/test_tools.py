@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from autograph import cli
-from autograph.impl import error_rewriting
 from autograph.tools import highlight, side_by_side, size, source_file
-
-# The module: `autograph.show` itself becomes the function once exported.
-SHOW = importlib.import_module("autograph.show")
 
 GENERATORS = """\
 def numbers(n):
@@ -114,13 +107,3 @@ def test_size_counts_code_lines_before_and_after_conversion(in_tmp):
         "longest",
     ]
     assert "1 not converted" in text
-
-
-@pytest.mark.parametrize(
-    "module",
-    [cli, SHOW, error_rewriting, source_file, side_by_side, highlight, size],
-    ids=lambda m: m.__name__,
-)
-def test_docstring_examples_run(module):
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0

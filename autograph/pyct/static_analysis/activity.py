@@ -29,7 +29,7 @@ from autograph.pyct.transformer import (
 # converters.
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 SCOPES = (*FUNCTIONS, ast.Lambda, ast.ClassDef)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 class _Collector(Visitor):
@@ -247,7 +247,7 @@ def walrus_binds(node: ast.AST) -> tuple[set[str], set[str]]:
             (sometimes if maybe else always).add(child.target.id)
         elif isinstance(child, SCOPES):
             continue
-        if isinstance(child, _COMPREHENSIONS):
+        if isinstance(child, COMPREHENSIONS):
             # Only the first iterable is evaluated whatever the items are.
             stack.append((child.generators[0].iter, maybe))
             for i, gen in enumerate(child.generators):

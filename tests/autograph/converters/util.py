@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import ast
 import builtins
+import linecache
 import textwrap
 
+import autograph
 from autograph.core.converter import Context
+from autograph.core.survey import survey
 from autograph.impl import codegen, transpiler
+from autograph.impl.api import always_run_converted
 from autograph.pyct import naming, parser
 
 
 def context(node: ast.FunctionDef) -> Context:
     """A fresh conversion context for `node`, as the pipeline makes one."""
-    names, kinds = transpiler._survey(node)
+    names, kinds = survey(node)
     return Context(
         function_name=node.name,
         filename="<test>",
-        namer=naming.Namer(names),
+        namer=naming.Namer(names | transpiler.RESERVED),
         is_builtin=lambda name: hasattr(builtins, name),
         kinds=kinds,
     )
@@ -49,11 +53,6 @@ _counter = [0]
 def run(source: str, *args, **namespace):
     """Defines the function in `source` (in a file-like module registered in
     linecache, as a user's would be), then runs its converted code."""
-    import linecache
-
-    import autograph
-    from autograph.impl.api import always_run_converted
-
     _counter[0] += 1
     filename = f"<converter-test-{_counter[0]}>"
     text = textwrap.dedent(source)

@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from autograph.pyct import loader, parser, templates
+from autograph.pyct import loader, parser
 
 _GLOBAL_HITS = 0
 
@@ -43,18 +43,24 @@ scale = lambda x: factor * x  # noqa: F821
 def _factory_module(node: ast.AST, name: str, free_vars: list[str]) -> ast.Module:
     """Wraps a parsed def (or lambda) as the lead's converter does."""
     if isinstance(node, ast.Lambda):
-        body = templates.replace("name = value", name=name, value=node)
+        body = [ast.Assign(targets=[ast.Name(name, ast.Store())], value=node)]
     else:
         body = [node]
-    return ast.Module(
-        body=templates.replace(
-            "def factory(ag__, free_vars):\n    body\n    return name",
-            free_vars=free_vars,
-            body=body,
-            name=name,
+    # def factory(ops, *free_vars): <body>; return <name>  (no positions)
+    factory = ast.FunctionDef(
+        name="factory",
+        args=ast.arguments(
+            posonlyargs=[],
+            args=[ast.arg(p) for p in ["ops", *free_vars]],
+            kwonlyargs=[],
+            kw_defaults=[],
+            defaults=[],
         ),
-        type_ignores=[],
+        body=[*body, ast.Return(ast.Name(name, ast.Load()))],
+        decorator_list=[],
+        **({"type_params": []} if "type_params" in ast.FunctionDef._fields else {}),
     )
+    return ast.Module(body=[factory], type_ignores=[])
 
 
 def _load(function, closure_values=None, **overrides):
@@ -65,9 +71,10 @@ def _load(function, closure_values=None, **overrides):
     kwargs = {
         "filename": parsed.filename,
         "entity_name": function.__name__,
+        "leading": ["ops"],
         "free_vars": free_vars,
         "globals_": function.__globals__,
-        "closure_values": {"ag__": None, **cells, **(closure_values or {})},
+        "closure_values": {"ops": None, **cells, **(closure_values or {})},
     }
     kwargs.update(overrides)
     module = _factory_module(parsed.node, kwargs["entity_name"], free_vars)
@@ -91,7 +98,7 @@ def test_the_loaded_function_shares_the_users_module_globals():
     assert hit_global() == 2
     assert _GLOBAL_HITS == 2
     assert loaded.__globals__ is globals()
-    assert "ag__" not in globals()
+    assert "ops" not in globals()
 
 
 def test_a_plain_closure_value_is_put_into_a_new_cell():
@@ -100,24 +107,22 @@ def test_a_plain_closure_value_is_put_into_a_new_cell():
     assert isinstance(loaded.__closure__[0], types.CellType)
 
 
-def test_ag_is_a_closure_variable_of_the_loaded_function():
+def test_a_leading_parameter_is_a_closure_variable_of_the_loaded_function():
     module = parser.parse_source(
-        "def factory(ag__):\n"
-        "    def f(x):\n"
-        "        return ag__.twice(x)\n"
-        "    return f\n"
+        "def factory(ops):\n    def f(x):\n        return ops.twice(x)\n    return f\n"
     )
     ops = types.SimpleNamespace(twice=lambda x: 2 * x)
     loaded = loader.load_function(
         module,
         filename="<ag>",
         entity_name="f",
+        leading=["ops"],
         free_vars=[],
         globals_={},
-        closure_values={"ag__": ops},
+        closure_values={"ops": ops},
     )
     assert loaded(4) == 8
-    assert loaded.__code__.co_freevars == ("ag__",)
+    assert loaded.__code__.co_freevars == ("ops",)
 
 
 def test_a_traceback_through_the_loaded_function_shows_the_users_file_and_line():
@@ -160,6 +165,7 @@ def test_a_free_variable_without_a_closure_value_is_rejected():
             module,
             filename="<x>",
             entity_name="bump",
+            leading=["ops"],
             free_vars=["count"],
             globals_={},
             closure_values={},
@@ -176,20 +182,22 @@ def test_a_factory_with_other_parameters_is_rejected():
             module,
             filename="<x>",
             entity_name="f",
+            leading=["ops"],
             free_vars=[],
             globals_={},
             closure_values={},
         )
-    assert str(caught.value) == "factory 'factory' takes ['x'], expected ['ag__']"
+    assert str(caught.value) == "factory 'factory' takes ['x'], expected ['ops']"
 
 
 def test_a_missing_inner_function_is_rejected():
-    module = parser.parse_source("def factory(ag__):\n    return None\n")
+    module = parser.parse_source("def factory(ops):\n    return None\n")
     with pytest.raises(ValueError) as caught:
         loader.load_function(
             module,
             filename="<x>",
             entity_name="f",
+            leading=["ops"],
             free_vars=[],
             globals_={},
             closure_values={},

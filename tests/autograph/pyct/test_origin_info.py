@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import linecache
 
 import pytest
 
-from autograph.pyct import anno, origin_info, parser, templates
+from autograph.pyct import anno, origin_info, parser
 
 _FILE = "<origin-info-test>"
 
@@ -31,32 +30,6 @@ def test_origin_info_is_a_frozen_record_that_prints_like_a_frame():
 def test_source_line_reads_through_linecache_without_the_newline(registered_file):
     assert origin_info.source_line(registered_file, 2) == "    return x + 1"
     assert origin_info.source_line(registered_file, 99) == ""
-
-
-def test_copy_locations_fills_generated_nodes_from_the_users_statement():
-    user_stmt = parser.parse_source("\n\nresult = compute(a)").body[0]
-    generated = templates.replace("out = helper(arg)\npass", arg=user_stmt.value)
-    origin_info.copy_locations(generated, user_stmt)
-    assign = generated[0]
-    assert (assign.lineno, assign.col_offset) == (3, 0)
-    assert (assign.end_lineno, assign.end_col_offset) == (3, 19)
-    assert assign.value.func.lineno == 3
-    assert generated[1].lineno == 3
-
-
-def test_copy_locations_leaves_nodes_that_have_positions_alone():
-    user_stmt = parser.parse_source("\n\nresult = compute(a)").body[0]
-    inserted = parser.parse_source("value").body[0].value  # line 1
-    (generated,) = templates.replace("out = arg", arg=inserted)
-    origin_info.copy_locations(generated, user_stmt)
-    assert generated.lineno == 3
-    assert generated.value.lineno == 1
-
-
-def test_copy_locations_accepts_a_single_node():
-    node = ast.Pass()
-    origin_info.copy_locations(node, parser.parse_source("\nx").body[0])
-    assert node.lineno == 2
 
 
 def test_resolve_annotates_positioned_nodes_with_their_origin(registered_file):

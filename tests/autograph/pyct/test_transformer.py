@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import ast
+import copy
 import sys
 from pathlib import Path
 
 import pytest
 
-from autograph.pyct import transformer
+from autograph.pyct import anno, origin_info, parser, transformer
 
 
 def test_contexts_operators_and_names_are_not_children():
@@ -81,3 +82,37 @@ def test_a_transformer_replaces_and_splices_children():
     Doubler(None).visit(tree)
     body = tree.body[0].body
     assert [ast.unparse(s) for s in body] == ["a", "2", "b", "2"]
+
+
+# --- copy_node ---
+
+
+def test_copy_node_copies_fields_positions_and_annotation_dicts():
+    node = parser.parse_source("f(a, b=[1])").body[0]
+    anno.setanno(node, anno.Basic.SKIP_PROCESSING, True)
+    twin = transformer.copy_node(node)
+    assert ast.dump(twin) == ast.dump(node)
+    assert (twin.lineno, twin.end_col_offset) == (1, 11)
+    assert twin.value.args[0] is not node.value.args[0]
+    anno.setanno(twin, anno.Basic.QN, "changed")
+    assert not anno.hasanno(node, anno.Basic.QN)
+
+
+def test_copy_node_shares_annotation_values():
+    value = parser.parse_source("x").body[0].value
+    origin = origin_info.OriginInfo("m.py", 3, 4, "f", "    x")
+    anno.setanno(value, anno.Basic.ORIGIN, origin)
+    assert anno.getanno(transformer.copy_node(value), anno.Basic.ORIGIN) is origin
+
+
+def test_copy_deepcopy_also_keeps_annotations():
+    value = parser.parse_source("x").body[0].value
+    anno.setanno(value, anno.Basic.QN, "x")
+    assert anno.getanno(copy.deepcopy(value), anno.Basic.QN) == "x"
+
+
+def test_copy_node_of_a_list_copies_each_item():
+    stmts = parser.parse_source("a = 1\nb = 2").body
+    copies = transformer.copy_node(stmts)
+    assert [ast.dump(c) for c in copies] == [ast.dump(s) for s in stmts]
+    assert all(c is not s for c, s in zip(copies, stmts))

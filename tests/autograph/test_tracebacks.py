@@ -1,4 +1,4 @@
-"""Tests for autograph.pyct.tracebacks."""
+"""Tests for autograph.impl.tracebacks."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import traceback
 
 import pytest
 
-from autograph.pyct import tracebacks
+from autograph.impl import tracebacks
 
 
 def _plumbing(directory: str, name: str):

@@ -2,7 +2,7 @@
 
 Converted code is compiled under the user's file and lines, so its frames
 already read as the user's. What remains is the machinery between them: the
-API wrappers (``autograph/impl/``), this toolkit (``autograph/pyct/``) and the
+API wrappers (``autograph/impl/``), the toolkit (``autograph/pyct/``) and the
 operators converted code calls (``runtime/operators/``: control-flow dispatch,
 state passing, checks). ``filter_traceback`` drops those frames and keeps all
 others, including the runtime's ops and graph code (``runtime/ops/``,
@@ -28,8 +28,9 @@ Example:
 from __future__ import annotations
 
 import os
-import sys
 import types
+
+import runtime.operators
 
 __all__ = ["filter_traceback", "internal_dirs"]
 
@@ -40,24 +41,14 @@ _ENV_SWITCH = "AUTOGRAPH_TRACEBACK_FILTERING"
 def internal_dirs() -> tuple[str, ...]:
     """The absolute directories whose frames ``filter_traceback`` drops.
 
-    ``runtime/operators`` is found without importing ``runtime`` (pyct must
-    not): from ``sys.modules`` when it is loaded, else beside ``autograph``.
-
     Example:
         >>> [os.path.basename(path) for path in internal_dirs()]
         ['impl', 'pyct', 'operators']
     """
-    operators = sys.modules.get("runtime.operators")
-    operators_file = getattr(operators, "__file__", None)
-    if operators_file:
-        operators_dir = os.path.dirname(os.path.abspath(operators_file))
-    else:
-        root = os.path.dirname(_AUTOGRAPH)
-        operators_dir = os.path.join(root, "runtime", "operators")
     return (
         os.path.join(_AUTOGRAPH, "impl"),
         os.path.join(_AUTOGRAPH, "pyct"),
-        operators_dir,
+        os.path.dirname(os.path.abspath(runtime.operators.__file__)),
     )
 
 
