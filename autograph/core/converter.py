@@ -65,12 +65,15 @@ class LazyOperands(transformer.Base):
         (outside nested scopes) as `ag__.set_cell(lambda: x, value)`: in the
         lambda, `x := value` would bind a name of the lambda; the user's `x`
         lives in a cell (`activity.cells`)."""
-        if ast.NamedExpr not in self.ctx.kinds:
-            return operand
-        setter = _CellSetter()
-        operand = setter.visit(operand)
-        if setter.changed:
-            self.ctx.kinds.add(Marker.GENERATED_CODE)  # `cleanup` keeps `x` local
+        if ast.NamedExpr in self.ctx.kinds:
+            setter = _CellSetter()
+            operand = setter.visit(operand)
+            if setter.changed:
+                self.ctx.kinds.add(Marker.GENERATED_CODE)  # `cleanup` keeps `x` local
+        if _reads_maybe_unbound(operand):
+            # In the lambda, `ag__.ld(x)` of an unbound `x` would raise
+            # NameError (a free variable): `cleanup` makes it `ag__.ld_cell`.
+            self.ctx.kinds.add(Marker.GENERATED_CODE)
         return operand
 
     def with_places(self, call: ast.Call, *lazy: ast.expr) -> ast.Call:
@@ -104,6 +107,18 @@ class _CellSetter(ast.NodeTransformer):
 
     visit_Lambda = visit_FunctionDef = visit_AsyncFunctionDef = _scope
     visit_ClassDef = _scope
+
+
+def _reads_maybe_unbound(node: ast.AST) -> bool:
+    """Whether `node` holds an `ag__.ld(x)` (a read of a maybe-unbound local)."""
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "ld"
+        and isinstance(n.func.value, ast.Name)
+        and n.func.value.id == b.AG
+        for n in ast.walk(node)
+    )
 
 
 def _cells_set(nodes: Iterable[ast.AST]) -> set[str]:

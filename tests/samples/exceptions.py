@@ -351,6 +351,29 @@ def names_like_jump_flags(xs):
     return -do_return_flag__
 
 
+def break_flag_after_a_suppressed_raise(n):
+    # The suppressed KeyError skips the `else: break`, so the loop goes on:
+    # the break flag assigned in the `with` body must keep its value.
+    import contextlib
+
+    rounds = 0
+    while rounds < 3:
+        rounds += 1
+        with contextlib.suppress(KeyError):
+            for _ in [n]:
+                raise KeyError("stop")
+            else:
+                break
+    return rounds
+
+
+def maybe_unbound_read_in_a_conditional_arm(a):
+    # `x` is bound only if the comprehension iterates; the arm becomes a
+    # lambda, where the read must still raise UnboundLocalError.
+    z = sum([(x := a) for _ in range(a)])
+    return x if z > 1 else -x
+
+
 SAMPLES = [
     Sample(return_in_try_skips_else, [(3,), (0,)]),
     Sample(return_in_finally_swallows, [(1,), (0,)]),
@@ -384,6 +407,8 @@ MORE_SAMPLES = [
     Sample(exception_after_jump_in_finally, [(1,), (2,)]),
     Sample(pending_return_does_not_skip_finally_code, [(1,), (2,)]),
     Sample(code_after_a_suppressed_raise_runs, [(2, []), (0, [])]),
+    Sample(break_flag_after_a_suppressed_raise, [(1,), (0,)]),
+    Sample(maybe_unbound_read_in_a_conditional_arm, [(0,), (1,), (3,)]),
 ]
 """Samples kept out of the corpus (`SAMPLES`): their converted code is long
 by nature (a try in a loop, jumps in finally), and the corpus has a budget of

@@ -51,15 +51,31 @@ class _Analyzer:
         # its way out), and how many there were outside each enclosing loop.
         self.finals: list[frozenset[str]] = []
         self.finals_outside_loop: list[int] = []
+        # Live wherever an exception may leave a statement: what the
+        # handlers of the enclosing `try`s, and what follows the enclosing
+        # `with`s (which may suppress it), read.
+        self.on_raise: frozenset[str] = _EMPTY
         self.cache = cache
 
     def block(self, stmts: Sequence[ast.stmt], out: frozenset[str]) -> frozenset[str]:
         live = out
         for stmt in reversed(stmts):
-            anno.setanno(stmt, Live.OUT, live)
-            live = self.stmt(stmt, live)
+            anno.setanno(stmt, Live.OUT, live | self.on_raise)
+            live = self.stmt(stmt, live | self.on_raise)
             anno.setanno(stmt, Live.IN, live)
         return live
+
+    def _guarded(
+        self, stmts: Sequence[ast.stmt], out: frozenset[str], on_raise: frozenset[str]
+    ) -> frozenset[str]:
+        """`block`, for a body an exception may leave anywhere, after which
+        `on_raise` is live."""
+        outer = self.on_raise
+        self.on_raise = outer | on_raise
+        try:
+            return self.block(stmts, out) | on_raise
+        finally:
+            self.on_raise = outer
 
     def stmt(self, node: ast.stmt, out: frozenset[str]) -> frozenset[str]:
         method = getattr(self, "visit_" + type(node).__name__, None)
@@ -136,7 +152,9 @@ class _Analyzer:
         return frozenset(activity.reads(node))
 
     def visit_With(self, node: ast.With, out: frozenset[str]) -> frozenset[str]:
-        body = self.block(node.body, out)
+        # The context manager may suppress an exception from anywhere in the
+        # body: what is live after the `with` is live throughout it.
+        body = self._guarded(node.body, out, out)
         anno.setanno(node, Live.BODY_IN, body)
         bound: set[str] = set()
         read: set[str] = set()
@@ -164,7 +182,7 @@ class _Analyzer:
                 live = live | activity.reads(handler.type)
             handlers |= live
         orelse = self.block(node.orelse, after)
-        body = self.block(node.body, orelse | handlers | after)
+        body = self._guarded(node.body, orelse | handlers | after, handlers | after)
         if node.finalbody:
             self.finals.pop()
         anno.setanno(node, Live.BODY_IN, body)
