@@ -47,6 +47,7 @@ from runtime.dtypes import _FROM_NUMPY
 from runtime.gradients import replay
 from runtime.graph import Graph
 from runtime.nest import _sorted_keys
+from runtime.operators.variables import UndefinedReturnValue
 from runtime.shapes import is_compatible
 from runtime.tensor import EagerTensor, SymbolicTensor
 from runtime.tensor_spec import TensorSpec
@@ -373,6 +374,11 @@ def trace(
         result = call(*args, **kwargs)
         if graph.refusals:  # raised while tracing, but caught by user code
             raise graph.refusals[0]
+        if type(result) is UndefinedReturnValue:
+            # No traced path set the return value: every run of the graph
+            # raises before it returns (a branch that raises), or leaves
+            # without one.
+            result = None
         structured = _graph_outputs(name, result, graph, "")
     if graph.created_variables and not allow_variables:
         count = len(graph.created_variables)

@@ -564,13 +564,23 @@ def _trial(
             if not unknown:
                 raise
             i = unknown[0]
-            guess = _fixed_point(trial, state, i, [*hints, *state])
+            message = (
+                f"'{names[i]}' is read in a graph loop before the loop assigns it "
+                "(an earlier iteration would), and its type cannot be told; give "
+                "it a value before the loop"
+            )
+            try:
+                guess = _fixed_point(trial, state, i, [*hints, *state])
+            except _NoFixedPoint as failed:
+                kind = f"{failed.guess.dtype.name} {failed.guess.shape}"
+                kind_of_error = type(failed.error)
+                if kind_of_error not in (TypeError, ValueError):
+                    kind_of_error = ValueError
+                raise kind_of_error(
+                    f"{message} (tracing the body with it as {kind}: {failed.error})"
+                ) from failed.error
             if guess is None:
-                raise ValueError(
-                    f"'{names[i]}' is read in a graph loop before the loop assigns it "
-                    "(an earlier iteration would), and its type cannot be told; give "
-                    "it a value before the loop"
-                ) from None
+                raise ValueError(message) from None
             state[i] = guess
 
 
@@ -582,13 +592,25 @@ def _as_guess(value: Any) -> Any:
     return value
 
 
+class _NoFixedPoint(Exception):
+    def __init__(self, guess: _Guess, error: Exception) -> None:
+        super().__init__(guess, error)
+        self.guess, self.error = guess, error
+
+
 def _fixed_point(
     trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
     state: list[Any],
     i: int,
     candidates: Sequence[Any],
 ) -> _Guess | None:
+    """The first candidate type for variable `i` that the body maps to
+    itself, or None. If none does and building the body failed for some,
+    `_NoFixedPoint` tells the first such failure (it may not depend on the
+    type at all: a name assigned in one branch of a graph `if`)."""
     tried = set()
+    guesses: list[_Guess] = []
+    refusals: list[Exception] = []
     for value in [*candidates, 0, 0.0]:
         if isinstance(value, _Guess):
             guess = value
@@ -602,7 +624,11 @@ def _fixed_point(
         tried.add(guess)
         try:
             sample = trial(_listless((*state[:i], guess, *state[i + 1 :])))
-        except (TypeError, ValueError, UnboundLocalError):
+        except UnboundLocalError:
+            continue
+        except (TypeError, ValueError) as error:
+            guesses.append(guess)
+            refusals.append(error)
             continue
         out = sample[i]
         if (
@@ -611,6 +637,8 @@ def _fixed_point(
             and out.shape == guess.shape
         ):
             return guess
+    if refusals:
+        raise _NoFixedPoint(guesses[0], refusals[0])
     return None
 
 

@@ -150,6 +150,19 @@ def _legitimate(error: BaseException) -> bool:
     )
 
 
+def _to_graph(autograph: Any, program: Any) -> Any:
+    try:
+        return autograph.to_graph(program)
+    except SystemError as e:
+        # CPython 3.11: when `time_limit`'s SIGALRM lands while `ast.parse`
+        # builds its tree, the handler runs inside a GC callback there and
+        # leaves the parser's recursion count off ("AST constructor
+        # recursion depth mismatch"). Not the compiler's doing: parse again.
+        if "recursion depth mismatch" not in str(e):
+            raise
+        return autograph.to_graph(program)
+
+
 def _check_python(program: Any, args: tuple[Any, ...]) -> Verdict:
     """Check (a): original == converted code forced, on Python values."""
     autograph = importlib.import_module("autograph")
@@ -159,7 +172,7 @@ def _check_python(program: Any, args: tuple[Any, ...]) -> Verdict:
     if expected.error is not None and not isinstance(expected.error, ALLOWED_ERRORS):
         return Verdict("invalid", "python", describe_error(expected.error))
     try:
-        converted = autograph.to_graph(program)
+        converted = _to_graph(autograph, program)
     except Exception as e:  # a conversion that fails up front
         if isinstance(e, autograph.ConversionError) and re.search(
             _WALRUS_REFUSAL, str(e)

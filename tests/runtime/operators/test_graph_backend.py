@@ -610,3 +610,19 @@ def test_a_raise_no_handler_catches_still_becomes_an_assert(f):
     assert int(g(rt.constant(1))) == 1
     with pytest.raises(rt.errors.InvalidArgumentError, match="ValueError: big"):
         g(rt.constant(3))
+
+
+def returns_only_where_no_trace_goes(n):
+    for i in rt.range(n):
+        try:
+            pass
+        except KeyError:
+            return i
+    d = {}
+    return d["missing"]
+
+
+def test_a_function_whose_traced_paths_all_raise_traces_and_raises_when_run():
+    f = autograph.function(returns_only_where_no_trace_goes)
+    with pytest.raises(rt.errors.InvalidArgumentError, match="KeyError: 'missing'"):
+        f(rt.constant(2))
