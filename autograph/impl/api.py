@@ -211,6 +211,7 @@ def _dispatcher(original: types.FunctionType, converted: types.FunctionType) -> 
     """Runs `converted` while a backend is active (or forced), else `original`."""
     active = dispatch.any_active
     mode = _mode
+    dispatch.load_imported_backends()  # e.g. JAX, if the user imported it
 
     @functools.wraps(original)
     def run(*args: Any, **kwargs: Any) -> Any:
