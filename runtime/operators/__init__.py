@@ -3,11 +3,14 @@
 Generated source refers to this package as `ag__`. Every operator dispatches
 on the type of one value through `dispatch.TABLES`: a type registered by a
 backend (graph tensors, by `runtime.operators.graph_backend`; JAX tracers, by
-`runtime.operators.jax_backend`, loaded lazily) builds graph ops; everything else runs as the plain Python it replaces.
+`runtime.operators.jax_backend`, loaded lazily) builds graph ops; everything
+else runs as the plain Python it replaces.
 """
 
-from runtime.operators import dispatch
-from runtime.operators import graph_backend  # noqa: F401 - registers itself
+from runtime.operators import (
+    dispatch,
+    graph_backend,  # noqa: F401 - registers itself
+)
 from runtime.operators.calls import converted_call
 from runtime.operators.control_flow import for_stmt, if_stmt, while_stmt
 from runtime.operators.data_structures import list_append, list_pop

@@ -159,7 +159,9 @@ def for_stmt(
     """
     impl = _FOR[type(iterable)]
     if impl is not None:
-        result = impl(iterable, body, state, names, extra_test, places=places, opts=opts)
+        result = impl(
+            iterable, body, state, names, extra_test, places=places, opts=opts
+        )
         if result is not NotImplemented:
             return result
     count = len(state)
@@ -191,7 +193,9 @@ def for_stmt(
                 names = names or state_names(body, 1)
                 verification.raise_python_loop_tensor_condition(names)
             rest = iterable[drawn:]
-            result = impl(rest, body, state, names, extra_test, places=places, opts=opts)
+            result = impl(
+                rest, body, state, names, extra_test, places=places, opts=opts
+            )
             if result is not NotImplemented:
                 return result
         if not cond:

@@ -37,6 +37,7 @@ The graph backend (`runtime.operators.graph_backend`) registers
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 from collections.abc import Callable
@@ -172,10 +173,9 @@ def load_imported_backends() -> None:
 
 def _load(library: str) -> None:
     module = _LAZY.pop(library)
-    try:
+    # A broken or too old library: its values stay plain Python.
+    with contextlib.suppress(ImportError):
         importlib.import_module(module)
-    except ImportError:  # the library is broken or too old: it stays Python
-        pass
 
 
 def _load_backend_for(value_type: type) -> bool:

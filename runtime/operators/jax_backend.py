@@ -55,7 +55,6 @@ from runtime.operators.places import Place
 from runtime.operators.variables import (
     UnboundAfterReturn,
     UnboundUntilRun,
-    Undefined,
     UndefinedReturnValue,
     is_undefined,
 )
@@ -147,7 +146,9 @@ def _kind(value: Any) -> str:
         return f"a list of {len(value)} items"
     if _is_arrays(value):
         return "an array" if isinstance(value, _NUMBERS) else "arrays"
-    return f"a {type(value).__name__}"
+    shown = repr(value)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    return f"a {type(value).__name__} ({shown})"
 
 
 def _append_error(key: str, where: str, what: str) -> TypeError:
@@ -164,12 +165,10 @@ def _same_kind(
 ) -> None:
     """Raises unless `after` can stand where `before` was in a `lax` op."""
     if _is_arrays(before) and _is_arrays(after):
-        if isinstance(before, list) and isinstance(after, list):
-            if len(before) != len(after):
-                raise _append_error(key, where, what)
-        if jax.tree_util.tree_structure(before) == jax.tree_util.tree_structure(
-            after
-        ):
+        lists = isinstance(before, list) and isinstance(after, list)
+        if lists and len(before) != len(after):
+            raise _append_error(key, where, what)
+        if jax.tree_util.tree_structure(before) == jax.tree_util.tree_structure(after):
             return
     elif after is before or (
         type(after) is type(before)
@@ -241,9 +240,7 @@ def _cast(value: Any, dtypes: list[Any] | None) -> Any:
     if not dtypes:
         return value
     leaves, tree = jax.tree_util.tree_flatten(value)
-    leaves = [
-        jnp.asarray(x, d) if d is not None else x for x, d in zip(leaves, dtypes)
-    ]
+    leaves = [jnp.asarray(x, d) if d is not None else x for x, d in zip(leaves, dtypes)]
     return jax.tree_util.tree_unflatten(tree, leaves)
 
 
@@ -289,10 +286,12 @@ def _if_stmt(
 
     def call(fn: Callable[..., Any] | None) -> dict[str, Any]:
         places_.write(places, before)
+        # Each branch gets its own lists: one may append to them.
+        args = tuple(list(v) if isinstance(v, list) else v for v in state)
         if fn is not None:
-            result = fn(*state)
+            result = fn(*args)
         else:  # no else block: the state comes out unchanged
-            result = None if returns else unpack_state(state)
+            result = None if returns else unpack_state(args)
         values = [result] if returns else list(as_state(result, count))
         out = dict(zip(keys, values))
         out.update(zip(place_keys, places_.read(places)))
@@ -339,9 +338,7 @@ def _if_stmt(
                             [seen["else"][k] for k in place_keys],
                         )
                     for key in out:
-                        _same_kind(
-                            key, seen[other][key], out[key], where, "`if`", "is"
-                        )
+                        _same_kind(key, seen[other][key], out[key], where, "`if`", "is")
                 arrays, python[which] = _split(out)
                 return {k: _cast(v, promote.get(k)) for k, v in arrays.items()}
 
@@ -366,6 +363,7 @@ def _if_stmt(
     places_.write(places, [out[k] for k in place_keys])
     values = [out[k] for k in keys]
     return values[0] if returns else unpack_state(values)
+
 
 # -- loops ---------------------------------------------------------------------------
 
@@ -514,6 +512,8 @@ class _Loop:
         loop test reads)."""
         values = {**self.python, **carry}
         inputs = self._unbound(values, "in")
+        # (A list the body appends to changes in place: keep its length.)
+        before = {k: list(v) if isinstance(v, list) else v for k, v in carry.items()}
         out = self.apply(items, inputs)
         new = {}
         for key in self.carry_keys:
@@ -526,7 +526,7 @@ class _Loop:
                     new[key], new[flag] = carry[key], carry[flag]
                     continue
                 new[flag] = jnp.asarray(True)
-            _same_kind(key, carry[key], value, self.where, "loop", "changes from")
+            _same_kind(key, before[key], value, self.where, "loop", "changes from")
             new[key] = value
         for key, value in self.python.items():
             _same_kind(key, value, out[key], self.where, "loop", "changes from")
@@ -655,11 +655,12 @@ def _for_stmt(
 ) -> Any:
     if isinstance(iterable, Tracer) and _declined(iterable):
         return NotImplemented  # a concrete array: Python iterates its rows
-    if isinstance(iterable, range):
-        # `for_stmt` hands over the rest of a range whose `break`/`return`
-        # condition is a tracer: decline it if its value is known.
-        if extra_test is None or _declined(extra_test(*state)):
-            return NotImplemented
+    # `for_stmt` hands over the rest of a range whose `break`/`return`
+    # condition is a tracer: decline it if its value is known.
+    if isinstance(iterable, range) and (
+        extra_test is None or _declined(extra_test(*state))
+    ):
+        return NotImplemented
     return _for_loop(iterable, body, state, names, extra_test, places, opts)
 
 
@@ -836,8 +837,14 @@ def _cond_value(
                 value = _zeros_like(sample) if _is_arrays(sample) else value
             seen[which] = value
             if len(seen) == 2:
-                _same_kind(key, seen["true" if which == "false" else "false"],
-                           value, where, "`if`", "is")
+                _same_kind(
+                    key,
+                    seen["true" if which == "false" else "false"],
+                    value,
+                    where,
+                    "`if`",
+                    "is",
+                )
             return value
 
         return run
