@@ -176,6 +176,12 @@ def _same_kind(
         and after == before
     ):
         return
+    elif (
+        type(after) is type(before)
+        and is_undefined(after)
+        and after.symbol_name == before.symbol_name
+    ):
+        return  # unbound on both paths (e.g. each made by `after_return`)
     raise TypeError(
         f"{key!r} {changes} {_kind(before)} {'to' if what == 'loop' else 'and'} "
         f"{_kind(after)} in the JAX {what}{where}; a traced {what} carries "
@@ -381,6 +387,14 @@ def _checked(flag: Any, value: Any, message: str) -> Any:
     return value
 
 
+class _ReadFirst(Exception):
+    """The body read a name that the loop assigns first, before assigning it."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
 class _Loop:
     """A loop's state as one dict keyed by the user's names: the loop
     variables, then the places. What a `lax` loop carries is its arrays (and
@@ -434,7 +448,7 @@ class _Loop:
         carry, self.python = _split(self.init)
         unset = [k for k, v in self.python.items() if is_undefined(v)]
         if unset:
-            sample = self._trial(carry, item)
+            sample = self._sample(carry, item)
             for key in unset:
                 value, got = self.init[key], sample[key]
                 if got is value:
@@ -460,6 +474,56 @@ class _Loop:
         self.carry_keys = list(carry)
         return carry
 
+    def _sample(self, carry: dict[str, Any], item: Any) -> dict[str, Any]:
+        """What the body gives for the initial carry, traced once.
+
+        The body may read a name that only an earlier iteration assigns
+        (`if i > 0: total += prev` then `prev = x[i]`): its type is then
+        found as a fixed point, the first of the types of the loop's values
+        (the item, the carry, then int32 and float32 scalars) that the body
+        maps to itself.
+        """
+        guesses: dict[str, Any] = {}
+        while True:
+            try:
+                return self._trial({**carry, **guesses}, item)
+            except _ReadFirst as read:
+                guess = None
+                if read.key not in guesses:
+                    guess = self._fixed_point(carry, item, guesses, read.key)
+                if guess is None:
+                    raise ValueError(
+                        f"'{self.names[read.key]}' is read in a JAX loop{self.where} "
+                        "before the loop assigns it (an earlier iteration would), "
+                        "and its type cannot be told; give it a value before the loop"
+                    ) from None
+                guesses[read.key] = guess
+
+    def _fixed_point(
+        self, carry: dict[str, Any], item: Any, guesses: dict[str, Any], key: str
+    ) -> Any:
+        leaves = [item, *jax.tree_util.tree_leaves(carry)]
+        leaves += [jnp.int32(0), jnp.float32(0)]
+        tried = []
+        for leaf in leaves:
+            if leaf is None:
+                continue
+            guess = jax.ShapeDtypeStruct(jnp.shape(leaf), jnp.result_type(leaf))
+            if guess in tried:
+                continue
+            tried.append(guess)
+            try:
+                out = self._trial({**carry, **guesses, key: guess}, item)[key]
+            except (TypeError, ValueError, _ReadFirst):
+                continue
+            if (
+                isinstance(out, jax.ShapeDtypeStruct)
+                and out.shape == guess.shape
+                and out.dtype == guess.dtype
+            ):
+                return guess
+        return None
+
     def _trial(self, carry: dict[str, Any], item: Any) -> dict[str, Any]:
         def run(carry: dict[str, Any], item: Any) -> dict[str, Any]:
             items = (item,) if self.skip else ()
@@ -468,11 +532,7 @@ class _Loop:
             except UnboundLocalError as e:
                 for key, name in self.names.items():
                     if is_undefined(self.init[key]) and f"'{name}'" in str(e):
-                        raise ValueError(
-                            f"'{name}' is read in a JAX loop{self.where} before the "
-                            "loop assigns it (an earlier iteration would), and its "
-                            "type cannot be told; give it a value before the loop"
-                        ) from None
+                        raise _ReadFirst(key) from None
                 raise
 
         python: dict[str, Any] = {}

@@ -368,3 +368,52 @@ def test_error_python_value_changed_by_a_traced_loop():
         ),
     ):
         jax.jit(autograph.to_graph(f))(3)
+
+
+def test_name_read_before_the_loop_assigns_it_gets_its_type_from_a_fixed_point():
+    def f(x):
+        total = 0.0
+        for i in range(x.shape[0]):
+            if i > 0:
+                total += prev  # noqa: F821 - the previous iteration's
+            prev = x[i]  # noqa: F841 - read in the next iteration
+        return total
+
+    assert float(jax.jit(autograph.to_graph(f))(jnp.arange(4.0))) == 3.0
+
+
+def test_a_loop_that_returns_from_its_function():
+    def f(x):
+        i = 0
+        while i < 10:
+            if x * i > 20:
+                return i
+            i += 1
+        return -1
+
+    g = jax.jit(autograph.to_graph(f))
+    assert int(g(3.0)) == f(3.0) == 7
+    assert int(g(0.0)) == f(0.0) == -1
+
+
+def test_nonlocal_and_nested_loops():
+    def f(x):
+        count = 0
+
+        def bump():
+            nonlocal count
+            count += 1
+
+        while x > 1:
+            x = x / 2
+            bump()
+        total = 0.0
+        for i in range(4):
+            j = 0
+            while j < i:
+                total += x
+                j += 1
+        return count, total
+
+    count, total = jax.jit(autograph.to_graph(f))(16.0)
+    assert int(count) == 4 and float(total) == 6.0
