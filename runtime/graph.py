@@ -89,20 +89,37 @@ def add_source_mapper(mapper: Callable[[str, int], tuple[str, int] | None]) -> N
     _SOURCE_MAPPERS.append(mapper)
 
 
+def _user_code(filename: str, lineno: int) -> SourceLocation | None:
+    """The user's location of a line, or None if it is the library's."""
+    for mapper in _SOURCE_MAPPERS:
+        mapped = mapper(filename, lineno)
+        if mapped is not None:
+            return SourceLocation(*mapped)
+    if not filename.startswith(tuple(_INTERNAL_PATHS)):
+        return SourceLocation(filename, lineno)
+    return None
+
+
 def user_location(skip: int = 1) -> SourceLocation | None:
     """The first stack frame outside the `runtime`/`autograph` packages."""
     frame = sys._getframe(skip)
-    internal = tuple(_INTERNAL_PATHS)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        for mapper in _SOURCE_MAPPERS:
-            mapped = mapper(filename, frame.f_lineno)
-            if mapped is not None:
-                return SourceLocation(*mapped)
-        if not filename.startswith(internal):
-            return SourceLocation(filename, frame.f_lineno)
+        location = _user_code(frame.f_code.co_filename, frame.f_lineno)
+        if location is not None:
+            return location
         frame = frame.f_back
     return None
+
+
+def raised_by_user(error: BaseException) -> SourceLocation | None:
+    """Where user code raised `error` (a `raise`, or an operation of its own
+    such as `d[k]`), or None if the library or another package raised it."""
+    tb = error.__traceback__
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return _user_code(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
 
 
 class Operation:
@@ -187,6 +204,9 @@ class Graph:
         captures: (outer tensor, placeholder here) pairs, in capture order.
         variables: id -> `Variable` for every variable an op here touches.
         created_variables: Variables created while this graph was the default.
+        refusals: Errors that make the graph wrong to run, raised while it
+            was built (the tracer raises the first even if user code caught
+            it while tracing).
     """
 
     def __init__(self, name: str = "graph", *, outer_graph: Graph | None = None):
@@ -197,6 +217,7 @@ class Graph:
         self.captures: list[tuple[SymbolicTensor, SymbolicTensor]] = []
         self.variables: dict[int, Any] = {}
         self.created_variables: list[Any] = []
+        self.refusals: list[Exception] = []
         self._ops: list[Operation] = []
         self._by_name: dict[str, Operation] = {}
         self._name_counts: dict[str, int] = {}

@@ -51,9 +51,6 @@ KNOWN_FAILING: dict[tuple[str, str], str] = {
     # (mode, feature): the issue item whose fix makes its programs pass.
     # "core" is the programs without features; "all" the programs with every
     # feature of FEATURES that is not listed here for that mode.
-    ("tensor", "all"): "issue 10 item 3: a loop-born variable's placeholder "
-    "(UnboundUntilRun) reaches an operator through a read not wrapped in ag__.ld "
-    "(TypeError while tracing; a refusal, not a wrong value)",
 }
 """Features whose programs fail today: delete an entry when its fix lands.
 

@@ -16,8 +16,9 @@ class ConditionalExpressionTransformer(LazyOperands):
 
     def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
         self.generic_visit(node)
-        call = ag_call("if_exp", node.test, thunk(node.body), thunk(node.orelse))
-        return self.with_places(call, node.body, node.orelse)
+        body, orelse = self.lazy(node.body), self.lazy(node.orelse)
+        call = ag_call("if_exp", node.test, thunk(body), thunk(orelse))
+        return self.with_places(call, body, orelse)
 
 
 # What the pass may add to a tree (see `Context.kinds`).

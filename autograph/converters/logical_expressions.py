@@ -4,8 +4,10 @@
     lo <= x < hi        ->    ag__.and_(lo <= x, lambda: x < hi)
     0 < x + y <= 9      ->    ag__.compare_chain(0, '<', lambda: x + y, '<=', lambda: 9)
 
-The right operand is a lambda: it is evaluated only when Python would. A
-comparison chain is an `and` in Python too: split into comparisons when its
+The right operand is a lambda: it is evaluated only when Python would; a
+walrus in it sets the user's variable, which lives in a cell:
+`a or (x := b)` -> `ag__.or_(a, lambda: ag__.set_cell(lambda: x, b), places=...)`.
+A comparison chain is an `and` in Python too: split into comparisons when its
 inner operands are names or constants (which may be evaluated twice), else
 `compare_chain`, which evaluates each operand once. A chain with a walrus
 in an operand stays as written (the walrus would bind inside a lambda):
@@ -44,7 +46,8 @@ class LogicalExpressionTransformer(LazyOperands):
         values = node.values
         result = values[-1]
         for value in reversed(values[:-1]):
-            result = self.with_places(ag_call(op, value, thunk(result)), result)
+            operand = self.lazy(result)
+            result = self.with_places(ag_call(op, value, thunk(operand)), operand)
         return result
 
     def visit_Compare(self, node: ast.Compare) -> ast.expr:

@@ -197,6 +197,12 @@ def _single_return(stmts: list[ast.stmt]) -> ast.expr | None:
     return None
 
 
+def _has_walrus(*nodes: ast.AST) -> bool:
+    """Whether `nodes` hold a walrus: in the lambda an arm of `ag__.if_exp`
+    becomes, it would bind there instead of in the function."""
+    return any(isinstance(n, ast.NamedExpr) for node in nodes for n in ast.walk(node))
+
+
 def _returns_to_expressions(stmts: list[ast.stmt]) -> bool:
     """`if c: return a / else: return b` at the end -> `return a if c else b`.
 
@@ -210,7 +216,7 @@ def _returns_to_expressions(stmts: list[ast.stmt]) -> bool:
     changed = _returns_to_expressions(last.body)
     changed |= _returns_to_expressions(last.orelse)
     body, orelse = _single_return(last.body), _single_return(last.orelse)
-    if body is not None and orelse is not None:
+    if body is not None and orelse is not None and not _has_walrus(body, orelse):
         expr = ast.IfExp(test=last.test, body=body, orelse=orelse)
         stmts[-1] = ast.Return(value=expr)
         return True

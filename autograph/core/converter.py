@@ -133,12 +133,64 @@ class LazyOperands(transformer.Base):
     visit_FunctionDef = _visit_function
     visit_AsyncFunctionDef = _visit_function
 
+    def lazy(self, operand: ast.expr) -> ast.expr:
+        """`operand`, to become `lambda: operand`, with each walrus in it
+        (outside nested scopes) as `ag__.set_cell(lambda: x, value)`: in the
+        lambda, `x := value` would bind a name of the lambda; the user's `x`
+        lives in a cell (`activity.cells`)."""
+        if ast.NamedExpr not in self.ctx.kinds:
+            return operand
+        setter = _CellSetter()
+        operand = setter.visit(operand)
+        if setter.changed:
+            self.ctx.kinds.add(GeneratedCode)  # `cleanup` keeps `x` local
+        return operand
+
     def with_places(self, call: ast.Call, *lazy: ast.expr) -> ast.Call:
-        """`call`, with `places=` when a lazy operand may change variables."""
-        names = self._nested_writes[-1]
-        if names and any(calls_anything(operand) for operand in lazy):
+        """`call`, with `places=` when a lazy operand may change variables:
+        through a call of a function that writes them (`nonlocal`), or a
+        walrus (`lazy`)."""
+        names = set(_cells_set(lazy))
+        if any(calls_anything(operand) for operand in lazy):
+            names |= self._nested_writes[-1]
+        if names:
             call.keywords.append(var_places(names))
         return call
+
+
+class _CellSetter(ast.NodeTransformer):
+    """`x := value` -> `ag__.set_cell(lambda: x, value)`, outside nested scopes."""
+
+    def __init__(self) -> None:
+        self.changed = False
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> ast.expr:
+        self.changed = True
+        value = self.visit(node.value)
+        read = thunk(ast.Name(node.target.id, _LOAD))
+        return ast.copy_location(ag_call("set_cell", read, value), node)
+
+    def _scope(self, node: ast.AST) -> ast.AST:
+        return node  # its walruses bind in it
+
+    visit_Lambda = visit_FunctionDef = visit_AsyncFunctionDef = _scope
+    visit_ClassDef = _scope
+
+
+def _cells_set(nodes: Iterable[ast.AST]) -> set[str]:
+    """The variables `ag__.set_cell` calls in `nodes` set."""
+    found = set()
+    for node in nodes:
+        for n in transformer.walk(node):
+            if (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr == "set_cell"
+                and isinstance(n.func.value, ast.Name)
+                and n.func.value.id == AG
+            ):
+                found.add(n.args[0].body.id)
+    return found
 
 
 class GeneratedCode:

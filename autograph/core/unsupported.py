@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 
 from autograph import errors
 from autograph.pyct import transformer
+from autograph.pyct.static_analysis import activity
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -33,10 +34,11 @@ _REASONS[ast.Match] = (
 
 
 _LAZY_WALRUS = (
-    "an assignment expression (:=) in an operand that Python evaluates only "
-    "sometimes (the right side of 'and'/'or', a branch of 'a if c else b', an "
-    "assert message) is not supported: it would bind inside the lambda that "
-    "conversion makes of the operand; assign it in a statement before"
+    "an assignment expression (:=) in an assert message, or to a global "
+    "variable in an operand that Python evaluates only sometimes (the right "
+    "side of 'and'/'or', a branch of 'a if c else b'), is not supported: it "
+    "would bind inside the lambda that conversion makes of it; assign it in a "
+    "statement before"
 )
 
 KINDS = frozenset({*_REASONS, ast.NamedExpr})
@@ -57,24 +59,38 @@ def _lazy_operands(node: ast.AST) -> list[ast.AST]:
 def _walrus_in_lazy_operand(
     node: ast.AST, generators: Sequence[ast.FunctionDef]
 ) -> ast.NamedExpr | None:
-    """The first walrus that would bind inside a lambda made by conversion.
+    """The first walrus that conversion cannot keep binding where Python does.
 
-    A walrus inside the user's own lambda (or nested function) binds there
-    in Python too, and is left alone.
+    A walrus in a lazy operand of `and`/`or`/`a if c else b` binds a cell of
+    the function (`ag__.set_cell`, see `activity.lazy_walrus_targets`), which
+    a global is not; an assert message has no such rewrite. A walrus inside
+    the user's own lambda (or nested function) binds there in Python too,
+    and is left alone.
     """
-    stack: list[tuple[ast.AST, bool]] = [(node, False)]
+    # (node, laziness: None, "operand" or "assert", the scope's globals)
+    stack: list[tuple[ast.AST, str | None, frozenset[str]]] = [
+        (node, None, frozenset())
+    ]
     skipped = {id(stmt) for fn in generators for stmt in fn.body}
     while stack:
-        child, lazy = stack.pop()
+        child, lazy, globals_ = stack.pop()
         if id(child) in skipped:
             continue  # stays Python
-        if isinstance(child, ast.NamedExpr) and lazy:
+        if isinstance(child, ast.NamedExpr) and (
+            lazy == "assert" or (lazy and child.target.id in globals_)
+        ):
             return child
-        if isinstance(child, (ast.Lambda, *_SCOPES)) and child is not node:
-            lazy = False  # a new scope: its walruses bind in it
+        if isinstance(child, (ast.Lambda, *_SCOPES)):
+            if child is not node:
+                lazy = None  # a new scope: its walruses bind in it
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                declared = activity.declarations(child)
+                globals_ = frozenset(n for n, k in declared.items() if k == "global")
         operands = {id(c) for c in _lazy_operands(child)}
+        kind = "assert" if isinstance(child, ast.Assert) else "operand"
         for grandchild in reversed(transformer.child_nodes(child)):
-            stack.append((grandchild, lazy or id(grandchild) in operands))
+            inner = lazy or (kind if id(grandchild) in operands else None)
+            stack.append((grandchild, inner, globals_))
     return None
 
 

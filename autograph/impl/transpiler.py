@@ -177,6 +177,10 @@ def convert_node(
         recursive=recursive,
         kinds=kinds,
     )
+    if ast.Try in kinds or getattr(ast, "TryStar", ast.Try) in kinds:
+        # A graph cannot catch what a branch raises when it runs: the
+        # backend refuses a raise that one of these `try`s would handle.
+        operators.register_handlers(filename, activity.handled_lines(node))
     for converter in PIPELINE:
         if converter.needed(ctx.kinds):
             node = converter.transform(node, ctx)

@@ -341,6 +341,8 @@ def trace(
         ]
         args, kwargs = split_call(values)
         result = call(*args, **kwargs)
+        if graph.refusals:  # raised while tracing, but caught by user code
+            raise graph.refusals[0]
         structured = _graph_outputs(name, result, graph, "")
     if graph.created_variables and not allow_variables:
         count = len(graph.created_variables)

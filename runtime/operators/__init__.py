@@ -14,7 +14,7 @@ from runtime.operators import (
 from runtime.operators.calls import converted_call
 from runtime.operators.control_flow import for_stmt, if_stmt, while_stmt
 from runtime.operators.data_structures import list_append, list_pop
-from runtime.operators.exceptions import assert_stmt
+from runtime.operators.exceptions import assert_stmt, register_handlers
 from runtime.operators.logical import and_, compare_chain, if_exp, not_, or_
 from runtime.operators.places import attr, item, untracked, var
 from runtime.operators.py_builtins import float_, int_, len_, print_, range_
@@ -25,6 +25,7 @@ from runtime.operators.variables import (
     after_return,
     ld,
     ld_cell,
+    set_cell,
 )
 
 # The JAX backend registers when JAX values are first dispatched on, or when
@@ -56,6 +57,8 @@ __all__ = [
     "or_",
     "print_",
     "range_",
+    "register_handlers",
+    "set_cell",
     "untracked",
     "var",
     "while_stmt",

@@ -1,8 +1,9 @@
-"""`assert` as a function, so a graph tensor condition becomes a graph assert."""
+"""`assert` as a function, so a graph tensor condition becomes a graph assert;
+and which `try` statements of converted code handle which exceptions."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from runtime.operators.dispatch import TABLES
@@ -27,3 +28,32 @@ def assert_stmt(cond: Any, message: Callable[[], Any] | None = None) -> None:
         if message is None:
             raise AssertionError
         raise AssertionError(message())
+
+
+# (user's file, line) -> for each `try` whose body holds the line, innermost
+# first: (its line, the names of the exception classes its handlers catch,
+# or None for a handler that may catch anything).
+_HANDLERS: dict[tuple[str, int], tuple[tuple[int, frozenset[str] | None], ...]] = {}
+
+
+def register_handlers(
+    filename: str,
+    lines: Mapping[int, tuple[tuple[int, frozenset[str] | None], ...]],
+) -> None:
+    """Records the `try` statements around lines of a converted function
+    (the compiler calls it; see `handling_try`)."""
+    for line, tries in lines.items():
+        _HANDLERS[(filename, line)] = tries
+
+
+def handling_try(location: Any, error: BaseException) -> str | None:
+    """`file:line` of a `try` of the user's code around `location` (a
+    `SourceLocation`, or None) whose handlers may catch `error`, or None."""
+    if location is None:
+        return None
+    tries = _HANDLERS.get((location.filename, location.lineno), ())
+    names = {cls.__name__ for cls in type(error).__mro__}
+    for line, caught in tries:
+        if caught is None or caught & names:
+            return f"{location.filename}:{line}"
+    return None

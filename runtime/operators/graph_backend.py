@@ -27,8 +27,8 @@ from runtime import control_flow, dtypes, nest
 from runtime import control_flow_checks as checks
 from runtime.context import STATE
 from runtime.control_flow_checks import quote
-from runtime.graph import Graph, user_location
-from runtime.operators import dispatch, verification
+from runtime.graph import Graph, raised_by_user, user_location
+from runtime.operators import dispatch, exceptions, verification
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place
@@ -84,14 +84,27 @@ def _if_stmt(
     # Without outputs, an `if` whose branches return something ends its
     # function: `return ag__.if_stmt(...)`. Both branches must then return.
     returned: dict[str, Any] = {}
+    # Names an earlier graph loop may have bound: each branch gives a value
+    # and whether it is bound (see `_Born`).
+    maybe = [i for i, v in enumerate(state) if type(v) is UnboundUntilRun]
 
     def call(fn: Callable[..., Any] | None) -> Any:
         if fn is not None:
-            return fn(*state)
-        # No else block: the state comes out unchanged. With no outputs the
-        # statement's result is dropped (the state was only read), so the
-        # missing branch gives nothing, as the true branch does.
-        return unpack_state(state) if count else None
+            result = fn(*state)
+        else:
+            # No else block: the state comes out unchanged. With no outputs
+            # the statement's result is dropped (the state was only read), so
+            # the missing branch gives nothing, as the true branch does.
+            result = unpack_state(state) if count else None
+        if maybe and count:
+            values = list(as_state(result, count))
+            for i in maybe:
+                if type(values[i]) is UnboundUntilRun:
+                    values[i] = (values[i].value, values[i].flag)
+                elif not is_undefined(values[i]):
+                    values[i] = (values[i], True)
+            result = unpack_state(values)
+        return result
 
     def branch(
         fn: Callable[..., Any] | None, other: Callable[..., Any] | None, label: str
@@ -99,7 +112,9 @@ def _if_stmt(
         def run() -> Any:
             try:
                 result = call(fn)
-            except _RAISED_ON_PATH as error:
+            except Exception as error:
+                if not _on_path(error):
+                    raise
                 # Python raises this only when the branch runs: so does the
                 # graph; the branch gives the other's types meanwhile.
                 return _raising_branch(error, lambda: call(other), label)
@@ -132,7 +147,7 @@ def _if_stmt(
 
         return run
 
-    return control_flow.cond(
+    result = control_flow.cond(
         cond,
         branch(body, orelse, "if"),
         branch(orelse, body, "else"),
@@ -140,6 +155,13 @@ def _if_stmt(
         # that ends the function), or both nothing.
         names=labels(names) if count else [label("retval_")],
     )
+    if maybe and count:
+        values = list(as_state(result, count))
+        for i in maybe:
+            value, flag = values[i]
+            values[i] = _maybe_bound(names[i], value, flag, state[i].message)
+        result = unpack_state(values)
+    return result
 
 
 def _refuse_untracked(places: Sequence[Place]) -> None:
@@ -207,36 +229,83 @@ _RAISED_ON_PATH = (
 )
 
 
+def _on_path(error: Exception) -> bool:
+    """Whether Python raises `error` only on the path being traced: the
+    user's code raised it (a `raise`, `d[k]`, `1 / 0`), or it is an error
+    Python raises at a read (an unbound variable)."""
+    return isinstance(error, _RAISED_ON_PATH) or raised_by_user(error) is not None
+
+
 def _other_sample(other: Callable[[], Any], own: Any) -> Any:
     """What the other branch gives, traced into a scratch graph; this
     branch's own values if the other raises on its path (it will take this
     branch's types, see `_raising_branch`)."""
     try:
         return _dry_run(other, ())
-    except _RAISED_ON_PATH:
+    except Exception as error:
+        if not _on_path(error):
+            raise
         return own
 
 
-def _raising_branch(error: BaseException, other: Callable[[], Any], label: str) -> Any:
+def _raise_when_run(error: Exception, what: str, ran: str) -> None:
+    """Adds an Assert that fails with `error` when the graph runs this point
+    (in `what`, which the run `ran`), where Python raises it.
+
+    Refused if a `try` around the statement handles `error`: the graph
+    cannot catch it. The refusal is also recorded on the graph being traced,
+    so a handler that catches it while tracing does not hide it.
+    """
+    where = user_location(3)
+    at = f" at {where}" if where else ""
+    handler = exceptions.handling_try(where, error)
+    if handler is not None:
+        refusal = TypeError(
+            f"{error!r} is raised in {what}{at}, inside the "
+            f"`try` at {handler} that handles it, but a graph cannot catch an "
+            "exception when it runs; decide with a Python value, or return a "
+            "value that says what happened instead of raising"
+        )
+        graph = STATE.graph
+        while graph.outer_graph is not None:
+            graph = graph.outer_graph
+        graph.refusals.append(refusal)
+        raise refusal from error
+    Assert(False, [f"{type(error).__name__}: {error} (in {what}{at}, which {ran})"])
+
+
+def _raising_branch(error: Exception, other: Callable[[], Any], label: str) -> Any:
     """A branch that raises `error` when the graph runs it.
 
     Its outputs are zeros of the other branch's types; if the other branch
     raises too while tracing, the `if` itself raises now (it cannot be built).
     """
     sample = _dry_run(other, ())
-    where = user_location(2)
-    Assert(
-        False,
-        [
-            f"{type(error).__name__}: {error} (in the {label} branch of the graph "
-            f"`if`{f' at {where}' if where else ''}, which this run took)"
-        ],
-    )
+    _raise_when_run(error, f"the {label} branch of the graph `if`", "this run took")
     if sample is None:
         return None
     return nest.map_structure(
         lambda v: v if is_undefined(v) else _zeros_like_spec(v), sample
     )
+
+
+def _raising_body(body: Callable[..., Any], skip: int) -> Callable[..., Any]:
+    """A graph loop's `body` (after `skip` leading item arguments), which
+    raises when the graph runs an iteration in which Python raises: an
+    error the user's code raised while it was traced becomes an Assert, and
+    the iteration gives back the loop variables unchanged (never used)."""
+
+    def run(*args: Any) -> Any:
+        try:
+            return body(*args)
+        except Exception as error:
+            # (An unbound read tells a trial trace a loop-born name's type.)
+            if isinstance(error, NameError) or not _on_path(error):
+                raise
+            _raise_when_run(error, "the body of the graph loop", "this run ran")
+            return unpack_state(args[skip:])
+
+    return run
 
 
 def _check_places_defined(
@@ -364,13 +433,15 @@ def _loop_state(
     TensorArray, any other list keeps its structure.
 
     Returns:
-        The loop variables, and the positions of the names first assigned
-        inside the loop (see `_Born`).
+        The loop variables, and the names the loop may be the first to
+        assign (see `_Born`): their positions, each with whether the name is
+        bound on entry (False, or the flag of an earlier loop's
+        `UnboundUntilRun`).
     """
     needs_trial = any(isinstance(v, (Undefined, list)) for v in state)
     sample = _trial(trial, state, names, hints) if needs_trial else None
     out = []
-    born = []
+    born: dict[int, Any] = {}  # position: whether it is bound on entry
     for i, (value, name) in enumerate(zip(state, names)):
         if isinstance(value, UndefinedReturnValue):
             if sample[i] is value:
@@ -384,18 +455,24 @@ def _loop_state(
         elif type(value) is Undefined:
             if sample[i] is value:  # assigned on no path the graph has
                 raise _NeverSet(i)
-            if is_undefined(sample[i]):
+            given = sample[i]
+            if type(given) is UnboundUntilRun:  # by a loop inside the body
+                given = given.value
+            elif is_undefined(given):
                 raise ValueError(
                     f"'{name}' is first assigned inside a graph loop, but not on "
                     "every path through its body; give it a value before the loop"
                 )
-            out.append(_zeros_like_spec(sample[i]))
-            born.append(i)
+            out.append(_zeros_like_spec(given))
+            born[i] = False
+        elif type(value) is UnboundUntilRun:  # an earlier graph loop's
+            out.append(value.value)
+            born[i] = value.flag
         elif isinstance(value, list):
             out.append(_list_state(value, name, sample[i]))
         else:
             out.append(value)
-    return tuple(out), tuple(born)
+    return tuple(out), born
 
 
 class _NeverSet(Exception):
@@ -536,17 +613,28 @@ def _list_state(items: list[Any], name: str, sample: Any) -> Any:
     return _as_tensor_array(items, name, sample)
 
 
-class _Born:
-    """The names a graph loop assigns first: carried from zeros of the type
-    the loop gives them, each with a flag that says whether an iteration has
-    assigned it yet. Until one has, the variable holds an `UnboundUntilRun`:
-    reading it (`ag__.ld`, which wraps every read of a maybe-unbound name)
-    checks the flag right where the read is, so the graph raises
-    InvalidArgumentError exactly when Python would raise UnboundLocalError,
-    naming the variable and the loop."""
+def _maybe_bound(name: str, value: Any, flag: Any, message: str) -> Any:
+    """`value` if `flag` is surely true, else an `UnboundUntilRun` that checks
+    `flag` where it is read."""
+    if flag is True:
+        return value
+    return UnboundUntilRun(
+        name, value, flag, message, lambda: ensure_defined(flag, value, message)
+    )
 
-    def __init__(self, positions: tuple[int, ...], names: Sequence[str]) -> None:
-        self.positions = positions
+
+class _Born:
+    """The names a graph loop may be the first to assign: carried from zeros
+    of the type the loop gives them (or from an earlier loop's value), each
+    with a flag that says whether an iteration has assigned it yet. Until one
+    has, the variable holds an `UnboundUntilRun`: reading it (`ag__.ld`, which
+    wraps every read of a maybe-unbound name) checks the flag right where the
+    read is, so the graph raises InvalidArgumentError exactly when Python
+    would raise UnboundLocalError, naming the variable and the loop."""
+
+    def __init__(self, born: dict[int, Any], names: Sequence[str]) -> None:
+        self.positions = tuple(born)
+        self.initial = tuple(born.values())
         self.names = names
         where = user_location(2)
         self.where = f" at {where}" if where is not None else ""
@@ -554,23 +642,18 @@ class _Born:
     def _unbound(self, values: Sequence[Any], flags: Sequence[Any], when: str) -> list:
         out = list(values)
         for i, flag in zip(self.positions, flags):
-            name, value = self.names[i], out[i]
+            name = self.names[i]
             message = (
                 f"'{name}' is read {when} the graph loop{self.where}, but no "
                 f"iteration has assigned it (Python: UnboundLocalError); give "
                 f"'{name}' a value before the loop"
             )
-            out[i] = UnboundUntilRun(
-                name,
-                lambda flag=flag, value=value, message=message: ensure_defined(
-                    flag, value, message
-                ),
-            )
+            out[i] = _maybe_bound(name, out[i], flag, message)
         return out
 
     def flags(self) -> tuple[Any, ...]:
-        """Initial values of the flags: nothing assigned yet."""
-        return (False,) * len(self.positions)
+        """Initial values of the flags: bound on entry or not."""
+        return self.initial
 
     def flag_names(self) -> tuple[str, ...]:
         return tuple(f"{self.names[i]}_assigned" for i in self.positions)
@@ -595,9 +678,13 @@ class _Born:
             outputs = list(as_state(body(*items, *inputs), k))
             new_flags = []
             for i, flag in zip(self.positions, flags):
-                if outputs[i] is inputs[i]:  # not assigned in this iteration
+                output = outputs[i]
+                if output is inputs[i]:  # not assigned in this iteration
                     outputs[i] = values[i]
                     new_flags.append(flag)
+                elif type(output) is UnboundUntilRun:  # maybe, by an inner loop
+                    outputs[i] = output.value
+                    new_flags.append(output.flag)
                 else:
                     new_flags.append(True)
             return unpack_state((*outputs, *new_flags))
@@ -1040,10 +1127,20 @@ def _list_pop(array: TensorArray, *index: Any) -> Any:
 
 def register() -> None:
     """Installs the graph backend into the dispatch tables."""
+
+    def while_stmt(test: Callable[..., Any], body: Callable[..., Any], *a, **k) -> Any:
+        return _while_stmt(test, _raising_body(body, 0), *a, **k)
+
+    def for_stmt(
+        iterable: Any, body: Callable[..., Any], state: tuple, names: tuple, *a, **k
+    ) -> Any:
+        names = names or state_names(body, skip=1)
+        return _for_stmt(iterable, _raising_body(body, 1), state, names, *a, **k)
+
     for operator, impl in (
         ("if_stmt", _if_stmt),
-        ("while_stmt", _while_stmt),
-        ("for_stmt", _for_stmt),
+        ("while_stmt", while_stmt),
+        ("for_stmt", for_stmt),
         ("and_", _and),
         ("or_", _or),
         ("not_", _not),

@@ -71,13 +71,26 @@ class UnboundUntilRun(Undefined):
     it is read, so the graph raises only if that read runs unassigned.
 
     Attributes:
-        read: Returns the value, checked (a graph op).
+        value: Its value if it is bound (a tensor; zeros if not).
+        flag: Whether it is bound (a bool tensor, or a Python bool).
+        message: The error a read raises when it is not.
+        read: Returns `value`, checked (a graph op).
     """
 
-    __slots__ = ("read",)
+    __slots__ = ("flag", "message", "read", "value")
 
-    def __init__(self, symbol_name: str, read: Callable[[], Any]) -> None:
+    def __init__(
+        self,
+        symbol_name: str,
+        value: Any,
+        flag: Any,
+        message: str,
+        read: Callable[[], Any],
+    ) -> None:
         super().__init__(symbol_name)
+        self.value = value
+        self.flag = flag
+        self.message = message
         self.read = read
 
 
@@ -139,6 +152,14 @@ def ld_cell(read: Callable[[], Any]) -> Any:
         name = read.__code__.co_freevars[0]
         raise UnboundLocalError(_unbound_message(name)) from None
     return ld(value)  # it may also hold an Undefined value
+
+
+def set_cell(read: Callable[[], Any], value: Any) -> Any:
+    """`(x := value)` in a lazy operand, which conversion makes a lambda (a
+    walrus there would bind a name of the lambda): sets the cell of the
+    user's variable that `read` (`lambda: x`) reads, and gives `value`."""
+    read.__closure__[0].cell_contents = value
+    return value
 
 
 def is_undefined(value: Any) -> bool:

@@ -59,6 +59,25 @@ def walrus_comparison_chain(a, b):
     return -1
 
 
+def walrus_in_a_returned_comprehension(a, n):
+    # After lowering, this return is one arm of a conditional: the walrus
+    # must still bind `z` in the function, not in a lambda made of the arm.
+    z = 1
+    while n > 0:
+        n -= 1
+        if a > 3:
+            return -1
+    return sum([(z := z + a) for k in range(3)])
+
+
+def walrus_in_an_or_operand(a, b):
+    # The right side of `or` becomes a lambda: the walrus sets the function's
+    # `z`, which lives in a cell, and a graph `or` carries it.
+    z = 0
+    found = a > 2 or (z := b * 2) > 3
+    return found, z
+
+
 def local_context_manager(n, log):
     @contextlib.contextmanager
     def tagged(tag):
@@ -122,6 +141,16 @@ SAMPLES = [
     Sample(walrus_in_comprehension, [([1, 2, 3], 2), ([1, 2, 3], 0), ([], 1)]),
     Sample(walrus_in_loop_body_and_iterable, [([5, 2, 9],), ([],)]),
     Sample(walrus_comparison_chain, [(1, 3), (0, 3), (5, 1)]),
+    Sample(
+        walrus_in_a_returned_comprehension,
+        [(1, 2), (5, 2), (2, 0)],
+        tensors((1, 2), (5, 2), (2, 0)),
+    ),
+    Sample(
+        walrus_in_an_or_operand,
+        [(3, 1), (0, 1), (0, 5)],
+        tensors((3, 1), (0, 1), (0, 5)),
+    ),
     Sample(local_context_manager, [(5, []), (0, ["x"])]),
     Sample(
         local_context_manager_around_graph_code, [(3,), (-2,)], tensors((3,), (-2,))

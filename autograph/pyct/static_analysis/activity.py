@@ -267,6 +267,82 @@ def walrus_binds(node: ast.AST) -> tuple[set[str], set[str]]:
     return always, sometimes
 
 
+def lazy_walrus_targets(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
+    """Names a walrus binds in a lazy operand (the right side of `and`/`or`,
+    a branch of `a if c else b`), outside nested scopes.
+
+    Conversion makes such an operand a lambda, in which a walrus would bind
+    a name of the lambda: these names live in cells instead (`cells`), and
+    the operand sets them with `ag__.set_cell`.
+
+        >>> sorted(lazy_walrus_targets(ast.parse(
+        ...     "(a := 1) or [(b := v) for v in x] or (lambda: (c := 2))")))
+        ['b']
+    """
+    found: set[str] = set()
+    start = [nodes] if isinstance(nodes, ast.AST) else list(nodes)
+    stack: list[tuple[ast.AST, bool]] = [(n, False) for n in start]
+    while stack:
+        child, lazy = stack.pop()
+        if isinstance(child, ast.NamedExpr) and lazy:
+            found.add(child.target.id)
+        elif isinstance(child, SCOPES):
+            continue
+        if isinstance(child, ast.BoolOp):
+            operands = child.values[1:]
+        elif isinstance(child, ast.IfExp):
+            operands = [child.body, child.orelse]
+        else:
+            operands = []
+        for grandchild in child_nodes(child):
+            stack.append((grandchild, lazy or any(grandchild is n for n in operands)))
+    return found
+
+
+def handled_lines(
+    fn: ast.AST,
+) -> dict[int, tuple[tuple[int, frozenset[str] | None], ...]]:
+    """For each line inside the body of a `try` with handlers: the `try`
+    statements around it, innermost first, as (line, the names of the
+    classes its handlers catch, or None where one may catch anything: a
+    bare `except`, or a class given by an expression that is no name).
+
+        >>> fn = ast.parse(
+        ...     "def f(a):\\n"
+        ...     "  try:\\n"
+        ...     "    a = 1\\n"
+        ...     "  except (KeyError, errors.Bad):\\n"
+        ...     "    pass"
+        ... ).body[0]
+        >>> handled_lines(fn)[3][0][0], sorted(handled_lines(fn)[3][0][1])
+        (2, ['Bad', 'KeyError'])
+    """
+    found: dict[int, tuple[tuple[int, frozenset[str] | None], ...]] = {}
+    for node in ast.walk(fn):
+        if not isinstance(node, _TRIES) or not node.handlers:
+            continue
+        caught: set[str] | None = set()
+        for handler in node.handlers:
+            kinds = handler.type
+            elts = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
+            for kind in elts:
+                if isinstance(kind, ast.Name):
+                    caught.add(kind.id)
+                elif isinstance(kind, ast.Attribute):
+                    caught.add(kind.attr)
+                else:
+                    caught = None
+                    break
+            if caught is None:
+                break
+        entry = (node.lineno, None if caught is None else frozenset(caught))
+        first, last = node.body[0].lineno, node.body[-1].end_lineno or node.lineno
+        for line in range(first, last + 1):
+            found[line] = (*found.get(line, ()), entry)
+    # ast.walk goes outside in: innermost first
+    return {line: tuple(reversed(tries)) for line, tries in found.items()}
+
+
 def declarations(fn: ast.AST) -> dict[str, str]:
     """Maps each name declared in `fn` to 'global' or 'nonlocal'."""
     found: dict[str, str] = {}
@@ -304,7 +380,8 @@ def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     - names a converted statement (`if`, loop) inside a `try` or `with` body
       assigns and code outside the statement reads: an exception may leave
       the statement half-way, and what it assigned before must be seen by the
-      handler and after.
+      handler and after;
+    - names a walrus binds in a lazy operand (`lazy_walrus_targets`).
 
         >>> fn = ast.parse(
         ...     "def f(n):\\n"
@@ -342,7 +419,7 @@ def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         for stmt in guarded:
             inside = _loads([stmt])
             found |= {n for n in writes(stmt) if everywhere[n] > inside[n]}
-    return found & local
+    return (found | lazy_walrus_targets(fn.body)) & local
 
 
 def _loads(nodes: Iterable[ast.AST]) -> collections.Counter[str]:

@@ -91,6 +91,13 @@ class _ReadMarker(transformer.Visitor):
             if not bound:
                 self.unbound.add(node.id)
 
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.target, ast.Name):  # `x += 1` reads x
+            anno.setanno(node.target, Defined.DEFINITELY, node.target.id in self.must)
+        else:
+            self.visit(node.target)
+        self.visit(node.value)
+
     def _skip(self, node: ast.AST) -> None:
         pass  # reads inside nested scopes happen later, when called
 
@@ -115,14 +122,31 @@ class _Analyzer:
             _ReadMarker(state.must, self.unbound).visit(node)
 
     def block(self, stmts: Sequence[ast.stmt], state: _State | None) -> _State | None:
-        for stmt in stmts:
+        before = state
+        for i, stmt in enumerate(stmts):
             if state is None:
-                break  # unreachable code: leave it unannotated
+                if before is not None:
+                    self.dead(stmts[i:], before.must)
+                break
+            before = state
             anno.setanno(stmt, Defined.MAY_IN, state.may)
             anno.setanno(stmt, Defined.MUST_IN, state.must)
             method = getattr(self, "visit_" + type(stmt).__name__, self.simple)
             state = method(stmt, state)
         return state
+
+    def dead(self, stmts: Sequence[ast.stmt], must: frozenset[str]) -> None:
+        """Code Python never runs (after `return`, `break`, ...) binds nothing
+        and its statements are left unannotated, but converted code may
+        still trace it (a graph branch guarded by a jump flag). Its reads are
+        marked as if the statement that left had fallen through (`must`: the
+        names bound on every path before it): a name it did not surely bind
+        may hold the placeholder of a graph loop there, which only `ag__.ld`
+        reads."""
+        if self.converted:
+            return
+        for stmt in stmts:
+            _ReadMarker(must, self.unbound).visit(stmt)
 
     def simple(self, node: ast.stmt, state: _State) -> _State:
         self.mark(node, state)
@@ -210,7 +234,16 @@ class _Analyzer:
             self.mark(test, header)
         anno.setanno(node, Defined.BODY_MUST_OUT, body.must if body else None)
         orelse = self.block(node.orelse, tested)
-        return self._converted_outputs(node, _merge(orelse, *breaks))
+        after = _merge(orelse, *breaks)
+        if after is not None and not self.converted:
+            # Whether a graph loop bound a name it may be the first to bind
+            # is known only when the graph runs: until then the name holds a
+            # placeholder that reads check (`ag__.ld`), even where Python
+            # knows that every path out of the loop bound it (a `break`
+            # after the assignment, an `else` that assigns it too).
+            born = (self.cache.writes(node.body) | item_names) - state.must
+            after = _State(after.may, after.must - born)
+        return self._converted_outputs(node, after)
 
     def visit_While(self, node: ast.While, state: _State) -> _State | None:
         return self._loop(node, state, set(), test=node.test)

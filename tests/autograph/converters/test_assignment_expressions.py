@@ -5,16 +5,15 @@ from __future__ import annotations
 import pytest
 
 import autograph
+import runtime as rt
 from autograph.impl.api import always_run_converted
 from tests.autograph.converters.util import convert, same
 from tests.equivalence import assert_equivalent
 from tests.versions import UNPARSE_TEXT_OF_311
 
 _LAZY = (
-    "an assignment expression (:=) in an operand that Python evaluates only "
-    "sometimes (the right side of 'and'/'or', a branch of 'a if c else b', an "
-    "assert message) is not supported: it would bind inside the lambda that "
-    "conversion makes of the operand; assign it in a statement before"
+    "an assignment expression (:=) in an assert message, or to a global "
+    "variable in an operand that Python evaluates only sometimes"
 )
 
 
@@ -87,37 +86,97 @@ def test_a_while_test_is_not_evaluated_again_after_a_return(x):
     assert_equivalent(_walrus_loop_with_return, x)
 
 
-def _lazy_walrus_1(a, b):
+def _lazy_walrus_in_and(a, b):
     return a > 0 and (z := b + 1) > 0, z
 
 
-def _lazy_walrus_2(a, b):
+def _lazy_walrus_in_if_exp(a, b):
     return (y := a) if b else 0, y
 
 
-def _lazy_walrus_3(a):
+def _lazy_walrus_in_nested_function(a):
+    def inner(b):
+        return b or (c := a), c
+
+    return inner(a > 1)
+
+
+def _lazy_walrus_in_comprehension(a, b):
+    z = 1
+    r = a > 0 and [(z := z + v) for v in range(b)]
+    return r, z
+
+
+def _lazy_walrus_in_converted_branch(a, b):
+    z = 0
+    if a > 0:
+        y = (w := a * 2) if b > 0 else (z := b)
+    else:
+        y = w = 1
+    return y, z, w
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        _lazy_walrus_in_and,
+        _lazy_walrus_in_if_exp,
+        _lazy_walrus_in_comprehension,
+        _lazy_walrus_in_converted_branch,
+    ],
+)
+@pytest.mark.parametrize("args", [(0, 0), (1, 0), (2, 3), (-1, 2)])
+def test_a_walrus_in_an_operand_evaluated_only_sometimes_sets_the_users_variable(
+    fn, args
+):
+    assert_equivalent(fn, *args)  # UnboundLocalError too, where Python raises
+
+
+@pytest.mark.parametrize("a", [0, 1, 2])
+def test_a_walrus_in_a_lazy_operand_of_a_nested_function_binds_in_it(a):
+    assert_equivalent(_lazy_walrus_in_nested_function, a)
+
+
+def test_a_walrus_in_a_lazy_operand_sets_a_variable_a_graph_branch_carries():
+    def f(a, b):
+        z = rt.constant(0)
+        if a > 0:
+            y = b > 0 or (z := b * 10) < 5
+        else:
+            y = False
+        return y, z
+
+    g = autograph.function(f)
+    for a, b in [(1, -2), (1, 2), (-1, -2)]:
+        y, z = g(rt.constant(a), rt.constant(b))
+        assert (bool(y), int(z)) == (
+            a > 0 and (b > 0 or b * 10 < 5),
+            b * 10 if a > 0 and b <= 0 else 0,
+        )
+
+
+def _lazy_walrus_in_assert_message(a):
     assert a, (m := "no")  # noqa: RUF018
     return m
 
 
-def _lazy_walrus_4(a):
-    def inner(b):
-        return b or (c := a), c
+GLOBAL_TARGET = 0
 
-    return inner
+
+def _lazy_walrus_to_a_global(a):
+    global GLOBAL_TARGET
+    return a or (GLOBAL_TARGET := 5)
 
 
 @pytest.mark.parametrize(
     ("fn", "line", "text"),
     [
-        (_lazy_walrus_1, 1, "(z := b + 1)"),
-        (_lazy_walrus_2, 1, "(y := a)"),
-        (_lazy_walrus_3, 1, '(m := "no")'),
-        (_lazy_walrus_4, 2, "(c := a)"),
+        (_lazy_walrus_in_assert_message, 1, '(m := "no")'),
+        (_lazy_walrus_to_a_global, 2, "(GLOBAL_TARGET := 5)"),
     ],
-    ids=["and", "if_exp", "assert_message", "nested_function"],
+    ids=["assert_message", "global"],
 )
-def test_a_walrus_in_an_operand_evaluated_only_sometimes_is_refused(fn, line, text):
+def test_a_walrus_conversion_cannot_keep_in_place_is_refused(fn, line, text):
     with pytest.raises(autograph.ConversionError) as info:
         autograph.to_graph(fn)
     error = info.value

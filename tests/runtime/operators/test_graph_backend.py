@@ -192,9 +192,57 @@ def first_assigned_in_while(n):
     return square
 
 
+def bound_by_break_or_else(n):
+    # Python knows `w` is bound after the loop (by the break or the else);
+    # the graph knows it only when it runs: reads are checked, never fail.
+    for i in rt.range(n):
+        if (w := i) > 1:
+            break
+    else:
+        w = -1
+    return w + 1
+
+
+def born_in_two_loops(n):
+    for i in rt.range(n):
+        w = i
+    for j in rt.range(n - 2):
+        w = w * 10  # the first loop assigned it (n > 0)
+    return w
+
+
+def born_in_an_inner_loop(n):
+    total = 0
+    for i in rt.range(n):
+        for j in rt.range(i):
+            w = j
+        if i > 1:
+            total += w  # the inner loop ran (i > 1)
+    return total
+
+
+def read_in_code_python_never_runs(n):
+    x = 0
+    for i in rt.range(n):
+        w = i
+        return w
+    else:
+        return -1
+    x += w  # dead in Python, traced in a graph branch
+    return x
+
+
 @pytest.mark.parametrize(
     "f, n, expected",
     [
+        (bound_by_break_or_else, 0, 0),
+        (bound_by_break_or_else, 1, 0),
+        (bound_by_break_or_else, 5, 3),
+        (born_in_two_loops, 1, 0),
+        (born_in_two_loops, 4, 300),
+        (born_in_an_inner_loop, 4, 3),
+        (read_in_code_python_never_runs, 0, -1),
+        (read_in_code_python_never_runs, 3, 0),
         (for_target_after, 3, 2),
         (unread_after, 0, 0),
         (unread_after, 3, 6),
@@ -213,6 +261,12 @@ def test_names_born_in_graph_loops_compute_what_python_does(f, n, expected):
 def test_born_name_read_after_zero_iterations_raises_when_the_graph_runs(f):
     run, _ = trace(f, np.int32(1))
     with pytest.raises(rt.errors.InvalidArgumentError, match="no iteration has"):
+        run(np.int32(0))
+
+
+def test_a_second_graph_loop_keeps_an_earlier_loops_unbound_name_checked():
+    run, _ = trace(born_in_two_loops, np.int32(1))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="'w' is read after"):
         run(np.int32(0))
 
 
@@ -474,3 +528,85 @@ def test_reading_a_loop_born_name_raises_even_when_its_value_is_unused():
     assert run(np.int32(-2))[0] == 0
     with pytest.raises(rt.errors.InvalidArgumentError, match="'late' is read after"):
         run(np.int32(3))
+
+
+# -- exceptions raised on a traced path -------------------------------------
+
+
+def raises_in_loop_body(n):
+    total = 0
+    for i in rt.range(n):
+        total += 1
+        raise KeyError("stop")
+    return total
+
+
+def raises_value_error_in_branch(x):
+    if x > 2:
+        raise ValueError("too big")
+    return x
+
+
+def test_a_raise_in_a_graph_loop_body_raises_only_when_an_iteration_runs():
+    f = autograph.function(raises_in_loop_body)
+    assert int(f(rt.constant(0))) == 0  # Python: 0, no iteration
+    with pytest.raises(rt.errors.InvalidArgumentError, match="KeyError: 'stop'"):
+        f(rt.constant(2))
+
+
+def test_any_exception_the_users_branch_raises_raises_when_the_branch_runs():
+    f = autograph.function(raises_value_error_in_branch)
+    assert int(f(rt.constant(1))) == 1
+    with pytest.raises(rt.errors.InvalidArgumentError, match="ValueError: too big"):
+        f(rt.constant(3))
+
+
+def caught_branch_raise(x):
+    try:
+        if x > 2:
+            raise KeyError("big")
+    except KeyError:
+        x = -x
+    return x
+
+
+def caught_loop_raise(n):
+    total = 0
+    try:
+        for i in rt.range(n):
+            total += 1
+            raise ValueError("stop")
+    except Exception:  # also catches the refusal while tracing
+        total = 100
+    return total
+
+
+def test_a_raise_a_try_around_a_graph_statement_would_catch_is_refused():
+    with pytest.raises(TypeError, match=r"inside the `try` at .*a graph cannot catch"):
+        autograph.function(caught_branch_raise)(rt.constant(3))
+    with pytest.raises(TypeError, match="ValueError\\('stop'\\) is raised in the body"):
+        autograph.function(caught_loop_raise)(rt.constant(3))
+
+
+def uncaught_kind(x):
+    try:
+        if x > 2:
+            raise ValueError("big")
+    except KeyError:
+        x = -x
+    return x
+
+
+def raise_in_a_with_block(x):
+    with rt.name_scope("check"):
+        if x > 2:
+            raise ValueError("big")
+    return x
+
+
+@pytest.mark.parametrize("f", [uncaught_kind, raise_in_a_with_block])
+def test_a_raise_no_handler_catches_still_becomes_an_assert(f):
+    g = autograph.function(f)
+    assert int(g(rt.constant(1))) == 1
+    with pytest.raises(rt.errors.InvalidArgumentError, match="ValueError: big"):
+        g(rt.constant(3))

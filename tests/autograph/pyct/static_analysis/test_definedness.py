@@ -90,3 +90,32 @@ def test_del_in_a_with_block_makes_a_name_maybe_undefined_after_it():
     src = "def f(cm, y):\n  with cm:\n    del y\n    y = g()\n  return y"
     fn = _fn(src)
     assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
+
+
+def test_a_name_a_loop_may_bind_first_is_checked_after_it_even_when_surely_bound():
+    # Every path out binds w (the break, the else), but a graph loop's
+    # placeholder for it must still be read through `ag__.ld`.
+    src = (
+        "def f(n):\n  for i in n:\n    w = i\n    if w:\n      break\n"
+        "  else:\n    w = 0\n  return w, i"
+    )
+    fn = _fn(src)
+    w, i = fn.body[1].value.elts
+    assert anno.getanno(w, Defined.DEFINITELY) is False
+    assert anno.getanno(i, Defined.DEFINITELY) is False
+
+
+def test_a_name_bound_before_a_loop_stays_definitely_bound_after_it():
+    fn = _fn("def f(n):\n  w = 0\n  for i in n:\n    w = i\n  return w")
+    assert anno.getanno(fn.body[2].value, Defined.DEFINITELY) is True
+
+
+def test_reads_in_code_python_never_runs_are_marked_as_if_it_fell_through():
+    src = (
+        "def f(n):\n  for i in n:\n    w = i\n    return w\n  else:\n    return 0\n"
+        "  n += w\n  return n"
+    )
+    fn = _fn(src)
+    dead = fn.body[1]
+    assert anno.getanno(dead.target, Defined.DEFINITELY) is True  # n: a parameter
+    assert anno.getanno(dead.value, Defined.DEFINITELY) is False  # w
