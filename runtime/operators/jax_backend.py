@@ -289,6 +289,9 @@ def _if_stmt(
     keys = _keys(names) if count else [label("retval_")]
     place_keys = [p.name for p in places]
     before = places_.read(places)
+    # Names an earlier loop may have bound: each branch gives a value and
+    # whether it is bound.
+    maybe = {k: v for k, v in zip(keys, state) if count and type(v) is UnboundUntilRun}
 
     def call(fn: Callable[..., Any] | None) -> dict[str, Any]:
         places_.write(places, before)
@@ -301,6 +304,12 @@ def _if_stmt(
         values = [result] if returns else list(as_state(result, count))
         out = dict(zip(keys, values))
         out.update(zip(place_keys, places_.read(places)))
+        for key in maybe:
+            value = out[key]
+            if type(value) is UnboundUntilRun:
+                out[key] = (value.value, value.flag)
+            elif not is_undefined(value):
+                out[key] = (value, True)
         return out
 
     pred = _predicate(cond, "`if`", where)
@@ -367,6 +376,8 @@ def _if_stmt(
             _notes(error, "`if`", where, keys + place_keys)
         raise
     places_.write(places, [out[k] for k in place_keys])
+    for key, old in maybe.items():
+        out[key] = _maybe_bound(old.symbol_name, *out[key], old.message)
     values = [out[k] for k in keys]
     return values[0] if returns else unpack_state(values)
 
@@ -385,6 +396,16 @@ def _checked(flag: Any, value: Any, message: str) -> Any:
 
     jax.debug.callback(check, flag)
     return value
+
+
+def _maybe_bound(name: str, value: Any, flag: Any, message: str) -> Any:
+    """`value` if `flag` is surely true, else an `UnboundUntilRun` that checks
+    `flag` where it is read."""
+    if flag is True:
+        return value
+    return UnboundUntilRun(
+        name, value, flag, message, lambda: _checked(flag, value, message)
+    )
 
 
 class _ReadFirst(Exception):
@@ -446,6 +467,12 @@ class _Loop:
         function's return value) start as zeros of the type the body gives
         them, found with `jax.eval_shape`."""
         carry, self.python = _split(self.init)
+        for key, value in list(self.python.items()):
+            if type(value) is UnboundUntilRun:  # an earlier loop's
+                del self.python[key]
+                carry[key] = value.value
+                self.born[key] = flag = f"{key} assigned"
+                carry[flag] = value.flag
         unset = [k for k, v in self.python.items() if is_undefined(v)]
         if unset:
             sample = self._sample(carry, item)
@@ -468,8 +495,7 @@ class _Loop:
                 del self.python[key]
                 carry[key] = _zeros_like(got)
                 if not isinstance(value, UndefinedReturnValue):
-                    flag = f"{key} assigned"
-                    self.born[key] = flag
+                    self.born[key] = flag = f"{key} assigned"
                     carry[flag] = False
         self.carry_keys = list(carry)
         return carry
@@ -538,7 +564,11 @@ class _Loop:
         python: dict[str, Any] = {}
 
         def arrays_only(carry: dict[str, Any], item: Any) -> dict[str, Any]:
-            arrays, other = _split(run(carry, item))
+            out = run(carry, item)
+            for key, value in out.items():
+                if type(value) is UnboundUntilRun:  # maybe set, by an inner loop
+                    out[key] = value.value
+            arrays, other = _split(out)
             python.update(other)
             return arrays
 
@@ -559,10 +589,7 @@ class _Loop:
                 f"has assigned it (Python: UnboundLocalError); give '{name}' a value "
                 "before the loop"
             )
-            out[key] = UnboundUntilRun(
-                name,
-                lambda f=values[flag], v=values[key], m=message: _checked(f, v, m),
-            )
+            out[key] = _maybe_bound(name, values[key], values[flag], message)
         return out
 
     def step(
@@ -585,7 +612,10 @@ class _Loop:
                 if value is inputs[key]:  # not assigned in this iteration
                     new[key], new[flag] = carry[key], carry[flag]
                     continue
-                new[flag] = jnp.asarray(True)
+                if type(value) is UnboundUntilRun:  # maybe, by an inner loop
+                    value, new[flag] = value.value, value.flag
+                else:
+                    new[flag] = jnp.asarray(True)
             _same_kind(key, before[key], value, self.where, "loop", "changes from")
             new[key] = value
         for key, value in self.python.items():

@@ -417,3 +417,22 @@ def test_nonlocal_and_nested_loops():
 
     count, total = jax.jit(autograph.to_graph(f))(16.0)
     assert int(count) == 4 and float(total) == 6.0
+
+
+def test_a_name_a_loop_may_have_bound_flows_through_later_ifs_and_loops():
+    def f(n, x):
+        for i in range(n):
+            last = i * 2
+        if x > 0:
+            last = last + 1
+        for j in range(n):
+            if j > 5:
+                last = j
+        return last
+
+    g = jax.jit(autograph.to_graph(f))
+    for n, x in [(4, 1.0), (4, -1.0), (8, 1.0)]:
+        assert int(g(n, x)) == f(n, x)
+    message = f"'last' is read after the JAX loop at {_line(f, 1)}, but no iteration"
+    with pytest.raises(Exception, match=re.escape(message)):
+        jax.block_until_ready(g(0, 1.0))
