@@ -686,6 +686,10 @@ def _while_stmt(
             inner = {k: v for k, v in c.items() if k not in (_COND, _INDEX)}
             new, out = loop.step((), inner)
             new[_COND] = _predicate(loop.call_test(test, out), "`while` loop", where)
+            # What the test left in the places (a call that writes a nonlocal).
+            for key, value in zip(loop.place_keys, places_.read(loop.places)):
+                if key in new:
+                    new[key] = value
             if limit is not None:
                 new[_INDEX] = c[_INDEX] + 1
             return new

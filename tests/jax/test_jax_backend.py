@@ -436,3 +436,20 @@ def test_a_name_a_loop_may_have_bound_flows_through_later_ifs_and_loops():
     message = f"'last' is read after the JAX loop at {_line(f, 1)}, but no iteration"
     with pytest.raises(Exception, match=re.escape(message)):
         jax.block_until_ready(g(0, 1.0))
+
+
+def test_a_while_test_that_writes_a_nonlocal_runs_once_per_iteration():
+    def f(x):
+        calls = 0
+
+        def more(x):
+            nonlocal calls
+            calls += 1
+            return x > 1
+
+        while more(x):
+            x = x / 2
+        return x, calls
+
+    x, calls = jax.jit(autograph.to_graph(f))(16.0)
+    assert (float(x), int(calls)) == f(16.0) == (1.0, 5)
