@@ -668,33 +668,47 @@ def _while_stmt(
     loop = _Loop(body, state, names or state_names(test), places, 0, where)
     limit = _max_iterations(opts, where)
 
-    # Rotated: the test's value is carried, starting from the one the test
-    # has given already; the body computes the next.
+    # With places, the loop is rotated: the test's value is carried,
+    # starting from the one the test has given already, and the body
+    # computes the next, so what the test writes (a call that sets a
+    # nonlocal) is carried too. Without, the test is traced again as the
+    # loop's condition: XLA compiles that form faster.
+    rotate = bool(places)
+
     def make() -> dict[str, Any]:
         carry = loop.start(None)
-        carry[_COND] = _predicate(first_cond, "`while` loop", where)
+        if rotate:
+            carry[_COND] = _predicate(first_cond, "`while` loop", where)
         if limit is not None:
             carry[_INDEX] = jnp.asarray(0)
 
         def cond_fun(c: dict[str, Any]) -> Any:
+            if rotate:
+                go = c[_COND]
+            else:
+                inner = {k: v for k, v in c.items() if k != _INDEX}
+                values = loop._unbound({**loop.python, **inner}, "in")
+                go = _predicate(loop.call_test(test, values), "`while` loop", where)
             if limit is None:
-                return c[_COND]
-            return jnp.logical_and(c[_COND], c[_INDEX] < limit)
+                return go
+            return jnp.logical_and(go, c[_INDEX] < limit)
 
         def body_fun(c: dict[str, Any]) -> dict[str, Any]:
             inner = {k: v for k, v in c.items() if k not in (_COND, _INDEX)}
             new, out = loop.step((), inner)
-            new[_COND] = _predicate(loop.call_test(test, out), "`while` loop", where)
-            # What the test left in the places (a call that writes a nonlocal).
-            for key, value in zip(loop.place_keys, places_.read(loop.places)):
-                if key in new:
-                    new[key] = value
+            if rotate:
+                test_value = loop.call_test(test, out)
+                new[_COND] = _predicate(test_value, "`while` loop", where)
+                # What the test left in the places.
+                for key, value in zip(loop.place_keys, places_.read(loop.places)):
+                    if key in new:
+                        new[key] = value
             if limit is not None:
                 new[_INDEX] = c[_INDEX] + 1
             return new
 
         result = lax.while_loop(cond_fun, body_fun, carry)
-        result.pop(_COND)
+        result.pop(_COND, None)
         result.pop(_INDEX, None)
         return result
 
