@@ -6,8 +6,8 @@ the dispatch tables' class-hierarchy lookup) for the operators, so that under
 
 - `if` on a traced scalar is `lax.cond`; `a if c else b`, `and`, `or` too
   (the right operand runs only inside its branch); `not` is `logical_not`;
-- `while` with a traced test is `lax.while_loop` (rotated: the test's value
-  is carried, so the test that has run already is not run again);
+- `while` with a traced test is `lax.while_loop` (rotated, carrying the
+  test's value, when it has places whose writes by the test must be kept);
 - `for` over a traced array is `lax.scan`, over `range(n)` with a traced `n`
   `lax.fori_loop`; `break`/`return` in either make it a `lax.while_loop`;
 - a `for` over a Python `range` whose state becomes traced is staged as one
