@@ -141,7 +141,7 @@ def _converted(fn, options):
     return autograph.to_graph(fn)
 
 
-def measure(converted_fn, hand_fn, args, options, compile_rounds=7):
+def measure(converted_fn, hand_fn, args, options, compile_rounds=9):
     """Run time and trace+compile time of both versions, and their ratios."""
     converted = jax.jit(_converted(converted_fn, options))
     hand = jax.jit(hand_fn)
@@ -152,7 +152,8 @@ def measure(converted_fn, hand_fn, args, options, compile_rounds=7):
         {
             "converted": lambda: jax.block_until_ready(converted(*args)),
             "lax": lambda: jax.block_until_ready(hand(*args)),
-        }
+        },
+        rounds=41,  # the machine is shared: more rounds, steadier medians
     )
     # Trace+compile, interleaved: a new function object each time so that no
     # cache of JAX's is hit.

@@ -206,7 +206,8 @@ def _predicate(cond: Any, what: str, where: str) -> Any:
             f"{cond.shape}; a condition must be a scalar: reduce it (jnp.any, "
             "jnp.all), or use jnp.where to choose elementwise"
         )
-    cond = cond.reshape(())
+    if cond.shape:
+        cond = cond.reshape(())
     return cond if cond.dtype == jnp.bool_ else cond != 0
 
 
@@ -804,6 +805,8 @@ def _for_loop(
         item_shape = jax.ShapeDtypeStruct((), jnp.asarray(start + step).dtype)
 
         def item(i: Any) -> Any:
+            if isinstance(start, int) and isinstance(step, int):
+                return i if (start, step) == (0, 1) else start + i * step
             return start + i * step
 
     if extra_test is None and limit is None:

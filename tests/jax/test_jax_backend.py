@@ -453,3 +453,11 @@ def test_a_while_test_that_writes_a_nonlocal_runs_once_per_iteration():
 
     x, calls = jax.jit(autograph.to_graph(f))(16.0)
     assert (float(x), int(calls)) == f(16.0) == (1.0, 5)
+
+
+def test_vmap_of_loops_with_break_and_of_a_scan():
+    xs = jnp.array([[1.0, -2.0, 3.0], [4.0, 5.0, 6.0]])
+    got = jax.vmap(autograph.to_graph(first_negative))(xs)
+    assert got.tolist() == [first_negative(np.asarray(row)) for row in xs] == [1, 3]
+    sums = jax.jit(jax.vmap(autograph.to_graph(masked_sum)))(xs)
+    np.testing.assert_allclose(sums, [4.0, 15.0])
