@@ -12,7 +12,6 @@ import autograph
 import runtime
 from tests.versions import TEXT_OF_311_DOCTESTS
 
-
 # Modules of optional backends -> the library they import (an extra).
 NEEDS = {"runtime.operators.jax_backend": "jax"}
 
