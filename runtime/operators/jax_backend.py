@@ -9,7 +9,9 @@ the dispatch tables' class-hierarchy lookup) for the operators, so that under
 - `while` with a traced test is `lax.while_loop` (rotated, carrying the
   test's value, when it has places whose writes by the test must be kept);
 - `for` over a traced array is `lax.scan`, over `range(n)` with a traced `n`
-  `lax.fori_loop`; `break`/`return` in either make it a `lax.while_loop`;
+  `lax.fori_loop`; with `break`/`return`, a fixed-length `for` is a `scan`
+  whose steps after the `break` pass the state through (`lax.cond`: reverse
+  mode works), and one of traced length a `lax.while_loop`;
 - a `for` over a Python `range` whose state becomes traced is staged as one
   `lax.fori_loop` with static bounds (a `scan`, so reverse mode works), or is
   unrolled, with a warning naming the line, when the body needs the index as
@@ -846,12 +848,38 @@ def _for_loop(
             new[_COND] = more(i + 1, out)
             return new
 
-        result = lax.while_loop(lambda c: c[_COND], body_fun, carry)
+        if isinstance(length, int):
+            # A static trip count: a `scan` whose steps after a `break` pass
+            # the state through (`lax.cond`), so reverse mode works (a
+            # while_loop would stop early, but JAX cannot reverse it).
+            carry = _promote_weak(carry, jax.eval_shape(body_fun, carry))
+
+            def step(c: dict[str, Any], _: Any) -> tuple[dict[str, Any], None]:
+                return lax.cond(c[_COND], body_fun, lambda c: c, c), None
+
+            result = lax.scan(step, carry, None, length=length)[0]
+        else:
+            result = lax.while_loop(lambda c: c[_COND], body_fun, carry)
         result.pop(_COND)
         result.pop(_INDEX)
         return result
 
     return loop.build(make_while)
+
+
+def _promote_weak(carry: Any, shapes: Any) -> Any:
+    """`carry` with each Python number (weakly typed value) whose dtype the
+    loop body changes cast to the body's dtype, as `lax.while_loop` does for
+    its own carry (`total = 0` then `total += 0.5`)."""
+    leaves, tree = jax.tree_util.tree_flatten(carry)
+    out, out_tree = jax.tree_util.tree_flatten(shapes)
+    if tree != out_tree:
+        return carry  # the loop's own check names the variable
+    leaves = [
+        jnp.asarray(v, s.dtype) if _weak(v) and jnp.result_type(v) != s.dtype else v
+        for v, s in zip(leaves, out)
+    ]
+    return jax.tree_util.tree_unflatten(tree, leaves)
 
 
 _NEEDS_PYTHON_INT = (

@@ -461,3 +461,32 @@ def test_vmap_of_loops_with_break_and_of_a_scan():
     assert got.tolist() == [first_negative(np.asarray(row)) for row in xs] == [1, 3]
     sums = jax.jit(jax.vmap(autograph.to_graph(masked_sum)))(xs)
     np.testing.assert_allclose(sums, [4.0, 15.0])
+
+
+def test_reverse_mode_through_loops_with_break_of_static_length():
+    def until(x):
+        total = 0
+        for v in x:
+            if v < 0:
+                break
+            total += v * v
+        return total
+
+    def steps(w):
+        x = w
+        for i in range(50):
+            if x > 10.0:
+                break
+            x = x * w
+        return x
+
+    x = jnp.array([1.0, 2.0, -1.0, 5.0])
+    assert float(jax.jit(autograph.to_graph(until))(x)) == until(np.asarray(x)) == 5.0
+    np.testing.assert_allclose(
+        jax.jit(jax.grad(autograph.to_graph(until)))(x), [2.0, 4.0, 0.0, 0.0]
+    )
+    # x = w**k for the first k with w**k > 10: w = 1.5 stops at k = 6.
+    assert float(jax.jit(autograph.to_graph(steps))(1.5)) == steps(1.5)
+    np.testing.assert_allclose(
+        jax.jit(jax.grad(autograph.to_graph(steps)))(1.5), 6 * 1.5**5, rtol=1e-5
+    )
