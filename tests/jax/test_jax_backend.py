@@ -474,7 +474,7 @@ def test_reverse_mode_through_loops_with_break_of_static_length():
 
     def steps(w):
         x = w
-        for i in range(50):
+        for _ in range(50):
             if x > 10.0:
                 break
             x = x * w
