@@ -335,7 +335,9 @@ def _if_stmt(
                         return_values["else"] is None
                     ):
                         lacking = "if" if return_values["if"] is None else "else"
-                        raise_missing_return(body, lacking, orelse is not None)
+                        raise_missing_return(
+                            body, lacking, orelse is not None, kind="JAX"
+                        )
                 if any(isinstance(v, _PLACEHOLDERS) for v in out.values()):
                     # No value on this path (a `return` not taken, or a
                     # variable of a path that has returned): the other

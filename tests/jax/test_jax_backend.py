@@ -490,3 +490,16 @@ def test_reverse_mode_through_loops_with_break_of_static_length():
     np.testing.assert_allclose(
         jax.jit(jax.grad(autograph.to_graph(steps)))(1.5), 6 * 1.5**5, rtol=1e-5
     )
+
+
+def test_error_a_traced_if_that_returns_on_one_path_only():
+    def f(x):
+        if x > 0:
+            return x
+
+    with pytest.raises(ValueError) as info:
+        jax.jit(autograph.to_graph(f))(1.0)
+    assert str(info.value).startswith(
+        f"'f' returns a value from the if branch of the JAX `if` at {_line(f, 1)} "
+        "but None when its condition is false"
+    )
