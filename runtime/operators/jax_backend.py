@@ -33,9 +33,11 @@ never imports JAX.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import sys
+import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import jax
@@ -328,7 +330,9 @@ def _if_stmt(
             other = "else" if which == "if" else "if"
 
             def run() -> dict[str, Any]:
-                out = call(branches[which])
+                taken = pred if which == "if" else jnp.logical_not(pred)
+                with _path(taken):
+                    out = call(branches[which])
                 if returns:
                     return_values[which] = out[keys[0]]
                     if len(return_values) == 2 and (return_values["if"] is None) != (
@@ -389,16 +393,67 @@ def _if_stmt(
 # -- loops ---------------------------------------------------------------------------
 
 
+# -- the path: when traced code runs --------------------------------------------------
+
+
+class _Path(threading.local):
+    """The traced conditions under which the code being traced runs: the
+    predicate of each enclosing `lax.cond` branch and loop iteration (or a
+    function computing it). Under `jax.vmap` a `cond` with a batched
+    predicate runs both branches, and a loop runs its body for lanes that
+    have finished, so the run-time callbacks (assert, print, unbound reads)
+    act only where the path holds."""
+
+    def __init__(self) -> None:
+        self.conds: list[Any] = []
+        self.replaying = False  # computing a lazy condition: no callbacks
+
+
+_PATH = _Path()
+
+
+@contextlib.contextmanager
+def _path(cond: Any) -> Iterator[None]:
+    """Traces the block as running only where `cond` (a traced bool, or a
+    function giving one when a callback needs it) holds."""
+    _PATH.conds.append(cond)
+    try:
+        yield
+    finally:
+        _PATH.conds.pop()
+
+
+def _path_mask() -> Any:
+    """Where the code being traced runs (a traced bool), or True."""
+    mask: Any = True
+    for cond in list(_PATH.conds):
+        if callable(cond):
+            _PATH.replaying, was = True, _PATH.replaying
+            try:
+                cond = cond()
+            finally:
+                _PATH.replaying = was
+        mask = cond if mask is True else jnp.logical_and(mask, cond)
+    return mask
+
+
+def _callback(fn: Callable[..., None], *args: Any) -> None:
+    """`jax.debug.callback(fn, where, *args)`: `fn` gets where the path holds
+    (a bool array, one per `vmap` lane) first."""
+    if not _PATH.replaying:
+        jax.debug.callback(fn, _path_mask(), *args)
+
+
 def _checked(flag: Any, value: Any, message: str) -> Any:
     """`value`, and a run-time check that `flag` is set where it is read: the
     JAX form of Python's UnboundLocalError for a name a loop may not have
     assigned (raised by the compiled function, inside JAX's runtime error)."""
 
-    def check(flag: Any) -> None:
-        if not np.all(flag):
+    def check(where: Any, flag: Any) -> None:
+        if not np.all(np.logical_or(flag, np.logical_not(where))):
             raise UnboundLocalError(message)
 
-    jax.debug.callback(check, flag)
+    _callback(check, flag)
     return value
 
 
@@ -700,7 +755,9 @@ def _while_stmt(
 
         def body_fun(c: dict[str, Any]) -> dict[str, Any]:
             inner = {k: v for k, v in c.items() if k not in (_COND, _INDEX)}
-            new, out = loop.step((), inner)
+            # (Under vmap the body also runs for lanes whose loop has ended.)
+            with _path(lambda: cond_fun(c)):
+                new, out = loop.step((), inner)
             if rotate:
                 test_value = loop.call_test(test, out)
                 new[_COND] = _predicate(test_value, "`while` loop", where)
@@ -821,9 +878,14 @@ def _for_loop(
                 return lax.scan(
                     lambda c, x: (loop.step((x,), c)[0], None), carry, iterable
                 )[0]
-            return lax.fori_loop(
-                0, length, lambda i, c: loop.step((item(i),), c)[0], carry
-            )
+
+            def body_fun(i: Any, c: dict[str, Any]) -> dict[str, Any]:
+                # (A traced trip count is a while_loop: under vmap its body
+                # also runs for lanes whose loop has ended.)
+                with _path(lambda: i < length):
+                    return loop.step((item(i),), c)[0]
+
+            return lax.fori_loop(0, length, body_fun, carry)
 
         return loop.build(make)
 
@@ -845,7 +907,8 @@ def _for_loop(
         def body_fun(c: dict[str, Any]) -> dict[str, Any]:
             inner = {k: v for k, v in c.items() if k not in (_COND, _INDEX)}
             i = c[_INDEX]
-            new, out = loop.step((item(i),), inner)
+            with _path(c[_COND]):
+                new, out = loop.step((item(i),), inner)
             new[_INDEX] = i + 1
             new[_COND] = more(i + 1, out)
             return new
@@ -965,11 +1028,15 @@ def _cond_value(
 ) -> Any:
     """`if_true() if cond else if_false()` as a `lax.cond` of one value."""
     where = _where()
+    pred = _predicate(cond, "conditional expression", where)
     seen: dict[str, Any] = {}
 
-    def arm(fn: Callable[[], Any], other: Callable[[], Any], which: str) -> Any:
+    def arm(
+        fn: Callable[[], Any], other: Callable[[], Any], which: str, dtypes: Any
+    ) -> Callable[[], Any]:
         def run() -> Any:
-            value = fn()
+            with _path(pred if which == "true" else jnp.logical_not(pred)):
+                value = fn()
             if isinstance(value, _PLACEHOLDERS):
                 # `return retval_` where no traced path has returned: never
                 # used; it takes the other arm's type.
@@ -977,34 +1044,28 @@ def _cond_value(
                 value = _zeros_like(sample) if _is_arrays(sample) else value
             seen[which] = value
             if len(seen) == 2:
-                _same_kind(
-                    key,
-                    seen["true" if which == "false" else "false"],
-                    value,
-                    where,
-                    "`if`",
-                    "is",
-                )
-            return value
+                other_value = seen["true" if which == "false" else "false"]
+                _same_kind(key, other_value, value, where, "`if`", "is")
+            return _cast(value, dtypes)
 
         return run
 
-    pred = _predicate(cond, "conditional expression", where)
-    try:
+    def build(dtypes: Any) -> Any:
+        seen.clear()
         return lax.cond(
-            pred, arm(if_true, if_false, "true"), arm(if_false, if_true, "false")
+            pred,
+            arm(if_true, if_false, "true", dtypes),
+            arm(if_false, if_true, "false", dtypes),
         )
+
+    try:
+        return build(None)
     except TypeError as error:
         promote = _weak_promotions(error, [{key: v} for v in seen.values()])
         if not promote:
             _notes(error, "`if`", where, [key])
             raise
-        dtypes = promote[key]
-        return lax.cond(
-            pred,
-            lambda: _cast(if_true(), dtypes),
-            lambda: _cast(if_false(), dtypes),
-        )
+        return build(promote[key])
 
 
 def _assert(cond: Any, message: Callable[[], Any] | None) -> Any:
@@ -1017,14 +1078,14 @@ def _assert(cond: Any, message: Callable[[], Any] | None) -> Any:
     text = None if message is None else message()
     traced = _is_arrays(text) and text is not None and not isinstance(text, bool)
 
-    def check(ok: Any, *shown: Any) -> None:
-        if not np.all(ok):
+    def check(runs: Any, ok: Any, *shown: Any) -> None:
+        if not np.all(np.logical_or(ok, np.logical_not(runs))):
             detail = shown[0] if traced else text
             raise AssertionError(
                 f"{detail}" if detail is not None else f"assertion failed{where}"
             )
 
-    jax.debug.callback(check, pred, *((text,) if traced else ()))
+    _callback(check, pred, *((text,) if traced else ()))
     return None
 
 
@@ -1036,7 +1097,9 @@ def _print(*args: Any, **kwargs: Any) -> Any:
     traced = [i for i, a in enumerate(args) if isinstance(a, Tracer)]
     shown = list(args)
 
-    def emit(*values: Any) -> None:
+    def emit(runs: Any, *values: Any) -> None:
+        if not np.all(runs):
+            return  # a vmap lane that does not take this path
         for i, value in zip(traced, values):
             shown[i] = value
         kw = dict(kwargs)
@@ -1044,7 +1107,7 @@ def _print(*args: Any, **kwargs: Any) -> Any:
             kw["file"] = sys.stdout
         builtins.print(*shown, **kw)
 
-    jax.debug.callback(emit, *(args[i] for i in traced))
+    _callback(emit, *(args[i] for i in traced))
     return None
 
 

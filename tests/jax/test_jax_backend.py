@@ -503,3 +503,36 @@ def test_error_a_traced_if_that_returns_on_one_path_only():
         f"'f' returns a value from the if branch of the JAX `if` at {_line(f, 1)} "
         "but None when its condition is false"
     )
+
+
+def test_under_vmap_run_time_checks_act_only_on_lanes_that_take_the_path(capsys):
+    # vmap runs both branches of a cond with a batched predicate, and a loop's
+    # body for lanes that have finished: asserts, prints and unbound reads
+    # must not fire there.
+    def f(x):
+        if x > 0:
+            assert x > 0, "x must be positive here"
+            print("positive", x)
+        n = 0
+        while n < x:
+            assert n < x, "n < x in the loop"
+            n += 1
+        return n
+
+    got = jax.jit(jax.vmap(autograph.to_graph(f)))(jnp.array([2.0, -1.0, 3.0]))
+    jax.effects_barrier()
+    assert got.tolist() == [2, 0, 3]
+    assert sorted(capsys.readouterr().out.splitlines()) == [
+        "positive 2.0",
+        "positive 3.0",
+    ]
+
+    def g(n):
+        for i in range(n):
+            last = i
+        if n > 0:
+            return last
+        return -1
+
+    ns = jnp.array([3, 0, 2])
+    assert jax.jit(jax.vmap(autograph.to_graph(g)))(ns).tolist() == [2, -1, 1]
