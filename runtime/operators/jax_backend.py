@@ -330,7 +330,9 @@ def _if_stmt(
             other = "else" if which == "if" else "if"
 
             def run() -> dict[str, Any]:
-                taken = pred if which == "if" else jnp.logical_not(pred)
+                # (The else branch's condition is built only if a callback
+                # needs it.)
+                taken = pred if which == "if" else lambda: jnp.logical_not(pred)
                 with _path(taken):
                     out = call(branches[which])
                 if returns:
@@ -1035,7 +1037,7 @@ def _cond_value(
         fn: Callable[[], Any], other: Callable[[], Any], which: str, dtypes: Any
     ) -> Callable[[], Any]:
         def run() -> Any:
-            with _path(pred if which == "true" else jnp.logical_not(pred)):
+            with _path(pred if which == "true" else lambda: jnp.logical_not(pred)):
                 value = fn()
             if isinstance(value, _PLACEHOLDERS):
                 # `return retval_` where no traced path has returned: never
