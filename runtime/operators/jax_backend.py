@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import os
 import sys
 import threading
 import warnings
@@ -45,8 +46,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from runtime.graph import user_location
-from runtime.operators import dispatch
+from runtime.graph import raised_by_user, user_location
+from runtime.operators import dispatch, exceptions
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.graph_backend import (
@@ -54,6 +55,9 @@ from runtime.operators.graph_backend import (
     _check_defined,
     _check_places_defined,
     _refuse_untracked,
+)
+from runtime.operators.graph_backend import (
+    _on_path as _python_on_path,
 )
 from runtime.operators.places import Place
 from runtime.operators.variables import (
@@ -273,6 +277,71 @@ def _abstract(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     return {**shapes, **python}
 
 
+# -- exceptions on a traced path ----------------------------------------------------
+
+
+_JAX_DIRS = tuple(
+    os.path.dirname(m.__file__) + os.sep
+    for m in (jax, sys.modules.get("jaxlib"))
+    if m is not None and getattr(m, "__file__", None)
+)
+
+
+def _on_path(error: Exception) -> bool:
+    """Whether Python raises `error` only on the path being traced (see the
+    graph backend's `_on_path`); an error JAX raises about tracing (a tracer
+    used as a Python int or bool, a shape mismatch) is not one."""
+    if type(error).__module__.partition(".")[0] in ("jax", "jaxlib"):
+        return False
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None and tb.tb_frame.f_code.co_filename.startswith(_JAX_DIRS):
+        return False
+    return _python_on_path(error)
+
+
+def _raise_when_run(error: Exception, what: str, ran: str) -> None:
+    """Makes the compiled function raise `error` where the path being traced
+    runs (in `what`, which the run `ran`), as Python raises it there.
+
+    Refused if a `try` around the statement handles `error`: a compiled JAX
+    function cannot catch an exception when it runs.
+    """
+    where = raised_by_user(error) or user_location(3)
+    at = f" at {where}" if where else ""
+    handler = exceptions.handling_try(where, error)
+    if handler is not None:
+        raise TypeError(
+            f"{error!r} is raised in {what}{at}, inside the `try` at {handler} "
+            "that handles it, but a compiled JAX function cannot catch an exception "
+            "when it runs; decide with a Python value, or return a value that says "
+            "what happened instead of raising"
+        ) from error
+    message = f"{error} (in {what}{at}, which {ran})"
+
+    def fail(runs: Any) -> None:
+        if np.any(runs):
+            try:
+                raised = type(error)(message)
+            except Exception:  # an exception class with other arguments
+                raised = RuntimeError(f"{type(error).__name__}: {message}")
+            raise raised
+
+    _callback(fail)
+
+
+def _raising_branch(
+    error: Exception, other: Callable[[], dict[str, Any]], label: str
+) -> dict[str, Any]:
+    """A traced `if` branch that raises `error` when it runs: its outputs are
+    zeros of the other branch's (if that one raises too, the `if` raises
+    now: it cannot be built)."""
+    sample = _abstract(other)
+    _raise_when_run(error, f"the {label} branch of the JAX `if`", "this run took")
+    return {k: _zeros_like(v) if _is_arrays(v) else v for k, v in sample.items()}
+
+
 # -- if ----------------------------------------------------------------------------
 
 
@@ -334,7 +403,15 @@ def _if_stmt(
                 # needs it.)
                 taken = pred if which == "if" else lambda: jnp.logical_not(pred)
                 with _path(taken):
-                    out = call(branches[which])
+                    try:
+                        out = call(branches[which])
+                    except Exception as error:
+                        if not _on_path(error):
+                            raise
+                        # Python raises it only when this branch runs: so
+                        # does the compiled function.
+                        other_fn = branches[other]
+                        out = _raising_branch(error, lambda: call(other_fn), which)
                 if returns:
                     return_values[which] = out[keys[0]]
                     if len(return_values) == 2 and (return_values["if"] is None) != (
@@ -513,7 +590,18 @@ class _Loop:
         return [values[k] for k in self.keys]
 
     def apply(self, items: tuple[Any, ...], values: dict[str, Any]) -> dict[str, Any]:
-        result = as_state(self.body(*items, *self.args(values)), self.count)
+        args = self.args(values)
+        try:
+            result = as_state(self.body(*items, *args), self.count)
+        except Exception as error:
+            # (An unbound read tells a trial trace a loop-born name's type.)
+            if isinstance(error, NameError) or not _on_path(error):
+                raise
+            # Python raises it in the iterations that reach it: so does the
+            # compiled function; the iteration gives the state back.
+            _raise_when_run(error, "the body of the JAX loop", "this run ran")
+            places_.write(self.places, [values[k] for k in self.place_keys])
+            result = args
         out = dict(zip(self.keys, result))
         out.update(zip(self.place_keys, places_.read(self.places)))
         return out
@@ -1038,7 +1126,13 @@ def _cond_value(
     ) -> Callable[[], Any]:
         def run() -> Any:
             with _path(pred if which == "true" else lambda: jnp.logical_not(pred)):
-                value = fn()
+                try:
+                    value = fn()
+                except Exception as error:
+                    if not _on_path(error):
+                        raise
+                    label = "if" if which == "true" else "else"
+                    value = _raising_branch(error, lambda: {key: other()}, label)[key]
             if isinstance(value, _PLACEHOLDERS):
                 # `return retval_` where no traced path has returned: never
                 # used; it takes the other arm's type.

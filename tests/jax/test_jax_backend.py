@@ -536,3 +536,45 @@ def test_under_vmap_run_time_checks_act_only_on_lanes_that_take_the_path(capsys)
 
     ns = jnp.array([3, 0, 2])
     assert jax.jit(jax.vmap(autograph.to_graph(g)))(ns).tolist() == [2, -1, 1]
+
+
+def test_an_exception_on_a_traced_path_raises_when_that_path_runs():
+    def lookup(x, d):
+        if x > 0:
+            return d["missing"] + x
+        return x
+
+    def checked_sum(xs):
+        total = 0.0
+        for v in xs:
+            if v < 0:
+                raise ValueError("negative value")
+            total += v
+        return total
+
+    g = jax.jit(autograph.to_graph(lookup))
+    assert float(g(-1.0, {})) == -1.0
+    with pytest.raises(Exception, match=re.escape(f"at {_line(lookup, 2)}, which")):
+        jax.block_until_ready(g(1.0, {}))
+    h = jax.jit(autograph.to_graph(checked_sum))
+    assert float(h(jnp.array([1.0, 2.0]))) == 3.0
+    with pytest.raises(Exception, match="negative value"):
+        jax.block_until_ready(h(jnp.array([1.0, -2.0])))
+
+
+def test_error_an_exception_a_try_would_catch_on_a_traced_path():
+    def f(x, d):
+        try:
+            if x > 0:
+                return d["missing"]
+            return x
+        except KeyError:
+            return 0.0
+
+    with pytest.raises(TypeError) as info:
+        jax.jit(autograph.to_graph(f))(1.0, {})
+    assert str(info.value).startswith(
+        f"KeyError('missing') is raised in the if branch of the JAX `if` at "
+        f"{_line(f, 3)}, inside the `try` at {_line(f, 1)} that handles it, but a "
+        "compiled JAX function cannot catch an exception when it runs"
+    )
