@@ -886,9 +886,13 @@ class TracedRange:
             "len(range(n)) gives it, plain len() cannot"
         )
 
-    def length(self) -> Any:
-        """The number of items, traced."""
+    def length(self, exact: bool = True) -> Any:
+        """The number of items, traced; with `exact=False` a trip count that
+        may be negative for an empty range (a loop runs 0 times either way),
+        which for `range(n)` is `n` itself."""
         start, stop, step = self.start, self.stop, self.step
+        if not exact and isinstance(step, int) and step == 1:
+            return stop if isinstance(start, int) and start == 0 else stop - start
         up = jnp.maximum(0, (stop - start + step - 1) // step)
         down = jnp.maximum(0, (start - stop - step - 1) // -step)
         if isinstance(step, int):
@@ -952,7 +956,10 @@ def _for_loop(
 
     else:  # a Python range (static bounds) or a TracedRange
         start, step = iterable.start, iterable.step
-        length = len(iterable) if isinstance(iterable, range) else iterable.length()
+        if isinstance(iterable, range):
+            length = len(iterable)
+        else:
+            length = iterable.length(exact=False)
         item_shape = jax.ShapeDtypeStruct((), jnp.asarray(start + step).dtype)
 
         def item(i: Any) -> Any:
