@@ -15,7 +15,7 @@ See API.md for the contract; `to_code` shows what a function becomes.
 
 from autograph.directives import set_loop_options
 from autograph.errors import ConversionError
-from autograph.impl.api import convert, do_not_convert, to_code, to_graph
+from autograph.impl.api import convert, do_not_convert, jit, to_code, to_graph
 from autograph.saving import load, save
 from autograph.show import show
 from autograph.tracing import (
@@ -44,6 +44,7 @@ __all__ = [
     "do_not_convert",
     "function",
     "functions_run_eagerly",
+    "jit",
     "load",
     "run_functions_eagerly",
     "save",

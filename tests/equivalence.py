@@ -8,6 +8,10 @@ Two checks, used by the sample corpus, the program fuzzer and any other test:
   ``nan``, types included), or the same exception type and message; the same
   printed output; and the same mutations of the arguments (so a log list the
   function appends to shows the order of its side effects).
+* ``assert_jax_equivalent(fn, *args)`` runs ``fn`` on plain Python values and
+  ``jax.jit(autograph.to_graph(fn))`` on the same values as JAX arrays
+  (``Static`` ones stay Python, as static arguments) and compares the results
+  as NumPy arrays; it skips, with a reason, while JAX cannot be imported.
 * ``assert_graph_equivalent(fn, *tensor_args)`` runs the converted function on
   eager runtime tensors and the traced ``autograph.function(fn)`` on the same
   tensors and compares the results as NumPy arrays. It skips, with a reason,
@@ -37,6 +41,7 @@ __all__ = [
     "Outcome",
     "assert_equivalent",
     "assert_graph_equivalent",
+    "assert_jax_equivalent",
     "assert_same_behaviour",
     "first_difference",
     "require_graph_mode",
@@ -410,4 +415,54 @@ def assert_graph_equivalent(fn: Callable[..., Any], *tensor_args: Any) -> Any:
     traced = autograph.function(fn)(*_copy_args(tensor_args, keep))
     expected, actual = _to_numpy(eager), _to_numpy(traced)
     _assert_close(expected, actual, "result")
+    return expected
+
+
+def require_jax() -> ModuleType:
+    """Returns ``jax``, or skips (with the reason) when it cannot be imported:
+    it is an optional extra (``pip install -e '.[jax]'``), which the ``test``
+    extra installs."""
+    try:
+        return importlib.import_module("jax")
+    except ImportError as e:
+        pytest.skip(f"JAX is not installed (the 'jax' extra): {e}")
+
+
+def assert_jax_equivalent(
+    fn: Callable[..., Any], *args: Any, static: tuple[int, ...] = ()
+) -> Any:
+    """Asserts that ``jax.jit(autograph.to_graph(fn))`` on JAX arrays gives
+    what ``fn`` gives on the plain Python values.
+
+    Results are compared as NumPy arrays (values, shapes and dtype kind), with
+    their tuple/list/dict structure; floats to float32 precision. If Python
+    raises, the compiled run must raise too (JAX reports a failed `assert`
+    when the compiled function runs, inside its runtime error).
+
+    Args:
+        fn: The user's callable.
+        *args: Plain Python values (numbers, bools, nested lists of them).
+        static: Positions of arguments passed as Python values
+            (``static_argnums``).
+
+    Returns:
+        Python's result as NumPy values.
+    """
+    jax = require_jax()
+    autograph = _autograph()
+    jitted = jax.jit(autograph.to_graph(fn), static_argnums=static)
+    jax_args = [a if i in static else jax.numpy.asarray(a) for i, a in enumerate(args)]
+    try:
+        expected = fn(*copy.deepcopy(args))
+    except Exception as e:
+        try:
+            jax.block_until_ready(jitted(*jax_args))
+        except Exception:
+            return None
+        raise AssertionError(
+            f"Python raised {type(e).__name__}: {e}; the jitted run did not"
+        ) from e
+    actual = jax.block_until_ready(jitted(*jax_args))
+    expected = _to_numpy(expected)
+    _assert_close(expected, _to_numpy(actual), "result")
     return expected

@@ -12,6 +12,9 @@ import autograph
 import runtime
 from tests.versions import TEXT_OF_311_DOCTESTS
 
+# Modules of optional backends -> the library they import (an extra).
+NEEDS = {"runtime.operators.jax_backend": "jax"}
+
 
 def _modules() -> list[str]:
     names = []
@@ -28,6 +31,8 @@ def _modules() -> list[str]:
 def test_docstring_examples_run(name):
     if name in TEXT_OF_311_DOCTESTS:
         pytest.skip("its examples show Python 3.11's text")
+    if name in NEEDS:
+        pytest.importorskip(NEEDS[name], reason=f"{NEEDS[name]} is not installed")
     module = importlib.import_module(name)
     result = doctest.testmod(
         module,

@@ -233,6 +233,7 @@ def _dispatcher(original: types.FunctionType, converted: types.FunctionType) -> 
     extra frame and one read of `context.ACTIVE_HINT` while nothing is active
     anywhere; else `any_active()` decides.
     """
+    dispatch.load_imported_backends()  # e.g. JAX, if the user imported it
     run = _forwarder(original.__code__)(
         context.ACTIVE_HINT,
         _mode,
@@ -422,6 +423,36 @@ def to_code(entity: Callable[..., Any], *, recursive: bool = True) -> str:
     return transpiler.convert_entity(
         entity, recursive=recursive, is_library=is_library
     ).source
+
+
+def jit(func: Callable[..., Any], **jit_kwargs: Any) -> Any:
+    """`jax.jit(to_graph(func), **jit_kwargs)`: `func` compiled by JAX, with its
+    Python control flow on traced values lowered to `jax.lax` control flow.
+
+    JAX is imported here, not by `import autograph`; it is the `jax` extra
+    (`pip install -e '.[jax]'`).
+
+    Raises:
+        ImportError: JAX is not installed.
+
+    Example (not run: needs JAX):
+        >>> @jit  # doctest: +SKIP
+        ... def collatz_steps(n):
+        ...     steps = 0
+        ...     while n != 1:
+        ...         n = n // 2 if n % 2 == 0 else 3 * n + 1
+        ...         steps += 1
+        ...     return steps
+        >>> collatz_steps(27)  # doctest: +SKIP
+        Array(111, dtype=int32, weak_type=True)
+    """
+    try:
+        import jax
+    except ImportError as e:
+        raise ImportError(
+            "autograph.jit needs JAX: pip install 'autograph[jax]' (or jax)"
+        ) from e
+    return jax.jit(to_graph(func), **jit_kwargs)
 
 
 def convert(*, recursive: bool = True) -> Callable[[F], F]:

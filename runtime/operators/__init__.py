@@ -2,11 +2,15 @@
 
 Generated source refers to this package as `ag__`. Every operator dispatches
 on the type of one value through `dispatch.TABLES`: a type registered by a
-backend (graph tensors, by `runtime.operators.graph_backend` when present)
-builds graph ops; everything else runs as the plain Python it replaces.
+backend (graph tensors, by `runtime.operators.graph_backend`; JAX tracers, by
+`runtime.operators.jax_backend`, loaded lazily) builds graph ops; everything
+else runs as the plain Python it replaces.
 """
 
-from runtime.operators import graph_backend  # noqa: F401 - registers itself
+from runtime.operators import (
+    dispatch,
+    graph_backend,  # noqa: F401 - registers itself
+)
 from runtime.operators.calls import converted_call
 from runtime.operators.control_flow import for_stmt, if_stmt, while_stmt
 from runtime.operators.data_structures import list_append, list_pop
@@ -23,6 +27,10 @@ from runtime.operators.variables import (
     ld_cell,
     set_cell,
 )
+
+# The JAX backend registers when JAX values are first dispatched on, or when
+# `jax` is imported by then: `import runtime` never imports JAX.
+dispatch.register_lazy_backend("jax", "runtime.operators.jax_backend")
 
 __all__ = [
     "Unbound",

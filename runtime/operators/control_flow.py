@@ -20,11 +20,12 @@ from typing import Any
 
 from runtime.operators import verification
 from runtime.operators.dispatch import TABLES
-from runtime.operators.places import Place
+from runtime.operators.places import Place, Untracked
 
 _IF = TABLES["if_stmt"]
 _WHILE = TABLES["while_stmt"]
 _FOR = TABLES["for_stmt"]
+_FOR_RANGE = TABLES["for_range"]
 
 
 def if_stmt(
@@ -57,9 +58,11 @@ def if_stmt(
     Returns:
         The outputs: one value bare, several as a tuple, none as None.
     """
-    impl = _IF.get(type(cond))
+    impl = _IF[type(cond)]
     if impl is not None:
-        return impl(cond, body, orelse, state, names, places)
+        result = impl(cond, body, orelse, state, names, places)
+        if result is not NotImplemented:  # else the backend declined `cond`
+            return result
     if cond:
         return body(*state)
     if orelse is not None:
@@ -101,12 +104,14 @@ def while_stmt(
     count = len(state)
     cond = test(*state)
     while True:
-        impl = _WHILE.get(type(cond))
+        impl = _WHILE[type(cond)]
         if impl is not None:
             # A backend's value, maybe after some Python iterations: the rest
             # of the loop is a loop, which the backend builds from here (from
             # this value of the test, which has run).
-            return impl(test, body, state, names, cond, places=places, opts=opts)
+            result = impl(test, body, state, names, cond, places=places, opts=opts)
+            if result is not NotImplemented:
+                return result
         if not cond:
             return unpack_state(state)
         state = as_state(body(*state), count)
@@ -152,19 +157,35 @@ def for_stmt(
     Returns:
         The final loop variables: one bare, several as a tuple, none as None.
     """
-    impl = _FOR.get(type(iterable))
+    impl = _FOR[type(iterable)]
     if impl is not None:
-        return impl(iterable, body, state, names, extra_test, places=places, opts=opts)
+        result = impl(
+            iterable, body, state, names, extra_test, places=places, opts=opts
+        )
+        if result is not NotImplemented:
+            return result
     count = len(state)
-    if extra_test is None:
+    stage = type(iterable) is range and bool(_FOR_RANGE.registered)
+    if extra_test is None and not stage:
         for item in iterable:
             state = as_state(body(item, *state), count)
         return unpack_state(state)
     iterator = iter(iterable)
     drawn = 0
     while True:
-        cond = extra_test(*state)
-        impl = _FOR.get(type(cond))
+        if stage:
+            # The state became a backend's value (a JAX tracer): the backend
+            # may stage the rest of the range as one loop, or decline.
+            impl = _staging(state, places)
+            if impl is not None:
+                rest = iterable[drawn:]
+                args = (rest, body, state, names, extra_test)
+                result = impl(*args, places=places, opts=opts)
+                if result is not NotImplemented:
+                    return result
+                stage = False
+        cond = True if extra_test is None else extra_test(*state)
+        impl = _FOR[type(cond)]
         if impl is not None:
             # `break`/`return` became a backend's value: the rest of a range
             # is a range, which the backend loops over from here.
@@ -172,7 +193,11 @@ def for_stmt(
                 names = names or state_names(body, 1)
                 verification.raise_python_loop_tensor_condition(names)
             rest = iterable[drawn:]
-            return impl(rest, body, state, names, extra_test, places=places, opts=opts)
+            result = impl(
+                rest, body, state, names, extra_test, places=places, opts=opts
+            )
+            if result is not NotImplemented:
+                return result
         if not cond:
             break
         try:
@@ -182,6 +207,22 @@ def for_stmt(
         drawn += 1
         state = as_state(body(item, *state), count)
     return unpack_state(state)
+
+
+def _staging(state: tuple[Any, ...], places: Sequence[Place]) -> Any:
+    """The `for_range` implementation for the first backend value in `state`
+    or `places` (also one level into a list, tuple or dict), or None."""
+    tracked = (p.get() for p in places if not isinstance(p, Untracked))
+    for value in (*state, *tracked):
+        impl = _FOR_RANGE[type(value)]
+        if impl is not None:
+            return impl
+        if type(value) in (list, tuple, dict):
+            for item in value.values() if type(value) is dict else value:
+                impl = _FOR_RANGE[type(item)]
+                if impl is not None:
+                    return impl
+    return None
 
 
 # The calling convention of converted code, shared with the backends: a body

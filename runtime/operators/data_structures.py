@@ -17,17 +17,21 @@ _POP = TABLES["list_pop"]
 
 def list_append(target: Any, value: Any) -> Any:
     """`target.append(value)`, returning `target` (or the new TensorArray)."""
-    impl = _APPEND.get(type(target))
+    impl = _APPEND[type(target)]
     if impl is not None:
-        return impl(target, value)
+        result = impl(target, value)
+        if result is not NotImplemented:
+            return result
     target.append(value)
     return target
 
 
 def list_pop(target: Any, *index: Any) -> tuple[Any, Any]:
     """`target.pop(*index)`, returning `(target, popped_value)`."""
-    impl = _POP.get(type(target))
+    impl = _POP[type(target)]
     if impl is not None:
-        return impl(target, *index)
+        result = impl(target, *index)
+        if result is not NotImplemented:
+            return result
     value = target.pop(*index)
     return target, value

@@ -21,9 +21,8 @@ def assert_stmt(cond: Any, message: Callable[[], Any] | None = None) -> None:
     The message is a function so that, as in Python, it is evaluated only when
     the assertion fails. Like `assert`, nothing is checked under `python -O`.
     """
-    impl = _ASSERT.get(type(cond))
-    if impl is not None:
-        impl(cond, message)
+    impl = _ASSERT[type(cond)]
+    if impl is not None and impl(cond, message) is not NotImplemented:
         return
     if __debug__ and not cond:
         if message is None:

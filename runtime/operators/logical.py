@@ -34,22 +34,26 @@ def and_(a: Any, b: Callable[[], Any], *, places: Sequence[Place] = ()) -> Any:
     nested function that writes a `nonlocal`): a backend carries them, as
     `if_stmt` does.
     """
-    impl = _AND.get(type(a))
+    impl = _AND[type(a)]
     if impl is not None:
         if places:
             return if_stmt(a, b, lambda: a, (), ("the value of `and`",), places=places)
-        return impl(a, b)
+        result = impl(a, b)
+        if result is not NotImplemented:  # else the backend declined `a`
+            return result
     return a and b()
 
 
 def or_(a: Any, b: Callable[[], Any], *, places: Sequence[Place] = ()) -> Any:
     """`a or b()`; a graph tensor `a` gives a graph op evaluating b lazily.
     `places` as for `and_`."""
-    impl = _OR.get(type(a))
+    impl = _OR[type(a)]
     if impl is not None:
         if places:
             return if_stmt(a, lambda: a, b, (), ("the value of `or`",), places=places)
-        return impl(a, b)
+        result = impl(a, b)
+        if result is not NotImplemented:
+            return result
     return a or b()
 
 
@@ -94,9 +98,11 @@ def compare_chain(left: Any, *parts: Any, places: Sequence[Place] = ()) -> Any:
 
 def not_(a: Any) -> Any:
     """`not a`; a graph tensor gives `logical_not`."""
-    impl = _NOT.get(type(a))
+    impl = _NOT[type(a)]
     if impl is not None:
-        return impl(a)
+        result = impl(a)
+        if result is not NotImplemented:
+            return result
     return not a
 
 
@@ -117,10 +123,12 @@ def if_exp(
         expr_repr: The user's source of the expression, for error messages.
         places: Variables the arms may change where they live (see `and_`).
     """
-    impl = _IF_EXP.get(type(cond))
+    impl = _IF_EXP[type(cond)]
     if impl is not None:
         if places:
             name = "the value of the conditional expression"
             return if_stmt(cond, if_true, if_false, (), (name,), places=places)
-        return impl(cond, if_true, if_false, expr_repr)
+        result = impl(cond, if_true, if_false, expr_repr)
+        if result is not NotImplemented:
+            return result
     return if_true() if cond else if_false()

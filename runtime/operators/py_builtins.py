@@ -20,7 +20,7 @@ _FLOAT = TABLES["float_"]
 
 def _claimed(table: dict[type, Any], args: tuple[Any, ...]) -> Any:
     for arg in args:
-        impl = table.get(type(arg))
+        impl = table[type(arg)]
         if impl is not None:
             return impl
     return None
@@ -32,8 +32,7 @@ def print_(*args: Any, **kwargs: Any) -> None:
     `sys.stdout` is looked up when the print runs, as `print` does.
     """
     impl = _claimed(_PRINT, args)
-    if impl is not None:
-        impl(*args, **kwargs)
+    if impl is not None and impl(*args, **kwargs) is not NotImplemented:
         return
     builtins.print(*args, **kwargs)
 
@@ -42,7 +41,9 @@ def range_(*args: Any, **kwargs: Any) -> Any:
     """`range(*args)`; with a graph tensor argument, a graph range."""
     impl = None if kwargs else _claimed(_RANGE, args)
     if impl is not None:
-        return impl(*args)
+        result = impl(*args)
+        if result is not NotImplemented:
+            return result
     return range(*args, **kwargs)
 
 
@@ -51,17 +52,21 @@ def len_(*args: Any, **kwargs: Any) -> Any:
 
     Wrong arguments raise exactly what `len` raises.
     """
-    impl = _LEN.get(type(args[0])) if len(args) == 1 and not kwargs else None
+    impl = _LEN[type(args[0])] if len(args) == 1 and not kwargs else None
     if impl is not None:
-        return impl(*args)
+        result = impl(*args)
+        if result is not NotImplemented:
+            return result
     return len(*args, **kwargs)
 
 
 def int_(value: Any = 0, *args: Any, **kwargs: Any) -> Any:
     """`int(value, *args, **kwargs)`; for a graph tensor, a cast to int32."""
-    impl = _INT.get(type(value))
+    impl = _INT[type(value)]
     if impl is not None:
-        return impl(value, *args, **kwargs)
+        result = impl(value, *args, **kwargs)
+        if result is not NotImplemented:
+            return result
     return int(value, *args, **kwargs)
 
 
@@ -70,7 +75,9 @@ def float_(*args: Any, **kwargs: Any) -> Any:
 
     Wrong arguments raise exactly what `float` raises.
     """
-    impl = _FLOAT.get(type(args[0])) if len(args) == 1 and not kwargs else None
+    impl = _FLOAT[type(args[0])] if len(args) == 1 and not kwargs else None
     if impl is not None:
-        return impl(*args)
+        result = impl(*args)
+        if result is not NotImplemented:
+            return result
     return float(*args, **kwargs)

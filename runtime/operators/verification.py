@@ -69,7 +69,9 @@ def raise_python_loop_tensor_condition(names: tuple[str, ...]) -> None:
 _HELPERS = re.compile(r"(if_body|else_body|loop_body|loop_test|extra_test)(_\d+)?")
 
 
-def raise_missing_return(body: Callable[..., Any], branch: str, has_else: bool) -> None:
+def raise_missing_return(
+    body: Callable[..., Any], branch: str, has_else: bool, kind: str = "graph"
+) -> None:
     """A graph `if` ending its function returns a value in one branch only.
 
     Args:
@@ -77,6 +79,7 @@ def raise_missing_return(body: Callable[..., Any], branch: str, has_else: bool) 
             line, and is nested in the user's function).
         branch: 'if' or 'else': the branch that returned nothing.
         has_else: Whether the `if` has an else branch.
+        kind: What the `if` becomes ("graph", "JAX"), for the message.
     """
     code = body.__code__
     parts = [p for p in body.__qualname__.split(".") if p != "<locals>"][:-1]
@@ -91,8 +94,8 @@ def raise_missing_return(body: Callable[..., Any], branch: str, has_else: bool) 
         "follows it)"
     )
     raise ValueError(
-        f"{function!r} returns a value from the {other} branch of the graph `if` "
-        f"at {code.co_filename}:{code.co_firstlineno} but None {where}; a graph "
+        f"{function!r} returns a value from the {other} branch of the {kind} `if` "
+        f"at {code.co_filename}:{code.co_firstlineno} but None {where}; a {kind} "
         "`if` needs a value of the same kind from both branches: add a `return` "
         "of such a value on that path"
     )

@@ -112,6 +112,7 @@ def tensors(
         rt = importlib.import_module("runtime")
         return [tuple(_to_tensor(rt, value) for value in args) for args in arg_tuples]
 
+    build.values = arg_tuples  # type: ignore[attr-defined] - for other backends
     return build
 
 

@@ -1,0 +1,580 @@
+"""The JAX backend: converted control flow under jax.jit, vmap and grad.
+
+Skips (with the reason) when JAX cannot be imported; the `test` extra
+installs it.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax", reason="JAX is not installed (the 'jax' extra)")
+jnp = jax.numpy
+lax = jax.lax
+
+import autograph  # noqa: E402
+from runtime.operators import jax_backend  # noqa: E402
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def first_negative(x):
+    i = 0
+    while i < x.shape[0]:
+        if x[i] < 0:
+            break
+        i += 1
+    return i
+
+
+def recurrence(x, w):
+    for _ in range(100):
+        x = jnp.tanh(w * x)
+    return x
+
+
+def recurrence_lax(x, w):
+    return lax.fori_loop(0, 100, lambda i, x: jnp.tanh(w * x), x)
+
+
+def masked_sum(x):
+    total = 0.0
+    for v in x:
+        if v > 0:
+            total += v
+    return total
+
+
+def relu_ish(x):
+    if x > 0:
+        y = x * x
+    else:
+        y = -x
+    return y
+
+
+def traced_range_sum(n):
+    total = 0
+    for i in range(n):
+        if i % 3 == 0:
+            continue
+        total += i
+    return total
+
+
+def test_while_and_if_on_traced_values_match_python():
+    assert int(jax.jit(autograph.to_graph(collatz))(27)) == collatz(27) == 111
+    assert jax.jit(autograph.to_graph(collatz)).lower(27).as_text().count("while") > 0
+
+
+def test_vmap_and_jit_of_vmap():
+    ns = jnp.array([27, 7, 1, 6])
+    expected = [collatz(int(n)) for n in ns]
+    assert jax.vmap(autograph.to_graph(collatz))(ns).tolist() == expected
+    assert jax.jit(jax.vmap(autograph.to_graph(collatz)))(ns).tolist() == expected
+
+
+def test_grad_jacfwd_and_compositions_through_if():
+    f = autograph.to_graph(relu_ish)
+    assert float(jax.jit(jax.grad(f))(3.0)) == 6.0
+    assert float(jax.jit(jax.grad(f))(-3.0)) == -1.0
+    assert float(jax.jacfwd(f)(2.0)) == 4.0
+    xs = jnp.array([2.0, -1.0])
+    np.testing.assert_allclose(jax.jit(jax.vmap(jax.grad(f)))(xs), [4.0, -1.0])
+
+
+def test_eager_grad_runs_python_where_values_are_concrete():
+    # Outside jit the JVP tracers are concrete: the backend declines, so the
+    # Python `while` runs (a lax.while_loop would refuse reverse mode).
+    def halve(x):
+        while x > 1.0:
+            x = x / 2
+        return x
+
+    assert float(jax.grad(autograph.to_graph(halve))(8.0)) == 0.125
+
+
+def test_static_range_is_one_scan_and_differentiable():
+    f = autograph.to_graph(recurrence)
+    text = str(jax.make_jaxpr(f)(0.5, 1.5))
+    assert "scan" in text and text.count("tanh") == 1  # not unrolled
+    got = jax.jit(jax.grad(f, argnums=1))(0.5, 1.5)
+    want = jax.jit(jax.grad(recurrence_lax, argnums=1))(0.5, 1.5)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_state_that_becomes_traced_stages_the_rest_of_the_range():
+    def f(x):
+        total = 0.0  # a Python float for the first iteration
+        for i in range(5):
+            total = total + x * i
+        return total
+
+    text = str(jax.make_jaxpr(autograph.to_graph(f))(2.0))
+    assert "scan" in text
+    assert float(jax.jit(autograph.to_graph(f))(2.0)) == 20.0
+
+
+def test_body_needing_a_python_int_unrolls_with_a_warning_naming_the_line():
+    weights = [1.0, 2.0, 3.0]
+
+    def f(x):
+        for i in range(3):
+            x = x * weights[i]
+        return x
+
+    line = f.__code__.co_firstlineno + 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert float(jax.jit(autograph.to_graph(f))(1.0)) == 6.0
+    unrolled = [w for w in caught if w.category is jax_backend.UnrolledLoopWarning]
+    assert len(unrolled) == 1
+    assert unrolled[0].filename == __file__ and unrolled[0].lineno == line
+    assert "needs the index as a Python int" in str(unrolled[0].message)
+
+
+def test_while_hands_off_to_lax_when_its_test_becomes_traced():
+    x = jnp.array([1.0, 2.0, -3.0, 4.0])
+    f = jax.jit(autograph.to_graph(first_negative))
+    assert int(f(x)) == 2
+    assert int(f(jnp.ones(4))) == 4
+
+
+def test_for_over_python_range_hands_off_on_a_traced_break():
+    def f(x):
+        total = 0.0
+        for i in range(10):
+            if total > x:
+                break
+            total += i
+        return total
+
+    assert float(jax.jit(autograph.to_graph(f))(4.0)) == f(4.0) == 6.0
+
+
+def test_for_over_traced_array_is_a_scan():
+    x = jnp.array([1.0, -2.0, 3.0])
+    f = autograph.to_graph(masked_sum)
+    assert "scan" in str(jax.make_jaxpr(f)(x))
+    assert float(jax.jit(f)(x)) == 4.0
+    np.testing.assert_allclose(jax.jit(jax.grad(f))(x), [1.0, 0.0, 1.0])
+
+
+def test_break_and_return_in_a_for_over_a_traced_array():
+    def find(x, target):
+        for i in range(x.shape[0]):
+            if x[i] == target:
+                return i
+        return -1
+
+    def until(x):
+        total = 0.0
+        for v in x:
+            if v < 0:
+                break
+            total += v
+        return total
+
+    x = jnp.array([3.0, 1.0, -1.0, 5.0])
+    assert int(jax.jit(autograph.to_graph(find))(x, 1.0)) == 1
+    assert int(jax.jit(autograph.to_graph(find))(x, 7.0)) == -1
+    assert float(jax.jit(autograph.to_graph(until))(x)) == 4.0
+
+
+def test_for_over_traced_range_with_continue():
+    f = jax.jit(autograph.to_graph(traced_range_sum))
+    assert int(f(10)) == traced_range_sum(10)
+    assert int(f(0)) == 0
+
+
+def test_and_or_not_and_conditional_expression():
+    def f(x, y):
+        a = x > 0 and y > 0
+        b = x > 0 or y > 0
+        c = not x > 0
+        return a, b, c, (x if y > 0 else -x)
+
+    for x, y in [(1.0, 2.0), (-1.0, 2.0), (1.0, -2.0), (-1.0, -2.0)]:
+        got = jax.jit(autograph.to_graph(f))(x, y)
+        assert [bool(v) for v in got[:3]] == list(f(x, y)[:3])
+        assert float(got[3]) == f(x, y)[3]
+
+
+def test_branches_with_python_numbers_of_different_types_promote():
+    def f(x):
+        if x > 0:
+            y = 1
+        else:
+            y = 2.5
+        return y
+
+    assert float(jax.jit(autograph.to_graph(f))(1.0)) == 1.0
+    assert float(jax.jit(autograph.to_graph(f))(-1.0)) == 2.5
+
+
+def test_name_first_assigned_in_a_loop():
+    def f(n):
+        for i in range(n):
+            last = i * 2
+        return last
+
+    g = jax.jit(autograph.to_graph(f))
+    assert int(g(4)) == 6
+    with pytest.raises(Exception, match=r"'last' is read after the JAX loop at .*"):
+        jax.block_until_ready(g(0))
+
+
+def test_attribute_and_item_places_are_carried():
+    class Acc:
+        def __init__(self):
+            self.total = 0.0
+
+        def run(self, x):
+            for v in x:
+                self.total += v
+            return self.total
+
+    def g(x, d):
+        if x > 0:
+            d["a"] = x
+        return d["a"]
+
+    assert float(jax.jit(autograph.to_graph(Acc().run))(jnp.arange(4.0))) == 6.0
+    assert float(jax.jit(autograph.to_graph(g))(2.0, {"a": 0.0})) == 2.0
+    assert float(jax.jit(autograph.to_graph(g))(-2.0, {"a": 0.0})) == 0.0
+
+
+def test_print_runs_with_the_values_on_every_call(capsys):
+    def f(x):
+        if x > 0:
+            print("positive", x)
+        return x
+
+    g = jax.jit(autograph.to_graph(f))
+    g(2.0)
+    g(3.0)
+    jax.effects_barrier()
+    assert capsys.readouterr().out == "positive 2.0\npositive 3.0\n"
+
+
+def test_assert_on_a_traced_value_fails_when_the_function_runs():
+    def f(x):
+        assert x > 0, "x must be positive"
+        return x
+
+    g = jax.jit(autograph.to_graph(f))
+    assert float(g(1.0)) == 1.0
+    with pytest.raises(Exception, match="x must be positive"):
+        jax.block_until_ready(g(-1.0))
+
+
+def test_autograph_jit():
+    assert int(autograph.jit(collatz)(27)) == 111
+    f = autograph.jit(recurrence, static_argnums=1)
+    np.testing.assert_allclose(f(0.5, 1.5), recurrence_lax(0.5, 1.5), rtol=1e-6)
+
+
+# -- errors name the variable and the line ----------------------------------------
+
+
+def _line(fn, offset):
+    return f"{__file__}:{fn.__code__.co_firstlineno + offset}"
+
+
+def test_error_assigned_in_one_branch():
+    def f(x):
+        if x > 0:
+            y = x
+        return y
+
+    with pytest.raises(ValueError, match="'y' must also be defined in the else branch"):
+        jax.jit(autograph.to_graph(f))(1.0)
+
+
+def test_error_dtype_change_names_variable_and_line():
+    def f(x):
+        i = jnp.int32(0)
+        while x > 0:
+            x = x - 1.0
+            i = i + x  # int32 carried, float32 out
+        return i
+
+    with pytest.raises(TypeError) as info:
+        jax.jit(autograph.to_graph(f))(jnp.float32(3.0))
+    text = str(info.value) + "".join(getattr(info.value, "__notes__", []))
+    assert "['i']" in text
+    assert f"while building the JAX loop at {_line(f, 2)}" in text
+
+
+def test_error_list_append_in_a_traced_loop():
+    def f(x):
+        out = []
+        for v in x:
+            out.append(v * 2)
+        return out
+
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            "'out' is a Python list whose length changes in the JAX loop at "
+            + _line(f, 2)
+        ),
+    ) as info:
+        jax.jit(autograph.to_graph(f))(jnp.ones(3))
+    assert "Preallocate an array" in str(info.value)
+
+
+def test_error_non_scalar_condition():
+    def f(x):
+        if x > 0:
+            x = -x
+        return x
+
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            f"the condition of the `if` at {_line(f, 1)} is a JAX array of shape (3,)"
+        ),
+    ):
+        jax.jit(autograph.to_graph(f))(jnp.ones(3))
+
+
+def test_error_python_value_changed_by_a_traced_loop():
+    def f(x):
+        mode = "a"
+        while x > 0:
+            x = x - 1
+            mode = "b"
+        return x, mode
+
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            f"'mode' changes from a str ('a') to a str ('b') in the JAX loop at "
+            f"{_line(f, 2)}"
+        ),
+    ):
+        jax.jit(autograph.to_graph(f))(3)
+
+
+def test_name_read_before_the_loop_assigns_it_gets_its_type_from_a_fixed_point():
+    def f(x):
+        total = 0.0
+        for i in range(x.shape[0]):
+            if i > 0:
+                total += prev  # noqa: F821 - the previous iteration's
+            prev = x[i]  # noqa: F841 - read in the next iteration
+        return total
+
+    assert float(jax.jit(autograph.to_graph(f))(jnp.arange(4.0))) == 3.0
+
+
+def test_a_loop_that_returns_from_its_function():
+    def f(x):
+        i = 0
+        while i < 10:
+            if x * i > 20:
+                return i
+            i += 1
+        return -1
+
+    g = jax.jit(autograph.to_graph(f))
+    assert int(g(3.0)) == f(3.0) == 7
+    assert int(g(0.0)) == f(0.0) == -1
+
+
+def test_nonlocal_and_nested_loops():
+    def f(x):
+        count = 0
+
+        def bump():
+            nonlocal count
+            count += 1
+
+        while x > 1:
+            x = x / 2
+            bump()
+        total = 0.0
+        for i in range(4):
+            j = 0
+            while j < i:
+                total += x
+                j += 1
+        return count, total
+
+    count, total = jax.jit(autograph.to_graph(f))(16.0)
+    assert int(count) == 4 and float(total) == 6.0
+
+
+def test_a_name_a_loop_may_have_bound_flows_through_later_ifs_and_loops():
+    def f(n, x):
+        for i in range(n):
+            last = i * 2
+        if x > 0:
+            last = last + 1
+        for j in range(n):
+            if j > 5:
+                last = j
+        return last
+
+    g = jax.jit(autograph.to_graph(f))
+    for n, x in [(4, 1.0), (4, -1.0), (8, 1.0)]:
+        assert int(g(n, x)) == f(n, x)
+    message = f"'last' is read after the JAX loop at {_line(f, 1)}, but no iteration"
+    with pytest.raises(Exception, match=re.escape(message)):
+        jax.block_until_ready(g(0, 1.0))
+
+
+def test_a_while_test_that_writes_a_nonlocal_runs_once_per_iteration():
+    def f(x):
+        calls = 0
+
+        def more(x):
+            nonlocal calls
+            calls += 1
+            return x > 1
+
+        while more(x):
+            x = x / 2
+        return x, calls
+
+    x, calls = jax.jit(autograph.to_graph(f))(16.0)
+    assert (float(x), int(calls)) == f(16.0) == (1.0, 5)
+
+
+def test_vmap_of_loops_with_break_and_of_a_scan():
+    xs = jnp.array([[1.0, -2.0, 3.0], [4.0, 5.0, 6.0]])
+    got = jax.vmap(autograph.to_graph(first_negative))(xs)
+    assert got.tolist() == [first_negative(np.asarray(row)) for row in xs] == [1, 3]
+    sums = jax.jit(jax.vmap(autograph.to_graph(masked_sum)))(xs)
+    np.testing.assert_allclose(sums, [4.0, 15.0])
+
+
+def test_reverse_mode_through_loops_with_break_of_static_length():
+    def until(x):
+        total = 0
+        for v in x:
+            if v < 0:
+                break
+            total += v * v
+        return total
+
+    def steps(w):
+        x = w
+        for _ in range(50):
+            if x > 10.0:
+                break
+            x = x * w
+        return x
+
+    x = jnp.array([1.0, 2.0, -1.0, 5.0])
+    assert float(jax.jit(autograph.to_graph(until))(x)) == until(np.asarray(x)) == 5.0
+    np.testing.assert_allclose(
+        jax.jit(jax.grad(autograph.to_graph(until)))(x), [2.0, 4.0, 0.0, 0.0]
+    )
+    # x = w**k for the first k with w**k > 10: w = 1.5 stops at k = 6.
+    assert float(jax.jit(autograph.to_graph(steps))(1.5)) == steps(1.5)
+    np.testing.assert_allclose(
+        jax.jit(jax.grad(autograph.to_graph(steps)))(1.5), 6 * 1.5**5, rtol=1e-5
+    )
+
+
+def test_error_a_traced_if_that_returns_on_one_path_only():
+    def f(x):
+        if x > 0:
+            return x
+
+    with pytest.raises(ValueError) as info:
+        jax.jit(autograph.to_graph(f))(1.0)
+    assert str(info.value).startswith(
+        f"'f' returns a value from the if branch of the JAX `if` at {_line(f, 1)} "
+        "but None when its condition is false"
+    )
+
+
+def test_under_vmap_run_time_checks_act_only_on_lanes_that_take_the_path(capsys):
+    # vmap runs both branches of a cond with a batched predicate, and a loop's
+    # body for lanes that have finished: asserts, prints and unbound reads
+    # must not fire there.
+    def f(x):
+        if x > 0:
+            assert x > 0, "x must be positive here"
+            print("positive", x)
+        n = 0
+        while n < x:
+            assert n < x, "n < x in the loop"
+            n += 1
+        return n
+
+    got = jax.jit(jax.vmap(autograph.to_graph(f)))(jnp.array([2.0, -1.0, 3.0]))
+    jax.effects_barrier()
+    assert got.tolist() == [2, 0, 3]
+    assert sorted(capsys.readouterr().out.splitlines()) == [
+        "positive 2.0",
+        "positive 3.0",
+    ]
+
+    def g(n):
+        for i in range(n):
+            last = i
+        if n > 0:
+            return last
+        return -1
+
+    ns = jnp.array([3, 0, 2])
+    assert jax.jit(jax.vmap(autograph.to_graph(g)))(ns).tolist() == [2, -1, 1]
+
+
+def test_an_exception_on_a_traced_path_raises_when_that_path_runs():
+    def lookup(x, d):
+        if x > 0:
+            return d["missing"] + x
+        return x
+
+    def checked_sum(xs):
+        total = 0.0
+        for v in xs:
+            if v < 0:
+                raise ValueError("negative value")
+            total += v
+        return total
+
+    g = jax.jit(autograph.to_graph(lookup))
+    assert float(g(-1.0, {})) == -1.0
+    with pytest.raises(Exception, match=re.escape(f"at {_line(lookup, 2)}, which")):
+        jax.block_until_ready(g(1.0, {}))
+    h = jax.jit(autograph.to_graph(checked_sum))
+    assert float(h(jnp.array([1.0, 2.0]))) == 3.0
+    with pytest.raises(Exception, match="negative value"):
+        jax.block_until_ready(h(jnp.array([1.0, -2.0])))
+
+
+def test_error_an_exception_a_try_would_catch_on_a_traced_path():
+    def f(x, d):
+        try:
+            if x > 0:
+                return d["missing"]
+            return x
+        except KeyError:
+            return 0.0
+
+    with pytest.raises(TypeError) as info:
+        jax.jit(autograph.to_graph(f))(1.0, {})
+    assert str(info.value).startswith(
+        f"KeyError('missing') is raised in the if branch of the JAX `if` at "
+        f"{_line(f, 3)}, inside the `try` at {_line(f, 1)} that handles it, but a "
+        "compiled JAX function cannot catch an exception when it runs"
+    )
