@@ -128,3 +128,38 @@ def test_import_and_python_use_leave_jax_unimported(tmp_path):
         env={**os.environ, "PYTHONPATH": root},
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_a_function_converted_before_its_backends_library_is_imported_uses_it(
+    tmp_path,
+):
+    # While nothing is active a to_graph result runs the original without
+    # asking any backend; importing a lazy backend's library must wake it.
+    pytest.importorskip("jax", reason="JAX is not installed (the 'jax' extra)")
+    code = textwrap.dedent(
+        """
+        import sys, autograph
+        from runtime import context
+        def collatz(x):
+            steps = 0
+            while x > 1:
+                x = x // 2 if x % 2 == 0 else 3 * x + 1
+                steps += 1
+            return steps
+        g = autograph.to_graph(collatz)
+        assert context.ACTIVE_HINT[0] == 0 and "jax" not in sys.modules
+        import jax, jax.numpy as jnp
+        assert int(jax.jit(g)(jnp.int32(27))) == 111
+        """
+    )
+    probe = tmp_path / "probe.py"
+    probe.write_text(code)
+    root = str(Path(__file__).resolve().parents[3])
+    result = subprocess.run(
+        [sys.executable, str(probe)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": root},
+    )
+    assert result.returncode == 0, result.stderr
