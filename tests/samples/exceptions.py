@@ -367,6 +367,22 @@ def break_flag_after_a_suppressed_raise(n):
     return rounds
 
 
+def continue_through_a_finally_that_deletes(n):
+    # The second iteration's `del x` finds x deleted by the first: the
+    # continue ran the finally on its way out.
+    x = n
+
+    def peek():
+        return x
+
+    for _ in range(2):
+        try:
+            continue
+        finally:
+            del x
+    return peek
+
+
 def maybe_unbound_read_in_a_conditional_arm(a):
     # `x` is bound only if the comprehension iterates; the arm becomes a
     # lambda, where the read must still raise UnboundLocalError.
@@ -409,6 +425,7 @@ MORE_SAMPLES = [
     Sample(code_after_a_suppressed_raise_runs, [(2, []), (0, [])]),
     Sample(break_flag_after_a_suppressed_raise, [(1,), (0,)]),
     Sample(maybe_unbound_read_in_a_conditional_arm, [(0,), (1,), (3,)]),
+    Sample(continue_through_a_finally_that_deletes, [(1,)]),
 ]
 """Samples kept out of the corpus (`SAMPLES`): their converted code is long
 by nature (a try in a loop, jumps in finally), and the corpus has a budget of

@@ -113,6 +113,10 @@ class _Analyzer:
         # Per enclosing loop: states at its `break`s and its `continue`s.
         self.breaks: list[list[_State | None]] = []
         self.continues: list[list[_State | None]] = []
+        # What the enclosing finally blocks delete (a jump runs them on its
+        # way out), and how many there were outside each enclosing loop.
+        self.final_deletes: list[set[str]] = []
+        self.finals_outside_loop: list[int] = []
         self.unbound: set[str] = set()
 
     def mark(self, node: ast.AST | None, state: _State) -> None:
@@ -221,7 +225,9 @@ class _Analyzer:
         for _ in range(2):  # a second pass sees what the first iteration bound
             self.breaks.append([])
             self.continues.append([])
+            self.finals_outside_loop.append(len(self.final_deletes))
             body = self.block(node.body, start)
+            self.finals_outside_loop.pop()
             breaks = self.breaks.pop()
             # Never None: the loop may run no iteration at all.
             header = _merge(state, body, *self.continues.pop())
@@ -253,13 +259,19 @@ class _Analyzer:
         state = state.bind_walrus(node.iter)
         return self._loop(node, state, activity.writes(node.target))
 
+    def _through_finals(self, state: _State) -> _State:
+        """The state a `break`/`continue` leaves with: the finally blocks
+        it passes through on the way may delete names."""
+        deleted = set().union(*self.final_deletes[self.finals_outside_loop[-1] :])
+        return state.unbind_must(deleted) if deleted else state
+
     def visit_Break(self, node: ast.Break, state: _State) -> None:
         if self.breaks:
-            self.breaks[-1].append(state)
+            self.breaks[-1].append(self._through_finals(state))
 
     def visit_Continue(self, node: ast.Continue, state: _State) -> None:
         if self.continues:
-            self.continues[-1].append(state)
+            self.continues[-1].append(self._through_finals(state))
 
     def visit_Return(self, node: ast.Return, state: _State) -> None:
         self.mark(node.value, state)
@@ -288,6 +300,16 @@ class _Analyzer:
     visit_AsyncWith = visit_With
 
     def visit_Try(self, node: ast.Try, state: _State) -> _State | None:
+        final_deletes: set[str] = set()
+        for stmt in node.finalbody:
+            final_deletes |= self.cache.of(stmt).deleted
+        self.final_deletes.append(final_deletes)
+        try:
+            return self._try(node, state)
+        finally:
+            self.final_deletes.pop()
+
+    def _try(self, node: ast.Try, state: _State) -> _State | None:
         body = self.block(node.body, state)
         # A handler may start anywhere in the body: what the body binds is
         # possible there, what it deletes is not certain any more.

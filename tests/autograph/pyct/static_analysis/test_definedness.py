@@ -119,3 +119,15 @@ def test_reads_in_code_python_never_runs_are_marked_as_if_it_fell_through():
     dead = fn.body[1]
     assert anno.getanno(dead.target, Defined.DEFINITELY) is True  # n: a parameter
     assert anno.getanno(dead.value, Defined.DEFINITELY) is False  # w
+
+
+def test_a_jump_through_a_finally_that_deletes_leaves_the_name_maybe_unbound():
+    # The continue runs the finally (del x) on its way to the next iteration.
+    src = (
+        "def f(n):\n  x = 1\n  for i in n:\n    try:\n      continue\n"
+        "    finally:\n      del x\n  return 0"
+    )
+    fn = _fn(src)
+    loop = fn.body[1]
+    delete = loop.body[0].finalbody[0]
+    assert anno.getanno(delete.targets[0], Defined.DEFINITELY) is False
