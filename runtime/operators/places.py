@@ -38,7 +38,7 @@ import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from runtime.operators.variables import Undefined
+from runtime.operators.variables import UnboundUntilRun, Undefined
 
 __all__ = ["Place", "Untracked", "attr", "item", "read", "untracked", "var", "write"]
 
@@ -136,7 +136,9 @@ class _Cell(Place):
             return self.undefined
 
     def set(self, value: Any) -> None:
-        if isinstance(value, Undefined):
+        # A name a graph loop may have bound keeps its placeholder: reads of
+        # a cell go through `ag__.ld_cell`, which checks it where it is read.
+        if isinstance(value, Undefined) and type(value) is not UnboundUntilRun:
             with contextlib.suppress(ValueError):  # already empty
                 del self.cell.cell_contents
         else:

@@ -626,3 +626,19 @@ def test_a_function_whose_traced_paths_all_raise_traces_and_raises_when_run():
     f = autograph.function(returns_only_where_no_trace_goes)
     with pytest.raises(rt.errors.InvalidArgumentError, match="KeyError: 'missing'"):
         f(rt.constant(2))
+
+
+def born_in_a_loop_and_captured(n):
+    def last():
+        return w  # a closure: w lives in a cell
+
+    for i in rt.range(n):
+        w = i * 2
+    return last() + w
+
+
+def test_a_loop_born_name_in_a_cell_keeps_its_checked_placeholder():
+    f = autograph.function(born_in_a_loop_and_captured)
+    assert int(f(rt.constant(3))) == 8
+    with pytest.raises(rt.errors.InvalidArgumentError, match="'w' is read after"):
+        f(rt.constant(0))
