@@ -159,7 +159,8 @@ def _union_captures(outer: Graph, graphs: Sequence[Graph]) -> list[SymbolicTenso
 def _placeholders_for(
     graph: Graph, captured: list[SymbolicTensor]
 ) -> list[SymbolicTensor]:
-    return [graph._captured[id(t)] for t in captured]
+    # Each was captured above: `capture` answers from the graph's cache.
+    return [graph.capture(t) for t in captured]
 
 
 # -- cond ------------------------------------------------------------------

@@ -21,7 +21,7 @@ from typing import Any
 
 from runtime import dtypes, nest
 from runtime.shapes import format_shape
-from runtime.tensor import SymbolicTensor, Tensor, conversion_for
+from runtime.tensor import SymbolicTensor, stands_for_tensor
 
 __all__ = [
     "check_body_structure",
@@ -80,17 +80,13 @@ def kind(value: Any) -> str:
         return "None"
     if type(value).__name__ == "Undefined":  # runtime.operators' unbound value
         return "unbound (deleted with `del`, or assigned on some paths only)"
-    if isinstance(value, Tensor) or conversion_for(value) is not None:
+    if stands_for_tensor(value):
         return "a tensor"
     return f"a {type(value).__name__}"
 
 
 def is_typed(value: Any) -> bool:
-    return (
-        isinstance(value, Tensor)
-        or conversion_for(value) is not None
-        or hasattr(value, "dtype")
-    )
+    return stands_for_tensor(value) or hasattr(value, "dtype")
 
 
 def convertible(value: Any) -> bool:

@@ -37,10 +37,10 @@ from runtime.shapes import Shape, as_shape
 from runtime.tensor import (
     EagerTensor,
     SymbolicTensor,
-    _contains_tensor,
-    _dtype_error,
     as_numpy,
+    contains_tensor,
     conversion_for,
+    dtype_error,
 )
 
 __all__ = [
@@ -425,7 +425,7 @@ class Graph:
             if value._op.graph is not self:
                 value = self.capture(value)
             if dtype is not None and value._dtype is not dtype:
-                raise _dtype_error(value, dtype)
+                raise dtype_error(value, dtype)
             return value
         convert = conversion_for(value)
         if convert is not None:
@@ -434,14 +434,14 @@ class Graph:
             cached = self._eager_consts.get(id(value))
             if cached is None:
                 if dtype is not None and value.dtype is not dtype:
-                    raise _dtype_error(value, dtype)
-                cached = (value, self.constant(value._value))
+                    raise dtype_error(value, dtype)
+                cached = (value, self.constant(value.numpy_value))
                 self._eager_consts[id(value)] = cached
             tensor = cached[1]
             if dtype is not None and tensor._dtype is not dtype:
-                raise _dtype_error(value, dtype)
+                raise dtype_error(value, dtype)
             return tensor
-        if isinstance(value, (list, tuple)) and _contains_tensor(value):
+        if isinstance(value, (list, tuple)) and contains_tensor(value):
             from runtime.ops import array
 
             items = [self.convert(v, dtype, dtype_hint) for v in value]
@@ -481,6 +481,20 @@ class Graph:
     def get_operations(self) -> list[Operation]:
         """The operations in creation order."""
         return list(self._ops)
+
+    def ops_needed(self, targets: Sequence[SymbolicTensor]) -> list[Operation]:
+        """The ops `targets` or the graph's effects (stateful ops) depend on,
+        in creation order: what running the graph for `targets` runs."""
+        needed: set[int] = set()
+        stack = [t.op for t in targets] + [op for op in self._ops if op.stateful]
+        while stack:
+            op = stack.pop()
+            if id(op) in needed:
+                continue
+            needed.add(id(op))
+            stack.extend(t.op for t in op.inputs)
+            stack.extend(op.control_inputs)
+        return [op for op in self._ops if id(op) in needed]
 
     def get_operation_by_name(self, name: str) -> Operation:
         """The operation called `name` (KeyError if none)."""

@@ -40,7 +40,7 @@ def _is_composite(value: Any) -> bool:
     return hasattr(value, "_rt_components")
 
 
-def _sorted_keys(mapping: Mapping[Any, Any]) -> list[Any]:
+def sorted_keys(mapping: Mapping[Any, Any]) -> list[Any]:
     try:
         return sorted(mapping)
     except TypeError:
@@ -49,7 +49,7 @@ def _sorted_keys(mapping: Mapping[Any, Any]) -> list[Any]:
 
 def _children(value: Any) -> list[Any]:
     if isinstance(value, Mapping):
-        return [value[k] for k in _sorted_keys(value)]
+        return [value[k] for k in sorted_keys(value)]
     return list(value)
 
 
@@ -78,7 +78,7 @@ def flatten_with_paths(
 
     def walk(value: Any, path: tuple[Any, ...]) -> None:
         if isinstance(value, Mapping):
-            for k in _sorted_keys(value):
+            for k in sorted_keys(value):
                 walk(value[k], (*path, k))
         elif is_nested(value):
             for i, child in enumerate(value):
@@ -94,7 +94,7 @@ def flatten_with_paths(
 
 def _rebuild(template: Any, children: list[Any]) -> Any:
     if isinstance(template, Mapping):
-        keys = _sorted_keys(template)
+        keys = sorted_keys(template)
         by_key = dict(zip(keys, children))
         result = {k: by_key[k] for k in template}
         return result if type(template) is dict else type(template)(result)
@@ -153,7 +153,7 @@ def describe(structure: Any) -> str:
     """A short text of a structure's shape: `(., [., .], {'a': .})`."""
     if isinstance(structure, Mapping):
         inner = ", ".join(
-            f"{k!r}: {describe(structure[k])}" for k in _sorted_keys(structure)
+            f"{k!r}: {describe(structure[k])}" for k in sorted_keys(structure)
         )
         return "{" + inner + "}"
     if _is_namedtuple(structure):

@@ -43,10 +43,10 @@ from runtime import optimizer as _optimizer
 from runtime.context import STATE
 from runtime.data.dataset import DatasetSpec
 from runtime.data.dataset import argument as dataset_argument
-from runtime.dtypes import _FROM_NUMPY
+from runtime.dtypes import FROM_NUMPY
 from runtime.gradients import replay
 from runtime.graph import Graph
-from runtime.nest import _sorted_keys
+from runtime.nest import sorted_keys
 from runtime.operators.variables import UndefinedReturnValue
 from runtime.shapes import is_compatible
 from runtime.tensor import EagerTensor, SymbolicTensor
@@ -141,7 +141,7 @@ class ConcreteFunction:
         if specs is not None and not kwargs and len(args) == len(specs):
             feeds = fast_feeds(args, specs)
             if feeds is not None and not STATE.tapes:
-                return self._compiled_call(feeds)
+                return self.compiled_call(feeds)
         values = self._bind(self._positional, args, kwargs)
         if values is None:
             values = self._bind(self._tensor_first, args, kwargs)
@@ -153,7 +153,7 @@ class ConcreteFunction:
             check_value(self.name, p.name, p.spec, value, feeds, self._fix)
         if STATE.tapes:  # a GradientTape is recording: run the graph op by op
             return self._taped_call(feeds, args, kwargs)
-        return self._compiled_call(feeds)
+        return self.compiled_call(feeds)
 
     def _bind(
         self,
@@ -193,7 +193,7 @@ class ConcreteFunction:
             raise TypeError(f"{self.name}() {problem}; {self._fix}")
         return None
 
-    def _compiled_call(self, feeds: list[Any]) -> Any:
+    def compiled_call(self, feeds: list[Any]) -> Any:
         """Runs the plan on the NumPy values of the tensor arguments (one per
         input: the caller checked them)."""
         try:
@@ -210,7 +210,7 @@ class ConcreteFunction:
         argument tensors (found by their values among `feeds`) and the
         variables the graph reads, as if its ops had run eagerly."""
         by_value = {
-            id(t._value): t
+            id(t.numpy_value): t
             for t in nest.flatten((args, kwargs))
             if type(t) is EagerTensor
         }
@@ -258,8 +258,8 @@ def fast_feeds(args: Sequence[Any], specs: Sequence[Any]) -> list[Any] | None:
     for value, spec in zip(args, specs):
         if type(value) is not EagerTensor or type(spec) is not TensorSpec:
             return None
-        array = value._value
-        if _FROM_NUMPY.get(array.dtype) is not spec.dtype or not is_compatible(
+        array = value.numpy_value
+        if FROM_NUMPY.get(array.dtype) is not spec.dtype or not is_compatible(
             spec.shape, array.shape
         ):
             return None
@@ -320,7 +320,7 @@ def _map_tensors_in_order(structure: Any, fn: Callable[[Any], Any]) -> Any:
         return fn(structure)
     if isinstance(structure, Mapping):
         done = {
-            k: _map_tensors_in_order(structure[k], fn) for k in _sorted_keys(structure)
+            k: _map_tensors_in_order(structure[k], fn) for k in sorted_keys(structure)
         }
         items = {k: done[k] for k in structure}
         return items if type(structure) is dict else type(structure)(items)
@@ -414,7 +414,7 @@ def _feed_value(
     if isinstance(spec, Mapping):
         done = {
             k: _feed_value(value[k], spec[k], graph, name, inputs)
-            for k in _sorted_keys(spec)
+            for k in sorted_keys(spec)
         }
         items = {k: done[k] for k in value}
         return items if type(value) is dict else type(value)(items)
@@ -433,7 +433,7 @@ def _graph_outputs(name: str, value: Any, graph: Graph, path: str) -> Any:
     if isinstance(value, Mapping):
         done = {
             k: _graph_outputs(name, value[k], graph, f"{path}[{k!r}]")
-            for k in _sorted_keys(value)
+            for k in sorted_keys(value)
         }
         items = {k: done[k] for k in value}
         return items if type(value) is dict else type(value)(items)

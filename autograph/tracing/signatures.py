@@ -42,7 +42,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.data.dataset import Dataset, DatasetSpec
-from runtime.nest import _sorted_keys
+from runtime.nest import sorted_keys
 from runtime.shapes import format_shape, is_compatible
 from runtime.tensor import EagerTensor, SymbolicTensor, as_numpy
 from runtime.tensor_spec import TensorSpec
@@ -61,7 +61,7 @@ __all__ = [
     "spec_structure",
 ]
 
-_FROM_NUMPY = dtypes._FROM_NUMPY
+FROM_NUMPY = dtypes.FROM_NUMPY
 
 
 class _Tag:
@@ -101,7 +101,7 @@ def encode(value: Any, feeds: list[Any], refs: list[Any]) -> Any:
     """
     t = type(value)
     if t is EagerTensor:
-        array = value._value
+        array = value.numpy_value
         feeds.append(array)
         return (TENSOR, array.dtype, array.shape)
     if t in _VALUE_TYPES:
@@ -111,12 +111,12 @@ def encode(value: Any, feeds: list[Any], refs: list[Any]) -> Any:
     if t is tuple or t is list:
         return (t, tuple([encode(v, feeds, refs) for v in value]))
     if t is np.ndarray or isinstance(value, np.generic):
-        if value.dtype not in _FROM_NUMPY:
+        if value.dtype not in FROM_NUMPY:
             value = as_numpy(value)
         feeds.append(value)
         return (TENSOR, value.dtype, value.shape)
     if t is dict or isinstance(value, Mapping):
-        keys = _sorted_keys(value)
+        keys = sorted_keys(value)
         return (t, tuple([(k, encode(value[k], feeds, refs)) for k in keys]))
     if isinstance(value, (tuple, list)):  # namedtuples and other subclasses
         return (t, tuple([encode(v, feeds, refs) for v in value]))
@@ -244,8 +244,8 @@ def spec_structure(value: Any) -> Any:
     """`value` with each leaf replaced by its spec (see `Param.spec`)."""
     t = type(value)
     if t is EagerTensor or t is np.ndarray or isinstance(value, np.generic):
-        array = value._value if t is EagerTensor else as_numpy(value)
-        return TensorSpec(array.shape, _FROM_NUMPY[array.dtype])
+        array = value.numpy_value if t is EagerTensor else as_numpy(value)
+        return TensorSpec(array.shape, FROM_NUMPY[array.dtype])
     if t is TensorSpec:
         return TensorSpec(value.shape, value.dtype)
     if isinstance(value, Dataset):
@@ -279,7 +279,7 @@ def tensor_specs(spec: Any) -> list[TensorSpec]:
     if type(spec) is TensorSpec:
         return [spec]
     if isinstance(spec, Mapping):
-        return [s for k in _sorted_keys(spec) for s in tensor_specs(spec[k])]
+        return [s for k in sorted_keys(spec) for s in tensor_specs(spec[k])]
     if isinstance(spec, (tuple, list)):
         return [s for v in spec for s in tensor_specs(v)]
     return []
@@ -296,7 +296,7 @@ def describe_value(value: Any) -> str:
     """A short description of a value for error messages."""
     t = type(value)
     if t is EagerTensor or t is np.ndarray or isinstance(value, np.generic):
-        array = value._value if t is EagerTensor else np.asarray(value)
+        array = value.numpy_value if t is EagerTensor else np.asarray(value)
         try:
             dtype = dtypes.from_numpy(array.dtype).name
         except TypeError:
@@ -375,7 +375,7 @@ def _check_container(
                 f"{function}(): argument {path!r} must have the keys "
                 f"{sorted(map(repr, spec))}, got {sorted(map(repr, value))}; {fix}"
             )
-        for k in _sorted_keys(spec):
+        for k in sorted_keys(spec):
             check_value(function, f"{path}[{k!r}]", spec[k], value[k], feeds, fix)
         return
     if len(value) != len(spec):
@@ -393,7 +393,7 @@ def _check_tensor(
     """The NumPy value of `value` if it fits `spec` (converting Python values)."""
     t = type(value)
     if t is EagerTensor:
-        array = value._value
+        array = value.numpy_value
     elif t is np.ndarray or isinstance(value, np.generic):
         try:
             array = as_numpy(value)
@@ -412,7 +412,7 @@ def _check_tensor(
             f"{function}(): argument {path!r} must be {_article(spec.dtype.name)} "
             f"{spec.dtype} tensor, got {describe_value(value)}; {fix}"
         )
-    dtype = _FROM_NUMPY.get(array.dtype)
+    dtype = FROM_NUMPY.get(array.dtype)
     if dtype is not spec.dtype:
         got = dtype.name if dtype is not None else str(array.dtype)
         raise TypeError(
