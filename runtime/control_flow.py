@@ -23,7 +23,7 @@ from typing import Any
 from runtime import control_flow_checks as checks
 from runtime import dtypes, nest
 from runtime.context import STATE
-from runtime.graph import Graph
+from runtime.graph import Graph, Operation
 from runtime.op_registry import OpDef, register
 from runtime.shapes import as_shape, format_shape, is_compatible, merge
 from runtime.tensor import SymbolicTensor, is_symbolic
@@ -228,9 +228,6 @@ def _same(value: Any) -> Any:
     return value
 
 
-_FROM_OP = object()  # marks a cond result taken from the If op's outputs
-
-
 def _branch_outputs(then_g: Graph, else_g: Graph, a: Any, b: Any, label: str) -> Any:
     if a is None or b is None:
         if a is None and b is None:
@@ -278,14 +275,43 @@ def _graph_while(
     single = not isinstance(loop_vars, (list, tuple))
     structure = (loop_vars,) if single else loop_vars
     flat = nest.flatten_with_paths(structure, expand_composites=True)
-    labels = [
+    labels = _loop_labels(structure, flat, names)
+    inits = [_loop_init(outer, v, label) for label, (_, v) in zip(labels, flat)]
+    shapes = _loop_shapes(labels, inits, shape_invariants)
+    placeholders = [_placeholder_name(names, n, flat) for n in range(len(flat))]
+    cond_g = _loop_graph("cond", outer, inits, shapes, placeholders)
+    body_g = _loop_graph("body", outer, inits, shapes, placeholders)
+    loop_inputs = {id(g): list(g.inputs) for g in (cond_g, body_g)}
+    _trace_loop_cond(cond_g, structure, cond_fn)
+    result = _trace_loop_body(body_g, structure, body_fn, labels, inits, shapes, names)
+    op = _while_op(
+        outer, cond_g, body_g, loop_inputs, inits, shapes, maximum_iterations
+    )
+    outputs = list(op.outputs[: len(inits)])
+    packed = nest.pack_sequence_as(result, outputs, expand_composites=True)
+    return packed[0] if single else packed
+
+
+def _loop_labels(
+    structure: Any, flat: list[Any], names: Sequence[str] | None
+) -> list[str]:
+    """How messages name each flat loop variable."""
+    return [
         # Not for a description ("the loop's `break` condition").
         n if n.startswith(("loop variable", "the ")) else f"loop variable {n}"
         for n in checks.leaf_names(
             structure, [p for p, _ in flat], names, "loop variable"
         )
     ]
-    inits = [_loop_init(outer, v, label) for label, (_, v) in zip(labels, flat)]
+
+
+def _loop_shapes(
+    labels: list[str],
+    inits: list[SymbolicTensor],
+    shape_invariants: Sequence[Any] | None,
+) -> list[Any]:
+    """Each loop variable's shape in the loop: its initial shape, or its
+    shape invariant (which the initial value must fit)."""
     if shape_invariants is not None and len(shape_invariants) != len(inits):
         raise ValueError(
             f"shape_invariants has {len(shape_invariants)} entries for {len(inits)} "
@@ -301,26 +327,46 @@ def _graph_while(
                 f"{label} has shape {format_shape(t.shape)}, which does not fit its "
                 f"shape invariant {format_shape(shape)}"
             )
-    graphs = []
-    for label in ("cond", "body"):
-        g = Graph(label, outer_graph=outer)
-        for n, (t, shape) in enumerate(zip(inits, shapes)):
-            g.placeholder(t.dtype, shape, _placeholder_name(names, n, flat))
-        graphs.append(g)
-    cond_g, body_g = graphs
-    loop_inputs = {id(g): list(g.inputs) for g in graphs}
+    return shapes
 
-    def arguments(g: Graph) -> Any:
-        packed = nest.pack_sequence_as(structure, g.inputs, expand_composites=True)
-        return packed
 
+def _loop_graph(
+    label: str,
+    outer: Graph,
+    inits: list[SymbolicTensor],
+    shapes: list[Any],
+    placeholders: list[str],
+) -> Graph:
+    """The (empty) cond or body graph, with one placeholder per loop variable."""
+    g = Graph(label, outer_graph=outer)
+    for t, shape, name in zip(inits, shapes, placeholders):
+        g.placeholder(t.dtype, shape, name)
+    return g
+
+
+def _trace_loop_cond(
+    cond_g: Graph, structure: Any, cond_fn: Callable[..., Any]
+) -> None:
     with cond_g.as_default():
-        args = arguments(cond_g)
+        args = nest.pack_sequence_as(structure, cond_g.inputs, expand_composites=True)
         test = cond_g.convert(cond_fn(*args), None, dtypes.bool_)
     checks.check_predicate(test, "rt.while_loop")
     cond_g.outputs = [test]
+
+
+def _trace_loop_body(
+    body_g: Graph,
+    structure: Any,
+    body_fn: Callable[..., Any],
+    labels: list[str],
+    inits: list[SymbolicTensor],
+    shapes: list[Any],
+    names: Sequence[str] | None,
+) -> Any:
+    """Traces `body_fn` into `body_g`; its result (the loop variables'
+    structure, as the body returns it)."""
     with body_g.as_default():
-        args = arguments(body_g)
+        args = nest.pack_sequence_as(structure, body_g.inputs, expand_composites=True)
         result = body_fn(*args)
         if len(structure) == 1 and not isinstance(result, (list, tuple)):
             result = (result,)
@@ -328,10 +374,25 @@ def _graph_while(
         new_flat = [
             v for _, v in nest.flatten_with_paths(result, expand_composites=True)
         ]
-        outputs = []
-        for label, value, t, shape in zip(labels, new_flat, inits, shapes):
-            outputs.append(_body_output(body_g, value, t, shape, label))
-    body_g.outputs = outputs
+        body_g.outputs = [
+            _body_output(body_g, value, t, shape, label)
+            for label, value, t, shape in zip(labels, new_flat, inits, shapes)
+        ]
+    return result
+
+
+def _while_op(
+    outer: Graph,
+    cond_g: Graph,
+    body_g: Graph,
+    loop_inputs: dict[int, list[SymbolicTensor]],
+    inits: list[SymbolicTensor],
+    shapes: list[Any],
+    maximum_iterations: Any,
+) -> Operation:
+    """The `While` op in `outer`: the subgraphs' captures become inputs of
+    both, after the loop variables (and before the iteration limit)."""
+    graphs = (cond_g, body_g)
     captured = _union_captures(outer, graphs)
     name = outer.unique_name("while")
     for g in graphs:
@@ -343,7 +404,7 @@ def _graph_while(
         if limit.dtype not in dtypes.INTEGER:
             raise TypeError(f"maximum_iterations must be an integer, got {limit.dtype}")
         inputs.append(limit)
-    op = outer.create_op(
+    return outer.create_op(
         "While",
         inputs,
         {
@@ -357,9 +418,6 @@ def _graph_while(
         specs=[(t.dtype, shape) for t, shape in zip(inits, shapes)],
         stateful=cond_g.is_stateful or body_g.is_stateful,
     )
-    outputs = list(op.outputs[: len(inits)])
-    packed = nest.pack_sequence_as(result, outputs, expand_composites=True)
-    return packed[0] if single else packed
 
 
 def _as_written(label: str) -> str:

@@ -26,7 +26,7 @@ import dataclasses
 import linecache
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -47,8 +47,6 @@ __all__ = [
     "Graph",
     "Operation",
     "SourceLocation",
-    "add_internal_path",
-    "add_source_mapper",
     "get_default_graph",
 ]
 
@@ -67,35 +65,16 @@ class SourceLocation:
 
 
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
-_INTERNAL_PATHS: list[str] = [
+# Frames from files under these are the library's, never reported as user code.
+_INTERNAL_PATHS = (
     _RUNTIME_DIR + os.sep,
     os.path.join(os.path.dirname(_RUNTIME_DIR), "autograph") + os.sep,
-]
-_SOURCE_MAPPERS: list[Callable[[str, int], tuple[str, int] | None]] = []
-
-
-def add_internal_path(prefix: str) -> None:
-    """Frames from files under `prefix` are never reported as user code."""
-    _INTERNAL_PATHS.append(prefix)
-
-
-def add_source_mapper(mapper: Callable[[str, int], tuple[str, int] | None]) -> None:
-    """Registers `mapper(filename, lineno) -> (filename, lineno) | None`.
-
-    When an op is created from a frame whose file a mapper recognizes (such as
-    generated code), the mapped location is recorded instead; mapped frames
-    count as user code even under an internal path.
-    """
-    _SOURCE_MAPPERS.append(mapper)
+)
 
 
 def _user_code(filename: str, lineno: int) -> SourceLocation | None:
     """The user's location of a line, or None if it is the library's."""
-    for mapper in _SOURCE_MAPPERS:
-        mapped = mapper(filename, lineno)
-        if mapped is not None:
-            return SourceLocation(*mapped)
-    if not filename.startswith(tuple(_INTERNAL_PATHS)):
+    if not filename.startswith(_INTERNAL_PATHS):
         return SourceLocation(filename, lineno)
     return None
 
@@ -142,7 +121,7 @@ def keep_refusal(error: Exception, *, ours: bool = False) -> None:
         frame = _raising_frame(error)
         if frame is None or _user_code(*frame) is not None:
             return
-        if not frame[0].startswith(tuple(_INTERNAL_PATHS)):
+        if not frame[0].startswith(_INTERNAL_PATHS):
             return  # another package's (NumPy's): the user's code may handle it
     while graph.outer_graph is not None and not graph.isolated:
         graph = graph.outer_graph
