@@ -32,6 +32,7 @@ from typing import Any
 
 from autograph.tracing import pretty
 from autograph.tracing.signatures import (
+    Identity,
     Param,
     check_value,
     contains_tensor,
@@ -217,7 +218,7 @@ class ConcreteFunction:
         inputs = [by_value.get(id(f)) for f in feeds]
         inputs = [EagerTensor(f) if t is None else t for t, f in zip(inputs, feeds)]
         outputs = iter(replay(self.graph, inputs, self.outputs))
-        return _map_tensors_in_order(self.structured_outputs, lambda t: next(outputs))
+        return _map_tensors(self.structured_outputs, lambda t: next(outputs))
 
     # -- reading ---------------------------------------------------------------
 
@@ -269,31 +270,19 @@ def fast_feeds(args: Sequence[Any], specs: Sequence[Any]) -> list[Any] | None:
 
 def _traced_value(spec: Any) -> Any:
     """The value a Python-valued argument had when traced."""
-    from autograph.tracing.signatures import Identity
-
     if type(spec) is Identity:
         return spec.ref()
-    if isinstance(spec, Mapping):
-        return type(spec)({k: _traced_value(v) for k, v in spec.items()})
-    if isinstance(spec, tuple) and hasattr(type(spec), "_fields"):
-        return type(spec)(*[_traced_value(v) for v in spec])
-    if isinstance(spec, (tuple, list)):
-        return type(spec)(_traced_value(v) for v in spec)
+    if nest.is_nested(spec):
+        return nest.map_structure(_traced_value, spec)
     return spec
 
 
 def _map_tensors(structure: Any, fn: Callable[[Any], Any]) -> Any:
-    if isinstance(structure, SymbolicTensor):
-        return fn(structure)
-    if isinstance(structure, Mapping):
-        items = {k: _map_tensors(v, fn) for k, v in structure.items()}
-        return items if type(structure) is dict else type(structure)(items)
-    if isinstance(structure, tuple) and hasattr(type(structure), "_fields"):
-        return type(structure)(*[_map_tensors(v, fn) for v in structure])
-    if isinstance(structure, (tuple, list)):
-        items = [_map_tensors(v, fn) for v in structure]
-        return items if type(structure) is list else type(structure)(items)
-    return structure
+    """`structure` with `fn(t)` for each tensor `t` (in `nest.flatten`'s
+    order); other leaves stay."""
+    return nest.map_structure(
+        lambda v: fn(v) if isinstance(v, SymbolicTensor) else v, structure
+    )
 
 
 def _packer(structure: Any) -> Callable[[list[Any]], Any]:
@@ -309,27 +298,9 @@ def _packer(structure: Any) -> Callable[[list[Any]], Any]:
 
     def pack(outs: list[Any]) -> Any:
         values = iter(outs)
-        return _map_tensors_in_order(structure, lambda t: EagerTensor(next(values)))
+        return _map_tensors(structure, lambda t: EagerTensor(next(values)))
 
     return pack
-
-
-def _map_tensors_in_order(structure: Any, fn: Callable[[Any], Any]) -> Any:
-    """Like `_map_tensors`, but visits dict items in sorted key order."""
-    if isinstance(structure, SymbolicTensor):
-        return fn(structure)
-    if isinstance(structure, Mapping):
-        done = {
-            k: _map_tensors_in_order(structure[k], fn) for k in sorted_keys(structure)
-        }
-        items = {k: done[k] for k in structure}
-        return items if type(structure) is dict else type(structure)(items)
-    if isinstance(structure, tuple) and hasattr(type(structure), "_fields"):
-        return type(structure)(*[_map_tensors_in_order(v, fn) for v in structure])
-    if isinstance(structure, (tuple, list)):
-        items = [_map_tensors_in_order(v, fn) for v in structure]
-        return items if type(structure) is list else type(structure)(items)
-    return structure
 
 
 # -- tracing -------------------------------------------------------------------------
@@ -379,7 +350,7 @@ def trace(
             # raises before it returns (a branch that raises), or leaves
             # without one.
             result = None
-        structured = _graph_outputs(name, result, graph, "")
+        structured = _graph_outputs(name, result, graph)
     if graph.created_variables and not allow_variables:
         count = len(graph.created_variables)
         what = "a rt.Variable" if count == 1 else f"{count} rt.Variables"
@@ -390,8 +361,7 @@ def trace(
             "once and reuse them (e.g. `if self.v is None: self.v = "
             "rt.Variable(...)`)"
         )
-    flat: list[SymbolicTensor] = []
-    _map_tensors_in_order(structured, flat.append)
+    flat = [t for t in nest.flatten(structured) if isinstance(t, SymbolicTensor)]
     return ConcreteFunction(
         name, params, graph, inputs, structured, flat, optimize=optimize
     )
@@ -424,41 +394,38 @@ def _feed_value(
     return items if type(value) is list else type(value)(items)
 
 
-def _graph_outputs(name: str, value: Any, graph: Graph, path: str) -> Any:
+def _graph_outputs(name: str, value: Any, graph: Graph) -> Any:
     """The returned structure with every leaf a tensor of `graph` (or None)."""
-    if value is None:
-        return None
-    if type(value) is SymbolicTensor and value.graph is graph:
-        return value
-    if isinstance(value, Mapping):
-        done = {
-            k: _graph_outputs(name, value[k], graph, f"{path}[{k!r}]")
-            for k in sorted_keys(value)
-        }
-        items = {k: done[k] for k in value}
-        return items if type(value) is dict else type(value)(items)
-    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
-        return type(value)(
-            *[
-                _graph_outputs(name, v, graph, f"{path}.{f}")
-                for f, v in zip(value._fields, value)
-            ]
-        )
-    if isinstance(value, (tuple, list)):
-        items = [
-            _graph_outputs(name, v, graph, f"{path}[{i}]") for i, v in enumerate(value)
-        ]
-        return items if type(value) is list else type(value)(items)
-    try:
-        return graph.convert(value)
-    except (TypeError, ValueError):
-        if isinstance(value, SymbolicTensor):
-            raise  # a graph tensor of another graph: the error says where from
-        where = f" at {path}" if path else ""
-        text = repr(value)
-        text = text if len(text) <= 60 else text[:57] + "..."
-        raise TypeError(
-            f"{name}() returned {text}{where}, a {type(value).__name__}, which is "
-            "not a tensor: a Function can return tensors, Variables, Python "
-            "scalars, None, and tuples, lists and dicts of them"
-        ) from None
+
+    def output(path: tuple[Any, ...], leaf: Any) -> Any:
+        if leaf is None or (type(leaf) is SymbolicTensor and leaf.graph is graph):
+            return leaf
+        try:
+            return graph.convert(leaf)
+        except (TypeError, ValueError):
+            if isinstance(leaf, SymbolicTensor):
+                raise  # a graph tensor of another graph: the error says where from
+            where = f" at {_path_text(value, path)}" if path else ""
+            text = repr(leaf)
+            text = text if len(text) <= 60 else text[:57] + "..."
+            raise TypeError(
+                f"{name}() returned {text}{where}, a {type(leaf).__name__}, which "
+                "is not a tensor: a Function can return tensors, Variables, Python "
+                "scalars, None, and tuples, lists and dicts of them"
+            ) from None
+
+    return nest.map_structure_with_paths(output, value)
+
+
+def _path_text(structure: Any, path: tuple[Any, ...]) -> str:
+    """A `nest` path as code reads it: `[0]['k'].field`."""
+    parts = []
+    for step in path:
+        if isinstance(structure, tuple) and hasattr(type(structure), "_fields"):
+            parts.append(f".{structure._fields[step]}")
+        elif isinstance(structure, Mapping):
+            parts.append(f"[{step!r}]")
+        else:
+            parts.append(f"[{step}]")
+        structure = structure[step]
+    return "".join(parts)

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import dtypes, nest
 from runtime.data.dataset import Dataset, DatasetSpec
 from runtime.nest import sorted_keys
 from runtime.shapes import format_shape, is_compatible
@@ -242,6 +242,10 @@ def _weak(value: Any) -> Callable[[], Any]:
 
 def spec_structure(value: Any) -> Any:
     """`value` with each leaf replaced by its spec (see `Param.spec`)."""
+    return nest.map_structure(_leaf_spec, value)
+
+
+def _leaf_spec(value: Any) -> Any:
     t = type(value)
     if t is EagerTensor or t is np.ndarray or isinstance(value, np.generic):
         array = value.numpy_value if t is EagerTensor else as_numpy(value)
@@ -252,37 +256,22 @@ def spec_structure(value: Any) -> Any:
         return DatasetSpec(value.element_spec)
     if t in _VALUE_TYPES:
         return value
-    if isinstance(value, Mapping):
-        items = {k: spec_structure(value[k]) for k in value}
-        return items if t is dict else t(items)
-    if isinstance(value, tuple) and hasattr(t, "_fields"):
-        return t(*[spec_structure(v) for v in value])
-    if isinstance(value, (tuple, list)):
-        items = [spec_structure(v) for v in value]
-        return items if t is list else (tuple(items) if t is tuple else t(items))
     return Identity(_weak(value), repr(value))
 
 
 def contains_tensor(spec: Any) -> bool:
     """Whether a spec structure has a `TensorSpec` (or `DatasetSpec`) leaf."""
-    if type(spec) is TensorSpec or type(spec) is DatasetSpec:
+    t = type(spec)
+    if t is TensorSpec or t is DatasetSpec:
         return True
-    if isinstance(spec, Mapping):
-        return any(contains_tensor(v) for v in spec.values())
-    if isinstance(spec, (tuple, list)):
-        return any(contains_tensor(v) for v in spec)
-    return False
+    return nest.is_nested(spec) and any(
+        type(s) is TensorSpec or type(s) is DatasetSpec for s in nest.flatten(spec)
+    )
 
 
 def tensor_specs(spec: Any) -> list[TensorSpec]:
     """The `TensorSpec` leaves of a spec structure, in feed order."""
-    if type(spec) is TensorSpec:
-        return [spec]
-    if isinstance(spec, Mapping):
-        return [s for k in sorted_keys(spec) for s in tensor_specs(spec[k])]
-    if isinstance(spec, (tuple, list)):
-        return [s for v in spec for s in tensor_specs(v)]
-    return []
+    return [s for s in nest.flatten(spec) if type(s) is TensorSpec]
 
 
 # -- checking a value against a spec --------------------------------------------
