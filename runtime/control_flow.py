@@ -25,7 +25,7 @@ from runtime import dtypes, nest
 from runtime.context import STATE
 from runtime.graph import Graph, Operation
 from runtime.op_registry import OpDef, register
-from runtime.shapes import as_shape, format_shape, is_compatible, merge
+from runtime.shapes import as_shape, merge
 from runtime.tensor import SymbolicTensor, is_symbolic
 
 __all__ = ["cond", "while_loop"]
@@ -173,10 +173,7 @@ def _graph_cond(
     names: Sequence[str] | None,
 ) -> Any:
     outer = STATE.graph
-    if outer is None:
-        raise TypeError(
-            f"the condition {pred.name!r} is a graph tensor but no graph is being built"
-        )
+    checks.check_graph_built(pred, outer)
     pred = outer.convert(pred)
     checks.check_predicate(pred, "rt.cond")
     branches = []
@@ -229,34 +226,21 @@ def _same(value: Any) -> Any:
 
 
 def _branch_outputs(then_g: Graph, else_g: Graph, a: Any, b: Any, label: str) -> Any:
-    if a is None or b is None:
-        if a is None and b is None:
-            return _PASSTHROUGH
-        raise ValueError(
-            f"{label} is {checks.kind(a)} in the true branch but "
-            f"{checks.kind(b)} in the false branch; give it a value in both branches"
-        )
+    if a is None and b is None:
+        return _PASSTHROUGH
+    checks.check_both_branches_set(a, b, label)
     if a is b and (not checks.convertible(a) or type(a) is bool):
         # Not a tensor, or the same Python bool whichever branch runs (a jump
         # flag neither branch sets): the value passes through unchanged.
         return _PASSTHROUGH
-    for value, branch in ((a, "true"), (b, "false")):
-        if not checks.convertible(value):
-            raise TypeError(
-                f"{label} is {checks.kind(value)} in the {branch} branch, which "
-                "cannot be the result of a graph cond"
-            )
+    checks.check_cond_outputs(a, b, label)
     if checks.is_typed(a) or not checks.is_typed(b):
         ta = _convert(then_g, a, None)
         tb = _convert(else_g, b, ta.dtype)
     else:
         tb = _convert(else_g, b, None)
         ta = _convert(then_g, a, tb.dtype)
-    if ta.dtype is not tb.dtype:
-        raise TypeError(
-            f"{label} has dtype {ta.dtype} in the true branch but {tb.dtype} in the "
-            "false branch; cast one of them so they match"
-        )
+    checks.check_branch_dtypes(ta, tb, label)
     return ta, tb
 
 
@@ -312,21 +296,13 @@ def _loop_shapes(
 ) -> list[Any]:
     """Each loop variable's shape in the loop: its initial shape, or its
     shape invariant (which the initial value must fit)."""
-    if shape_invariants is not None and len(shape_invariants) != len(inits):
-        raise ValueError(
-            f"shape_invariants has {len(shape_invariants)} entries for {len(inits)} "
-            "loop variables (flattened)"
-        )
+    checks.check_invariant_count(shape_invariants, len(inits))
     shapes = [
         t.shape if shape_invariants is None else as_shape(shape_invariants[i])
         for i, t in enumerate(inits)
     ]
     for label, t, shape in zip(labels, inits, shapes):
-        if not is_compatible(shape, t.shape):
-            raise ValueError(
-                f"{label} has shape {format_shape(t.shape)}, which does not fit its "
-                f"shape invariant {format_shape(shape)}"
-            )
+        checks.check_fits_invariant(t, shape, label)
     return shapes
 
 
@@ -401,8 +377,7 @@ def _while_op(
     inputs = [*inits, *captured]
     if maximum_iterations is not None:
         limit = outer.convert(maximum_iterations, None, dtypes.int32)
-        if limit.dtype not in dtypes.INTEGER:
-            raise TypeError(f"maximum_iterations must be an integer, got {limit.dtype}")
+        checks.check_maximum_iterations(limit)
         inputs.append(limit)
     return outer.create_op(
         "While",
@@ -420,15 +395,6 @@ def _while_op(
     )
 
 
-def _as_written(label: str) -> str:
-    """The variable of a loop variable's label as the user writes it in code
-    (`x`, `d['k']`), or "variable" for a description."""
-    name = label.removeprefix("loop variable ")
-    if name.startswith("'") and name.endswith("'"):
-        return name[1:-1]
-    return "variable" if name.startswith(("the ", "loop variable")) else name
-
-
 def _placeholder_name(names: Sequence[str] | None, n: int, flat: list[Any]) -> str:
     if names and len(names) == len(flat) and names[n].isidentifier():
         return names[n]
@@ -436,43 +402,14 @@ def _placeholder_name(names: Sequence[str] | None, n: int, flat: list[Any]) -> s
 
 
 def _loop_init(outer: Graph, value: Any, label: str) -> SymbolicTensor:
-    if value is None:
-        raise ValueError(
-            f"{label} is None before the loop; give it a tensor value before the loop"
-        )
-    if not checks.convertible(value):
-        raise TypeError(
-            f"{label} is {checks.kind(value)}, which cannot be a graph loop variable"
-        )
+    checks.check_loop_init(value, label)
     return outer.convert(value)
 
 
 def _body_output(
     body_g: Graph, value: Any, init: SymbolicTensor, shape: Any, label: str
 ) -> SymbolicTensor:
-    if value is None:
-        raise ValueError(f"{label} is None after one iteration; it must stay a tensor")
-    if not checks.convertible(value):
-        raise TypeError(
-            f"{label} is {checks.kind(value)} after one iteration, which cannot be a "
-            "graph loop variable"
-        )
+    checks.check_body_value(value, label)
     out = body_g.convert(value, None, init.dtype)
-    if out.dtype is not init.dtype:
-        raise TypeError(
-            f"{label} changed dtype from {init.dtype} to {out.dtype} after one "
-            "iteration; cast it before the loop"
-        )
-    if not is_compatible(shape, out.shape) or checks.less_specific(out.shape, shape):
-        merged = merge(shape, out.shape)
-        invariant = "None" if merged is None else format_shape(merged)
-        var = _as_written(label)
-        raise ValueError(
-            f"{label} changed shape from {format_shape(shape)} to "
-            f"{format_shape(out.shape)} after one iteration; keep its shape the same "
-            "in every iteration, or allow the change (None for a size that "
-            "changes): call autograph.set_loop_options(shape_invariants="
-            f"[({var}, {invariant})]) first in the loop body, or pass "
-            "shape_invariants to rt.while_loop"
-        )
+    checks.check_body_output(out, init, shape, label)
     return out
