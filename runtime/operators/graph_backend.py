@@ -41,6 +41,7 @@ from runtime.operators.variables import (
 )
 from runtime.operators.verification import label, labels
 from runtime.ops import array as array_ops
+from runtime.ops import creation
 from runtime.ops import math as math_ops
 from runtime.ops.state import Assert, ensure_defined
 from runtime.ops.tensor_array import TensorArray
@@ -371,7 +372,7 @@ def _zeros_like_spec(value: Any) -> Any:
         if spec.dtype is dtypes.string:
             return convert_to_tensor("")
         shape = tuple(0 if d is None else d for d in spec.shape)
-        return array_ops.zeros(shape, dtype=spec.dtype)
+        return creation.zeros(shape, dtype=spec.dtype)
 
     return nest.map_structure(zeros, value)
 
@@ -844,7 +845,7 @@ def _for_stmt(
 ) -> Any:
     names = names or state_names(body, skip=1)
     if isinstance(iterable, range):  # the rest of a Python loop (for_stmt)
-        iterable = array_ops.range(iterable.start, iterable.stop, iterable.step)
+        iterable = creation.range(iterable.start, iterable.stop, iterable.step)
     if places:
         verification.refuse_untracked(places)
         k = len(state)
@@ -1073,7 +1074,7 @@ def _assert(cond: Any, message: Callable[[], Any] | None) -> None:
 
 
 def _range(*args: Any) -> Any:
-    return array_ops.range(*args)
+    return creation.range(*args)
 
 
 def _len(value: SymbolicTensor) -> Any:

@@ -26,6 +26,7 @@ from runtime import dtypes
 from runtime.errors import InvalidArgumentError
 from runtime.op_registry import OpDef, apply, gradient, register
 from runtime.ops import rules
+from runtime.ops.grad_ops import slice_grad
 from runtime.shapes import format_shape
 from runtime.tensor import (
     EagerTensor,
@@ -182,7 +183,6 @@ def getitem(x: TensorLike, key: Any) -> Tensor:
 
 @gradient("StridedSlice")
 def _strided_slice_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-    from runtime.ops.grad_ops import slice_grad
 
     x, *parts = op.inputs
     g = slice_grad(grads[0], x, parts, op.attrs["spec"])
