@@ -22,16 +22,10 @@ from runtime.ops import random
 from runtime.ops.array import (
     cast,
     concat,
-    constant,
     expand_dims,
-    eye,
-    fill,
     gather,
     identity,
-    ones,
-    ones_like,
     pad,
-    range,
     reshape,
     shape,
     size,
@@ -39,6 +33,14 @@ from runtime.ops.array import (
     stack,
     transpose,
     where,
+)
+from runtime.ops.creation import (
+    constant,
+    eye,
+    fill,
+    ones,
+    ones_like,
+    range,
     zeros,
     zeros_like,
 )

@@ -26,7 +26,7 @@ import dataclasses
 import linecache
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -37,18 +37,16 @@ from runtime.shapes import Shape, as_shape
 from runtime.tensor import (
     EagerTensor,
     SymbolicTensor,
-    _contains_tensor,
-    _dtype_error,
     as_numpy,
+    contains_tensor,
     conversion_for,
+    dtype_error,
 )
 
 __all__ = [
     "Graph",
     "Operation",
     "SourceLocation",
-    "add_internal_path",
-    "add_source_mapper",
     "get_default_graph",
 ]
 
@@ -67,35 +65,16 @@ class SourceLocation:
 
 
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
-_INTERNAL_PATHS: list[str] = [
+# Frames from files under these are the library's, never reported as user code.
+_INTERNAL_PATHS = (
     _RUNTIME_DIR + os.sep,
     os.path.join(os.path.dirname(_RUNTIME_DIR), "autograph") + os.sep,
-]
-_SOURCE_MAPPERS: list[Callable[[str, int], tuple[str, int] | None]] = []
-
-
-def add_internal_path(prefix: str) -> None:
-    """Frames from files under `prefix` are never reported as user code."""
-    _INTERNAL_PATHS.append(prefix)
-
-
-def add_source_mapper(mapper: Callable[[str, int], tuple[str, int] | None]) -> None:
-    """Registers `mapper(filename, lineno) -> (filename, lineno) | None`.
-
-    When an op is created from a frame whose file a mapper recognizes (such as
-    generated code), the mapped location is recorded instead; mapped frames
-    count as user code even under an internal path.
-    """
-    _SOURCE_MAPPERS.append(mapper)
+)
 
 
 def _user_code(filename: str, lineno: int) -> SourceLocation | None:
     """The user's location of a line, or None if it is the library's."""
-    for mapper in _SOURCE_MAPPERS:
-        mapped = mapper(filename, lineno)
-        if mapped is not None:
-            return SourceLocation(*mapped)
-    if not filename.startswith(tuple(_INTERNAL_PATHS)):
+    if not filename.startswith(_INTERNAL_PATHS):
         return SourceLocation(filename, lineno)
     return None
 
@@ -142,7 +121,7 @@ def keep_refusal(error: Exception, *, ours: bool = False) -> None:
         frame = _raising_frame(error)
         if frame is None or _user_code(*frame) is not None:
             return
-        if not frame[0].startswith(tuple(_INTERNAL_PATHS)):
+        if not frame[0].startswith(_INTERNAL_PATHS):
             return  # another package's (NumPy's): the user's code may handle it
     while graph.outer_graph is not None and not graph.isolated:
         graph = graph.outer_graph
@@ -425,7 +404,7 @@ class Graph:
             if value._op.graph is not self:
                 value = self.capture(value)
             if dtype is not None and value._dtype is not dtype:
-                raise _dtype_error(value, dtype)
+                raise dtype_error(value, dtype)
             return value
         convert = conversion_for(value)
         if convert is not None:
@@ -434,14 +413,14 @@ class Graph:
             cached = self._eager_consts.get(id(value))
             if cached is None:
                 if dtype is not None and value.dtype is not dtype:
-                    raise _dtype_error(value, dtype)
-                cached = (value, self.constant(value._value))
+                    raise dtype_error(value, dtype)
+                cached = (value, self.constant(value.numpy_value))
                 self._eager_consts[id(value)] = cached
             tensor = cached[1]
             if dtype is not None and tensor._dtype is not dtype:
-                raise _dtype_error(value, dtype)
+                raise dtype_error(value, dtype)
             return tensor
-        if isinstance(value, (list, tuple)) and _contains_tensor(value):
+        if isinstance(value, (list, tuple)) and contains_tensor(value):
             from runtime.ops import array
 
             items = [self.convert(v, dtype, dtype_hint) for v in value]
@@ -481,6 +460,20 @@ class Graph:
     def get_operations(self) -> list[Operation]:
         """The operations in creation order."""
         return list(self._ops)
+
+    def ops_needed(self, targets: Sequence[SymbolicTensor]) -> list[Operation]:
+        """The ops `targets` or the graph's effects (stateful ops) depend on,
+        in creation order: what running the graph for `targets` runs."""
+        needed: set[int] = set()
+        stack = [t.op for t in targets] + [op for op in self._ops if op.stateful]
+        while stack:
+            op = stack.pop()
+            if id(op) in needed:
+                continue
+            needed.add(id(op))
+            stack.extend(t.op for t in op.inputs)
+            stack.extend(op.control_inputs)
+        return [op for op in self._ops if id(op) in needed]
 
     def get_operation_by_name(self, name: str) -> Operation:
         """The operation called `name` (KeyError if none)."""

@@ -37,7 +37,7 @@ from runtime import dtypes, eager
 from runtime.context import STATE
 from runtime.shapes import Shape
 from runtime.tensor import (
-    _CONVERSIONS,
+    CONVERSIONS,
     EagerTensor,
     SymbolicTensor,
     Tensor,
@@ -248,7 +248,7 @@ def _taped(op: OpDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> Any:
     a tape sees the read of a trainable variable.
     """
     inputs = [
-        _CONVERSIONS[type(x)](x, None) if type(x) in _CONVERSIONS else x for x in inputs
+        CONVERSIONS[type(x)](x, None) if type(x) in CONVERSIONS else x for x in inputs
     ]
     out = op.run_eager(inputs, attrs)
     outputs = () if out is None else (out if type(out) is tuple else (out,))
@@ -267,15 +267,15 @@ def _eager_values(op: OpDef, inputs: Sequence[Any]) -> list[Any]:
     for x in inputs:
         t = type(x)
         if t is EagerTensor:
-            values.append(x._value)
+            values.append(x.numpy_value)
         elif t is SymbolicTensor:
             raise TypeError(
                 f"{op.name}: the symbolic tensor {x.name!r} was used outside "
                 "the graph that defines it (no graph is being built); graph "
                 "tensors cannot leak out of a traced function"
             )
-        elif t in _CONVERSIONS:
-            values.append(_CONVERSIONS[t](x, None)._value)  # type: ignore[attr-defined]
+        elif t in CONVERSIONS:
+            values.append(CONVERSIONS[t](x, None).numpy_value)  # type: ignore[attr-defined]
         elif t is np.ndarray:
             values.append(as_numpy(x))
         else:
@@ -360,7 +360,7 @@ def _symbolic(
         if (
             t is SymbolicTensor
             or t is EagerTensor
-            or t in _CONVERSIONS
+            or t in CONVERSIONS
             or t is np.ndarray
         ):
             tensors.append(graph.convert(x))

@@ -25,7 +25,7 @@ import numpy as np
 
 from runtime import control_flow, dtypes, nest
 from runtime.context import STATE
-from runtime.data.dataset import _CONVERTER, Dataset
+from runtime.data.dataset import Dataset, convert_function
 from runtime.op_registry import OpDef, apply, register
 from runtime.operators import control_flow as operators
 from runtime.operators import dispatch
@@ -171,7 +171,7 @@ def reduce_in_graph(
     dataset: Dataset, initial_state: Any, reduce_func: Callable[[Any, Any], Any]
 ) -> Any:
     """`Dataset.reduce` while a graph is built: one graph while loop."""
-    fn = _CONVERTER[0](reduce_func) if _CONVERTER else reduce_func
+    fn = convert_function(reduce_func)
     handle = make_iterator(dataset)
     has, leaves = get_next(handle, dataset)
     state = nest.map_structure(convert_to_tensor, initial_state)

@@ -15,9 +15,12 @@ from typing import Any
 
 from runtime import dtypes, nest
 from runtime.context import STATE
+from runtime.graph import Graph
 from runtime.op_registry import OpDef, lookup_variable
+from runtime.ops.creation import ones_like, zeros_like
 from runtime.ops.grad_ops import add_grads, zeros_for
-from runtime.tensor import Tensor, convert_to_tensor
+from runtime.ops.state import Variable
+from runtime.tensor import SymbolicTensor, Tensor, convert_to_tensor
 
 __all__ = [
     "GradientTape",
@@ -93,7 +96,6 @@ class SubgraphGrads:
 
 
 def _subgraphs(op: Any) -> list[Any]:
-    from runtime.graph import Graph
 
     return [v for v in op.attrs.values() if isinstance(v, Graph)]
 
@@ -144,7 +146,6 @@ class GradientTape:
 
     def watch(self, tensor: Any) -> None:
         """Watches `tensor` (a tensor, a `Variable`, or a nest of them)."""
-        from runtime.ops.state import Variable
 
         for leaf in nest.flatten(tensor):
             if isinstance(leaf, Variable):
@@ -226,8 +227,6 @@ class GradientTape:
             RuntimeError: A second call on a non-persistent tape.
             LookupError: An op on the path has no gradient (names the op).
         """
-        from runtime.ops.creation import ones_like, zeros_like
-        from runtime.ops.state import Variable
 
         if unconnected_gradients not in ("none", "zero"):
             raise ValueError(
@@ -335,7 +334,6 @@ def _walk(records: Sequence[Any], grads: dict[int, Any]) -> tuple[dict, dict]:
 def _keep_iterations(op: Any) -> None:
     """Makes a graph `While` keep its iterations' loop variables (one more
     output, a list), which its gradient walks backwards."""
-    from runtime.tensor import SymbolicTensor
 
     if op.attrs.get("record"):
         return

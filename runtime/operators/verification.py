@@ -10,7 +10,11 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from runtime.graph import keep_refusal
+from runtime.control_flow_checks import quote
+from runtime.graph import keep_refusal, raised_by_user
+from runtime.operators import places as places_
+from runtime.operators.places import Place
+from runtime.operators.variables import Undefined, is_undefined
 
 # What converted code's own state variables stand for, by the Namer's base
 # names (a clash with a user's name gets a suffix: `retval__1`, `break__2`).
@@ -99,3 +103,69 @@ def raise_missing_return(
         "`if` needs a value of the same kind from both branches: add a `return` "
         "of such a value on that path"
     )
+
+
+def check_defined(values: Sequence[Any], names: Sequence[str], branch: str) -> None:
+    """Raises unless each of a graph `if` branch's `values` (for `names`) is
+    defined, as the other branch defines it."""
+    other = "else" if branch == "if" else "if"
+    for value, name in zip(values, names):
+        # (A return value set in neither branch is fine: it stays undefined.)
+        if type(value) is Undefined:
+            raise ValueError(
+                f"{quote(label(name))} must also be defined in the {branch} branch: "
+                "it is set "
+                f"in the {other} branch of a graph `if` and used after it; assign "
+                "it in both branches or before the if statement"
+            )
+
+
+def refuse_untracked(places: Sequence[Place]) -> None:
+    """Raises for a place a backend cannot carry (`places.Untracked`)."""
+    for place in places:
+        if isinstance(place, places_.Untracked):
+            raise TypeError(place.message())
+
+
+# Errors Python raises on a path of the program, not about building the
+# graph: raised while tracing a graph `if`'s branch, they belong to that branch.
+_RAISED_ON_PATH = (
+    UnboundLocalError,
+    NameError,
+    ZeroDivisionError,
+    KeyError,
+    IndexError,
+)
+
+
+def raised_on_path(error: Exception) -> bool:
+    """Whether Python raises `error` only on the path being traced: the
+    user's code raised it (a `raise`, `d[k]`, `1 / 0`), or it is an error
+    Python raises at a read (an unbound variable)."""
+    return isinstance(error, _RAISED_ON_PATH) or raised_by_user(error) is not None
+
+
+def check_places_defined(
+    places: Sequence[Place], then: Sequence[Any], orelse: Sequence[Any]
+) -> None:
+    """Raises for a place one branch of a graph `if` leaves undefined and the
+    other defines."""
+    for place, a, b in zip(places, then, orelse):
+        if is_undefined(a) != is_undefined(b):
+            branch, other = ("if", "else") if is_undefined(a) else ("else", "if")
+            raise ValueError(
+                f"{quote(place.name)} must also be defined in the {branch} "
+                "branch: it is set "
+                f"in the {other} branch of a graph `if`, so whether it exists after "
+                "the `if` would depend on a graph tensor; assign it in both branches "
+                "or before the if statement"
+            )
+
+
+def add_note(error: BaseException, note: str) -> None:
+    """`error.add_note(note)`; before Python 3.11, which has no notes, the
+    note is appended to the message."""
+    if hasattr(error, "add_note"):
+        error.add_note(note)
+    elif error.args and isinstance(error.args[0], str):
+        error.args = (f"{error.args[0]}\n{note}", *error.args[1:])

@@ -24,6 +24,13 @@ from runtime import dtypes
 from runtime.errors import InvalidArgumentError
 from runtime.op_registry import OpDef, apply, gradient, register
 from runtime.ops import rules
+from runtime.ops.grad_ops import (
+    concat_grad,
+    gather_grad,
+    pad_grad,
+    unbroadcast,
+    unpack_grad,
+)
 from runtime.shapes import Shape, broadcast_all, format_shape, normalize_axis
 from runtime.shapes import num_elements as _num_elements
 from runtime.tensor import (
@@ -492,20 +499,6 @@ __all__ = [
     "where",
 ]
 
-_MOVED_TO_CREATION = frozenset(
-    {"constant", "eye", "fill", "ones", "ones_like", "range", "zeros", "zeros_like"}
-)
-
-
-def __getattr__(name: str) -> Any:
-    # The creation ops used to live here; keep `array.zeros` & co. working.
-    if name in _MOVED_TO_CREATION:
-        from runtime.ops import creation
-
-        return getattr(creation, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 # -- gradients (declared in the op table, `runtime.gradients` runs them) ---------
 
 
@@ -545,7 +538,6 @@ def _transpose_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
 
 @gradient("ConcatV2")
 def _concat_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-    from runtime.ops.grad_ops import concat_grad
 
     values = op.inputs
     axis = op.attrs["axis"]
@@ -561,7 +553,6 @@ def _concat_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
 
 @gradient("Pack")
 def _pack_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-    from runtime.ops.grad_ops import unpack_grad
 
     axis = op.attrs["axis"]
     if axis < 0:
@@ -573,7 +564,6 @@ def _pack_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
 
 @gradient("GatherV2")
 def _gather_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-    from runtime.ops.grad_ops import gather_grad
 
     params, indices = op.inputs
     return [gather_grad(grads[0], params, indices, op.attrs["axis"]), None]
@@ -581,7 +571,6 @@ def _gather_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
 
 @gradient("SelectV2")
 def _select_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-    from runtime.ops.grad_ops import unbroadcast
 
     (g,) = grads
     condition, x, y = op.inputs
@@ -594,6 +583,5 @@ def _select_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
 
 @gradient("PadV2")
 def _pad_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-    from runtime.ops.grad_ops import pad_grad
 
     return [pad_grad(grads[0], op.attrs["paddings"]), None]

@@ -30,8 +30,8 @@ from runtime.tensor import (
     EagerTensor,
     Tensor,
     TensorLike,
-    _contains_tensor,
     as_numpy,
+    contains_tensor,
     convert_to_tensor,
 )
 
@@ -62,7 +62,7 @@ def constant(
     """
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(value, Tensor) or (
-        isinstance(value, (list, tuple)) and _contains_tensor(value)
+        isinstance(value, (list, tuple)) and contains_tensor(value)
     ):
         tensor = convert_to_tensor(value)
         if dtype is not None and tensor.dtype is not dtype:

@@ -159,10 +159,10 @@ def gather_grad(g: Any, params: Any, indices: Any, axis: int) -> Any:
 
 
 def _slice_grad_kernel(g: Any, x: Any, *parts: Any, spec: Any) -> Any:
-    from runtime.ops.indexing import _build_key
+    from runtime.ops.indexing import build_key
 
     out = np.zeros(np.shape(x), dtype=np.asarray(g).dtype)
-    np.add.at(out, _build_key(spec, parts), g)
+    np.add.at(out, build_key(spec, parts), g)
     return out
 
 

@@ -26,13 +26,14 @@ from runtime import dtypes
 from runtime.errors import InvalidArgumentError
 from runtime.op_registry import OpDef, apply, gradient, register
 from runtime.ops import rules
+from runtime.ops.grad_ops import slice_grad
 from runtime.shapes import format_shape
 from runtime.tensor import (
     EagerTensor,
     Tensor,
     TensorLike,
-    conversion_for,
     convert_to_tensor,
+    stands_for_tensor,
 )
 
 __all__ = ["getitem", "newaxis"]
@@ -106,9 +107,7 @@ def _slice_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec
     return [(x.dtype, tuple(out))]
 
 
-def _build_key(
-    spec: Sequence[tuple[Any, ...]], parts: Sequence[Any]
-) -> tuple[Any, ...]:
+def build_key(spec: Sequence[tuple[Any, ...]], parts: Sequence[Any]) -> tuple[Any, ...]:
     def value(ref: Any) -> Any:
         return parts[int(ref[1:]) - 1] if isinstance(ref, str) else ref
 
@@ -127,15 +126,15 @@ def _build_key(
 
 
 def _slice_kernel(x: Any, *parts: Any, spec: Sequence[tuple[Any, ...]]) -> Any:
-    return x[_build_key(spec, parts)]
+    return x[build_key(spec, parts)]
 
 
 def _bind(attrs: dict[str, Any]) -> Any:
     spec = attrs["spec"]
     if not any(isinstance(b, str) for item in spec for b in item[1:]):
-        key = _build_key(spec, ())
+        key = build_key(spec, ())
         return lambda x: x[key]
-    return lambda x, *parts: x[_build_key(spec, parts)]
+    return lambda x, *parts: x[build_key(spec, parts)]
 
 
 _STRIDED_SLICE = register(OpDef("StridedSlice", _slice_rule, _slice_kernel, bind=_bind))
@@ -155,7 +154,7 @@ def getitem(x: TensorLike, key: Any) -> Tensor:
             raise TypeError(f"booleans are not valid indices, got {b!r}")
         if isinstance(b, (int, np.integer)):
             return int(b)
-        if isinstance(b, Tensor) or conversion_for(b) is not None:
+        if stands_for_tensor(b):
             t = convert_to_tensor(b)
             if isinstance(t, EagerTensor):
                 return t.__index__()
@@ -184,7 +183,6 @@ def getitem(x: TensorLike, key: Any) -> Tensor:
 
 @gradient("StridedSlice")
 def _strided_slice_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-    from runtime.ops.grad_ops import slice_grad
 
     x, *parts = op.inputs
     g = slice_grad(grads[0], x, parts, op.attrs["spec"])

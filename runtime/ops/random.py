@@ -21,7 +21,7 @@ import numpy as np
 from runtime import dtypes
 from runtime.op_registry import OpDef, apply, register
 from runtime.ops import rules
-from runtime.tensor import Tensor, TensorLike
+from runtime.tensor import Tensor, TensorLike, convert_to_tensor
 
 __all__ = ["normal", "set_seed", "uniform"]
 
@@ -86,7 +86,6 @@ _NORMAL = register(
 
 
 def _bound(value: Any, dtype: dtypes.DType) -> Any:
-    from runtime.tensor import convert_to_tensor
 
     return convert_to_tensor(value, dtype_hint=dtype)
 

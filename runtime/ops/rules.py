@@ -88,7 +88,7 @@ def normalize_axes(axis: Any, rank: int, op: str) -> tuple[int, ...]:
 def static_value(t: Any) -> np.ndarray | None:
     """The value of `t` if it is known while building the graph, else None."""
     if type(t) is EagerTensor:
-        return np.asarray(t._value)
+        return np.asarray(t.numpy_value)
     if type(t) is not SymbolicTensor:
         return None
     op = t.op

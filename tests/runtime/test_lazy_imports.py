@@ -1,0 +1,90 @@
+"""Imports inside functions under runtime/ are an allow-list, each with its reason.
+
+A function-level import hides a dependency from the reader and the import
+graph; under runtime/ one is kept only where the module imported depends on
+this one at import time (a cycle), as written here. Remove an entry when the
+cycle goes (issue 14, part 1: tensor conversion and the op registry).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# (module file, module imported) -> why it is imported inside a function.
+ALLOWED = {
+    ("runtime/tensor.py", "runtime.ops"): (
+        "convert_to_tensor stacks a list holding tensors with the Pack op; "
+        "every op module imports runtime.tensor"
+    ),
+    ("runtime/graph.py", "runtime.ops"): (
+        "Graph.convert stacks a list holding tensors with the Pack op; the op "
+        "modules import runtime.graph's users (tensor, op_registry)"
+    ),
+    ("runtime/graph.py", "runtime.graph_def"): (
+        "Graph.as_graph_def/to_dot are conveniences; graph_def imports Graph"
+    ),
+    ("runtime/eager.py", "runtime.graph"): (
+        "an eager kernel's error names the user's line (graph.user_location); "
+        "graph imports op_registry, which imports eager"
+    ),
+    ("runtime/ops/array.py", "runtime.gradients.tape"): (
+        "gradients ask tape.needs_gradient; tape imports ops.creation, which "
+        "imports ops.array"
+    ),
+    ("runtime/ops/math.py", "runtime.gradients.tape"): (
+        "gradients ask tape.needs_gradient; tape imports ops.creation, which "
+        "imports ops.array, which imports ops.math's users"
+    ),
+    ("runtime/ops/grad_ops.py", "runtime.ops.indexing"): (
+        "grad_ops is below the op modules (they import it for their "
+        "gradients); its kernels build on their ops"
+    ),
+    ("runtime/ops/grad_ops.py", "runtime.ops.creation"): (
+        "grad_ops is below the op modules (they import it for their gradients)"
+    ),
+    ("runtime/ops/grad_ops.py", "runtime.ops.math"): (
+        "grad_ops is below the op modules (they import it for their gradients)"
+    ),
+    ("runtime/data/dataset.py", "runtime.data.graph_loop"): (
+        "Dataset.reduce in a graph is graph_loop's; graph_loop imports Dataset"
+    ),
+}
+
+
+def function_level_imports(path: Path) -> set[tuple[str, str]]:
+    """(file, module) for every import statement inside a function of `path`."""
+    found = set()
+    tree = ast.parse(path.read_text(), str(path))
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                modules = [node.module or "."]
+            else:
+                continue
+            rel = str(path.relative_to(ROOT))
+            found.update((rel, module) for module in modules)
+    return found
+
+
+def _all_function_level_imports() -> set[tuple[str, str]]:
+    found: set[tuple[str, str]] = set()
+    for path in sorted((ROOT / "runtime").rglob("*.py")):
+        found |= function_level_imports(path)
+    return found
+
+
+def test_every_function_level_import_under_runtime_is_allowed_with_a_reason():
+    unlisted = sorted(_all_function_level_imports() - set(ALLOWED))
+    assert not unlisted, f"imports inside functions without a reason: {unlisted}"
+
+
+def test_the_allow_list_has_no_stale_entries():
+    stale = sorted(set(ALLOWED) - _all_function_level_imports())
+    assert not stale, f"allowed but no longer imported inside a function: {stale}"
