@@ -405,10 +405,7 @@ def _loop_state(
             if sample[i] is value:
                 raise _NeverSet(i)
             if isinstance(sample[i], Undefined):
-                raise ValueError(
-                    "cannot tell the type of the return value of this function from "
-                    "its graph loop; return a value of the same type on every path"
-                )
+                raise verification.untyped_return("graph")
             out.append(_zeros_like_spec(sample[i]))
         elif type(value) is Undefined:
             if sample[i] is value:  # assigned on no path the graph has
@@ -417,10 +414,7 @@ def _loop_state(
             if type(given) is UnboundUntilRun:  # by a loop inside the body
                 given = given.value
             elif is_undefined(given):
-                raise ValueError(
-                    f"'{name}' is first assigned inside a graph loop, but not on "
-                    "every path through its body; give it a value before the loop"
-                )
+                raise verification.not_on_every_path(name, "graph")
             out.append(_zeros_like_spec(given))
             born[i] = False
         elif type(value) is UnboundUntilRun:  # an earlier graph loop's
@@ -466,10 +460,7 @@ def _without(
     def body_(*args: Any) -> Any:
         out = as_state(body(*args[:skip], *full(args[skip:])), count)
         if out[position] is not kept:
-            raise ValueError(
-                "cannot tell the type of the return value of this function from "
-                "its graph loop; return a value of the same type on every path"
-            )
+            raise verification.untyped_return("graph")
         return unpack_state((*out[:position], *out[position + 1 :]))
 
     def finish(result: Any) -> Any:
@@ -513,11 +504,7 @@ def _trial(
             if not unknown:
                 raise
             i = unknown[0]
-            message = (
-                f"'{names[i]}' is read in a graph loop before the loop assigns it "
-                "(an earlier iteration would), and its type cannot be told; give "
-                "it a value before the loop"
-            )
+            message = verification.untyped_loop_name(names[i], "graph")
             try:
                 guess = _fixed_point(trial, state, i, [*hints, *state])
             except _NoFixedPoint as failed:

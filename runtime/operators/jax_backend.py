@@ -62,9 +62,12 @@ from runtime.operators.verification import (
     check_defined,
     check_places_defined,
     label,
+    not_on_every_path,
     raise_missing_return,
     raised_on_path,
     refuse_untracked,
+    untyped_loop_name,
+    untyped_return,
 )
 
 try:  # where JAX keeps these has moved between versions
@@ -630,16 +633,8 @@ class _Loop:
                     continue  # assigned on no path: it stays as it is
                 if not _is_arrays(got) or is_undefined(got):
                     if isinstance(value, UndefinedReturnValue):
-                        raise ValueError(
-                            "cannot tell the type of the return value of this "
-                            "function from its JAX loop; return a value of the same "
-                            "type on every path"
-                        )
-                    raise ValueError(
-                        f"'{self.names[key]}' is first assigned inside a JAX loop"
-                        f"{self.where}, but not on every path through its body; "
-                        "give it a value before the loop"
-                    )
+                        raise untyped_return("JAX")
+                    raise not_on_every_path(self.names[key], "JAX", self.where)
                 del self.python[key]
                 carry[key] = _zeros_like(got)
                 if not isinstance(value, UndefinedReturnValue):
@@ -667,9 +662,7 @@ class _Loop:
                     guess = self._fixed_point(carry, item, guesses, read.key)
                 if guess is None:
                     raise ValueError(
-                        f"'{self.names[read.key]}' is read in a JAX loop{self.where} "
-                        "before the loop assigns it (an earlier iteration would), "
-                        "and its type cannot be told; give it a value before the loop"
+                        untyped_loop_name(self.names[read.key], "JAX", self.where)
                     ) from None
                 guesses[read.key] = guess
 

@@ -169,3 +169,32 @@ def add_note(error: BaseException, note: str) -> None:
         error.add_note(note)
     elif error.args and isinstance(error.args[0], str):
         error.args = (f"{error.args[0]}\n{note}", *error.args[1:])
+
+
+# -- loops of a backend (`loop`: "graph" or "JAX"; `where`: " at file:line") ----
+
+
+def untyped_return(loop: str) -> ValueError:
+    """A return value set in a loop whose type no traced path tells."""
+    return ValueError(
+        f"cannot tell the type of the return value of this function from its {loop} "
+        "loop; return a value of the same type on every path"
+    )
+
+
+def not_on_every_path(name: str, loop: str, where: str = "") -> ValueError:
+    """A name first assigned in a loop, on some paths through its body only."""
+    return ValueError(
+        f"'{name}' is first assigned inside a {loop} loop{where}, but not on every "
+        "path through its body; give it a value before the loop"
+    )
+
+
+def untyped_loop_name(name: str, loop: str, where: str = "") -> str:
+    """The message for a name read before the loop assigns it, whose type
+    no candidate gives."""
+    return (
+        f"'{name}' is read in a {loop} loop{where} before the loop assigns it (an "
+        "earlier iteration would), and its type cannot be told; give it a value "
+        "before the loop"
+    )
