@@ -692,10 +692,7 @@ def _as_tensor_array(items: list[Any], name: str, sample: Any) -> TensorArray:
             else convert_to_tensor(element)
         )
         return TensorArray(spec.dtype, size=0, dynamic_size=True)
-    raise ValueError(
-        f"list '{name}' is empty before a graph loop whose body does not append to it; "
-        "give it an element, or use rt.TensorArray"
-    )
+    raise verification.empty_list_before_loop(name)
 
 
 def _while_stmt(
@@ -919,10 +916,7 @@ def _loop_options(
     }
     for n, pair in enumerate(pairs):
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
-            raise TypeError(
-                "each shape_invariants entry of autograph.set_loop_options must be a "
-                f"(variable, shape) pair; entry {n} is {pair!r}"
-            )
+            raise verification.bad_invariant_entry(n, pair)
     if not pairs:
         return options
     used = [False] * len(pairs)
@@ -936,11 +930,7 @@ def _loop_options(
             shapes.append(shape)
     for n, (value, _) in enumerate(pairs):
         if not used[n]:
-            raise ValueError(
-                f"shape_invariants entry {n} of autograph.set_loop_options names "
-                f"{_kind(value)} that is not a variable of this loop; give "
-                "(variable, shape) pairs for variables the loop changes"
-            )
+            raise verification.invariant_not_a_loop_variable(n, _kind(value))
     options["shape_invariants"] = shapes
     return options
 
@@ -994,10 +984,7 @@ def _item_shape(value: SymbolicTensor) -> Any:
 
 def _length(value: SymbolicTensor) -> Any:
     if not value.shape:
-        raise TypeError(
-            f"cannot iterate over a scalar tensor {value.name!r}; iterate over a "
-            "1-D or higher tensor, or use rt.range(n)"
-        )
+        raise verification.scalar_iteration(value.name)
     if value.shape[0] is not None:
         return value.shape[0]
     return array_ops.shape(value)[0]
@@ -1070,7 +1057,7 @@ def _len(value: SymbolicTensor) -> Any:
 
 def _int(value: Any, *args: Any, **kwargs: Any) -> Any:
     if args or kwargs:  # as Python: a base is for strings only
-        raise TypeError("int() can't convert a tensor with an explicit base")
+        raise verification.int_with_base()
     return array_ops.cast(value, dtypes.int32)
 
 
@@ -1083,10 +1070,7 @@ def _list_append(array: TensorArray, value: Any) -> TensorArray:
 
 
 def _list_pop(array: TensorArray, *index: Any) -> Any:
-    raise TypeError(
-        "pop() on a list carried through a graph loop (a TensorArray) is not "
-        "supported; keep an index variable and read() instead"
-    )
+    raise verification.pop_of_tensor_array()
 
 
 def register() -> None:

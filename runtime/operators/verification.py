@@ -198,3 +198,50 @@ def untyped_loop_name(name: str, loop: str, where: str = "") -> str:
         "earlier iteration would), and its type cannot be told; give it a value "
         "before the loop"
     )
+
+
+def empty_list_before_loop(name: str) -> ValueError:
+    """A list a graph loop carries but never appends to, with no element to
+    tell its type."""
+    return ValueError(
+        f"list '{name}' is empty before a graph loop whose body does not append to "
+        "it; give it an element, or use rt.TensorArray"
+    )
+
+
+def bad_invariant_entry(n: int, pair: Any) -> TypeError:
+    """A `set_loop_options(shape_invariants=...)` entry that is no pair."""
+    return TypeError(
+        "each shape_invariants entry of autograph.set_loop_options must be a "
+        f"(variable, shape) pair; entry {n} is {pair!r}"
+    )
+
+
+def invariant_not_a_loop_variable(n: int, kind: str) -> ValueError:
+    """A `shape_invariants` entry naming something the loop does not carry."""
+    return ValueError(
+        f"shape_invariants entry {n} of autograph.set_loop_options names {kind} "
+        "that is not a variable of this loop; give (variable, shape) pairs for "
+        "variables the loop changes"
+    )
+
+
+def scalar_iteration(name: str) -> TypeError:
+    """A `for` over a scalar graph tensor."""
+    return TypeError(
+        f"cannot iterate over a scalar tensor {name!r}; iterate over a 1-D or "
+        "higher tensor, or use rt.range(n)"
+    )
+
+
+def int_with_base() -> TypeError:
+    """`int(tensor, base)`: as Python, a base is for strings only."""
+    return TypeError("int() can't convert a tensor with an explicit base")
+
+
+def pop_of_tensor_array() -> TypeError:
+    """`list.pop()` on a list a graph loop carries as a TensorArray."""
+    return TypeError(
+        "pop() on a list carried through a graph loop (a TensorArray) is not "
+        "supported; keep an index variable and read() instead"
+    )
