@@ -16,11 +16,11 @@ from typing import Any
 from runtime import dtypes, nest
 from runtime.context import STATE
 from runtime.graph import Graph
-from runtime.op_registry import OpDef, lookup_variable
+from runtime.op_registry import OpDef, convert_to_tensor, lookup_variable
 from runtime.ops.creation import ones_like, zeros_like
 from runtime.ops.grad_ops import add_grads, zeros_for
 from runtime.ops.state import Variable
-from runtime.tensor import SymbolicTensor, Tensor, convert_to_tensor
+from runtime.tensor import SymbolicTensor, Tensor
 
 __all__ = [
     "GradientTape",

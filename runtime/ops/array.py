@@ -22,7 +22,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
-from runtime.op_registry import OpDef, apply, gradient, register
+from runtime.op_registry import OpDef, apply, convert_to_tensor, gradient, register
 from runtime.ops import rules
 from runtime.ops.grad_ops import (
     concat_grad,
@@ -36,7 +36,6 @@ from runtime.shapes import num_elements as _num_elements
 from runtime.tensor import (
     Tensor,
     TensorLike,
-    convert_to_tensor,
 )
 
 _NO_ATTRS: dict[str, Any] = {}

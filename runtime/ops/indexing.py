@@ -24,7 +24,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
-from runtime.op_registry import OpDef, apply, gradient, register
+from runtime.op_registry import OpDef, apply, convert_to_tensor, gradient, register
 from runtime.ops import rules
 from runtime.ops.grad_ops import slice_grad
 from runtime.shapes import format_shape
@@ -32,7 +32,6 @@ from runtime.tensor import (
     EagerTensor,
     Tensor,
     TensorLike,
-    convert_to_tensor,
     stands_for_tensor,
 )
 
