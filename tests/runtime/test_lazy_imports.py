@@ -19,24 +19,6 @@ ALLOWED = {
     ("runtime/graph.py", "runtime.graph_def"): (
         "Graph.as_graph_def/to_dot are conveniences; graph_def imports Graph"
     ),
-    ("runtime/ops/array.py", "runtime.gradients.tape"): (
-        "gradients ask tape.needs_gradient; tape imports ops.creation, which "
-        "imports ops.array"
-    ),
-    ("runtime/ops/math.py", "runtime.gradients.tape"): (
-        "gradients ask tape.needs_gradient; tape imports ops.creation, which "
-        "imports ops.array, which imports ops.math's users"
-    ),
-    ("runtime/ops/grad_ops.py", "runtime.ops.indexing"): (
-        "grad_ops is below the op modules (they import it for their "
-        "gradients); its kernels build on their ops"
-    ),
-    ("runtime/ops/grad_ops.py", "runtime.ops.creation"): (
-        "grad_ops is below the op modules (they import it for their gradients)"
-    ),
-    ("runtime/ops/grad_ops.py", "runtime.ops.math"): (
-        "grad_ops is below the op modules (they import it for their gradients)"
-    ),
     ("runtime/data/dataset.py", "runtime.data.graph_loop"): (
         "Dataset.reduce in a graph is graph_loop's; graph_loop imports Dataset"
     ),
