@@ -262,8 +262,7 @@ def convert_to_tensor(
     if convert is not None:
         return convert(value, dtype)
     if isinstance(value, (list, tuple)) and contains_tensor(value):
-        items = [convert_to_tensor(v, dtype, dtype_hint=dtype_hint) for v in value]
-        return apply("Pack", items, {"axis": 0})
+        return _stack(value, dtype, dtype_hint, convert_to_tensor)
     return EagerTensor(as_numpy(value, dtype, dtype_hint))
 
 
@@ -292,9 +291,24 @@ def convert_in_graph(
             raise dtype_error(value, dtype)
         return tensor
     if isinstance(value, (list, tuple)) and contains_tensor(value):
-        items = [convert_in_graph(graph, v, dtype, dtype_hint) for v in value]
-        return apply("Pack", items, {"axis": 0})
+        return _stack(
+            value, dtype, dtype_hint, functools.partial(convert_in_graph, graph)
+        )
     return graph.constant(as_numpy(value, dtype, dtype_hint))
+
+
+def _stack(
+    value: list[Any] | tuple[Any, ...],
+    dtype: dtypes.DType | None,
+    dtype_hint: dtypes.DType | None,
+    convert: Callable[..., Tensor],
+) -> Tensor:
+    """A list holding tensors, each item converted, stacked with `Pack`.
+
+    (A function of its own, so that the callers' arguments are not cells of
+    a comprehension, which every call would pay for.)"""
+    items = [convert(v, dtype, dtype_hint=dtype_hint) for v in value]
+    return apply("Pack", items, {"axis": 0})
 
 
 def _convert_tensor_shape(shape: TensorShape, dtype: dtypes.DType | None) -> Tensor:
@@ -468,10 +482,7 @@ def _symbolic(
         else:
             tensors.append(_UNTYPED)
     if op.unify or any(t is _UNTYPED for t in tensors):
-
-        def convert(value: Any, dtype_hint: dtypes.DType | None) -> Any:
-            return convert_in_graph(graph, value, None, dtype_hint)
-
+        convert = functools.partial(_graph_convert, graph)
         _unify(op, inputs, tensors, _graph_dtype, convert)
     node = graph.create_op(op, tensors, attrs, name=name)
     n = op.num_outputs
@@ -480,6 +491,10 @@ def _symbolic(
     if n == 0:
         return None
     return node.outputs
+
+
+def _graph_convert(graph: Any, value: Any, hint: dtypes.DType | None) -> Any:
+    return convert_in_graph(graph, value, None, hint)
 
 
 def _graph_dtype(value: Tensor) -> dtypes.DType:
