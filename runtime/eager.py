@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from runtime.errors import InvalidArgumentError, OpError
+from runtime.source_locations import user_location
 from runtime.tensor import EagerTensor
 
 if TYPE_CHECKING:
@@ -90,8 +91,6 @@ def raise_kernel_error(
 
 
 def _location() -> str | None:
-    from runtime.graph import user_location
-
     location = user_location(1)
     return None if location is None else str(location)
 

@@ -22,10 +22,7 @@ placeholder for it and the `cond`/`while` node an extra input.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import linecache
-import os
-import sys
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
@@ -34,104 +31,25 @@ from runtime import context, dtypes
 from runtime import op_registry as registry
 from runtime.errors import OpError
 from runtime.shapes import Shape, as_shape
-from runtime.tensor import (
-    EagerTensor,
-    SymbolicTensor,
-    as_numpy,
-    contains_tensor,
-    conversion_for,
-    dtype_error,
+from runtime.source_locations import (
+    SourceLocation,
+    keep_refusal,
+    raised_by_user,
+    user_location,
 )
+from runtime.tensor import EagerTensor, SymbolicTensor
 
 __all__ = [
     "Graph",
     "Operation",
     "SourceLocation",
     "get_default_graph",
+    "keep_refusal",
+    "raised_by_user",
+    "user_location",
 ]
 
 get_default_graph = context.get_default_graph
-
-
-@dataclasses.dataclass(frozen=True)
-class SourceLocation:
-    """Where user code created an op."""
-
-    filename: str
-    lineno: int
-
-    def __str__(self) -> str:
-        return f"{self.filename}:{self.lineno}"
-
-
-_RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
-# Frames from files under these are the library's, never reported as user code.
-_INTERNAL_PATHS = (
-    _RUNTIME_DIR + os.sep,
-    os.path.join(os.path.dirname(_RUNTIME_DIR), "autograph") + os.sep,
-)
-
-
-def _user_code(filename: str, lineno: int) -> SourceLocation | None:
-    """The user's location of a line, or None if it is the library's."""
-    if not filename.startswith(_INTERNAL_PATHS):
-        return SourceLocation(filename, lineno)
-    return None
-
-
-def user_location(skip: int = 1) -> SourceLocation | None:
-    """The first stack frame outside the `runtime`/`autograph` packages."""
-    frame = sys._getframe(skip)
-    while frame is not None:
-        location = _user_code(frame.f_code.co_filename, frame.f_lineno)
-        if location is not None:
-            return location
-        frame = frame.f_back
-    return None
-
-
-def _raising_frame(error: BaseException) -> tuple[str, int] | None:
-    tb = error.__traceback__
-    if tb is None:
-        return None
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    return tb.tb_frame.f_code.co_filename, tb.tb_lineno
-
-
-def raised_by_user(error: BaseException) -> SourceLocation | None:
-    """Where user code raised `error` (a `raise`, or an operation of its own
-    such as `d[k]`), or None if the library or another package raised it."""
-    frame = _raising_frame(error)
-    return None if frame is None else _user_code(*frame)
-
-
-def keep_refusal(error: Exception, *, ours: bool = False) -> None:
-    """Records `error` on the graph being built (see `Graph.refusals`) if
-    this library raised it because it cannot build what the user's code
-    asks: user code may catch it while tracing (`except Exception`, or a
-    `return` in `finally`), which must not leave a half-built graph that
-    runs. Errors the user's code raised, or Python raises on a path (an
-    unbound read: `NameError`, `KeyError`, ...), are left alone; `ours`
-    says the caller is about to raise `error` itself."""
-    graph = context.STATE.graph
-    if graph is None or isinstance(error, _PATH_ERRORS):
-        return
-    if not ours:
-        frame = _raising_frame(error)
-        if frame is None or _user_code(*frame) is not None:
-            return
-        if not frame[0].startswith(_INTERNAL_PATHS):
-            return  # another package's (NumPy's): the user's code may handle it
-    while graph.outer_graph is not None and not graph.isolated:
-        graph = graph.outer_graph
-    if not any(e is error for e in graph.refusals):
-        graph.refusals.append(error)
-
-
-# What Python raises on a path of the program, which converted code may
-# raise and catch as the original does.
-_PATH_ERRORS = (NameError, LookupError, ArithmeticError, StopIteration, OpError)
 
 
 class Operation:
@@ -399,37 +317,19 @@ class Graph:
         dtype: dtypes.DType | None = None,
         dtype_hint: dtypes.DType | None = None,
     ) -> SymbolicTensor:
-        """`value` as a tensor of this graph (capturing or adding a Const)."""
-        if type(value) is SymbolicTensor:
-            if value._op.graph is not self:
-                value = self.capture(value)
-            if dtype is not None and value._dtype is not dtype:
-                raise dtype_error(value, dtype)
-            return value
-        convert = conversion_for(value)
-        if convert is not None:
-            return convert(value, dtype)  # type: ignore[return-value]
-        if type(value) is EagerTensor:
-            cached = self._eager_consts.get(id(value))
-            if cached is None:
-                if dtype is not None and value.dtype is not dtype:
-                    raise dtype_error(value, dtype)
-                cached = (value, self.constant(value.numpy_value))
-                self._eager_consts[id(value)] = cached
-            tensor = cached[1]
-            if dtype is not None and tensor._dtype is not dtype:
-                raise dtype_error(value, dtype)
-            return tensor
-        if isinstance(value, (list, tuple)) and contains_tensor(value):
-            from runtime.ops import array
+        """`value` as a tensor of this graph (capturing or adding a Const);
+        see `runtime.op_registry.convert_in_graph`."""
+        return registry.convert_in_graph(self, value, dtype, dtype_hint)
 
-            items = [self.convert(v, dtype, dtype_hint) for v in value]
-            return array.stack(items)  # type: ignore[return-value]
-        return self.constant(as_numpy(value, dtype, dtype_hint))
-
-    def convert_hinted(self, value: Any, dtype_hint: dtypes.DType | None) -> Any:
-        """`convert(value, dtype_hint=dtype_hint)`."""
-        return self.convert(value, None, dtype_hint)
+    def eager_constant(self, value: EagerTensor) -> SymbolicTensor:
+        """The `Const` node holding the eager tensor `value`: one per tensor,
+        made the first time it is used in this graph."""
+        cached = self._eager_consts.get(id(value))
+        if cached is None:
+            # The tensor is kept with its node so that its id stays its own.
+            cached = (value, self.constant(value.numpy_value))
+            self._eager_consts[id(value)] = cached
+        return cached[1]
 
     def capture(self, tensor: SymbolicTensor) -> SymbolicTensor:
         """`tensor` (of an outer graph) as a placeholder of this graph.

@@ -9,6 +9,13 @@ Two concrete classes, so that dispatch can be done by type:
 `Operation` in a `Graph`, known only by dtype and static shape). Python
 operators (`+`, `@`, `[]`, ...) are installed on `Tensor` by
 `runtime.ops.overloads`.
+
+This module is the value layer: it knows no graph and no op. It also holds
+the public conversion registry (`register_tensor_conversion`, for objects
+that stand for a tensor) and `as_numpy` (Python values as NumPy values);
+`convert_to_tensor`, which may add a node or stack a list with the `Pack`
+op, is the op registry's (`runtime.op_registry`, exported as
+`rt.convert_to_tensor`).
 """
 
 from __future__ import annotations
@@ -20,8 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from runtime import dtypes
-from runtime.context import STATE
-from runtime.shapes import Shape, TensorShape, format_shape
+from runtime.shapes import Shape, format_shape
 
 if TYPE_CHECKING:
     from runtime.graph import Graph, Operation
@@ -35,7 +41,6 @@ __all__ = [
     "as_numpy",
     "contains_tensor",
     "conversion_for",
-    "convert_to_tensor",
     "dtype_error",
     "is_symbolic",
     "is_tensor",
@@ -282,19 +287,9 @@ CONVERSIONS: dict[type, Callable[[Any, dtypes.DType | None], Tensor]] = {}
 def register_tensor_conversion(
     cls: type, fn: Callable[[Any, dtypes.DType | None], Tensor]
 ) -> None:
-    """Makes `convert_to_tensor` turn instances of `cls` into `fn(value, dtype)`."""
+    """Makes `rt.convert_to_tensor` (and every op's operand conversion)
+    turn instances of `cls` into `fn(value, dtype)`."""
     CONVERSIONS[cls] = fn
-
-
-def _convert_tensor_shape(shape: TensorShape, dtype: dtypes.DType | None) -> Tensor:
-    if not shape.is_fully_defined():
-        raise ValueError(
-            f"cannot convert the partially known shape {shape} to a tensor"
-        )
-    return convert_to_tensor(shape.as_list(), dtype or dtypes.int32)
-
-
-register_tensor_conversion(TensorShape, _convert_tensor_shape)
 
 
 def stands_for_tensor(value: Any) -> bool:
@@ -306,52 +301,6 @@ def stands_for_tensor(value: Any) -> bool:
 def conversion_for(value: Any) -> Callable[[Any, dtypes.DType | None], Tensor] | None:
     """The registered conversion for `type(value)`, if any."""
     return CONVERSIONS.get(type(value))
-
-
-def convert_to_tensor(
-    value: Any,
-    dtype: dtypes.DType | str | None = None,
-    *,
-    dtype_hint: dtypes.DType | None = None,
-) -> Tensor:
-    """`value` as a tensor: eager when no graph is being built.
-
-    While a graph is being built this gives the symbolic tensor itself
-    (captured from an outer graph if needed) or a captured `Const` node.
-
-    Args:
-        value: A tensor, `Variable`, Python scalar, nested list or NumPy array.
-        dtype: The required dtype; a tensor of another dtype raises TypeError.
-        dtype_hint: The dtype Python values should take, if they can.
-
-    Raises:
-        TypeError: When `value` cannot have the required dtype.
-    """
-    if dtype is not None:
-        dtype = dtypes.as_dtype(dtype)
-    graph = STATE.graph
-    if graph is not None:
-        return graph.convert(value, dtype, dtype_hint)
-    if type(value) is EagerTensor:
-        if dtype is not None and value.dtype is not dtype:
-            raise dtype_error(value, dtype)
-        return value
-    if type(value) is SymbolicTensor:
-        raise TypeError(
-            f"the symbolic tensor {value.name!r} was used outside the graph that "
-            "defines it (no graph is being built); graph tensors cannot leak out "
-            "of a traced function"
-        )
-    convert = CONVERSIONS.get(type(value))
-    if convert is not None:
-        return convert(value, dtype)
-    if isinstance(value, (list, tuple)) and contains_tensor(value):
-        from runtime.ops import array
-
-        return array.stack(
-            [convert_to_tensor(v, dtype, dtype_hint=dtype_hint) for v in value]
-        )
-    return EagerTensor(as_numpy(value, dtype, dtype_hint))
 
 
 def dtype_error(value: Tensor, dtype: dtypes.DType) -> TypeError:

@@ -30,8 +30,9 @@ from runtime import dtypes, executor, nest
 from runtime.context import STATE
 from runtime.errors import InvalidArgumentError
 from runtime.graph import Graph
+from runtime.op_registry import convert_to_tensor
 from runtime.shapes import is_compatible
-from runtime.tensor import EagerTensor, Tensor, as_numpy, convert_to_tensor
+from runtime.tensor import EagerTensor, Tensor, as_numpy
 from runtime.tensor_spec import TensorSpec
 
 __all__ = [

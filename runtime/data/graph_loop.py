@@ -26,11 +26,10 @@ import numpy as np
 from runtime import control_flow, dtypes, nest
 from runtime.context import STATE
 from runtime.data.dataset import Dataset, convert_function
-from runtime.op_registry import OpDef, apply, register
+from runtime.op_registry import OpDef, apply, convert_to_tensor, register
 from runtime.operators import control_flow as operators
 from runtime.operators import dispatch
 from runtime.operators import graph_backend as _graph_backend  # noqa: F401  (while_stmt)
-from runtime.tensor import convert_to_tensor
 
 __all__ = ["get_next", "make_iterator", "reduce_in_graph"]
 

@@ -9,18 +9,23 @@ record is an `Operation` (graph mode) or an `_Record` with the same
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from runtime import dtypes, nest
 from runtime.context import STATE
 from runtime.graph import Graph
-from runtime.op_registry import OpDef, lookup_variable
+from runtime.op_registry import OpDef, convert_to_tensor, lookup_variable
 from runtime.ops.creation import ones_like, zeros_like
-from runtime.ops.grad_ops import add_grads, zeros_for
+from runtime.ops.grad_ops import (
+    DIFFERENTIABLE,
+    add_grads,
+    needs_gradient,
+    wanting_gradients,
+    zeros_for,
+)
 from runtime.ops.state import Variable
-from runtime.tensor import SymbolicTensor, Tensor, convert_to_tensor
+from runtime.tensor import SymbolicTensor, Tensor
 
 __all__ = [
     "GradientTape",
@@ -30,34 +35,10 @@ __all__ = [
     "needs_gradient",
 ]
 
-_DIFFERENTIABLE = dtypes.FLOATING | {dtypes.variant}
-
 
 def differentiable(t: Any) -> bool:
     """Whether gradients flow through tensor `t` (floats and list handles)."""
-    return isinstance(t, Tensor) and t.dtype in _DIFFERENTIABLE
-
-
-class _Walks(threading.local):
-    # While `backprop` runs on this thread: the ids of the tensors that depend
-    # on a watched source, so gradient functions skip operands no gradient is
-    # wanted for (innermost walk last).
-    needed: list[set[int]]
-
-    def __init__(self) -> None:
-        self.needed = []
-
-
-_WALKS = _Walks()
-
-
-def needs_gradient(t: Any) -> bool:
-    """Whether a gradient for operand `t` of the op being differentiated can
-    reach a source: a floating tensor that depends on a watched one."""
-    if not isinstance(t, Tensor) or t.dtype not in _DIFFERENTIABLE:
-        return False
-    needed = _WALKS.needed
-    return not needed or id(t) in needed[-1]
+    return isinstance(t, Tensor) and t.dtype in DIFFERENTIABLE
 
 
 class _Record:
@@ -202,7 +183,7 @@ class GradientTape:
         record = op if op is not None else _Record(opdef, inputs, outputs, attrs)
         self._records.append(record)
         for t in outputs:
-            if t.dtype in _DIFFERENTIABLE:
+            if t.dtype in DIFFERENTIABLE:
                 watched.add(id(t))
 
     # -- differentiating -------------------------------------------------------
@@ -290,14 +271,8 @@ def backprop(
     Raises:
         LookupError: A gradient reaches an op that declares none.
     """
-    needed = _WALKS.needed
-    if watched is not None:
-        needed.append(watched)
-    try:
+    with wanting_gradients(watched):
         return _walk(records, grads)
-    finally:
-        if watched is not None:
-            needed.pop()
 
 
 def _walk(records: Sequence[Any], grads: dict[int, Any]) -> tuple[dict, dict]:

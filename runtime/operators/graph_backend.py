@@ -28,6 +28,7 @@ from runtime import control_flow_checks as checks
 from runtime.context import STATE
 from runtime.control_flow_checks import quote
 from runtime.graph import Graph, keep_refusal, user_location
+from runtime.op_registry import convert_to_tensor
 from runtime.operators import dispatch, exceptions, verification
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
@@ -50,7 +51,6 @@ from runtime.tensor import (
     EagerTensor,
     SymbolicTensor,
     Tensor,
-    convert_to_tensor,
     is_symbolic,
 )
 

@@ -22,11 +22,12 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
-from runtime.op_registry import OpDef, apply, gradient, register
+from runtime.op_registry import OpDef, apply, convert_to_tensor, gradient, register
 from runtime.ops import rules
 from runtime.ops.grad_ops import (
     concat_grad,
     gather_grad,
+    needs_gradient,
     pad_grad,
     unbroadcast,
     unpack_grad,
@@ -36,7 +37,6 @@ from runtime.shapes import num_elements as _num_elements
 from runtime.tensor import (
     Tensor,
     TensorLike,
-    convert_to_tensor,
 )
 
 _NO_ATTRS: dict[str, Any] = {}
@@ -502,13 +502,6 @@ __all__ = [
 # -- gradients (declared in the op table, `runtime.gradients` runs them) ---------
 
 
-def _float(t: Any) -> bool:
-    """Whether a gradient for operand `t` is wanted (it leads to a source)."""
-    from runtime.gradients.tape import needs_gradient
-
-    return needs_gradient(t)
-
-
 @gradient("Identity")
 def _identity_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
     return [grads[0]]
@@ -517,7 +510,7 @@ def _identity_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
 @gradient("Cast")
 def _cast_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
     (x,) = op.inputs
-    return [cast(grads[0], x.dtype) if _float(x) else None]
+    return [cast(grads[0], x.dtype) if needs_gradient(x) else None]
 
 
 def _reshaped_like(op: Any, grads: Sequence[Any]) -> list[Any]:
@@ -548,7 +541,7 @@ def _concat_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
         axis += rank
     pieces = concat_grad(grads[0], values, axis)
     pieces = pieces if isinstance(pieces, tuple) else (pieces,)
-    return [p if _float(v) else None for p, v in zip(pieces, values)]
+    return [p if needs_gradient(v) else None for p, v in zip(pieces, values)]
 
 
 @gradient("Pack")
@@ -559,7 +552,7 @@ def _pack_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
         axis += op.outputs[0].ndim
     pieces = unpack_grad(grads[0], op.inputs, axis)
     pieces = pieces if isinstance(pieces, tuple) else (pieces,)
-    return [p if _float(v) else None for p, v in zip(pieces, op.inputs)]
+    return [p if needs_gradient(v) else None for p, v in zip(pieces, op.inputs)]
 
 
 @gradient("GatherV2")
@@ -576,8 +569,8 @@ def _select_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
     condition, x, y = op.inputs
     return [
         None,
-        unbroadcast(where(condition, g, 0), x) if _float(x) else None,
-        unbroadcast(where(condition, 0, g), y) if _float(y) else None,
+        unbroadcast(where(condition, g, 0), x) if needs_gradient(x) else None,
+        unbroadcast(where(condition, 0, g), y) if needs_gradient(y) else None,
     ]
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from runtime import dtypes
 from runtime.context import STATE
 from runtime.errors import InvalidArgumentError
-from runtime.op_registry import OpDef, apply, gradient, register
+from runtime.op_registry import OpDef, apply, convert_to_tensor, gradient, register
 from runtime.ops import rules
 from runtime.ops.array import cast, reshape
 from runtime.shapes import format_shape
@@ -32,7 +32,6 @@ from runtime.tensor import (
     TensorLike,
     as_numpy,
     contains_tensor,
-    convert_to_tensor,
 )
 
 __all__ = [

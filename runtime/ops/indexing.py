@@ -24,15 +24,13 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
-from runtime.op_registry import OpDef, apply, gradient, register
+from runtime.op_registry import OpDef, apply, convert_to_tensor, gradient, register
 from runtime.ops import rules
-from runtime.ops.grad_ops import slice_grad
 from runtime.shapes import format_shape
 from runtime.tensor import (
     EagerTensor,
     Tensor,
     TensorLike,
-    convert_to_tensor,
     stands_for_tensor,
 )
 
@@ -179,6 +177,25 @@ def getitem(x: TensorLike, key: Any) -> Tensor:
     if ellipses > 1:
         raise InvalidArgumentError("an index can only have one `...`", "StridedSlice")
     return apply(_STRIDED_SLICE, parts, {"spec": tuple(spec)}, "strided_slice")
+
+
+def _slice_grad_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
+    return [(inputs[0].dtype, inputs[1].shape)]
+
+
+def _slice_grad_kernel(g: Any, x: Any, *parts: Any, spec: Any) -> Any:
+    out = np.zeros(np.shape(x), dtype=np.asarray(g).dtype)
+    np.add.at(out, build_key(spec, parts), g)
+    return out
+
+
+# A gradient kernel (see `runtime.ops.grad_ops`), here beside the key it reads.
+_SLICE_GRAD = register(OpDef("StridedSliceGrad", _slice_grad_rule, _slice_grad_kernel))
+
+
+def slice_grad(g: Any, x: Any, parts: Sequence[Any], spec: Any) -> Any:
+    """`g` written into zeros shaped like `x` where the slice `spec` took it."""
+    return apply(_SLICE_GRAD, (g, x, *parts), {"spec": spec})
 
 
 @gradient("StridedSlice")

@@ -24,7 +24,7 @@ from runtime.errors import InvalidArgumentError
 from runtime.op_registry import OpDef, apply, gradient, register
 from runtime.ops import rules
 from runtime.ops.array import transpose, where
-from runtime.ops.grad_ops import unbroadcast
+from runtime.ops.grad_ops import needs_gradient, unbroadcast
 from runtime.shapes import Shape, broadcast, format_shape
 from runtime.tensor import Tensor, TensorLike
 
@@ -321,20 +321,13 @@ def logical_not(x: TensorLike, name: str | None = None) -> Tensor:
 # -- gradients (declared in the op table, `runtime.gradients` runs them) ---------
 
 
-def _wants(x: Any) -> bool:
-    """Whether a gradient for operand `x` is wanted (it leads to a source)."""
-    from runtime.gradients.tape import needs_gradient
-
-    return needs_gradient(x)
-
-
 def _binary_grads(op: Any, gx: Any, gy: Any) -> list[Any]:
     """Each operand's gradient, summed back over the dims broadcasting added."""
 
     x, y = op.inputs
     return [
-        unbroadcast(gx(), x) if _wants(x) else None,
-        unbroadcast(gy(), y) if _wants(y) else None,
+        unbroadcast(gx(), x) if needs_gradient(x) else None,
+        unbroadcast(gy(), y) if needs_gradient(y) else None,
     ]
 
 

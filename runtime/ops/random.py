@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes
-from runtime.op_registry import OpDef, apply, register
+from runtime.op_registry import OpDef, apply, convert_to_tensor, register
 from runtime.ops import rules
-from runtime.tensor import Tensor, TensorLike, convert_to_tensor
+from runtime.tensor import Tensor, TensorLike
 
 __all__ = ["normal", "set_seed", "uniform"]
 

@@ -15,8 +15,9 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
+from runtime.op_registry import convert_to_tensor
 from runtime.shapes import Shape, broadcast_all, format_shape, normalize_axis
-from runtime.tensor import EagerTensor, SymbolicTensor, convert_to_tensor
+from runtime.tensor import EagerTensor, SymbolicTensor
 
 __all__ = [
     "elementwise",

@@ -34,6 +34,7 @@ from runtime.errors import InvalidArgumentError
 from runtime.op_registry import (
     OpDef,
     apply,
+    convert_to_tensor,
     gradient,
     lookup_variable,
     register,
@@ -47,7 +48,6 @@ from runtime.tensor import (
     SymbolicTensor,
     Tensor,
     TensorLike,
-    convert_to_tensor,
     register_tensor_conversion,
     stands_for_tensor,
 )
