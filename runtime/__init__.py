@@ -18,20 +18,15 @@ from runtime.dtypes import DType, as_dtype, float32, float64, int32, int64, stri
 from runtime.dtypes import bool_ as bool
 from runtime.gradients import GradientTape, stop_gradient
 from runtime.graph import Graph, Operation
+from runtime.op_registry import convert_to_tensor
 from runtime.ops import random
 from runtime.ops.array import (
     cast,
     concat,
-    constant,
     expand_dims,
-    eye,
-    fill,
     gather,
     identity,
-    ones,
-    ones_like,
     pad,
-    range,
     reshape,
     shape,
     size,
@@ -39,6 +34,14 @@ from runtime.ops.array import (
     stack,
     transpose,
     where,
+)
+from runtime.ops.creation import (
+    constant,
+    eye,
+    fill,
+    ones,
+    ones_like,
+    range,
     zeros,
     zeros_like,
 )
@@ -90,7 +93,7 @@ from runtime.ops.state import Assert, Variable
 from runtime.ops.state import print_ as print
 from runtime.ops.tensor_array import TensorArray
 from runtime.shapes import TensorShape
-from runtime.tensor import Tensor, convert_to_tensor
+from runtime.tensor import Tensor
 from runtime.tensor_spec import TensorSpec
 
 del _control_flow

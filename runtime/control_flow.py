@@ -23,9 +23,9 @@ from typing import Any
 from runtime import control_flow_checks as checks
 from runtime import dtypes, nest
 from runtime.context import STATE
-from runtime.graph import Graph
+from runtime.graph import Graph, Operation
 from runtime.op_registry import OpDef, register
-from runtime.shapes import as_shape, format_shape, is_compatible, merge
+from runtime.shapes import as_shape, merge
 from runtime.tensor import SymbolicTensor, is_symbolic
 
 __all__ = ["cond", "while_loop"]
@@ -159,7 +159,8 @@ def _union_captures(outer: Graph, graphs: Sequence[Graph]) -> list[SymbolicTenso
 def _placeholders_for(
     graph: Graph, captured: list[SymbolicTensor]
 ) -> list[SymbolicTensor]:
-    return [graph._captured[id(t)] for t in captured]
+    # Each was captured above: `capture` answers from the graph's cache.
+    return [graph.capture(t) for t in captured]
 
 
 # -- cond ------------------------------------------------------------------
@@ -172,10 +173,7 @@ def _graph_cond(
     names: Sequence[str] | None,
 ) -> Any:
     outer = STATE.graph
-    if outer is None:
-        raise TypeError(
-            f"the condition {pred.name!r} is a graph tensor but no graph is being built"
-        )
+    checks.check_graph_built(pred, outer)
     pred = outer.convert(pred)
     checks.check_predicate(pred, "rt.cond")
     branches = []
@@ -227,38 +225,22 @@ def _same(value: Any) -> Any:
     return value
 
 
-_FROM_OP = object()  # marks a cond result taken from the If op's outputs
-
-
 def _branch_outputs(then_g: Graph, else_g: Graph, a: Any, b: Any, label: str) -> Any:
-    if a is None or b is None:
-        if a is None and b is None:
-            return _PASSTHROUGH
-        raise ValueError(
-            f"{label} is {checks.kind(a)} in the true branch but "
-            f"{checks.kind(b)} in the false branch; give it a value in both branches"
-        )
+    if a is None and b is None:
+        return _PASSTHROUGH
+    checks.check_both_branches_set(a, b, label)
     if a is b and (not checks.convertible(a) or type(a) is bool):
         # Not a tensor, or the same Python bool whichever branch runs (a jump
         # flag neither branch sets): the value passes through unchanged.
         return _PASSTHROUGH
-    for value, branch in ((a, "true"), (b, "false")):
-        if not checks.convertible(value):
-            raise TypeError(
-                f"{label} is {checks.kind(value)} in the {branch} branch, which "
-                "cannot be the result of a graph cond"
-            )
+    checks.check_cond_outputs(a, b, label)
     if checks.is_typed(a) or not checks.is_typed(b):
         ta = _convert(then_g, a, None)
         tb = _convert(else_g, b, ta.dtype)
     else:
         tb = _convert(else_g, b, None)
         ta = _convert(then_g, a, tb.dtype)
-    if ta.dtype is not tb.dtype:
-        raise TypeError(
-            f"{label} has dtype {ta.dtype} in the true branch but {tb.dtype} in the "
-            "false branch; cast one of them so they match"
-        )
+    checks.check_branch_dtypes(ta, tb, label)
     return ta, tb
 
 
@@ -277,49 +259,90 @@ def _graph_while(
     single = not isinstance(loop_vars, (list, tuple))
     structure = (loop_vars,) if single else loop_vars
     flat = nest.flatten_with_paths(structure, expand_composites=True)
-    labels = [
+    labels = _loop_labels(structure, flat, names)
+    inits = [_loop_init(outer, v, label) for label, (_, v) in zip(labels, flat)]
+    shapes = _loop_shapes(labels, inits, shape_invariants)
+    placeholders = [_placeholder_name(names, n, flat) for n in range(len(flat))]
+    cond_g = _loop_graph("cond", outer, inits, shapes, placeholders)
+    body_g = _loop_graph("body", outer, inits, shapes, placeholders)
+    loop_inputs = {id(g): list(g.inputs) for g in (cond_g, body_g)}
+    _trace_loop_cond(cond_g, structure, cond_fn)
+    result = _trace_loop_body(body_g, structure, body_fn, labels, inits, shapes, names)
+    op = _while_op(
+        outer, cond_g, body_g, loop_inputs, inits, shapes, maximum_iterations
+    )
+    outputs = list(op.outputs[: len(inits)])
+    packed = nest.pack_sequence_as(result, outputs, expand_composites=True)
+    return packed[0] if single else packed
+
+
+def _loop_labels(
+    structure: Any, flat: list[Any], names: Sequence[str] | None
+) -> list[str]:
+    """How messages name each flat loop variable."""
+    return [
         # Not for a description ("the loop's `break` condition").
         n if n.startswith(("loop variable", "the ")) else f"loop variable {n}"
         for n in checks.leaf_names(
             structure, [p for p, _ in flat], names, "loop variable"
         )
     ]
-    inits = [_loop_init(outer, v, label) for label, (_, v) in zip(labels, flat)]
-    if shape_invariants is not None and len(shape_invariants) != len(inits):
-        raise ValueError(
-            f"shape_invariants has {len(shape_invariants)} entries for {len(inits)} "
-            "loop variables (flattened)"
-        )
+
+
+def _loop_shapes(
+    labels: list[str],
+    inits: list[SymbolicTensor],
+    shape_invariants: Sequence[Any] | None,
+) -> list[Any]:
+    """Each loop variable's shape in the loop: its initial shape, or its
+    shape invariant (which the initial value must fit)."""
+    checks.check_invariant_count(shape_invariants, len(inits))
     shapes = [
         t.shape if shape_invariants is None else as_shape(shape_invariants[i])
         for i, t in enumerate(inits)
     ]
     for label, t, shape in zip(labels, inits, shapes):
-        if not is_compatible(shape, t.shape):
-            raise ValueError(
-                f"{label} has shape {format_shape(t.shape)}, which does not fit its "
-                f"shape invariant {format_shape(shape)}"
-            )
-    graphs = []
-    for label in ("cond", "body"):
-        g = Graph(label, outer_graph=outer)
-        for n, (t, shape) in enumerate(zip(inits, shapes)):
-            g.placeholder(t.dtype, shape, _placeholder_name(names, n, flat))
-        graphs.append(g)
-    cond_g, body_g = graphs
-    loop_inputs = {id(g): list(g.inputs) for g in graphs}
+        checks.check_fits_invariant(t, shape, label)
+    return shapes
 
-    def arguments(g: Graph) -> Any:
-        packed = nest.pack_sequence_as(structure, g.inputs, expand_composites=True)
-        return packed
 
+def _loop_graph(
+    label: str,
+    outer: Graph,
+    inits: list[SymbolicTensor],
+    shapes: list[Any],
+    placeholders: list[str],
+) -> Graph:
+    """The (empty) cond or body graph, with one placeholder per loop variable."""
+    g = Graph(label, outer_graph=outer)
+    for t, shape, name in zip(inits, shapes, placeholders):
+        g.placeholder(t.dtype, shape, name)
+    return g
+
+
+def _trace_loop_cond(
+    cond_g: Graph, structure: Any, cond_fn: Callable[..., Any]
+) -> None:
     with cond_g.as_default():
-        args = arguments(cond_g)
+        args = nest.pack_sequence_as(structure, cond_g.inputs, expand_composites=True)
         test = cond_g.convert(cond_fn(*args), None, dtypes.bool_)
     checks.check_predicate(test, "rt.while_loop")
     cond_g.outputs = [test]
+
+
+def _trace_loop_body(
+    body_g: Graph,
+    structure: Any,
+    body_fn: Callable[..., Any],
+    labels: list[str],
+    inits: list[SymbolicTensor],
+    shapes: list[Any],
+    names: Sequence[str] | None,
+) -> Any:
+    """Traces `body_fn` into `body_g`; its result (the loop variables'
+    structure, as the body returns it)."""
     with body_g.as_default():
-        args = arguments(body_g)
+        args = nest.pack_sequence_as(structure, body_g.inputs, expand_composites=True)
         result = body_fn(*args)
         if len(structure) == 1 and not isinstance(result, (list, tuple)):
             result = (result,)
@@ -327,10 +350,25 @@ def _graph_while(
         new_flat = [
             v for _, v in nest.flatten_with_paths(result, expand_composites=True)
         ]
-        outputs = []
-        for label, value, t, shape in zip(labels, new_flat, inits, shapes):
-            outputs.append(_body_output(body_g, value, t, shape, label))
-    body_g.outputs = outputs
+        body_g.outputs = [
+            _body_output(body_g, value, t, shape, label)
+            for label, value, t, shape in zip(labels, new_flat, inits, shapes)
+        ]
+    return result
+
+
+def _while_op(
+    outer: Graph,
+    cond_g: Graph,
+    body_g: Graph,
+    loop_inputs: dict[int, list[SymbolicTensor]],
+    inits: list[SymbolicTensor],
+    shapes: list[Any],
+    maximum_iterations: Any,
+) -> Operation:
+    """The `While` op in `outer`: the subgraphs' captures become inputs of
+    both, after the loop variables (and before the iteration limit)."""
+    graphs = (cond_g, body_g)
     captured = _union_captures(outer, graphs)
     name = outer.unique_name("while")
     for g in graphs:
@@ -339,10 +377,9 @@ def _graph_while(
     inputs = [*inits, *captured]
     if maximum_iterations is not None:
         limit = outer.convert(maximum_iterations, None, dtypes.int32)
-        if limit.dtype not in dtypes.INTEGER:
-            raise TypeError(f"maximum_iterations must be an integer, got {limit.dtype}")
+        checks.check_maximum_iterations(limit)
         inputs.append(limit)
-    op = outer.create_op(
+    return outer.create_op(
         "While",
         inputs,
         {
@@ -356,18 +393,6 @@ def _graph_while(
         specs=[(t.dtype, shape) for t, shape in zip(inits, shapes)],
         stateful=cond_g.is_stateful or body_g.is_stateful,
     )
-    outputs = list(op.outputs[: len(inits)])
-    packed = nest.pack_sequence_as(result, outputs, expand_composites=True)
-    return packed[0] if single else packed
-
-
-def _as_written(label: str) -> str:
-    """The variable of a loop variable's label as the user writes it in code
-    (`x`, `d['k']`), or "variable" for a description."""
-    name = label.removeprefix("loop variable ")
-    if name.startswith("'") and name.endswith("'"):
-        return name[1:-1]
-    return "variable" if name.startswith(("the ", "loop variable")) else name
 
 
 def _placeholder_name(names: Sequence[str] | None, n: int, flat: list[Any]) -> str:
@@ -377,43 +402,14 @@ def _placeholder_name(names: Sequence[str] | None, n: int, flat: list[Any]) -> s
 
 
 def _loop_init(outer: Graph, value: Any, label: str) -> SymbolicTensor:
-    if value is None:
-        raise ValueError(
-            f"{label} is None before the loop; give it a tensor value before the loop"
-        )
-    if not checks.convertible(value):
-        raise TypeError(
-            f"{label} is {checks.kind(value)}, which cannot be a graph loop variable"
-        )
+    checks.check_loop_init(value, label)
     return outer.convert(value)
 
 
 def _body_output(
     body_g: Graph, value: Any, init: SymbolicTensor, shape: Any, label: str
 ) -> SymbolicTensor:
-    if value is None:
-        raise ValueError(f"{label} is None after one iteration; it must stay a tensor")
-    if not checks.convertible(value):
-        raise TypeError(
-            f"{label} is {checks.kind(value)} after one iteration, which cannot be a "
-            "graph loop variable"
-        )
+    checks.check_body_value(value, label)
     out = body_g.convert(value, None, init.dtype)
-    if out.dtype is not init.dtype:
-        raise TypeError(
-            f"{label} changed dtype from {init.dtype} to {out.dtype} after one "
-            "iteration; cast it before the loop"
-        )
-    if not is_compatible(shape, out.shape) or checks.less_specific(out.shape, shape):
-        merged = merge(shape, out.shape)
-        invariant = "None" if merged is None else format_shape(merged)
-        var = _as_written(label)
-        raise ValueError(
-            f"{label} changed shape from {format_shape(shape)} to "
-            f"{format_shape(out.shape)} after one iteration; keep its shape the same "
-            "in every iteration, or allow the change (None for a size that "
-            "changes): call autograph.set_loop_options(shape_invariants="
-            f"[({var}, {invariant})]) first in the loop body, or pass "
-            "shape_invariants to rt.while_loop"
-        )
+    checks.check_body_output(out, init, shape, label)
     return out

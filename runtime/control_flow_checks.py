@@ -20,11 +20,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from runtime import dtypes, nest
-from runtime.shapes import format_shape
-from runtime.tensor import SymbolicTensor, Tensor, conversion_for
+from runtime.shapes import format_shape, is_compatible, merge
+from runtime.tensor import SymbolicTensor, stands_for_tensor
 
 __all__ = [
+    "check_body_output",
     "check_body_structure",
+    "check_body_value",
+    "check_both_branches_set",
+    "check_branch_dtypes",
+    "check_cond_outputs",
+    "check_fits_invariant",
+    "check_graph_built",
+    "check_invariant_count",
+    "check_loop_init",
+    "check_maximum_iterations",
     "check_predicate",
     "check_same_structure",
     "convertible",
@@ -80,17 +90,13 @@ def kind(value: Any) -> str:
         return "None"
     if type(value).__name__ == "Undefined":  # runtime.operators' unbound value
         return "unbound (deleted with `del`, or assigned on some paths only)"
-    if isinstance(value, Tensor) or conversion_for(value) is not None:
+    if stands_for_tensor(value):
         return "a tensor"
     return f"a {type(value).__name__}"
 
 
 def is_typed(value: Any) -> bool:
-    return (
-        isinstance(value, Tensor)
-        or conversion_for(value) is not None
-        or hasattr(value, "dtype")
-    )
+    return stands_for_tensor(value) or hasattr(value, "dtype")
 
 
 def convertible(value: Any) -> bool:
@@ -204,3 +210,119 @@ def less_specific(shape: Any, than: Any) -> bool:
     if shape is None:
         return True
     return any(t is not None and s is None for s, t in zip(shape, than))
+
+
+def check_graph_built(pred: SymbolicTensor, graph: Any) -> None:
+    """`rt.cond` on a graph tensor needs a graph being built (`graph`)."""
+    if graph is None:
+        raise TypeError(
+            f"the condition {pred.name!r} is a graph tensor but no graph is being built"
+        )
+
+
+def check_both_branches_set(a: Any, b: Any, label: str) -> None:
+    """A cond output is None in both branches or in neither."""
+    if a is None or b is None:
+        raise ValueError(
+            f"{label} is {kind(a)} in the true branch but "
+            f"{kind(b)} in the false branch; give it a value in both branches"
+        )
+
+
+def check_cond_outputs(a: Any, b: Any, label: str) -> None:
+    """Both branches' values of a cond output can be tensors."""
+    for value, branch in ((a, "true"), (b, "false")):
+        if not convertible(value):
+            raise TypeError(
+                f"{label} is {kind(value)} in the {branch} branch, which "
+                "cannot be the result of a graph cond"
+            )
+
+
+def check_branch_dtypes(a: SymbolicTensor, b: SymbolicTensor, label: str) -> None:
+    """Both branches give a cond output one dtype."""
+    if a.dtype is not b.dtype:
+        raise TypeError(
+            f"{label} has dtype {a.dtype} in the true branch but {b.dtype} in the "
+            "false branch; cast one of them so they match"
+        )
+
+
+def check_invariant_count(shape_invariants: Sequence[Any] | None, count: int) -> None:
+    """One shape invariant per (flattened) loop variable, if any are given."""
+    if shape_invariants is not None and len(shape_invariants) != count:
+        raise ValueError(
+            f"shape_invariants has {len(shape_invariants)} entries for {count} "
+            "loop variables (flattened)"
+        )
+
+
+def check_fits_invariant(init: SymbolicTensor, shape: Any, label: str) -> None:
+    """A loop variable's initial value fits its shape invariant."""
+    if not is_compatible(shape, init.shape):
+        raise ValueError(
+            f"{label} has shape {format_shape(init.shape)}, which does not fit its "
+            f"shape invariant {format_shape(shape)}"
+        )
+
+
+def check_maximum_iterations(limit: SymbolicTensor) -> None:
+    """`maximum_iterations` is an integer tensor."""
+    if limit.dtype not in dtypes.INTEGER:
+        raise TypeError(f"maximum_iterations must be an integer, got {limit.dtype}")
+
+
+def check_loop_init(value: Any, label: str) -> None:
+    """A loop variable's value before the loop can be a tensor."""
+    if value is None:
+        raise ValueError(
+            f"{label} is None before the loop; give it a tensor value before the loop"
+        )
+    if not convertible(value):
+        raise TypeError(
+            f"{label} is {kind(value)}, which cannot be a graph loop variable"
+        )
+
+
+def check_body_value(value: Any, label: str) -> None:
+    """A loop variable's value after the body can be a tensor."""
+    if value is None:
+        raise ValueError(f"{label} is None after one iteration; it must stay a tensor")
+    if not convertible(value):
+        raise TypeError(
+            f"{label} is {kind(value)} after one iteration, which cannot be a "
+            "graph loop variable"
+        )
+
+
+def check_body_output(
+    out: SymbolicTensor, init: SymbolicTensor, shape: Any, label: str
+) -> None:
+    """A loop variable keeps its dtype, and its shape (or fits `shape`, its
+    invariant), across the body."""
+    if out.dtype is not init.dtype:
+        raise TypeError(
+            f"{label} changed dtype from {init.dtype} to {out.dtype} after one "
+            "iteration; cast it before the loop"
+        )
+    if not is_compatible(shape, out.shape) or less_specific(out.shape, shape):
+        merged = merge(shape, out.shape)
+        invariant = "None" if merged is None else format_shape(merged)
+        var = _as_written(label)
+        raise ValueError(
+            f"{label} changed shape from {format_shape(shape)} to "
+            f"{format_shape(out.shape)} after one iteration; keep its shape the same "
+            "in every iteration, or allow the change (None for a size that "
+            "changes): call autograph.set_loop_options(shape_invariants="
+            f"[({var}, {invariant})]) first in the loop body, or pass "
+            "shape_invariants to rt.while_loop"
+        )
+
+
+def _as_written(label: str) -> str:
+    """The variable of a loop variable's label as the user writes it in code
+    (`x`, `d['k']`), or "variable" for a description."""
+    name = label.removeprefix("loop variable ")
+    if name.startswith("'") and name.endswith("'"):
+        return name[1:-1]
+    return "variable" if name.startswith(("the ", "loop variable")) else name

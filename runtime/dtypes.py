@@ -93,8 +93,8 @@ _BY_NAME: dict[str, DType] = {d.name: d for d in (*ALL, variant)}
 
 # Keyed by what a stored value's `.dtype` returns: a NumPy dtype, or the
 # `variant` DType itself for TensorArray handles.
-_FROM_NUMPY: dict[Any, DType] = {d.np_dtype: d for d in ALL}
-_FROM_NUMPY[variant] = variant
+FROM_NUMPY: dict[Any, DType] = {d.np_dtype: d for d in ALL}
+FROM_NUMPY[variant] = variant
 _FROM_PYTHON: dict[type, DType] = {float: float32, int: int32, bool: bool_, str: string}
 
 
@@ -104,7 +104,7 @@ def from_numpy(np_dtype: Any) -> DType:
     Raises:
         TypeError: For NumPy dtypes the runtime has no counterpart for.
     """
-    dtype = _FROM_NUMPY.get(np_dtype)
+    dtype = FROM_NUMPY.get(np_dtype)
     if dtype is not None:
         return dtype
     kind = np.dtype(np_dtype).kind

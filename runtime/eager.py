@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from runtime.errors import InvalidArgumentError, OpError
+from runtime.source_locations import user_location
 from runtime.tensor import EagerTensor
 
 if TYPE_CHECKING:
@@ -90,8 +91,6 @@ def raise_kernel_error(
 
 
 def _location() -> str | None:
-    from runtime.graph import user_location
-
     location = user_location(1)
     return None if location is None else str(location)
 
@@ -136,10 +135,10 @@ def runner(op: OpDef, general: Callable[[OpDef, Sequence[Any], dict], Any]) -> A
         def run_binary(inputs: Sequence[Any], attrs: dict[str, Any]) -> Any:
             a, b = inputs
             if type(a) is EagerTensor:
-                va = a._value
+                va = a.numpy_value
                 np_dtype = va.dtype
                 if type(b) is EagerTensor:
-                    vb = b._value
+                    vb = b.numpy_value
                     if vb.dtype != np_dtype:
                         return general(op, inputs, attrs)
                 elif weak_scalars and _scalar_fits(b, np_dtype.kind):
@@ -147,7 +146,7 @@ def runner(op: OpDef, general: Callable[[OpDef, Sequence[Any], dict], Any]) -> A
                 else:
                     return general(op, inputs, attrs)
             elif type(b) is EagerTensor:
-                vb = b._value
+                vb = b.numpy_value
                 np_dtype = vb.dtype
                 if not (weak_scalars and _scalar_fits(a, np_dtype.kind)):
                     return general(op, inputs, attrs)
@@ -173,7 +172,7 @@ def runner(op: OpDef, general: Callable[[OpDef, Sequence[Any], dict], Any]) -> A
             if len(inputs) == 1:
                 x = inputs[0]
                 if type(x) is EagerTensor:
-                    value = x._value
+                    value = x.numpy_value
                     if allowed is None or value.dtype in allowed:
                         if check is not None or quiet:
                             return call_kernel(op, (value,), attrs)

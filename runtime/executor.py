@@ -205,20 +205,6 @@ def _forget_sources(filenames: list[str]) -> None:
         linecache.cache.pop(filename, None)
 
 
-def _needed_ops(graph: Graph, targets: Sequence[SymbolicTensor]) -> list[Operation]:
-    """Ops the targets or the graph's effects depend on, in creation order."""
-    needed: set[int] = set()
-    stack = [t.op for t in targets] + [op for op in graph._ops if op.stateful]
-    while stack:
-        op = stack.pop()
-        if id(op) in needed:
-            continue
-        needed.add(id(op))
-        stack.extend(t.op for t in op.inputs)
-        stack.extend(op.control_inputs)
-    return [op for op in graph._ops if id(op) in needed]
-
-
 class _Codegen:
     """Writes the Python function for a planned graph (or for one op).
 
@@ -313,7 +299,7 @@ class _Codegen:
         top_level: bool = False,
     ) -> list[str]:
         """Emits `graph`'s planned ops; returns the expressions of `targets`."""
-        ops = _needed_ops(graph, targets)
+        ops = graph.ops_needed(targets)
         if top_level:
             self.top_level_ops = ops
         outer_reusable, self.reusable = self.reusable, _reusable(ops, targets)

@@ -22,11 +22,8 @@ placeholder for it and the `cond`/`while` node an extra input.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import linecache
-import os
-import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -34,125 +31,25 @@ from runtime import context, dtypes
 from runtime import op_registry as registry
 from runtime.errors import OpError
 from runtime.shapes import Shape, as_shape
-from runtime.tensor import (
-    EagerTensor,
-    SymbolicTensor,
-    _contains_tensor,
-    _dtype_error,
-    as_numpy,
-    conversion_for,
+from runtime.source_locations import (
+    SourceLocation,
+    keep_refusal,
+    raised_by_user,
+    user_location,
 )
+from runtime.tensor import EagerTensor, SymbolicTensor
 
 __all__ = [
     "Graph",
     "Operation",
     "SourceLocation",
-    "add_internal_path",
-    "add_source_mapper",
     "get_default_graph",
+    "keep_refusal",
+    "raised_by_user",
+    "user_location",
 ]
 
 get_default_graph = context.get_default_graph
-
-
-@dataclasses.dataclass(frozen=True)
-class SourceLocation:
-    """Where user code created an op."""
-
-    filename: str
-    lineno: int
-
-    def __str__(self) -> str:
-        return f"{self.filename}:{self.lineno}"
-
-
-_RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
-_INTERNAL_PATHS: list[str] = [
-    _RUNTIME_DIR + os.sep,
-    os.path.join(os.path.dirname(_RUNTIME_DIR), "autograph") + os.sep,
-]
-_SOURCE_MAPPERS: list[Callable[[str, int], tuple[str, int] | None]] = []
-
-
-def add_internal_path(prefix: str) -> None:
-    """Frames from files under `prefix` are never reported as user code."""
-    _INTERNAL_PATHS.append(prefix)
-
-
-def add_source_mapper(mapper: Callable[[str, int], tuple[str, int] | None]) -> None:
-    """Registers `mapper(filename, lineno) -> (filename, lineno) | None`.
-
-    When an op is created from a frame whose file a mapper recognizes (such as
-    generated code), the mapped location is recorded instead; mapped frames
-    count as user code even under an internal path.
-    """
-    _SOURCE_MAPPERS.append(mapper)
-
-
-def _user_code(filename: str, lineno: int) -> SourceLocation | None:
-    """The user's location of a line, or None if it is the library's."""
-    for mapper in _SOURCE_MAPPERS:
-        mapped = mapper(filename, lineno)
-        if mapped is not None:
-            return SourceLocation(*mapped)
-    if not filename.startswith(tuple(_INTERNAL_PATHS)):
-        return SourceLocation(filename, lineno)
-    return None
-
-
-def user_location(skip: int = 1) -> SourceLocation | None:
-    """The first stack frame outside the `runtime`/`autograph` packages."""
-    frame = sys._getframe(skip)
-    while frame is not None:
-        location = _user_code(frame.f_code.co_filename, frame.f_lineno)
-        if location is not None:
-            return location
-        frame = frame.f_back
-    return None
-
-
-def _raising_frame(error: BaseException) -> tuple[str, int] | None:
-    tb = error.__traceback__
-    if tb is None:
-        return None
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    return tb.tb_frame.f_code.co_filename, tb.tb_lineno
-
-
-def raised_by_user(error: BaseException) -> SourceLocation | None:
-    """Where user code raised `error` (a `raise`, or an operation of its own
-    such as `d[k]`), or None if the library or another package raised it."""
-    frame = _raising_frame(error)
-    return None if frame is None else _user_code(*frame)
-
-
-def keep_refusal(error: Exception, *, ours: bool = False) -> None:
-    """Records `error` on the graph being built (see `Graph.refusals`) if
-    this library raised it because it cannot build what the user's code
-    asks: user code may catch it while tracing (`except Exception`, or a
-    `return` in `finally`), which must not leave a half-built graph that
-    runs. Errors the user's code raised, or Python raises on a path (an
-    unbound read: `NameError`, `KeyError`, ...), are left alone; `ours`
-    says the caller is about to raise `error` itself."""
-    graph = context.STATE.graph
-    if graph is None or isinstance(error, _PATH_ERRORS):
-        return
-    if not ours:
-        frame = _raising_frame(error)
-        if frame is None or _user_code(*frame) is not None:
-            return
-        if not frame[0].startswith(tuple(_INTERNAL_PATHS)):
-            return  # another package's (NumPy's): the user's code may handle it
-    while graph.outer_graph is not None and not graph.isolated:
-        graph = graph.outer_graph
-    if not any(e is error for e in graph.refusals):
-        graph.refusals.append(error)
-
-
-# What Python raises on a path of the program, which converted code may
-# raise and catch as the original does.
-_PATH_ERRORS = (NameError, LookupError, ArithmeticError, StopIteration, OpError)
 
 
 class Operation:
@@ -420,37 +317,19 @@ class Graph:
         dtype: dtypes.DType | None = None,
         dtype_hint: dtypes.DType | None = None,
     ) -> SymbolicTensor:
-        """`value` as a tensor of this graph (capturing or adding a Const)."""
-        if type(value) is SymbolicTensor:
-            if value._op.graph is not self:
-                value = self.capture(value)
-            if dtype is not None and value._dtype is not dtype:
-                raise _dtype_error(value, dtype)
-            return value
-        convert = conversion_for(value)
-        if convert is not None:
-            return convert(value, dtype)  # type: ignore[return-value]
-        if type(value) is EagerTensor:
-            cached = self._eager_consts.get(id(value))
-            if cached is None:
-                if dtype is not None and value.dtype is not dtype:
-                    raise _dtype_error(value, dtype)
-                cached = (value, self.constant(value._value))
-                self._eager_consts[id(value)] = cached
-            tensor = cached[1]
-            if dtype is not None and tensor._dtype is not dtype:
-                raise _dtype_error(value, dtype)
-            return tensor
-        if isinstance(value, (list, tuple)) and _contains_tensor(value):
-            from runtime.ops import array
+        """`value` as a tensor of this graph (capturing or adding a Const);
+        see `runtime.op_registry.convert_in_graph`."""
+        return registry.convert_in_graph(self, value, dtype, dtype_hint)
 
-            items = [self.convert(v, dtype, dtype_hint) for v in value]
-            return array.stack(items)  # type: ignore[return-value]
-        return self.constant(as_numpy(value, dtype, dtype_hint))
-
-    def convert_hinted(self, value: Any, dtype_hint: dtypes.DType | None) -> Any:
-        """`convert(value, dtype_hint=dtype_hint)`."""
-        return self.convert(value, None, dtype_hint)
+    def eager_constant(self, value: EagerTensor) -> SymbolicTensor:
+        """The `Const` node holding the eager tensor `value`: one per tensor,
+        made the first time it is used in this graph."""
+        cached = self._eager_consts.get(id(value))
+        if cached is None:
+            # The tensor is kept with its node so that its id stays its own.
+            cached = (value, self.constant(value.numpy_value))
+            self._eager_consts[id(value)] = cached
+        return cached[1]
 
     def capture(self, tensor: SymbolicTensor) -> SymbolicTensor:
         """`tensor` (of an outer graph) as a placeholder of this graph.
@@ -481,6 +360,20 @@ class Graph:
     def get_operations(self) -> list[Operation]:
         """The operations in creation order."""
         return list(self._ops)
+
+    def ops_needed(self, targets: Sequence[SymbolicTensor]) -> list[Operation]:
+        """The ops `targets` or the graph's effects (stateful ops) depend on,
+        in creation order: what running the graph for `targets` runs."""
+        needed: set[int] = set()
+        stack = [t.op for t in targets] + [op for op in self._ops if op.stateful]
+        while stack:
+            op = stack.pop()
+            if id(op) in needed:
+                continue
+            needed.add(id(op))
+            stack.extend(t.op for t in op.inputs)
+            stack.extend(op.control_inputs)
+        return [op for op in self._ops if id(op) in needed]
 
     def get_operation_by_name(self, name: str) -> Operation:
         """The operation called `name` (KeyError if none)."""

@@ -33,7 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from runtime import op_registry
 from runtime.dtypes import DType
+from runtime.graph import Graph, SourceLocation
 from runtime.ops.printing import format_value
 from runtime.shapes import format_shape
 
@@ -84,7 +86,6 @@ def _tensor_name(tensor: Any) -> str:
 
 def graph_def(graph: Any) -> GraphDef:
     """The GraphDef of `graph` (subgraphs included, recursively)."""
-    from runtime.graph import Graph
 
     nodes = []
     for op in graph.get_operations():
@@ -125,8 +126,6 @@ def import_graph_def(
         KeyError: For an unknown op type or variable id.
         ValueError: For an input that names no earlier node.
     """
-    from runtime import op_registry
-    from runtime.graph import Graph
 
     graph = Graph(name, outer_graph=outer_graph)
     tensors: dict[str, Any] = {}
@@ -162,7 +161,6 @@ def import_graph_def(
 
 
 def _location(text: str) -> Any:
-    from runtime.graph import SourceLocation
 
     filename, _, line = text.rpartition(":")
     return SourceLocation(filename, int(line)) if line.isdigit() else None
@@ -224,7 +222,6 @@ def to_dot(graph: Any) -> str:
 
 
 def _dot_body(graph: Any, prefix: str, lines: list[str], depth: int) -> None:
-    from runtime.graph import Graph
 
     pad = "  " * depth
     for op in graph.get_operations():

@@ -23,7 +23,9 @@ __all__ = [
     "flatten_with_paths",
     "is_nested",
     "map_structure",
+    "map_structure_with_paths",
     "pack_sequence_as",
+    "sorted_keys",
 ]
 
 
@@ -40,7 +42,9 @@ def _is_composite(value: Any) -> bool:
     return hasattr(value, "_rt_components")
 
 
-def _sorted_keys(mapping: Mapping[Any, Any]) -> list[Any]:
+def sorted_keys(mapping: Mapping[Any, Any]) -> list[Any]:
+    """The order nest visits a dict in: sorted keys (by `repr` if the keys
+    do not compare)."""
     try:
         return sorted(mapping)
     except TypeError:
@@ -49,7 +53,7 @@ def _sorted_keys(mapping: Mapping[Any, Any]) -> list[Any]:
 
 def _children(value: Any) -> list[Any]:
     if isinstance(value, Mapping):
-        return [value[k] for k in _sorted_keys(value)]
+        return [value[k] for k in sorted_keys(value)]
     return list(value)
 
 
@@ -78,7 +82,7 @@ def flatten_with_paths(
 
     def walk(value: Any, path: tuple[Any, ...]) -> None:
         if isinstance(value, Mapping):
-            for k in _sorted_keys(value):
+            for k in sorted_keys(value):
                 walk(value[k], (*path, k))
         elif is_nested(value):
             for i, child in enumerate(value):
@@ -94,7 +98,7 @@ def flatten_with_paths(
 
 def _rebuild(template: Any, children: list[Any]) -> Any:
     if isinstance(template, Mapping):
-        keys = _sorted_keys(template)
+        keys = sorted_keys(template)
         by_key = dict(zip(keys, children))
         result = {k: by_key[k] for k in template}
         return result if type(template) is dict else type(template)(result)
@@ -139,9 +143,15 @@ def pack_sequence_as(
 def map_structure(
     fn: Callable[..., Any], *structures: Any, expand_composites: bool = False
 ) -> Any:
-    """`fn` applied to the corresponding leaves of `structures`."""
+    """`fn` applied to the corresponding leaves of `structures`.
+
+    Leaves are visited in `flatten`'s order; containers are rebuilt as their
+    own types (a dict keeps its insertion order, a namedtuple its class).
+    """
     if not structures:
         raise ValueError("map_structure needs at least one structure")
+    if len(structures) == 1:
+        return _map_one(fn, structures[0], expand_composites, None)
     for other in structures[1:]:
         assert_same_structure(structures[0], other, expand_composites=expand_composites)
     flats = [flatten(s, expand_composites) for s in structures]
@@ -149,11 +159,52 @@ def map_structure(
     return pack_sequence_as(structures[0], results, expand_composites)
 
 
+def map_structure_with_paths(
+    fn: Callable[[tuple[Any, ...], Any], Any],
+    structure: Any,
+    expand_composites: bool = False,
+) -> Any:
+    """`fn(path, leaf)` for each leaf of `structure`, rebuilt like it.
+
+        >>> map_structure_with_paths(lambda p, v: (p, v), {"a": [1]})
+        {'a': [(('a', 0), 1)]}
+
+    Paths are `flatten_with_paths`'s (keys and indices); leaves are visited
+    in `flatten`'s order.
+    """
+    return _map_one(fn, structure, expand_composites, ())
+
+
+def _map_one(
+    fn: Callable[..., Any], value: Any, expand: bool, path: tuple[Any, ...] | None
+) -> Any:
+    """One walk of `value`; `fn(leaf)`, or `fn(path, leaf)` when `path` is
+    given (not None)."""
+    if isinstance(value, Mapping):
+        keys = sorted_keys(value)
+        children = [
+            _map_one(fn, value[k], expand, None if path is None else (*path, k))
+            for k in keys
+        ]
+        return _rebuild(value, children)
+    if is_nested(value):
+        children = [
+            _map_one(fn, c, expand, None if path is None else (*path, i))
+            for i, c in enumerate(value)
+        ]
+        return _rebuild(value, children)
+    if expand and _is_composite(value):
+        parts = value._rt_components()
+        mapped = [fn(c) if path is None else fn(path, c) for c in parts]
+        return value._rt_from_components(mapped)
+    return fn(value) if path is None else fn(path, value)
+
+
 def describe(structure: Any) -> str:
     """A short text of a structure's shape: `(., [., .], {'a': .})`."""
     if isinstance(structure, Mapping):
         inner = ", ".join(
-            f"{k!r}: {describe(structure[k])}" for k in _sorted_keys(structure)
+            f"{k!r}: {describe(structure[k])}" for k in sorted_keys(structure)
         )
         return "{" + inner + "}"
     if _is_namedtuple(structure):

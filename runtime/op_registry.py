@@ -19,6 +19,11 @@ exceptions into `InvalidArgumentError`; it does not run the shape rule (NumPy
 checks shapes anyway), which keeps the eager path short. While a graph is
 being built it converts the inputs to graph tensors, runs the rule (so shape
 errors are found at build time) and adds a node.
+
+Conversion is here too: `convert_to_tensor` (`rt.convert_to_tensor`) and
+`convert_in_graph` (`Graph.convert`) turn any operand into a tensor, and a
+list holding tensors is stacked by running the `Pack` op by name, so that
+neither `runtime.tensor` nor `runtime.graph` needs an op module.
 """
 
 from __future__ import annotations
@@ -35,19 +40,24 @@ import numpy as np
 
 from runtime import dtypes, eager
 from runtime.context import STATE
-from runtime.shapes import Shape
+from runtime.shapes import Shape, TensorShape
 from runtime.tensor import (
-    _CONVERSIONS,
+    CONVERSIONS,
     EagerTensor,
     SymbolicTensor,
     Tensor,
     as_numpy,
+    contains_tensor,
+    dtype_error,
+    register_tensor_conversion,
 )
 
 __all__ = [
     "OpDef",
     "apply",
     "bind_kernel",
+    "convert_in_graph",
+    "convert_to_tensor",
     "get",
     "gradient",
     "lookup_variable",
@@ -207,6 +217,111 @@ def lookup_variable(var_id: int) -> Any:
     return _VARIABLES[var_id]
 
 
+# -- conversion: any operand as a tensor ---------------------------------------
+#
+# Here rather than in `runtime.tensor` (the values) or `runtime.graph` (the
+# nodes) because a list holding tensors is stacked with the `Pack` op, run
+# by name through `apply` like any other op.
+
+
+def convert_to_tensor(
+    value: Any,
+    dtype: dtypes.DType | str | None = None,
+    *,
+    dtype_hint: dtypes.DType | None = None,
+) -> Tensor:
+    """`value` as a tensor: eager when no graph is being built.
+
+    While a graph is being built this gives the symbolic tensor itself
+    (captured from an outer graph if needed) or a captured `Const` node.
+
+    Args:
+        value: A tensor, `Variable`, Python scalar, nested list or NumPy array.
+        dtype: The required dtype; a tensor of another dtype raises TypeError.
+        dtype_hint: The dtype Python values should take, if they can.
+
+    Raises:
+        TypeError: When `value` cannot have the required dtype.
+    """
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+    graph = STATE.graph
+    if graph is not None:
+        return convert_in_graph(graph, value, dtype, dtype_hint)
+    if type(value) is EagerTensor:
+        if dtype is not None and value.dtype is not dtype:
+            raise dtype_error(value, dtype)
+        return value
+    if type(value) is SymbolicTensor:
+        raise TypeError(
+            f"the symbolic tensor {value.name!r} was used outside the graph that "
+            "defines it (no graph is being built); graph tensors cannot leak out "
+            "of a traced function"
+        )
+    convert = CONVERSIONS.get(type(value))
+    if convert is not None:
+        return convert(value, dtype)
+    if isinstance(value, (list, tuple)) and contains_tensor(value):
+        return _stack(value, dtype, dtype_hint, convert_to_tensor)
+    return EagerTensor(as_numpy(value, dtype, dtype_hint))
+
+
+def convert_in_graph(
+    graph: Any,
+    value: Any,
+    dtype: dtypes.DType | None = None,
+    dtype_hint: dtypes.DType | None = None,
+) -> SymbolicTensor:
+    """`value` as a tensor of `graph` (`Graph.convert`): a tensor of an outer
+    graph is captured, an eager tensor or Python value becomes a `Const`."""
+    if type(value) is SymbolicTensor:
+        if value._op.graph is not graph:
+            value = graph.capture(value)
+        if dtype is not None and value._dtype is not dtype:
+            raise dtype_error(value, dtype)
+        return value
+    convert = CONVERSIONS.get(type(value))
+    if convert is not None:
+        return convert(value, dtype)  # type: ignore[return-value]
+    if type(value) is EagerTensor:
+        if dtype is not None and value.dtype is not dtype:
+            raise dtype_error(value, dtype)
+        tensor = graph.eager_constant(value)
+        if dtype is not None and tensor._dtype is not dtype:
+            raise dtype_error(value, dtype)
+        return tensor
+    if isinstance(value, (list, tuple)) and contains_tensor(value):
+        return _stack(
+            value, dtype, dtype_hint, functools.partial(convert_in_graph, graph)
+        )
+    return graph.constant(as_numpy(value, dtype, dtype_hint))
+
+
+def _stack(
+    value: list[Any] | tuple[Any, ...],
+    dtype: dtypes.DType | None,
+    dtype_hint: dtypes.DType | None,
+    convert: Callable[..., Tensor],
+) -> Tensor:
+    """A list holding tensors, each item converted, stacked with `Pack`.
+
+    (A function of its own, so that the callers' arguments are not cells of
+    a comprehension, which every call would pay for.)"""
+    items = [convert(v, dtype, dtype_hint=dtype_hint) for v in value]
+    return apply("Pack", items, {"axis": 0})
+
+
+def _convert_tensor_shape(shape: TensorShape, dtype: dtypes.DType | None) -> Tensor:
+    if not shape.is_fully_defined():
+        raise ValueError(
+            f"cannot convert the partially known shape {shape} to a tensor"
+        )
+    return convert_to_tensor(shape.as_list(), dtype or dtypes.int32)
+
+
+register_tensor_conversion(TensorShape, _convert_tensor_shape)
+
+
 # -- apply -------------------------------------------------------------------
 
 _UNTYPED = object()
@@ -248,7 +363,7 @@ def _taped(op: OpDef, inputs: Sequence[Any], attrs: dict[str, Any]) -> Any:
     a tape sees the read of a trainable variable.
     """
     inputs = [
-        _CONVERSIONS[type(x)](x, None) if type(x) in _CONVERSIONS else x for x in inputs
+        CONVERSIONS[type(x)](x, None) if type(x) in CONVERSIONS else x for x in inputs
     ]
     out = op.run_eager(inputs, attrs)
     outputs = () if out is None else (out if type(out) is tuple else (out,))
@@ -267,15 +382,15 @@ def _eager_values(op: OpDef, inputs: Sequence[Any]) -> list[Any]:
     for x in inputs:
         t = type(x)
         if t is EagerTensor:
-            values.append(x._value)
+            values.append(x.numpy_value)
         elif t is SymbolicTensor:
             raise TypeError(
                 f"{op.name}: the symbolic tensor {x.name!r} was used outside "
                 "the graph that defines it (no graph is being built); graph "
                 "tensors cannot leak out of a traced function"
             )
-        elif t in _CONVERSIONS:
-            values.append(_CONVERSIONS[t](x, None)._value)  # type: ignore[attr-defined]
+        elif t in CONVERSIONS:
+            values.append(CONVERSIONS[t](x, None).numpy_value)  # type: ignore[attr-defined]
         elif t is np.ndarray:
             values.append(as_numpy(x))
         else:
@@ -360,14 +475,15 @@ def _symbolic(
         if (
             t is SymbolicTensor
             or t is EagerTensor
-            or t in _CONVERSIONS
+            or t in CONVERSIONS
             or t is np.ndarray
         ):
-            tensors.append(graph.convert(x))
+            tensors.append(convert_in_graph(graph, x))
         else:
             tensors.append(_UNTYPED)
     if op.unify or any(t is _UNTYPED for t in tensors):
-        _unify(op, inputs, tensors, _graph_dtype, graph.convert_hinted)
+        convert = functools.partial(_graph_convert, graph)
+        _unify(op, inputs, tensors, _graph_dtype, convert)
     node = graph.create_op(op, tensors, attrs, name=name)
     n = op.num_outputs
     if n == 1:
@@ -375,6 +491,10 @@ def _symbolic(
     if n == 0:
         return None
     return node.outputs
+
+
+def _graph_convert(graph: Any, value: Any, hint: dtypes.DType | None) -> Any:
+    return convert_in_graph(graph, value, None, hint)
 
 
 def _graph_dtype(value: Tensor) -> dtypes.DType:

@@ -9,6 +9,13 @@ Two concrete classes, so that dispatch can be done by type:
 `Operation` in a `Graph`, known only by dtype and static shape). Python
 operators (`+`, `@`, `[]`, ...) are installed on `Tensor` by
 `runtime.ops.overloads`.
+
+This module is the value layer: it knows no graph and no op. It also holds
+the public conversion registry (`register_tensor_conversion`, for objects
+that stand for a tensor) and `as_numpy` (Python values as NumPy values);
+`convert_to_tensor`, which may add a node or stack a list with the `Pack`
+op, is the op registry's (`runtime.op_registry`, exported as
+`rt.convert_to_tensor`).
 """
 
 from __future__ import annotations
@@ -20,29 +27,32 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from runtime import dtypes
-from runtime.context import STATE
-from runtime.shapes import Shape, TensorShape, format_shape
+from runtime.shapes import Shape, format_shape
 
 if TYPE_CHECKING:
     from runtime.graph import Graph, Operation
 
 __all__ = [
+    "CONVERSIONS",
     "EagerTensor",
     "SymbolicTensor",
     "Tensor",
     "TensorLike",
     "as_numpy",
-    "convert_to_tensor",
+    "contains_tensor",
+    "conversion_for",
+    "dtype_error",
     "is_symbolic",
     "is_tensor",
     "register_tensor_conversion",
+    "stands_for_tensor",
 ]
 
 # Anything an op accepts as an operand: a tensor, a Variable, a Python scalar,
 # a nested list, or a NumPy array.
 TensorLike = Any
 
-_FROM_NUMPY = dtypes._FROM_NUMPY
+_FROM_NUMPY = dtypes.FROM_NUMPY
 _INT32 = np.iinfo(np.int32)
 
 
@@ -84,24 +94,28 @@ class Tensor:
 
 
 class EagerTensor(Tensor):
-    """A tensor whose value is known: a NumPy array or NumPy scalar."""
+    """A tensor whose value is known: a NumPy array or NumPy scalar.
 
-    __slots__ = ("_value",)
+    `numpy_value` is that value (what `numpy()` returns); the runtime's and
+    the tracer's hot paths read the attribute rather than call the method.
+    """
+
+    __slots__ = ("numpy_value",)
 
     def __init__(self, value: Any) -> None:
-        self._value = value
+        self.numpy_value = value
 
     @property
     def dtype(self) -> dtypes.DType:
-        return _FROM_NUMPY[self._value.dtype]
+        return _FROM_NUMPY[self.numpy_value.dtype]
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return self._value.shape
+        return self.numpy_value.shape
 
     @property
     def ndim(self) -> int:
-        return self._value.ndim
+        return self.numpy_value.ndim
 
     @property
     def name(self) -> str:
@@ -109,45 +123,45 @@ class EagerTensor(Tensor):
 
     def numpy(self) -> Any:
         """The value as a NumPy array (a NumPy scalar for rank 0)."""
-        return self._value
+        return self.numpy_value
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        return np.asarray(self._value, dtype=dtype)
+        return np.asarray(self.numpy_value, dtype=dtype)
 
     def __bool__(self) -> bool:
-        return bool(self._value)
+        return bool(self.numpy_value)
 
     def __index__(self) -> int:
-        if self._value.dtype.kind not in "iu":
+        if self.numpy_value.dtype.kind not in "iu":
             raise TypeError(
                 f"only integer scalar tensors can be used as an index, "
                 f"got dtype {self.dtype}"
             )
-        return int(self._value)
+        return int(self.numpy_value)
 
     def __int__(self) -> int:
-        return int(self._value)
+        return int(self.numpy_value)
 
     def __float__(self) -> float:
-        return float(self._value)
+        return float(self.numpy_value)
 
     def __len__(self) -> int:
-        if not self._value.ndim:
+        if not self.numpy_value.ndim:
             raise TypeError("len() of a scalar tensor")
-        return len(self._value)
+        return len(self.numpy_value)
 
     def __iter__(self) -> Iterator[EagerTensor]:
-        if not self._value.ndim:
+        if not self.numpy_value.ndim:
             raise TypeError("iteration over a 0-d tensor")
-        return (EagerTensor(v) for v in self._value)
+        return (EagerTensor(v) for v in self.numpy_value)
 
     def __format__(self, spec: str) -> str:
-        if not self._value.ndim:
-            return format(self._value.item(), spec)
+        if not self.numpy_value.ndim:
+            return format(self.numpy_value.item(), spec)
         return format(str(self), spec)
 
     def __repr__(self) -> str:
-        value = self._value
+        value = self.numpy_value
         if self.dtype is dtypes.variant or value.ndim:
             text = repr(value)
         else:
@@ -158,8 +172,8 @@ class EagerTensor(Tensor):
 
     def __str__(self) -> str:
         return (
-            f"rt.Tensor({np.asarray(self._value)}, shape={format_shape(self.shape)}, "
-            f"dtype={self.dtype})"
+            f"rt.Tensor({np.asarray(self.numpy_value)}, "
+            f"shape={format_shape(self.shape)}, dtype={self.dtype})"
         )
 
 
@@ -264,91 +278,45 @@ def is_symbolic(value: Any) -> bool:
 
 
 # type -> fn(value, dtype) -> Tensor; lets `Variable` (and other objects that
-# stand for a tensor) take part in conversion without a circular import.
-_CONVERSIONS: dict[type, Callable[[Any, dtypes.DType | None], Tensor]] = {}
+# stand for a tensor) take part in conversion without a circular import. Read
+# by the op registry's hot paths (`type(x) in CONVERSIONS`); written only by
+# `register_tensor_conversion`.
+CONVERSIONS: dict[type, Callable[[Any, dtypes.DType | None], Tensor]] = {}
 
 
 def register_tensor_conversion(
     cls: type, fn: Callable[[Any, dtypes.DType | None], Tensor]
 ) -> None:
-    """Makes `convert_to_tensor` turn instances of `cls` into `fn(value, dtype)`."""
-    _CONVERSIONS[cls] = fn
+    """Makes `rt.convert_to_tensor` (and every op's operand conversion)
+    turn instances of `cls` into `fn(value, dtype)`."""
+    CONVERSIONS[cls] = fn
 
 
-def _convert_tensor_shape(shape: TensorShape, dtype: dtypes.DType | None) -> Tensor:
-    if not shape.is_fully_defined():
-        raise ValueError(
-            f"cannot convert the partially known shape {shape} to a tensor"
-        )
-    return convert_to_tensor(shape.as_list(), dtype or dtypes.int32)
-
-
-register_tensor_conversion(TensorShape, _convert_tensor_shape)
+def stands_for_tensor(value: Any) -> bool:
+    """True for a tensor or an object registered to convert to one (a
+    `Variable`, a `TensorShape`): what ops take as a tensor operand."""
+    return isinstance(value, Tensor) or type(value) in CONVERSIONS
 
 
 def conversion_for(value: Any) -> Callable[[Any, dtypes.DType | None], Tensor] | None:
     """The registered conversion for `type(value)`, if any."""
-    return _CONVERSIONS.get(type(value))
+    return CONVERSIONS.get(type(value))
 
 
-def convert_to_tensor(
-    value: Any,
-    dtype: dtypes.DType | str | None = None,
-    *,
-    dtype_hint: dtypes.DType | None = None,
-) -> Tensor:
-    """`value` as a tensor: eager when no graph is being built.
-
-    While a graph is being built this gives the symbolic tensor itself
-    (captured from an outer graph if needed) or a captured `Const` node.
-
-    Args:
-        value: A tensor, `Variable`, Python scalar, nested list or NumPy array.
-        dtype: The required dtype; a tensor of another dtype raises TypeError.
-        dtype_hint: The dtype Python values should take, if they can.
-
-    Raises:
-        TypeError: When `value` cannot have the required dtype.
-    """
-    if dtype is not None:
-        dtype = dtypes.as_dtype(dtype)
-    graph = STATE.graph
-    if graph is not None:
-        return graph.convert(value, dtype, dtype_hint)
-    if type(value) is EagerTensor:
-        if dtype is not None and value.dtype is not dtype:
-            raise _dtype_error(value, dtype)
-        return value
-    if type(value) is SymbolicTensor:
-        raise TypeError(
-            f"the symbolic tensor {value.name!r} was used outside the graph that "
-            "defines it (no graph is being built); graph tensors cannot leak out "
-            "of a traced function"
-        )
-    convert = _CONVERSIONS.get(type(value))
-    if convert is not None:
-        return convert(value, dtype)
-    if isinstance(value, (list, tuple)) and _contains_tensor(value):
-        from runtime.ops import array
-
-        return array.stack(
-            [convert_to_tensor(v, dtype, dtype_hint=dtype_hint) for v in value]
-        )
-    return EagerTensor(as_numpy(value, dtype, dtype_hint))
-
-
-def _dtype_error(value: Tensor, dtype: dtypes.DType) -> TypeError:
+def dtype_error(value: Tensor, dtype: dtypes.DType) -> TypeError:
+    """The error for a tensor of the wrong dtype (with the cast that fixes it)."""
     return TypeError(
         f"expected a {dtype} tensor but got a {value.dtype} tensor; use "
         f"rt.cast(x, rt.{dtype}) to convert it"
     )
 
 
-def _contains_tensor(value: Any) -> bool:
+def contains_tensor(value: Any) -> bool:
+    """True if the list or tuple `value` holds a tensor at any depth."""
     for v in value:
-        if isinstance(v, Tensor) or type(v) in _CONVERSIONS:
+        if stands_for_tensor(v):
             return True
-        if isinstance(v, (list, tuple)) and _contains_tensor(v):
+        if isinstance(v, (list, tuple)) and contains_tensor(v):
             return True
     return False
 
@@ -371,9 +339,9 @@ def as_numpy(
             out of range) or that have no runtime dtype.
     """
     if isinstance(value, (np.ndarray, np.generic)):
-        return _numpy_value(value, dtype, cast)
+        return _from_numpy(value, dtype, cast)
     if isinstance(value, EagerTensor):
-        return _numpy_value(value._value, dtype, cast)
+        return _from_numpy(value.numpy_value, dtype, cast)
     target = dtype or dtype_hint
     if isinstance(value, (bool, numbers.Number, str)):
         if target is not None:
@@ -390,7 +358,7 @@ def as_numpy(
     raise TypeError(f"cannot convert {type(value).__name__} {value!r} to a tensor")
 
 
-def _numpy_value(value: Any, dtype: dtypes.DType | None, cast: bool) -> Any:
+def _from_numpy(value: Any, dtype: dtypes.DType | None, cast: bool) -> Any:
     if value.dtype.kind in "US":
         value = np.asarray(value).astype(object)
     current = dtypes.from_numpy(value.dtype)

@@ -58,7 +58,9 @@ LIBRARY_PACKAGES = frozenset(
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
 
 
-def _is_library_module_name(name: str | None) -> bool:
+def is_library_module_name(name: str | None) -> bool:
+    """Whether module `name` belongs to the standard library or a library
+    package whose calls stay unconverted (`LIBRARY_PACKAGES`)."""
     if not name:
         return False
     root = name.split(".")[0]
@@ -68,12 +70,12 @@ def _is_library_module_name(name: str | None) -> bool:
 def _is_library_value(value: Any) -> bool:
     """Whether calls through `value` (a module, or a function) stay unconverted."""
     if isinstance(value, types.ModuleType):
-        return _is_library_module_name(value.__name__)
+        return is_library_module_name(value.__name__)
     if isinstance(value, (types.BuiltinFunctionType, type)):
         return True
     globals_ = getattr(value, "__globals__", None)
     if isinstance(globals_, dict):
-        return _is_library_module_name(globals_.get("__name__"))
+        return is_library_module_name(globals_.get("__name__"))
     return False
 
 

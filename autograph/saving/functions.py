@@ -30,7 +30,7 @@ from autograph.tracing.signatures import (
 )
 from runtime import dtypes
 from runtime.data.dataset import DatasetSpec
-from runtime.nest import _sorted_keys
+from runtime.nest import sorted_keys
 from runtime.tensor import EagerTensor, SymbolicTensor
 from runtime.tensor_spec import TensorSpec
 
@@ -182,7 +182,7 @@ def encode_structure(value: Any, writer: Writer, counter: list[int]) -> Any:
         return ["none"]
     if type(value) is dict:
         done = {
-            k: encode_structure(value[k], writer, counter) for k in _sorted_keys(value)
+            k: encode_structure(value[k], writer, counter) for k in sorted_keys(value)
         }
         return ["dict", [[writer.encode(k), done[k]] for k in value]]
     if type(value) in (tuple, list):
@@ -231,7 +231,7 @@ def decode_structure(
             order.append(node.index)
             return outputs[node.index]
         if isinstance(node, dict):
-            done = {k: number(node[k]) for k in _sorted_keys(node)}
+            done = {k: number(node[k]) for k in sorted_keys(node)}
             return {k: done[k] for k in node}
         if isinstance(node, (tuple, list)):
             return type(node)(number(v) for v in node)
@@ -326,7 +326,7 @@ class LoadedFunction:
         if self._signature is None:
             return self._concretes[0](*args, **kwargs)
         concrete, feeds = self._match(args, kwargs)
-        return concrete._compiled_call(feeds)
+        return concrete.compiled_call(feeds)
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The saved trace a call with these arguments (or `TensorSpec`s) runs."""

@@ -326,7 +326,7 @@ def check_node(
             raise fail(where, f"attr {key!r} {problem}, got {text}")
     if op_type == "Const":
         value = attrs["value"]
-        if dtypes._FROM_NUMPY.get(value.dtype) is not attrs["dtype"]:
+        if dtypes.FROM_NUMPY.get(value.dtype) is not attrs["dtype"]:
             raise fail(where, f"a Const of dtype {attrs['dtype']} holds {value.dtype}")
 
 

@@ -216,12 +216,12 @@ def _imported(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, bool]]:
             continue  # the names are unknown without importing the module
         if isinstance(node, ast.Import):
             bound = alias.asname or alias.name.split(".")[0]
-            yield bound, api._is_library_module_name(alias.name)
+            yield bound, api.is_library_module_name(alias.name)
         else:
             absolute = node.level == 0
             yield (
                 alias.asname or alias.name,
-                absolute and api._is_library_module_name(node.module),
+                absolute and api.is_library_module_name(node.module),
             )
 
 

@@ -32,6 +32,7 @@ from typing import Any
 
 from autograph.tracing import pretty
 from autograph.tracing.signatures import (
+    Identity,
     Param,
     check_value,
     contains_tensor,
@@ -43,10 +44,10 @@ from runtime import optimizer as _optimizer
 from runtime.context import STATE
 from runtime.data.dataset import DatasetSpec
 from runtime.data.dataset import argument as dataset_argument
-from runtime.dtypes import _FROM_NUMPY
+from runtime.dtypes import FROM_NUMPY
 from runtime.gradients import replay
 from runtime.graph import Graph
-from runtime.nest import _sorted_keys
+from runtime.nest import sorted_keys
 from runtime.operators.variables import UndefinedReturnValue
 from runtime.shapes import is_compatible
 from runtime.tensor import EagerTensor, SymbolicTensor
@@ -141,7 +142,7 @@ class ConcreteFunction:
         if specs is not None and not kwargs and len(args) == len(specs):
             feeds = fast_feeds(args, specs)
             if feeds is not None and not STATE.tapes:
-                return self._compiled_call(feeds)
+                return self.compiled_call(feeds)
         values = self._bind(self._positional, args, kwargs)
         if values is None:
             values = self._bind(self._tensor_first, args, kwargs)
@@ -153,7 +154,7 @@ class ConcreteFunction:
             check_value(self.name, p.name, p.spec, value, feeds, self._fix)
         if STATE.tapes:  # a GradientTape is recording: run the graph op by op
             return self._taped_call(feeds, args, kwargs)
-        return self._compiled_call(feeds)
+        return self.compiled_call(feeds)
 
     def _bind(
         self,
@@ -193,7 +194,7 @@ class ConcreteFunction:
             raise TypeError(f"{self.name}() {problem}; {self._fix}")
         return None
 
-    def _compiled_call(self, feeds: list[Any]) -> Any:
+    def compiled_call(self, feeds: list[Any]) -> Any:
         """Runs the plan on the NumPy values of the tensor arguments (one per
         input: the caller checked them)."""
         try:
@@ -210,14 +211,14 @@ class ConcreteFunction:
         argument tensors (found by their values among `feeds`) and the
         variables the graph reads, as if its ops had run eagerly."""
         by_value = {
-            id(t._value): t
+            id(t.numpy_value): t
             for t in nest.flatten((args, kwargs))
             if type(t) is EagerTensor
         }
         inputs = [by_value.get(id(f)) for f in feeds]
         inputs = [EagerTensor(f) if t is None else t for t, f in zip(inputs, feeds)]
         outputs = iter(replay(self.graph, inputs, self.outputs))
-        return _map_tensors_in_order(self.structured_outputs, lambda t: next(outputs))
+        return _map_tensors(self.structured_outputs, lambda t: next(outputs))
 
     # -- reading ---------------------------------------------------------------
 
@@ -258,8 +259,8 @@ def fast_feeds(args: Sequence[Any], specs: Sequence[Any]) -> list[Any] | None:
     for value, spec in zip(args, specs):
         if type(value) is not EagerTensor or type(spec) is not TensorSpec:
             return None
-        array = value._value
-        if _FROM_NUMPY.get(array.dtype) is not spec.dtype or not is_compatible(
+        array = value.numpy_value
+        if FROM_NUMPY.get(array.dtype) is not spec.dtype or not is_compatible(
             spec.shape, array.shape
         ):
             return None
@@ -269,31 +270,19 @@ def fast_feeds(args: Sequence[Any], specs: Sequence[Any]) -> list[Any] | None:
 
 def _traced_value(spec: Any) -> Any:
     """The value a Python-valued argument had when traced."""
-    from autograph.tracing.signatures import Identity
-
     if type(spec) is Identity:
         return spec.ref()
-    if isinstance(spec, Mapping):
-        return type(spec)({k: _traced_value(v) for k, v in spec.items()})
-    if isinstance(spec, tuple) and hasattr(type(spec), "_fields"):
-        return type(spec)(*[_traced_value(v) for v in spec])
-    if isinstance(spec, (tuple, list)):
-        return type(spec)(_traced_value(v) for v in spec)
+    if nest.is_nested(spec):
+        return nest.map_structure(_traced_value, spec)
     return spec
 
 
 def _map_tensors(structure: Any, fn: Callable[[Any], Any]) -> Any:
-    if isinstance(structure, SymbolicTensor):
-        return fn(structure)
-    if isinstance(structure, Mapping):
-        items = {k: _map_tensors(v, fn) for k, v in structure.items()}
-        return items if type(structure) is dict else type(structure)(items)
-    if isinstance(structure, tuple) and hasattr(type(structure), "_fields"):
-        return type(structure)(*[_map_tensors(v, fn) for v in structure])
-    if isinstance(structure, (tuple, list)):
-        items = [_map_tensors(v, fn) for v in structure]
-        return items if type(structure) is list else type(structure)(items)
-    return structure
+    """`structure` with `fn(t)` for each tensor `t` (in `nest.flatten`'s
+    order); other leaves stay."""
+    return nest.map_structure(
+        lambda v: fn(v) if isinstance(v, SymbolicTensor) else v, structure
+    )
 
 
 def _packer(structure: Any) -> Callable[[list[Any]], Any]:
@@ -309,27 +298,9 @@ def _packer(structure: Any) -> Callable[[list[Any]], Any]:
 
     def pack(outs: list[Any]) -> Any:
         values = iter(outs)
-        return _map_tensors_in_order(structure, lambda t: EagerTensor(next(values)))
+        return _map_tensors(structure, lambda t: EagerTensor(next(values)))
 
     return pack
-
-
-def _map_tensors_in_order(structure: Any, fn: Callable[[Any], Any]) -> Any:
-    """Like `_map_tensors`, but visits dict items in sorted key order."""
-    if isinstance(structure, SymbolicTensor):
-        return fn(structure)
-    if isinstance(structure, Mapping):
-        done = {
-            k: _map_tensors_in_order(structure[k], fn) for k in _sorted_keys(structure)
-        }
-        items = {k: done[k] for k in structure}
-        return items if type(structure) is dict else type(structure)(items)
-    if isinstance(structure, tuple) and hasattr(type(structure), "_fields"):
-        return type(structure)(*[_map_tensors_in_order(v, fn) for v in structure])
-    if isinstance(structure, (tuple, list)):
-        items = [_map_tensors_in_order(v, fn) for v in structure]
-        return items if type(structure) is list else type(structure)(items)
-    return structure
 
 
 # -- tracing -------------------------------------------------------------------------
@@ -379,7 +350,7 @@ def trace(
             # raises before it returns (a branch that raises), or leaves
             # without one.
             result = None
-        structured = _graph_outputs(name, result, graph, "")
+        structured = _graph_outputs(name, result, graph)
     if graph.created_variables and not allow_variables:
         count = len(graph.created_variables)
         what = "a rt.Variable" if count == 1 else f"{count} rt.Variables"
@@ -390,8 +361,7 @@ def trace(
             "once and reuse them (e.g. `if self.v is None: self.v = "
             "rt.Variable(...)`)"
         )
-    flat: list[SymbolicTensor] = []
-    _map_tensors_in_order(structured, flat.append)
+    flat = [t for t in nest.flatten(structured) if isinstance(t, SymbolicTensor)]
     return ConcreteFunction(
         name, params, graph, inputs, structured, flat, optimize=optimize
     )
@@ -414,7 +384,7 @@ def _feed_value(
     if isinstance(spec, Mapping):
         done = {
             k: _feed_value(value[k], spec[k], graph, name, inputs)
-            for k in _sorted_keys(spec)
+            for k in sorted_keys(spec)
         }
         items = {k: done[k] for k in value}
         return items if type(value) is dict else type(value)(items)
@@ -424,41 +394,38 @@ def _feed_value(
     return items if type(value) is list else type(value)(items)
 
 
-def _graph_outputs(name: str, value: Any, graph: Graph, path: str) -> Any:
+def _graph_outputs(name: str, value: Any, graph: Graph) -> Any:
     """The returned structure with every leaf a tensor of `graph` (or None)."""
-    if value is None:
-        return None
-    if type(value) is SymbolicTensor and value.graph is graph:
-        return value
-    if isinstance(value, Mapping):
-        done = {
-            k: _graph_outputs(name, value[k], graph, f"{path}[{k!r}]")
-            for k in _sorted_keys(value)
-        }
-        items = {k: done[k] for k in value}
-        return items if type(value) is dict else type(value)(items)
-    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
-        return type(value)(
-            *[
-                _graph_outputs(name, v, graph, f"{path}.{f}")
-                for f, v in zip(value._fields, value)
-            ]
-        )
-    if isinstance(value, (tuple, list)):
-        items = [
-            _graph_outputs(name, v, graph, f"{path}[{i}]") for i, v in enumerate(value)
-        ]
-        return items if type(value) is list else type(value)(items)
-    try:
-        return graph.convert(value)
-    except (TypeError, ValueError):
-        if isinstance(value, SymbolicTensor):
-            raise  # a graph tensor of another graph: the error says where from
-        where = f" at {path}" if path else ""
-        text = repr(value)
-        text = text if len(text) <= 60 else text[:57] + "..."
-        raise TypeError(
-            f"{name}() returned {text}{where}, a {type(value).__name__}, which is "
-            "not a tensor: a Function can return tensors, Variables, Python "
-            "scalars, None, and tuples, lists and dicts of them"
-        ) from None
+
+    def output(path: tuple[Any, ...], leaf: Any) -> Any:
+        if leaf is None or (type(leaf) is SymbolicTensor and leaf.graph is graph):
+            return leaf
+        try:
+            return graph.convert(leaf)
+        except (TypeError, ValueError):
+            if isinstance(leaf, SymbolicTensor):
+                raise  # a graph tensor of another graph: the error says where from
+            where = f" at {_path_text(value, path)}" if path else ""
+            text = repr(leaf)
+            text = text if len(text) <= 60 else text[:57] + "..."
+            raise TypeError(
+                f"{name}() returned {text}{where}, a {type(leaf).__name__}, which "
+                "is not a tensor: a Function can return tensors, Variables, Python "
+                "scalars, None, and tuples, lists and dicts of them"
+            ) from None
+
+    return nest.map_structure_with_paths(output, value)
+
+
+def _path_text(structure: Any, path: tuple[Any, ...]) -> str:
+    """A `nest` path as code reads it: `[0]['k'].field`."""
+    parts = []
+    for step in path:
+        if isinstance(structure, tuple) and hasattr(type(structure), "_fields"):
+            parts.append(f".{structure._fields[step]}")
+        elif isinstance(structure, Mapping):
+            parts.append(f"[{step!r}]")
+        else:
+            parts.append(f"[{step}]")
+        structure = structure[step]
+    return "".join(parts)

@@ -123,7 +123,7 @@ def _key_text(key: Any) -> str:
         return repr(key)
     head = key[0]
     if head is TENSOR:
-        dtype = dtypes._FROM_NUMPY.get(key[1], key[1])
+        dtype = dtypes.FROM_NUMPY.get(key[1], key[1])
         return f"{dtype} {format_shape(key[2])}"
     if head is IDENTITY:
         return "<object>"

@@ -24,7 +24,13 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from autograph.tracing.signatures import IDENTITY, TENSOR, Param, spec_structure
+from autograph.tracing.signatures import (
+    IDENTITY,
+    TENSOR,
+    Param,
+    spec_structure,
+    tensor_specs,
+)
 from runtime.tensor_spec import TensorSpec
 
 __all__ = [
@@ -193,28 +199,18 @@ def is_relaxed(params: Sequence[Param]) -> bool:
     return any(
         spec.shape is None or None in spec.shape
         for p in params
-        for spec in _tensor_leaves(p.spec)
+        for spec in tensor_specs(p.spec)
     )
 
 
 def known_dims(params: Sequence[Param]) -> int:
     count = 0
     for p in params:
-        for spec in _tensor_leaves(p.spec):
+        for spec in tensor_specs(p.spec):
             count += (
                 0 if spec.shape is None else 1 + sum(d is not None for d in spec.shape)
             )
     return count
-
-
-def _tensor_leaves(spec: Any) -> list[TensorSpec]:
-    if type(spec) is TensorSpec:
-        return [spec]
-    if isinstance(spec, dict):
-        return [s for v in spec.values() for s in _tensor_leaves(v)]
-    if isinstance(spec, (tuple, list)):
-        return [s for v in spec for s in _tensor_leaves(v)]
-    return []
 
 
 def bind_signature(

@@ -183,15 +183,15 @@ class Function:
             # and shapes of their NumPy values (no encode pass, no perm).
             if len(args) == 1:
                 if type(args[0]) is EagerTensor:
-                    value = args[0]._value
+                    value = args[0].numpy_value
                     entry = self._tensors.get((value.dtype, value.shape))
                     if entry is not None:
-                        return entry.concrete._compiled_call([value])
+                        return entry.concrete.compiled_call([value])
             elif _all_eager(args):
-                values = [a._value for a in args]
+                values = [a.numpy_value for a in args]
                 entry = self._tensors.get(_tensors_key(values))
                 if entry is not None:
-                    return entry.concrete._compiled_call(values)
+                    return entry.concrete.compiled_call(values)
         feeds: list[Any] = []
         refs: list[Any] = []
         try:
@@ -214,7 +214,7 @@ class Function:
                 feeds = [feeds[i] for i in perm]
         if STATE.tapes:  # a GradientTape is recording: run the graph op by op
             return entry.concrete._taped_call(feeds, args, kwargs)
-        return entry.concrete._compiled_call(feeds)
+        return entry.concrete.compiled_call(feeds)
 
     def _call_special(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if _run_eagerly:
@@ -225,7 +225,7 @@ class Function:
         feeds = self._signature_feeds(args, kwargs)
         if STATE.tapes:
             return concrete._taped_call(feeds, args, kwargs)
-        return concrete._compiled_call(feeds)
+        return concrete.compiled_call(feeds)
 
     def _python_callable(self) -> Callable[..., Any]:
         if self._instance is None:

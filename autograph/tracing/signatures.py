@@ -40,9 +40,9 @@ from typing import Any
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import dtypes, nest
 from runtime.data.dataset import Dataset, DatasetSpec
-from runtime.nest import _sorted_keys
+from runtime.nest import sorted_keys
 from runtime.shapes import format_shape, is_compatible
 from runtime.tensor import EagerTensor, SymbolicTensor, as_numpy
 from runtime.tensor_spec import TensorSpec
@@ -61,7 +61,7 @@ __all__ = [
     "spec_structure",
 ]
 
-_FROM_NUMPY = dtypes._FROM_NUMPY
+FROM_NUMPY = dtypes.FROM_NUMPY
 
 
 class _Tag:
@@ -101,7 +101,7 @@ def encode(value: Any, feeds: list[Any], refs: list[Any]) -> Any:
     """
     t = type(value)
     if t is EagerTensor:
-        array = value._value
+        array = value.numpy_value
         feeds.append(array)
         return (TENSOR, array.dtype, array.shape)
     if t in _VALUE_TYPES:
@@ -111,12 +111,12 @@ def encode(value: Any, feeds: list[Any], refs: list[Any]) -> Any:
     if t is tuple or t is list:
         return (t, tuple([encode(v, feeds, refs) for v in value]))
     if t is np.ndarray or isinstance(value, np.generic):
-        if value.dtype not in _FROM_NUMPY:
+        if value.dtype not in FROM_NUMPY:
             value = as_numpy(value)
         feeds.append(value)
         return (TENSOR, value.dtype, value.shape)
     if t is dict or isinstance(value, Mapping):
-        keys = _sorted_keys(value)
+        keys = sorted_keys(value)
         return (t, tuple([(k, encode(value[k], feeds, refs)) for k in keys]))
     if isinstance(value, (tuple, list)):  # namedtuples and other subclasses
         return (t, tuple([encode(v, feeds, refs) for v in value]))
@@ -242,47 +242,36 @@ def _weak(value: Any) -> Callable[[], Any]:
 
 def spec_structure(value: Any) -> Any:
     """`value` with each leaf replaced by its spec (see `Param.spec`)."""
+    return nest.map_structure(_leaf_spec, value)
+
+
+def _leaf_spec(value: Any) -> Any:
     t = type(value)
     if t is EagerTensor or t is np.ndarray or isinstance(value, np.generic):
-        array = value._value if t is EagerTensor else as_numpy(value)
-        return TensorSpec(array.shape, _FROM_NUMPY[array.dtype])
+        array = value.numpy_value if t is EagerTensor else as_numpy(value)
+        return TensorSpec(array.shape, FROM_NUMPY[array.dtype])
     if t is TensorSpec:
         return TensorSpec(value.shape, value.dtype)
     if isinstance(value, Dataset):
         return DatasetSpec(value.element_spec)
     if t in _VALUE_TYPES:
         return value
-    if isinstance(value, Mapping):
-        items = {k: spec_structure(value[k]) for k in value}
-        return items if t is dict else t(items)
-    if isinstance(value, tuple) and hasattr(t, "_fields"):
-        return t(*[spec_structure(v) for v in value])
-    if isinstance(value, (tuple, list)):
-        items = [spec_structure(v) for v in value]
-        return items if t is list else (tuple(items) if t is tuple else t(items))
     return Identity(_weak(value), repr(value))
 
 
 def contains_tensor(spec: Any) -> bool:
     """Whether a spec structure has a `TensorSpec` (or `DatasetSpec`) leaf."""
-    if type(spec) is TensorSpec or type(spec) is DatasetSpec:
+    t = type(spec)
+    if t is TensorSpec or t is DatasetSpec:
         return True
-    if isinstance(spec, Mapping):
-        return any(contains_tensor(v) for v in spec.values())
-    if isinstance(spec, (tuple, list)):
-        return any(contains_tensor(v) for v in spec)
-    return False
+    return nest.is_nested(spec) and any(
+        type(s) is TensorSpec or type(s) is DatasetSpec for s in nest.flatten(spec)
+    )
 
 
 def tensor_specs(spec: Any) -> list[TensorSpec]:
     """The `TensorSpec` leaves of a spec structure, in feed order."""
-    if type(spec) is TensorSpec:
-        return [spec]
-    if isinstance(spec, Mapping):
-        return [s for k in _sorted_keys(spec) for s in tensor_specs(spec[k])]
-    if isinstance(spec, (tuple, list)):
-        return [s for v in spec for s in tensor_specs(v)]
-    return []
+    return [s for s in nest.flatten(spec) if type(s) is TensorSpec]
 
 
 # -- checking a value against a spec --------------------------------------------
@@ -296,7 +285,7 @@ def describe_value(value: Any) -> str:
     """A short description of a value for error messages."""
     t = type(value)
     if t is EagerTensor or t is np.ndarray or isinstance(value, np.generic):
-        array = value._value if t is EagerTensor else np.asarray(value)
+        array = value.numpy_value if t is EagerTensor else np.asarray(value)
         try:
             dtype = dtypes.from_numpy(array.dtype).name
         except TypeError:
@@ -375,7 +364,7 @@ def _check_container(
                 f"{function}(): argument {path!r} must have the keys "
                 f"{sorted(map(repr, spec))}, got {sorted(map(repr, value))}; {fix}"
             )
-        for k in _sorted_keys(spec):
+        for k in sorted_keys(spec):
             check_value(function, f"{path}[{k!r}]", spec[k], value[k], feeds, fix)
         return
     if len(value) != len(spec):
@@ -393,7 +382,7 @@ def _check_tensor(
     """The NumPy value of `value` if it fits `spec` (converting Python values)."""
     t = type(value)
     if t is EagerTensor:
-        array = value._value
+        array = value.numpy_value
     elif t is np.ndarray or isinstance(value, np.generic):
         try:
             array = as_numpy(value)
@@ -412,7 +401,7 @@ def _check_tensor(
             f"{function}(): argument {path!r} must be {_article(spec.dtype.name)} "
             f"{spec.dtype} tensor, got {describe_value(value)}; {fix}"
         )
-    dtype = _FROM_NUMPY.get(array.dtype)
+    dtype = FROM_NUMPY.get(array.dtype)
     if dtype is not spec.dtype:
         got = dtype.name if dtype is not None else str(array.dtype)
         raise TypeError(

@@ -30,8 +30,9 @@ from runtime import dtypes, executor, nest
 from runtime.context import STATE
 from runtime.errors import InvalidArgumentError
 from runtime.graph import Graph
+from runtime.op_registry import convert_to_tensor
 from runtime.shapes import is_compatible
-from runtime.tensor import EagerTensor, Tensor, as_numpy, convert_to_tensor
+from runtime.tensor import EagerTensor, Tensor, as_numpy
 from runtime.tensor_spec import TensorSpec
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "UNKNOWN",
     "Dataset",
     "DatasetSpec",
+    "convert_function",
     "set_function_converter",
 ]
 
@@ -54,6 +56,11 @@ def set_function_converter(
     """Installs the function that converts `map`/`filter`/`reduce` functions
     before they are traced (autograph's `to_graph`; `runtime` never imports it)."""
     _CONVERTER[:] = [convert]
+
+
+def convert_function(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` converted by the installed converter (`fn` itself if none)."""
+    return _CONVERTER[0](fn) if _CONVERTER else fn
 
 
 def _leaf_value(value: Any) -> np.ndarray:
@@ -104,7 +111,7 @@ class _TracedFunction:
     """A user function traced once for an element spec; runs on flat values."""
 
     def __init__(self, fn: Callable[..., Any], spec: Any, what: str, extra: Any = None):
-        converted = _CONVERTER[0](fn) if _CONVERTER else fn
+        converted = convert_function(fn)
         graph = Graph(f"{what}_{getattr(fn, '__name__', 'fn')}")
         with graph.as_default():
             structure = spec if extra is None else (extra, spec)

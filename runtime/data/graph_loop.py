@@ -25,12 +25,11 @@ import numpy as np
 
 from runtime import control_flow, dtypes, nest
 from runtime.context import STATE
-from runtime.data.dataset import _CONVERTER, Dataset
-from runtime.op_registry import OpDef, apply, register
+from runtime.data.dataset import Dataset, convert_function
+from runtime.op_registry import OpDef, apply, convert_to_tensor, register
 from runtime.operators import control_flow as operators
 from runtime.operators import dispatch
 from runtime.operators import graph_backend as _graph_backend  # noqa: F401  (while_stmt)
-from runtime.tensor import convert_to_tensor
 
 __all__ = ["get_next", "make_iterator", "reduce_in_graph"]
 
@@ -171,7 +170,7 @@ def reduce_in_graph(
     dataset: Dataset, initial_state: Any, reduce_func: Callable[[Any, Any], Any]
 ) -> Any:
     """`Dataset.reduce` while a graph is built: one graph while loop."""
-    fn = _CONVERTER[0](reduce_func) if _CONVERTER else reduce_func
+    fn = convert_function(reduce_func)
     handle = make_iterator(dataset)
     has, leaves = get_next(handle, dataset)
     state = nest.map_structure(convert_to_tensor, initial_state)

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from runtime.ops.math import multiply
+from runtime.ops.state import Variable
+
 __all__ = ["SGD"]
 
 
@@ -21,8 +24,6 @@ class SGD:
     def apply_gradients(self, grads_and_vars: Iterable[tuple[Any, Any]]) -> None:
         """Updates each variable by its gradient; pairs with a None gradient
         are skipped (a variable the loss does not depend on)."""
-        from runtime.ops.math import multiply
-        from runtime.ops.state import Variable
 
         pairs = list(grads_and_vars)
         if not pairs:

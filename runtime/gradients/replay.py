@@ -23,19 +23,6 @@ from runtime.tensor import EagerTensor
 __all__ = ["replay"]
 
 
-def _needed(graph: Any, outputs: Sequence[Any]) -> list[Any]:
-    """The ops `outputs` or an effect needs, in creation order."""
-    needed: set[int] = set()
-    stack = [t.op for t in outputs] + [op for op in graph._ops if op.stateful]
-    while stack:
-        op = stack.pop()
-        if id(op) not in needed:
-            needed.add(id(op))
-            stack.extend(t.op for t in op.inputs)
-            stack.extend(op.control_inputs)
-    return [op for op in graph._ops if id(op) in needed]
-
-
 def replay(
     graph: Any, inputs: Sequence[Any], outputs: Sequence[Any] | None = None
 ) -> list:
@@ -48,7 +35,7 @@ def replay(
     """
     outputs = graph.outputs if outputs is None else outputs
     env: dict[int, Any] = {id(p): v for p, v in zip(graph.inputs, inputs)}
-    for op in _needed(graph, outputs):
+    for op in graph.ops_needed(outputs):
         kind = op.type
         if kind == "Placeholder":
             if id(op.outputs[0]) not in env:

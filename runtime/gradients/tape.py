@@ -9,15 +9,23 @@ record is an `Operation` (graph mode) or an `_Record` with the same
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from runtime import dtypes, nest
 from runtime.context import STATE
-from runtime.op_registry import OpDef, lookup_variable
-from runtime.ops.grad_ops import add_grads, zeros_for
-from runtime.tensor import Tensor, convert_to_tensor
+from runtime.graph import Graph
+from runtime.op_registry import OpDef, convert_to_tensor, lookup_variable
+from runtime.ops.creation import ones_like, zeros_like
+from runtime.ops.grad_ops import (
+    DIFFERENTIABLE,
+    add_grads,
+    needs_gradient,
+    wanting_gradients,
+    zeros_for,
+)
+from runtime.ops.state import Variable
+from runtime.tensor import SymbolicTensor, Tensor
 
 __all__ = [
     "GradientTape",
@@ -27,34 +35,10 @@ __all__ = [
     "needs_gradient",
 ]
 
-_DIFFERENTIABLE = dtypes.FLOATING | {dtypes.variant}
-
 
 def differentiable(t: Any) -> bool:
     """Whether gradients flow through tensor `t` (floats and list handles)."""
-    return isinstance(t, Tensor) and t.dtype in _DIFFERENTIABLE
-
-
-class _Walks(threading.local):
-    # While `backprop` runs on this thread: the ids of the tensors that depend
-    # on a watched source, so gradient functions skip operands no gradient is
-    # wanted for (innermost walk last).
-    needed: list[set[int]]
-
-    def __init__(self) -> None:
-        self.needed = []
-
-
-_WALKS = _Walks()
-
-
-def needs_gradient(t: Any) -> bool:
-    """Whether a gradient for operand `t` of the op being differentiated can
-    reach a source: a floating tensor that depends on a watched one."""
-    if not isinstance(t, Tensor) or t.dtype not in _DIFFERENTIABLE:
-        return False
-    needed = _WALKS.needed
-    return not needed or id(t) in needed[-1]
+    return isinstance(t, Tensor) and t.dtype in DIFFERENTIABLE
 
 
 class _Record:
@@ -93,7 +77,6 @@ class SubgraphGrads:
 
 
 def _subgraphs(op: Any) -> list[Any]:
-    from runtime.graph import Graph
 
     return [v for v in op.attrs.values() if isinstance(v, Graph)]
 
@@ -144,7 +127,6 @@ class GradientTape:
 
     def watch(self, tensor: Any) -> None:
         """Watches `tensor` (a tensor, a `Variable`, or a nest of them)."""
-        from runtime.ops.state import Variable
 
         for leaf in nest.flatten(tensor):
             if isinstance(leaf, Variable):
@@ -201,7 +183,7 @@ class GradientTape:
         record = op if op is not None else _Record(opdef, inputs, outputs, attrs)
         self._records.append(record)
         for t in outputs:
-            if t.dtype in _DIFFERENTIABLE:
+            if t.dtype in DIFFERENTIABLE:
                 watched.add(id(t))
 
     # -- differentiating -------------------------------------------------------
@@ -226,8 +208,6 @@ class GradientTape:
             RuntimeError: A second call on a non-persistent tape.
             LookupError: An op on the path has no gradient (names the op).
         """
-        from runtime.ops.creation import ones_like, zeros_like
-        from runtime.ops.state import Variable
 
         if unconnected_gradients not in ("none", "zero"):
             raise ValueError(
@@ -291,14 +271,8 @@ def backprop(
     Raises:
         LookupError: A gradient reaches an op that declares none.
     """
-    needed = _WALKS.needed
-    if watched is not None:
-        needed.append(watched)
-    try:
+    with wanting_gradients(watched):
         return _walk(records, grads)
-    finally:
-        if watched is not None:
-            needed.pop()
 
 
 def _walk(records: Sequence[Any], grads: dict[int, Any]) -> tuple[dict, dict]:
@@ -335,7 +309,6 @@ def _walk(records: Sequence[Any], grads: dict[int, Any]) -> tuple[dict, dict]:
 def _keep_iterations(op: Any) -> None:
     """Makes a graph `While` keep its iterations' loop variables (one more
     output, a list), which its gradient walks backwards."""
-    from runtime.tensor import SymbolicTensor
 
     if op.attrs.get("record"):
         return

@@ -27,7 +27,8 @@ from runtime import control_flow, dtypes, nest
 from runtime import control_flow_checks as checks
 from runtime.context import STATE
 from runtime.control_flow_checks import quote
-from runtime.graph import Graph, keep_refusal, raised_by_user, user_location
+from runtime.graph import Graph, keep_refusal, user_location
+from runtime.op_registry import convert_to_tensor
 from runtime.operators import dispatch, exceptions, verification
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
@@ -41,6 +42,7 @@ from runtime.operators.variables import (
 )
 from runtime.operators.verification import label, labels
 from runtime.ops import array as array_ops
+from runtime.ops import creation
 from runtime.ops import math as math_ops
 from runtime.ops.state import Assert, ensure_defined
 from runtime.ops.tensor_array import TensorArray
@@ -49,24 +51,10 @@ from runtime.tensor import (
     EagerTensor,
     SymbolicTensor,
     Tensor,
-    convert_to_tensor,
     is_symbolic,
 )
 
 # -- if -----------------------------------------------------------------------------
-
-
-def _check_defined(values: Sequence[Any], names: Sequence[str], branch: str) -> None:
-    other = "else" if branch == "if" else "if"
-    for value, name in zip(values, names):
-        # (A return value set in neither branch is fine: it stays undefined.)
-        if type(value) is Undefined:
-            raise ValueError(
-                f"{quote(label(name))} must also be defined in the {branch} branch: "
-                "it is set "
-                f"in the {other} branch of a graph `if` and used after it; assign "
-                "it in both branches or before the if statement"
-            )
 
 
 def _if_stmt(
@@ -78,7 +66,7 @@ def _if_stmt(
     places: Sequence[Place] = (),
 ) -> Any:
     if places:
-        _refuse_untracked(places)
+        verification.refuse_untracked(places)
         return _if_with_places(cond, body, orelse, state, names, places)
     count = len(names)
     # Without outputs, an `if` whose branches return something ends its
@@ -113,7 +101,7 @@ def _if_stmt(
             try:
                 result = call(fn)
             except Exception as error:
-                if not _on_path(error):
+                if not verification.raised_on_path(error):
                     raise
                 # Python raises this only when the branch runs: so does the
                 # graph; the branch gives the other's types meanwhile.
@@ -144,7 +132,7 @@ def _if_stmt(
                     _undefined_return(v, s) if isinstance(v, placeholders) else v
                     for v, s in zip(values, sample)
                 ]
-            _check_defined(values, names, label)
+            verification.check_defined(values, names, label)
             return unpack_state(values)
 
         return run
@@ -164,12 +152,6 @@ def _if_stmt(
             values[i] = _maybe_bound(names[i], value, flag, state[i].message)
         result = unpack_state(values)
     return result
-
-
-def _refuse_untracked(places: Sequence[Place]) -> None:
-    for place in places:
-        if isinstance(place, places_.Untracked):
-            raise TypeError(place.message())
 
 
 def _if_with_places(
@@ -200,7 +182,7 @@ def _if_with_places(
                 result = None if returns else unpack_state(args[:k])
             left[label] = values = places_.read(places)
             if len(left) == 2:
-                _check_places_defined(places, left["if"], left["else"])
+                verification.check_places_defined(places, left["if"], left["else"])
             return unpack_state((*as_state(result, count), *values))
 
         return run
@@ -220,24 +202,6 @@ def _if_with_places(
     return result[0] if count == 1 else unpack_state(result[:count])
 
 
-# Errors Python raises on a path of the program, not about building the
-# graph: raised while tracing a graph `if`'s branch, they belong to that branch.
-_RAISED_ON_PATH = (
-    UnboundLocalError,
-    NameError,
-    ZeroDivisionError,
-    KeyError,
-    IndexError,
-)
-
-
-def _on_path(error: Exception) -> bool:
-    """Whether Python raises `error` only on the path being traced: the
-    user's code raised it (a `raise`, `d[k]`, `1 / 0`), or it is an error
-    Python raises at a read (an unbound variable)."""
-    return isinstance(error, _RAISED_ON_PATH) or raised_by_user(error) is not None
-
-
 def _other_sample(other: Callable[[], Any], own: Any) -> Any:
     """What the other branch gives, traced into a scratch graph; this
     branch's own values if the other raises on its path (it will take this
@@ -245,7 +209,7 @@ def _other_sample(other: Callable[[], Any], own: Any) -> Any:
     try:
         return _dry_run(other, ())
     except Exception as error:
-        if not _on_path(error):
+        if not verification.raised_on_path(error):
             raise
         return own
 
@@ -286,7 +250,7 @@ def _raising_branch(
     try:
         sample = _dry_run(other, ())
     except Exception as other_error:
-        if not _on_path(other_error):
+        if not verification.raised_on_path(other_error):
             raise
         sample = unchanged()
     _raise_when_run(error, f"the {label} branch of the graph `if`", "this run took")
@@ -308,27 +272,12 @@ def _raising_body(body: Callable[..., Any], skip: int) -> Callable[..., Any]:
             return body(*args)
         except Exception as error:
             # (An unbound read tells a trial trace a loop-born name's type.)
-            if isinstance(error, NameError) or not _on_path(error):
+            if isinstance(error, NameError) or not verification.raised_on_path(error):
                 raise
             _raise_when_run(error, "the body of the graph loop", "this run ran")
             return unpack_state(args[skip:])
 
     return run
-
-
-def _check_places_defined(
-    places: Sequence[Place], then: Sequence[Any], orelse: Sequence[Any]
-) -> None:
-    for place, a, b in zip(places, then, orelse):
-        if is_undefined(a) != is_undefined(b):
-            branch, other = ("if", "else") if is_undefined(a) else ("else", "if")
-            raise ValueError(
-                f"{checks.quote(place.name)} must also be defined in the {branch} "
-                "branch: it is set "
-                f"in the {other} branch of a graph `if`, so whether it exists after "
-                "the `if` would depend on a graph tensor; assign it in both branches "
-                "or before the if statement"
-            )
 
 
 def _restoring(places: Sequence[Place], build: Callable[[], Any]) -> Any:
@@ -423,7 +372,7 @@ def _zeros_like_spec(value: Any) -> Any:
         if spec.dtype is dtypes.string:
             return convert_to_tensor("")
         shape = tuple(0 if d is None else d for d in spec.shape)
-        return array_ops.zeros(shape, dtype=spec.dtype)
+        return creation.zeros(shape, dtype=spec.dtype)
 
     return nest.map_structure(zeros, value)
 
@@ -456,10 +405,7 @@ def _loop_state(
             if sample[i] is value:
                 raise _NeverSet(i)
             if isinstance(sample[i], Undefined):
-                raise ValueError(
-                    "cannot tell the type of the return value of this function from "
-                    "its graph loop; return a value of the same type on every path"
-                )
+                raise verification.untyped_return("graph")
             out.append(_zeros_like_spec(sample[i]))
         elif type(value) is Undefined:
             if sample[i] is value:  # assigned on no path the graph has
@@ -468,10 +414,7 @@ def _loop_state(
             if type(given) is UnboundUntilRun:  # by a loop inside the body
                 given = given.value
             elif is_undefined(given):
-                raise ValueError(
-                    f"'{name}' is first assigned inside a graph loop, but not on "
-                    "every path through its body; give it a value before the loop"
-                )
+                raise verification.not_on_every_path(name, "graph")
             out.append(_zeros_like_spec(given))
             born[i] = False
         elif type(value) is UnboundUntilRun:  # an earlier graph loop's
@@ -517,10 +460,7 @@ def _without(
     def body_(*args: Any) -> Any:
         out = as_state(body(*args[:skip], *full(args[skip:])), count)
         if out[position] is not kept:
-            raise ValueError(
-                "cannot tell the type of the return value of this function from "
-                "its graph loop; return a value of the same type on every path"
-            )
+            raise verification.untyped_return("graph")
         return unpack_state((*out[:position], *out[position + 1 :]))
 
     def finish(result: Any) -> Any:
@@ -564,11 +504,7 @@ def _trial(
             if not unknown:
                 raise
             i = unknown[0]
-            message = (
-                f"'{names[i]}' is read in a graph loop before the loop assigns it "
-                "(an earlier iteration would), and its type cannot be told; give "
-                "it a value before the loop"
-            )
+            message = verification.untyped_loop_name(names[i], "graph")
             try:
                 guess = _fixed_point(trial, state, i, [*hints, *state])
             except _NoFixedPoint as failed:
@@ -756,10 +692,7 @@ def _as_tensor_array(items: list[Any], name: str, sample: Any) -> TensorArray:
             else convert_to_tensor(element)
         )
         return TensorArray(spec.dtype, size=0, dynamic_size=True)
-    raise ValueError(
-        f"list '{name}' is empty before a graph loop whose body does not append to it; "
-        "give it an element, or use rt.TensorArray"
-    )
+    raise verification.empty_list_before_loop(name)
 
 
 def _while_stmt(
@@ -773,7 +706,7 @@ def _while_stmt(
 ) -> Any:
     names = names or state_names(test)
     if places or _has_effects(test, state):
-        _refuse_untracked(places)
+        verification.refuse_untracked(places)
         return _while_with_places(test, body, state, names, first_cond, places, opts)
     count = len(state)
 
@@ -896,9 +829,9 @@ def _for_stmt(
 ) -> Any:
     names = names or state_names(body, skip=1)
     if isinstance(iterable, range):  # the rest of a Python loop (for_stmt)
-        iterable = array_ops.range(iterable.start, iterable.stop, iterable.step)
+        iterable = creation.range(iterable.start, iterable.stop, iterable.step)
     if places:
-        _refuse_untracked(places)
+        verification.refuse_untracked(places)
         k = len(state)
         test, body_, state_, names_ = _loop_with_places(
             extra_test, body, state, names, places, 1
@@ -983,10 +916,7 @@ def _loop_options(
     }
     for n, pair in enumerate(pairs):
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
-            raise TypeError(
-                "each shape_invariants entry of autograph.set_loop_options must be a "
-                f"(variable, shape) pair; entry {n} is {pair!r}"
-            )
+            raise verification.bad_invariant_entry(n, pair)
     if not pairs:
         return options
     used = [False] * len(pairs)
@@ -1000,11 +930,7 @@ def _loop_options(
             shapes.append(shape)
     for n, (value, _) in enumerate(pairs):
         if not used[n]:
-            raise ValueError(
-                f"shape_invariants entry {n} of autograph.set_loop_options names "
-                f"{_kind(value)} that is not a variable of this loop; give "
-                "(variable, shape) pairs for variables the loop changes"
-            )
+            raise verification.invariant_not_a_loop_variable(n, _kind(value))
     options["shape_invariants"] = shapes
     return options
 
@@ -1042,7 +968,7 @@ def _loop_context(names: Sequence[str], values: Sequence[Any]) -> Iterator[None]
                     "; a variable keeps its dtype in a graph loop, so give it the "
                     "right one before the loop (e.g. 0.0 instead of 0)"
                 )
-            _add_note(
+            verification.add_note(
                 e,
                 "while tracing a graph loop whose variables are "
                 + ", ".join(described)
@@ -1052,25 +978,13 @@ def _loop_context(names: Sequence[str], values: Sequence[Any]) -> Iterator[None]
         raise
 
 
-def _add_note(error: BaseException, note: str) -> None:
-    """`error.add_note(note)`; before Python 3.11, which has no notes, the
-    note is appended to the message."""
-    if hasattr(error, "add_note"):
-        error.add_note(note)
-    elif error.args and isinstance(error.args[0], str):
-        error.args = (f"{error.args[0]}\n{note}", *error.args[1:])
-
-
 def _item_shape(value: SymbolicTensor) -> Any:
     return None if value.shape is None else value.shape[1:]
 
 
 def _length(value: SymbolicTensor) -> Any:
     if not value.shape:
-        raise TypeError(
-            f"cannot iterate over a scalar tensor {value.name!r}; iterate over a "
-            "1-D or higher tensor, or use rt.range(n)"
-        )
+        raise verification.scalar_iteration(value.name)
     if value.shape[0] is not None:
         return value.shape[0]
     return array_ops.shape(value)[0]
@@ -1134,7 +1048,7 @@ def _assert(cond: Any, message: Callable[[], Any] | None) -> None:
 
 
 def _range(*args: Any) -> Any:
-    return array_ops.range(*args)
+    return creation.range(*args)
 
 
 def _len(value: SymbolicTensor) -> Any:
@@ -1143,7 +1057,7 @@ def _len(value: SymbolicTensor) -> Any:
 
 def _int(value: Any, *args: Any, **kwargs: Any) -> Any:
     if args or kwargs:  # as Python: a base is for strings only
-        raise TypeError("int() can't convert a tensor with an explicit base")
+        raise verification.int_with_base()
     return array_ops.cast(value, dtypes.int32)
 
 
@@ -1156,10 +1070,7 @@ def _list_append(array: TensorArray, value: Any) -> TensorArray:
 
 
 def _list_pop(array: TensorArray, *index: Any) -> Any:
-    raise TypeError(
-        "pop() on a list carried through a graph loop (a TensorArray) is not "
-        "supported; keep an index variable and read() instead"
-    )
+    raise verification.pop_of_tensor_array()
 
 
 def register() -> None:

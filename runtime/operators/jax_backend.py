@@ -50,15 +50,6 @@ from runtime.graph import raised_by_user, user_location
 from runtime.operators import dispatch, exceptions
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
-from runtime.operators.graph_backend import (
-    _add_note,
-    _check_defined,
-    _check_places_defined,
-    _refuse_untracked,
-)
-from runtime.operators.graph_backend import (
-    _on_path as _python_on_path,
-)
 from runtime.operators.places import Place
 from runtime.operators.variables import (
     UnboundAfterReturn,
@@ -66,7 +57,18 @@ from runtime.operators.variables import (
     UndefinedReturnValue,
     is_undefined,
 )
-from runtime.operators.verification import label, raise_missing_return
+from runtime.operators.verification import (
+    add_note,
+    check_defined,
+    check_places_defined,
+    label,
+    not_on_every_path,
+    raise_missing_return,
+    raised_on_path,
+    refuse_untracked,
+    untyped_loop_name,
+    untyped_return,
+)
 
 try:  # where JAX keeps these has moved between versions
     from jax._src.core import is_concrete as _is_concrete
@@ -201,7 +203,7 @@ def _notes(error: BaseException, what: str, where: str, keys: Sequence[str]) -> 
     if getattr(error, "_ag_jax_note", False):
         return
     shown = ", ".join(repr(k) for k in keys) or "none"
-    _add_note(error, f"while building the JAX {what}{where} (its variables: {shown})")
+    add_note(error, f"while building the JAX {what}{where} (its variables: {shown})")
     error._ag_jax_note = True  # type: ignore[attr-defined]
 
 
@@ -289,7 +291,7 @@ _JAX_DIRS = tuple(
 
 def _on_path(error: Exception) -> bool:
     """Whether Python raises `error` only on the path being traced (see the
-    graph backend's `_on_path`); an error JAX raises about tracing (a tracer
+    `verification.raised_on_path`); an error JAX raises about tracing (a tracer
     used as a Python int or bool, a shape mismatch) is not one."""
     if type(error).__module__.partition(".")[0] in ("jax", "jaxlib"):
         return False
@@ -298,7 +300,7 @@ def _on_path(error: Exception) -> bool:
         tb = tb.tb_next
     if tb is not None and tb.tb_frame.f_code.co_filename.startswith(_JAX_DIRS):
         return False
-    return _python_on_path(error)
+    return raised_on_path(error)
 
 
 def _raise_when_run(error: Exception, what: str, ran: str) -> None:
@@ -356,7 +358,7 @@ def _if_stmt(
     if _declined(cond):
         return NotImplemented
     where = _where()
-    _refuse_untracked(places)
+    refuse_untracked(places)
     count = len(names)
     returns = not count  # the branches return the function's value (or None)
     keys = _keys(names) if count else [label("retval_")]
@@ -430,11 +432,11 @@ def _if_stmt(
                         if isinstance(value, _PLACEHOLDERS) and _is_arrays(sample[key]):
                             out[key] = _zeros_like(sample[key])
                 if not returns:
-                    _check_defined(list(out.values())[:count], names, which)
+                    check_defined(list(out.values())[:count], names, which)
                 seen[which] = out
                 if len(seen) == 2:
                     if places:
-                        _check_places_defined(
+                        check_places_defined(
                             places,
                             [seen["if"][k] for k in place_keys],
                             [seen["else"][k] for k in place_keys],
@@ -569,7 +571,7 @@ class _Loop:
         skip: int,
         where: str,
     ) -> None:
-        _refuse_untracked(places)
+        refuse_untracked(places)
         self.body = body
         self.count = len(state)
         self.keys = _keys(names)
@@ -631,16 +633,8 @@ class _Loop:
                     continue  # assigned on no path: it stays as it is
                 if not _is_arrays(got) or is_undefined(got):
                     if isinstance(value, UndefinedReturnValue):
-                        raise ValueError(
-                            "cannot tell the type of the return value of this "
-                            "function from its JAX loop; return a value of the same "
-                            "type on every path"
-                        )
-                    raise ValueError(
-                        f"'{self.names[key]}' is first assigned inside a JAX loop"
-                        f"{self.where}, but not on every path through its body; "
-                        "give it a value before the loop"
-                    )
+                        raise untyped_return("JAX")
+                    raise not_on_every_path(self.names[key], "JAX", self.where)
                 del self.python[key]
                 carry[key] = _zeros_like(got)
                 if not isinstance(value, UndefinedReturnValue):
@@ -668,9 +662,7 @@ class _Loop:
                     guess = self._fixed_point(carry, item, guesses, read.key)
                 if guess is None:
                     raise ValueError(
-                        f"'{self.names[read.key]}' is read in a JAX loop{self.where} "
-                        "before the loop assigns it (an earlier iteration would), "
-                        "and its type cannot be told; give it a value before the loop"
+                        untyped_loop_name(self.names[read.key], "JAX", self.where)
                     ) from None
                 guesses[read.key] = guess
 

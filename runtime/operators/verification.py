@@ -10,7 +10,11 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from runtime.graph import keep_refusal
+from runtime.control_flow_checks import quote
+from runtime.graph import keep_refusal, raised_by_user
+from runtime.operators import places as places_
+from runtime.operators.places import Place
+from runtime.operators.variables import Undefined, is_undefined
 
 # What converted code's own state variables stand for, by the Namer's base
 # names (a clash with a user's name gets a suffix: `retval__1`, `break__2`).
@@ -98,4 +102,146 @@ def raise_missing_return(
         f"at {code.co_filename}:{code.co_firstlineno} but None {where}; a {kind} "
         "`if` needs a value of the same kind from both branches: add a `return` "
         "of such a value on that path"
+    )
+
+
+def check_defined(values: Sequence[Any], names: Sequence[str], branch: str) -> None:
+    """Raises unless each of a graph `if` branch's `values` (for `names`) is
+    defined, as the other branch defines it."""
+    other = "else" if branch == "if" else "if"
+    for value, name in zip(values, names):
+        # (A return value set in neither branch is fine: it stays undefined.)
+        if type(value) is Undefined:
+            raise ValueError(
+                f"{quote(label(name))} must also be defined in the {branch} branch: "
+                "it is set "
+                f"in the {other} branch of a graph `if` and used after it; assign "
+                "it in both branches or before the if statement"
+            )
+
+
+def refuse_untracked(places: Sequence[Place]) -> None:
+    """Raises for a place a backend cannot carry (`places.Untracked`)."""
+    for place in places:
+        if isinstance(place, places_.Untracked):
+            raise TypeError(place.message())
+
+
+# Errors Python raises on a path of the program, not about building the
+# graph: raised while tracing a graph `if`'s branch, they belong to that branch.
+_RAISED_ON_PATH = (
+    UnboundLocalError,
+    NameError,
+    ZeroDivisionError,
+    KeyError,
+    IndexError,
+)
+
+
+def raised_on_path(error: Exception) -> bool:
+    """Whether Python raises `error` only on the path being traced: the
+    user's code raised it (a `raise`, `d[k]`, `1 / 0`), or it is an error
+    Python raises at a read (an unbound variable)."""
+    return isinstance(error, _RAISED_ON_PATH) or raised_by_user(error) is not None
+
+
+def check_places_defined(
+    places: Sequence[Place], then: Sequence[Any], orelse: Sequence[Any]
+) -> None:
+    """Raises for a place one branch of a graph `if` leaves undefined and the
+    other defines."""
+    for place, a, b in zip(places, then, orelse):
+        if is_undefined(a) != is_undefined(b):
+            branch, other = ("if", "else") if is_undefined(a) else ("else", "if")
+            raise ValueError(
+                f"{quote(place.name)} must also be defined in the {branch} "
+                "branch: it is set "
+                f"in the {other} branch of a graph `if`, so whether it exists after "
+                "the `if` would depend on a graph tensor; assign it in both branches "
+                "or before the if statement"
+            )
+
+
+def add_note(error: BaseException, note: str) -> None:
+    """`error.add_note(note)`; before Python 3.11, which has no notes, the
+    note is appended to the message."""
+    if hasattr(error, "add_note"):
+        error.add_note(note)
+    elif error.args and isinstance(error.args[0], str):
+        error.args = (f"{error.args[0]}\n{note}", *error.args[1:])
+
+
+# -- loops of a backend (`loop`: "graph" or "JAX"; `where`: " at file:line") ----
+
+
+def untyped_return(loop: str) -> ValueError:
+    """A return value set in a loop whose type no traced path tells."""
+    return ValueError(
+        f"cannot tell the type of the return value of this function from its {loop} "
+        "loop; return a value of the same type on every path"
+    )
+
+
+def not_on_every_path(name: str, loop: str, where: str = "") -> ValueError:
+    """A name first assigned in a loop, on some paths through its body only."""
+    return ValueError(
+        f"'{name}' is first assigned inside a {loop} loop{where}, but not on every "
+        "path through its body; give it a value before the loop"
+    )
+
+
+def untyped_loop_name(name: str, loop: str, where: str = "") -> str:
+    """The message for a name read before the loop assigns it, whose type
+    no candidate gives."""
+    return (
+        f"'{name}' is read in a {loop} loop{where} before the loop assigns it (an "
+        "earlier iteration would), and its type cannot be told; give it a value "
+        "before the loop"
+    )
+
+
+def empty_list_before_loop(name: str) -> ValueError:
+    """A list a graph loop carries but never appends to, with no element to
+    tell its type."""
+    return ValueError(
+        f"list '{name}' is empty before a graph loop whose body does not append to "
+        "it; give it an element, or use rt.TensorArray"
+    )
+
+
+def bad_invariant_entry(n: int, pair: Any) -> TypeError:
+    """A `set_loop_options(shape_invariants=...)` entry that is no pair."""
+    return TypeError(
+        "each shape_invariants entry of autograph.set_loop_options must be a "
+        f"(variable, shape) pair; entry {n} is {pair!r}"
+    )
+
+
+def invariant_not_a_loop_variable(n: int, kind: str) -> ValueError:
+    """A `shape_invariants` entry naming something the loop does not carry."""
+    return ValueError(
+        f"shape_invariants entry {n} of autograph.set_loop_options names {kind} "
+        "that is not a variable of this loop; give (variable, shape) pairs for "
+        "variables the loop changes"
+    )
+
+
+def scalar_iteration(name: str) -> TypeError:
+    """A `for` over a scalar graph tensor."""
+    return TypeError(
+        f"cannot iterate over a scalar tensor {name!r}; iterate over a 1-D or "
+        "higher tensor, or use rt.range(n)"
+    )
+
+
+def int_with_base() -> TypeError:
+    """`int(tensor, base)`: as Python, a base is for strings only."""
+    return TypeError("int() can't convert a tensor with an explicit base")
+
+
+def pop_of_tensor_array() -> TypeError:
+    """`list.pop()` on a list a graph loop carries as a TensorArray."""
+    return TypeError(
+        "pop() on a list carried through a graph loop (a TensorArray) is not "
+        "supported; keep an index variable and read() instead"
     )

@@ -22,14 +22,21 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
-from runtime.op_registry import OpDef, apply, gradient, register
+from runtime.op_registry import OpDef, apply, convert_to_tensor, gradient, register
 from runtime.ops import rules
+from runtime.ops.grad_ops import (
+    concat_grad,
+    gather_grad,
+    needs_gradient,
+    pad_grad,
+    unbroadcast,
+    unpack_grad,
+)
 from runtime.shapes import Shape, broadcast_all, format_shape, normalize_axis
 from runtime.shapes import num_elements as _num_elements
 from runtime.tensor import (
     Tensor,
     TensorLike,
-    convert_to_tensor,
 )
 
 _NO_ATTRS: dict[str, Any] = {}
@@ -492,28 +499,7 @@ __all__ = [
     "where",
 ]
 
-_MOVED_TO_CREATION = frozenset(
-    {"constant", "eye", "fill", "ones", "ones_like", "range", "zeros", "zeros_like"}
-)
-
-
-def __getattr__(name: str) -> Any:
-    # The creation ops used to live here; keep `array.zeros` & co. working.
-    if name in _MOVED_TO_CREATION:
-        from runtime.ops import creation
-
-        return getattr(creation, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 # -- gradients (declared in the op table, `runtime.gradients` runs them) ---------
-
-
-def _float(t: Any) -> bool:
-    """Whether a gradient for operand `t` is wanted (it leads to a source)."""
-    from runtime.gradients.tape import needs_gradient
-
-    return needs_gradient(t)
 
 
 @gradient("Identity")
@@ -524,7 +510,7 @@ def _identity_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
 @gradient("Cast")
 def _cast_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
     (x,) = op.inputs
-    return [cast(grads[0], x.dtype) if _float(x) else None]
+    return [cast(grads[0], x.dtype) if needs_gradient(x) else None]
 
 
 def _reshaped_like(op: Any, grads: Sequence[Any]) -> list[Any]:
@@ -545,7 +531,6 @@ def _transpose_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
 
 @gradient("ConcatV2")
 def _concat_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-    from runtime.ops.grad_ops import concat_grad
 
     values = op.inputs
     axis = op.attrs["axis"]
@@ -556,24 +541,22 @@ def _concat_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
         axis += rank
     pieces = concat_grad(grads[0], values, axis)
     pieces = pieces if isinstance(pieces, tuple) else (pieces,)
-    return [p if _float(v) else None for p, v in zip(pieces, values)]
+    return [p if needs_gradient(v) else None for p, v in zip(pieces, values)]
 
 
 @gradient("Pack")
 def _pack_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-    from runtime.ops.grad_ops import unpack_grad
 
     axis = op.attrs["axis"]
     if axis < 0:
         axis += op.outputs[0].ndim
     pieces = unpack_grad(grads[0], op.inputs, axis)
     pieces = pieces if isinstance(pieces, tuple) else (pieces,)
-    return [p if _float(v) else None for p, v in zip(pieces, op.inputs)]
+    return [p if needs_gradient(v) else None for p, v in zip(pieces, op.inputs)]
 
 
 @gradient("GatherV2")
 def _gather_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-    from runtime.ops.grad_ops import gather_grad
 
     params, indices = op.inputs
     return [gather_grad(grads[0], params, indices, op.attrs["axis"]), None]
@@ -581,19 +564,17 @@ def _gather_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
 
 @gradient("SelectV2")
 def _select_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-    from runtime.ops.grad_ops import unbroadcast
 
     (g,) = grads
     condition, x, y = op.inputs
     return [
         None,
-        unbroadcast(where(condition, g, 0), x) if _float(x) else None,
-        unbroadcast(where(condition, 0, g), y) if _float(y) else None,
+        unbroadcast(where(condition, g, 0), x) if needs_gradient(x) else None,
+        unbroadcast(where(condition, 0, g), y) if needs_gradient(y) else None,
     ]
 
 
 @gradient("PadV2")
 def _pad_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-    from runtime.ops.grad_ops import pad_grad
 
     return [pad_grad(grads[0], op.attrs["paddings"]), None]

@@ -22,7 +22,7 @@ import numpy as np
 from runtime import dtypes
 from runtime.context import STATE
 from runtime.errors import InvalidArgumentError
-from runtime.op_registry import OpDef, apply, gradient, register
+from runtime.op_registry import OpDef, apply, convert_to_tensor, gradient, register
 from runtime.ops import rules
 from runtime.ops.array import cast, reshape
 from runtime.shapes import format_shape
@@ -30,9 +30,8 @@ from runtime.tensor import (
     EagerTensor,
     Tensor,
     TensorLike,
-    _contains_tensor,
     as_numpy,
-    convert_to_tensor,
+    contains_tensor,
 )
 
 __all__ = [
@@ -62,7 +61,7 @@ def constant(
     """
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(value, Tensor) or (
-        isinstance(value, (list, tuple)) and _contains_tensor(value)
+        isinstance(value, (list, tuple)) and contains_tensor(value)
     ):
         tensor = convert_to_tensor(value)
         if dtype is not None and tensor.dtype is not dtype:

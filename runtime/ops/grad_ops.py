@@ -9,7 +9,7 @@ The gradient functions declared beside the forward kernels
 (`@op_registry.gradient("Add")` in `runtime.ops.math`, ...) build their
 results from ordinary ops plus these: summing a broadcast gradient back to
 an operand's shape, spreading a reduction's gradient, splitting a concat's,
-scattering a gather's or a slice's, and the gradients of `TensorArray`
+scattering a gather's, and the gradients of `TensorArray`
 handles (a `ListValue` of gradients, None for "zero"). Each takes the
 forward operand it needs as an input, so shapes unknown while tracing are
 read at run time. They have no gradients themselves (no higher order).
@@ -17,7 +17,9 @@ read at run time. They have no gradients themselves (no higher order).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import threading
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,15 +31,62 @@ from runtime.ops.tensor_array import ListValue
 from runtime.tensor import Tensor
 
 __all__ = [
+    "DIFFERENTIABLE",
     "concat_grad",
     "gather_grad",
+    "needs_gradient",
     "pad_grad",
     "reduce_grad",
-    "slice_grad",
     "stop_gradient",
     "unbroadcast",
     "unpack_grad",
+    "wanting_gradients",
 ]
+
+# The dtypes gradients flow through: floats, and list handles (variant).
+DIFFERENTIABLE = dtypes.FLOATING | {dtypes.variant}
+
+
+class _Walks(threading.local):
+    # While `backprop` runs on this thread: the ids of the tensors that depend
+    # on a watched source, so gradient functions skip operands no gradient is
+    # wanted for (innermost walk last).
+    needed: list[set[int]]
+
+    def __init__(self) -> None:
+        self.needed = []
+
+
+_WALKS = _Walks()
+
+
+def needs_gradient(t: Any) -> bool:
+    """Whether a gradient for operand `t` of the op being differentiated can
+    reach a source: a floating tensor that depends on a watched one.
+
+    Here, below the op modules, so that their gradient functions can ask it;
+    `runtime.gradients.tape.backprop` says what is watched
+    (`wanting_gradients`)."""
+    if not isinstance(t, Tensor) or t.dtype not in DIFFERENTIABLE:
+        return False
+    needed = _WALKS.needed
+    return not needed or id(t) in needed[-1]
+
+
+@contextlib.contextmanager
+def wanting_gradients(watched: set[int] | None) -> Iterator[None]:
+    """While the block runs, `needs_gradient` is true only for the tensors
+    whose ids are in `watched` (a tape's: those that depend on a source);
+    None leaves it as it is."""
+    if watched is None:
+        yield
+        return
+    needed = _WALKS.needed
+    needed.append(watched)
+    try:
+        yield
+    finally:
+        needed.pop()
 
 
 def _like(index: int, dtype_from: int = 0) -> Any:
@@ -158,22 +207,6 @@ def gather_grad(g: Any, params: Any, indices: Any, axis: int) -> Any:
     return apply(_GATHER_GRAD, (g, params, indices), {"axis": axis})
 
 
-def _slice_grad_kernel(g: Any, x: Any, *parts: Any, spec: Any) -> Any:
-    from runtime.ops.indexing import _build_key
-
-    out = np.zeros(np.shape(x), dtype=np.asarray(g).dtype)
-    np.add.at(out, _build_key(spec, parts), g)
-    return out
-
-
-_SLICE_GRAD = register(OpDef("StridedSliceGrad", _like(1), _slice_grad_kernel))
-
-
-def slice_grad(g: Any, x: Any, parts: Sequence[Any], spec: Any) -> Any:
-    """`g` written into zeros shaped like `x` where the slice `spec` took it."""
-    return apply(_SLICE_GRAD, (g, x, *parts), {"spec": spec})
-
-
 def _pad_grad_kernel(g: Any, paddings: Any) -> Any:
     key = tuple(slice(a, np.shape(g)[i] - b) for i, (a, b) in enumerate(paddings))
     return np.asarray(g)[key]
@@ -283,9 +316,8 @@ def zeros_for(t: Any) -> Any:
     """A zero gradient for `t`: zeros of its shape, an empty list for a handle."""
     if t.dtype is dtypes.variant:
         return apply("TensorArrayGradZeros", ())
-    from runtime.ops.creation import zeros_like
-
-    return zeros_like(t)
+    # By op name: the op modules (creation, math) are above this one.
+    return apply("ZerosLike", (t,), {"dtype": None})
 
 
 def add_grads(a: Any, b: Any) -> Any:
@@ -296,6 +328,4 @@ def add_grads(a: Any, b: Any) -> Any:
         return a
     if a.dtype is dtypes.variant:
         return apply("TensorArrayGradAdd", (a, b))
-    from runtime.ops.math import add
-
-    return add(a, b)
+    return apply("Add", (a, b))

@@ -24,15 +24,14 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
-from runtime.op_registry import OpDef, apply, gradient, register
+from runtime.op_registry import OpDef, apply, convert_to_tensor, gradient, register
 from runtime.ops import rules
 from runtime.shapes import format_shape
 from runtime.tensor import (
     EagerTensor,
     Tensor,
     TensorLike,
-    conversion_for,
-    convert_to_tensor,
+    stands_for_tensor,
 )
 
 __all__ = ["getitem", "newaxis"]
@@ -106,9 +105,7 @@ def _slice_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec
     return [(x.dtype, tuple(out))]
 
 
-def _build_key(
-    spec: Sequence[tuple[Any, ...]], parts: Sequence[Any]
-) -> tuple[Any, ...]:
+def build_key(spec: Sequence[tuple[Any, ...]], parts: Sequence[Any]) -> tuple[Any, ...]:
     def value(ref: Any) -> Any:
         return parts[int(ref[1:]) - 1] if isinstance(ref, str) else ref
 
@@ -127,15 +124,15 @@ def _build_key(
 
 
 def _slice_kernel(x: Any, *parts: Any, spec: Sequence[tuple[Any, ...]]) -> Any:
-    return x[_build_key(spec, parts)]
+    return x[build_key(spec, parts)]
 
 
 def _bind(attrs: dict[str, Any]) -> Any:
     spec = attrs["spec"]
     if not any(isinstance(b, str) for item in spec for b in item[1:]):
-        key = _build_key(spec, ())
+        key = build_key(spec, ())
         return lambda x: x[key]
-    return lambda x, *parts: x[_build_key(spec, parts)]
+    return lambda x, *parts: x[build_key(spec, parts)]
 
 
 _STRIDED_SLICE = register(OpDef("StridedSlice", _slice_rule, _slice_kernel, bind=_bind))
@@ -155,7 +152,7 @@ def getitem(x: TensorLike, key: Any) -> Tensor:
             raise TypeError(f"booleans are not valid indices, got {b!r}")
         if isinstance(b, (int, np.integer)):
             return int(b)
-        if isinstance(b, Tensor) or conversion_for(b) is not None:
+        if stands_for_tensor(b):
             t = convert_to_tensor(b)
             if isinstance(t, EagerTensor):
                 return t.__index__()
@@ -182,9 +179,27 @@ def getitem(x: TensorLike, key: Any) -> Tensor:
     return apply(_STRIDED_SLICE, parts, {"spec": tuple(spec)}, "strided_slice")
 
 
+def _slice_grad_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
+    return [(inputs[0].dtype, inputs[1].shape)]
+
+
+def _slice_grad_kernel(g: Any, x: Any, *parts: Any, spec: Any) -> Any:
+    out = np.zeros(np.shape(x), dtype=np.asarray(g).dtype)
+    np.add.at(out, build_key(spec, parts), g)
+    return out
+
+
+# A gradient kernel (see `runtime.ops.grad_ops`), here beside the key it reads.
+_SLICE_GRAD = register(OpDef("StridedSliceGrad", _slice_grad_rule, _slice_grad_kernel))
+
+
+def slice_grad(g: Any, x: Any, parts: Sequence[Any], spec: Any) -> Any:
+    """`g` written into zeros shaped like `x` where the slice `spec` took it."""
+    return apply(_SLICE_GRAD, (g, x, *parts), {"spec": spec})
+
+
 @gradient("StridedSlice")
 def _strided_slice_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-    from runtime.ops.grad_ops import slice_grad
 
     x, *parts = op.inputs
     g = slice_grad(grads[0], x, parts, op.attrs["spec"])

@@ -23,6 +23,8 @@ from runtime import dtypes
 from runtime.errors import InvalidArgumentError
 from runtime.op_registry import OpDef, apply, gradient, register
 from runtime.ops import rules
+from runtime.ops.array import transpose, where
+from runtime.ops.grad_ops import needs_gradient, unbroadcast
 from runtime.shapes import Shape, broadcast, format_shape
 from runtime.tensor import Tensor, TensorLike
 
@@ -319,21 +321,13 @@ def logical_not(x: TensorLike, name: str | None = None) -> Tensor:
 # -- gradients (declared in the op table, `runtime.gradients` runs them) ---------
 
 
-def _wants(x: Any) -> bool:
-    """Whether a gradient for operand `x` is wanted (it leads to a source)."""
-    from runtime.gradients.tape import needs_gradient
-
-    return needs_gradient(x)
-
-
 def _binary_grads(op: Any, gx: Any, gy: Any) -> list[Any]:
     """Each operand's gradient, summed back over the dims broadcasting added."""
-    from runtime.ops.grad_ops import unbroadcast
 
     x, y = op.inputs
     return [
-        unbroadcast(gx(), x) if _wants(x) else None,
-        unbroadcast(gy(), y) if _wants(y) else None,
+        unbroadcast(gx(), x) if needs_gradient(x) else None,
+        unbroadcast(gy(), y) if needs_gradient(y) else None,
     ]
 
 
@@ -365,7 +359,6 @@ def _div_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
 
 @gradient("Pow")
 def _pow_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-    from runtime.ops.array import where
 
     (g,) = grads
     x, y = op.inputs
@@ -379,7 +372,6 @@ def _pow_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
 
 
 def _select_grads(op: Any, g: Any, take_x: Any) -> list[Any]:
-    from runtime.ops.array import where
 
     return _binary_grads(op, lambda: where(take_x, g, 0), lambda: where(take_x, 0, g))
 
@@ -406,13 +398,11 @@ def _unary_gradient(name: str, fn: Callable[[Any, Any, Any], Any]) -> None:
 
 
 def _abs_grad(g: Any, x: Any, z: Any) -> Any:
-    from runtime.ops.array import where
 
     return where(greater(x, 0), g, where(less(x, 0), negative(g), 0))
 
 
 def _relu_grad(g: Any, x: Any, z: Any) -> Any:
-    from runtime.ops.array import where
 
     return where(greater(x, 0), g, 0)
 
@@ -431,7 +421,6 @@ _unary_gradient("Cos", lambda g, x, z: negative(g) * sin(x))
 
 
 def _transposed(t: Any) -> Any:
-    from runtime.ops.array import transpose
 
     rank = t.ndim
     if rank is None:

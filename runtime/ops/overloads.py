@@ -17,12 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from runtime import op_registry
 from runtime.context import STATE
 from runtime.op_registry import OpDef, apply
 from runtime.ops import math as m
 from runtime.ops.indexing import getitem
 from runtime.ops.state import Variable
-from runtime.tensor import Tensor, conversion_for
+from runtime.tensor import Tensor, stands_for_tensor
 
 __all__ = ["install"]
 
@@ -74,7 +75,7 @@ def _comparison(op: OpDef, fallback: bool) -> Callable[[Any, Any], Any]:
         try:
             return apply(op, (self, other), _NO_ATTRS)
         except TypeError:
-            if isinstance(other, Tensor) or conversion_for(other) is not None:
+            if stands_for_tensor(other):
                 raise
             return NotImplemented
 
@@ -85,23 +86,27 @@ def _invert(self: Any) -> Any:
     return m.logical_not(self)
 
 
+# The ops behind Python's operators, by op type (`runtime.ops.math` registers
+# them; importing it above is what makes them known).
+_op = op_registry.get
+
 _BINARY = {
-    "add": m._ADD,
-    "sub": m._SUB,
-    "mul": m._MUL,
-    "truediv": m._DIV,
-    "floordiv": m._FLOORDIV,
-    "mod": m._MOD,
-    "pow": m._POW,
-    "matmul": m._MATMUL,
-    "and": m._AND,
-    "or": m._OR,
+    "add": _op("Add"),
+    "sub": _op("Sub"),
+    "mul": _op("Mul"),
+    "truediv": _op("Div"),
+    "floordiv": _op("FloorDiv"),
+    "mod": _op("FloorMod"),
+    "pow": _op("Pow"),
+    "matmul": _op("MatMul"),
+    "and": _op("LogicalAnd"),
+    "or": _op("LogicalOr"),
 }
 _COMPARE = {
-    "lt": m._LESS,
-    "le": m._LESS_EQUAL,
-    "gt": m._GREATER,
-    "ge": m._GREATER_EQUAL,
+    "lt": _op("Less"),
+    "le": _op("LessEqual"),
+    "gt": _op("Greater"),
+    "ge": _op("GreaterEqual"),
 }
 
 
@@ -112,11 +117,11 @@ def install(cls: type) -> None:
         setattr(cls, f"__r{name}__", _reverse(op))
     for name, op in _COMPARE.items():
         setattr(cls, f"__{name}__", _forward(op))
-    cls.__eq__ = _comparison(m._EQUAL, False)  # type: ignore[method-assign]
-    cls.__ne__ = _comparison(m._NOT_EQUAL, True)  # type: ignore[method-assign]
+    cls.__eq__ = _comparison(_op("Equal"), False)  # type: ignore[method-assign]
+    cls.__ne__ = _comparison(_op("NotEqual"), True)  # type: ignore[method-assign]
     cls.__hash__ = object.__hash__  # type: ignore[method-assign]
-    cls.__neg__ = _unary(m._NEG)  # type: ignore[attr-defined]
-    cls.__abs__ = _unary(m._ABS)  # type: ignore[attr-defined]
+    cls.__neg__ = _unary(_op("Neg"))  # type: ignore[attr-defined]
+    cls.__abs__ = _unary(_op("Abs"))  # type: ignore[attr-defined]
     cls.__invert__ = _invert  # type: ignore[attr-defined]
     cls.__getitem__ = getitem  # type: ignore[attr-defined]
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes
-from runtime.op_registry import OpDef, apply, register
+from runtime.op_registry import OpDef, apply, convert_to_tensor, register
 from runtime.ops import rules
 from runtime.tensor import Tensor, TensorLike
 
@@ -86,7 +86,6 @@ _NORMAL = register(
 
 
 def _bound(value: Any, dtype: dtypes.DType) -> Any:
-    from runtime.tensor import convert_to_tensor
 
     return convert_to_tensor(value, dtype_hint=dtype)
 

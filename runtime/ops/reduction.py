@@ -21,6 +21,7 @@ import numpy as np
 from runtime import dtypes
 from runtime.op_registry import OpDef, apply, gradient, register
 from runtime.ops import rules
+from runtime.ops.grad_ops import reduce_grad
 from runtime.shapes import normalize_axis
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorLike
 
@@ -251,7 +252,6 @@ def argmin(
 
 def _reduction_gradient(name: str, mode: str) -> None:
     def grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-        from runtime.ops.grad_ops import reduce_grad
 
         x = op.inputs[0]
         return [reduce_grad(grads[0], x, op.outputs[0], op.attrs, mode)]

@@ -15,8 +15,9 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
+from runtime.op_registry import convert_to_tensor
 from runtime.shapes import Shape, broadcast_all, format_shape, normalize_axis
-from runtime.tensor import EagerTensor, SymbolicTensor, convert_to_tensor
+from runtime.tensor import EagerTensor, SymbolicTensor
 
 __all__ = [
     "elementwise",
@@ -88,7 +89,7 @@ def normalize_axes(axis: Any, rank: int, op: str) -> tuple[int, ...]:
 def static_value(t: Any) -> np.ndarray | None:
     """The value of `t` if it is known while building the graph, else None."""
     if type(t) is EagerTensor:
-        return np.asarray(t._value)
+        return np.asarray(t.numpy_value)
     if type(t) is not SymbolicTensor:
         return None
     op = t.op

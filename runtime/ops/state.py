@@ -34,6 +34,7 @@ from runtime.errors import InvalidArgumentError
 from runtime.op_registry import (
     OpDef,
     apply,
+    convert_to_tensor,
     gradient,
     lookup_variable,
     register,
@@ -47,9 +48,8 @@ from runtime.tensor import (
     SymbolicTensor,
     Tensor,
     TensorLike,
-    conversion_for,
-    convert_to_tensor,
     register_tensor_conversion,
+    stands_for_tensor,
 )
 
 __all__ = ["Assert", "Variable", "print_"]
@@ -342,7 +342,7 @@ register_tensor_conversion(Variable, _convert_variable)
 
 
 def _template(value: Any, parts: list[Any]) -> tuple[Any, ...]:
-    if isinstance(value, (Tensor, np.ndarray)) or conversion_for(value) is not None:
+    if isinstance(value, np.ndarray) or stands_for_tensor(value):
         parts.append(convert_to_tensor(value))
         return ("tensor", len(parts) - 1)
     if isinstance(value, (list, tuple)):

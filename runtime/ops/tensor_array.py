@@ -24,10 +24,10 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
-from runtime.op_registry import OpDef, apply, gradient, register
+from runtime.op_registry import OpDef, apply, convert_to_tensor, gradient, register
 from runtime.ops import rules
 from runtime.shapes import Shape, as_shape, format_shape, is_compatible
-from runtime.tensor import Tensor, TensorLike, convert_to_tensor
+from runtime.tensor import Tensor, TensorLike
 
 __all__ = ["TensorArray"]
 

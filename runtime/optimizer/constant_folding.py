@@ -96,7 +96,7 @@ def _evaluate(op: Operation, values: Sequence[Any]) -> Any:
     if not isinstance(value, (np.ndarray, np.generic)):
         return _FAILED
     out = op.outputs[0]
-    if dtypes._FROM_NUMPY.get(value.dtype) is not out.dtype:
+    if dtypes.FROM_NUMPY.get(value.dtype) is not out.dtype:
         return _FAILED
     if not is_compatible(out.shape, np.shape(value)):
         return _FAILED

@@ -97,3 +97,31 @@ def test_runtime_never_imports_autograph():
         check=True,
     )
     assert out.stdout.strip() == "False"
+
+
+_Pair = collections.namedtuple("_Pair", "x y")
+_NESTED = {"b": [1, (2, 3)], "a": _Pair(4, {"z": 5, "y": 6})}
+
+
+def test_map_structure_with_paths_gives_flatten_with_paths_paths():
+    seen = []
+    nest.map_structure_with_paths(lambda p, v: seen.append((p, v)), _NESTED)
+    assert seen == nest.flatten_with_paths(_NESTED)
+
+
+def test_map_structure_with_paths_rebuilds_each_container_as_its_type():
+    out = nest.map_structure_with_paths(lambda p, v: len(p), _NESTED)
+    assert out == {"b": [2, (3, 3)], "a": _Pair(2, {"z": 3, "y": 3})}
+    assert list(out) == ["b", "a"] and list(out["a"].y) == ["z", "y"]
+
+
+def test_map_structure_of_one_structure_visits_leaves_in_flatten_order():
+    seen = []
+    out = nest.map_structure(lambda v: seen.append(v) or -v, _NESTED)
+    assert seen == nest.flatten(_NESTED)
+    assert out == {"b": [-1, (-2, -3)], "a": _Pair(-4, {"z": -5, "y": -6})}
+
+
+def test_sorted_keys_falls_back_to_repr_for_keys_that_do_not_compare():
+    assert nest.sorted_keys({"b": 1, "a": 2}) == ["a", "b"]
+    assert nest.sorted_keys({1: 0, "a": 0}) == ["a", 1]  # "'a'" < "1"

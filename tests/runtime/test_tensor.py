@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime.tensor import EagerTensor, SymbolicTensor, is_symbolic
+from runtime.tensor import EagerTensor, SymbolicTensor, is_symbolic, stands_for_tensor
 
 
 def _symbolic(shape=(None, 3), dtype=rt.float32):
@@ -161,3 +161,21 @@ def test_convert_to_tensor_in_a_graph_captures_eager_values_as_constants():
         b = rt.convert_to_tensor(eager)
         c = rt.convert_to_tensor(np.float64(2.0))
     assert a is b and a.op.type == "Const" and c.dtype is rt.float64
+
+
+def test_stands_for_tensor_covers_tensors_and_registered_conversions():
+    v = rt.Variable(1.0)
+    cases = [rt.constant(1.0), v, rt.TensorShape([2]), 1.0, [1.0], np.float32(1)]
+    assert [stands_for_tensor(c) for c in cases] == [
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+
+
+def test_numpy_value_is_the_value_numpy_returns():
+    t = rt.constant([1, 2])
+    assert t.numpy_value is t.numpy()

@@ -383,6 +383,22 @@ def continue_through_a_finally_that_deletes(n):
     return peek
 
 
+def assigned_after_a_return_before_a_raise(a):
+    # Return lowering puts the code after `if ...: return` under a guard (a
+    # converted `if`); the handler must still see what it assigned.
+    u = 0.5
+    try:
+        if a > 5:
+            return -1.0
+        u = 0.0
+        if a < 3:
+            raise KeyError("small")
+        return u
+    except KeyError:
+        u += 0.5
+        return u
+
+
 def maybe_unbound_read_in_a_conditional_arm(a):
     # `x` is bound only if the comprehension iterates; the arm becomes a
     # lambda, where the read must still raise UnboundLocalError.
@@ -426,6 +442,7 @@ MORE_SAMPLES = [
     Sample(break_flag_after_a_suppressed_raise, [(1,), (0,)]),
     Sample(maybe_unbound_read_in_a_conditional_arm, [(0,), (1,), (3,)]),
     Sample(continue_through_a_finally_that_deletes, [(1,)]),
+    Sample(assigned_after_a_return_before_a_raise, [(0,), (4,), (9,)]),
 ]
 """Samples kept out of the corpus (`SAMPLES`): their converted code is long
 by nature (a try in a loop, jumps in finally), and the corpus has a budget of

@@ -78,6 +78,17 @@ def walrus_in_an_or_operand(a, b):
     return found, z
 
 
+def walrus_in_an_augmented_comprehension(n):
+    # The walrus binds x only if the comprehension iterates: the second
+    # `del x` raises UnboundLocalError when it does not.
+    x = 1
+    total = 0
+    for _ in range(2):
+        del x
+        total += sum([(x := k) for k in range(n)])
+    return total
+
+
 def local_context_manager(n, log):
     @contextlib.contextmanager
     def tagged(tag):
@@ -151,6 +162,7 @@ SAMPLES = [
         [(3, 1), (0, 1), (0, 5)],
         tensors((3, 1), (0, 1), (0, 5)),
     ),
+    Sample(walrus_in_an_augmented_comprehension, [(0,), (3,)]),
     Sample(local_context_manager, [(5, []), (0, ["x"])]),
     Sample(
         local_context_manager_around_graph_code, [(3,), (-2,)], tensors((3,), (-2,))

@@ -452,7 +452,48 @@ def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         for stmt in guarded:
             inside = _loads([stmt])
             found |= {n for n in writes(stmt) if everywhere[n] > inside[n]}
+    found |= _assigned_under_jump_guards(fn)
     return (found | lazy_walrus_targets(fn.body)) & local
+
+
+def _assigned_under_jump_guards(fn: ast.AST) -> set[str]:
+    """Names a `try` body assigns after a statement holding a jump, which a
+    handler or `finally` of that `try` reads: jump lowering moves such
+    statements under a flag's guard, a converted `if`, which an exception
+    may leave half-way (as for the converted statements of `cells`)."""
+    found: set[str] = set()
+    for node in _walk_scope(fn.body):
+        if isinstance(node, _TRIES):
+            after = _after_jumps(node.body)
+            if after:
+                found |= writes(after) & reads([*node.handlers, *node.finalbody])
+    return found
+
+
+def _after_jumps(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements that follow, in their block, one holding a `return`,
+    `break` or `continue` (in `body` and the blocks nested in it)."""
+    found: list[ast.stmt] = []
+    blocks: list[list[ast.stmt]] = [body]
+    while blocks:
+        block = blocks.pop()
+        jumped = False
+        for stmt in block:
+            if jumped:
+                found.append(stmt)
+            elif any(isinstance(n, _JUMPS) for n in _walk_scope([stmt])):
+                jumped = True
+            if isinstance(stmt, SCOPES):
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list) and inner:
+                    blocks.append(inner)
+            blocks.extend(h.body for h in getattr(stmt, "handlers", ()))
+    return found
+
+
+_JUMPS = (ast.Return, ast.Break, ast.Continue)
 
 
 def _loads(nodes: Iterable[ast.AST]) -> collections.Counter[str]:

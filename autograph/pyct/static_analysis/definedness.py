@@ -174,7 +174,9 @@ class _Analyzer:
                     self.unbound.add(node.target.id)
         else:
             self.mark(node.target, state)
-        return state.bind(activity.writes(node))
+        # The target, and what a walrus in the value binds on every path
+        # (one inside a comprehension may bind only if it iterates).
+        return state.bind(activity.writes(node.target)).bind_walrus(node.value)
 
     def _converted_outputs(self, node: ast.stmt, state: _State | None) -> _State | None:
         if state is None or not self.converted:

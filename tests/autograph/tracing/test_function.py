@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import collections
-import doctest
 import gc
 import warnings
 
@@ -16,13 +15,7 @@ from autograph import tracing
 from autograph.tracing import (
     ConcreteFunction,
     Function,
-    concrete,
-    diagnostics,
     function,
-    matching,
-    polymorphic,
-    pretty,
-    signatures,
 )
 
 
@@ -325,11 +318,3 @@ def test_autograph_false_traces_the_original_code():
 
     with pytest.raises(TypeError, match="as a Python bool is not allowed"):
         branchy(rt.constant(1))
-
-
-@pytest.mark.parametrize(
-    "module", [signatures, concrete, polymorphic, pretty, diagnostics, matching]
-)
-def test_docstring_examples_run(module):
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 import pytest
 
 import runtime as rt
 from autograph.tracing import ConcreteFunction, function
+from autograph.tracing.signatures import encode
+from runtime import nest
 
 
 @function(input_signature=[rt.TensorSpec(shape=[None], dtype=rt.int32)])
@@ -223,3 +227,24 @@ def test_a_concrete_function_exposes_its_graph_and_signature():
     )
     assert concrete.output_specs == rt.TensorSpec([3], rt.float32)
     assert repr(concrete).startswith("<ConcreteFunction double(a) at 0x")
+
+
+def test_encode_feeds_tensors_in_nest_flatten_order():
+    """`encode` is the one structure walk of the tracer written by hand (it
+    runs on every call); the feeds it collects must come in the order the
+    traced graph's placeholders were made in: `nest.flatten`'s."""
+    pair = collections.namedtuple("pair", "b a")
+    value = {
+        "z": [rt.constant(1.0), np.float32(2.0)],
+        "a": pair(rt.constant([3, 4]), {"y": np.array([5.0]), "x": 7}),
+        10: (rt.constant(True),),
+    }
+    feeds: list = []
+    encode(value, feeds, [])
+    tensors = [
+        v.numpy() if isinstance(v, rt.Tensor) else v
+        for v in nest.flatten(value)
+        if isinstance(v, (rt.Tensor, np.ndarray, np.generic))
+    ]
+    assert len(feeds) == len(tensors) == 5
+    assert all(f is t for f, t in zip(feeds, tensors))

@@ -131,3 +131,9 @@ def test_a_jump_through_a_finally_that_deletes_leaves_the_name_maybe_unbound():
     loop = fn.body[1]
     delete = loop.body[0].finalbody[0]
     assert anno.getanno(delete.targets[0], Defined.DEFINITELY) is False
+
+
+def test_a_walrus_in_a_comprehension_of_an_augmented_assignment_binds_sometimes():
+    src = "def f(n):\n  y = 0\n  y += sum([(x := 1) for k in n])\n  return x"
+    fn = _fn(src)
+    assert anno.getanno(fn.body[2].value, Defined.DEFINITELY) is False
