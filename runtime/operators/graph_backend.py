@@ -591,9 +591,24 @@ def _maybe_bound(name: str, value: Any, flag: Any, message: str) -> Any:
     `flag` where it is read."""
     if flag is True:
         return value
-    return UnboundUntilRun(
-        name, value, flag, message, lambda: ensure_defined(flag, value, message)
-    )
+
+    def read() -> Any:
+        # The check raises when the graph runs; a `try` around the read that
+        # would handle Python's UnboundLocalError cannot catch it there.
+        where = user_location(3)
+        handler = exceptions.handling_try(where, UnboundLocalError())
+        if handler is not None:
+            refusal = TypeError(
+                f"'{name}' may be unbound where it is read at {where} (a graph loop "
+                f"may assign it in no iteration), inside the `try` at {handler} "
+                "that would handle the UnboundLocalError, but a graph cannot catch "
+                f"an exception when it runs; give '{name}' a value before the loop"
+            )
+            keep_refusal(refusal, ours=True)
+            raise refusal
+        return ensure_defined(flag, value, message)
+
+    return UnboundUntilRun(name, value, flag, message, read)
 
 
 class _Born:

@@ -642,3 +642,19 @@ def test_a_loop_born_name_in_a_cell_keeps_its_checked_placeholder():
     assert int(f(rt.constant(3))) == 8
     with pytest.raises(rt.errors.InvalidArgumentError, match="'w' is read after"):
         f(rt.constant(0))
+
+
+def loop_born_read_in_a_try_that_returns_in_finally(n):
+    x = 1
+    try:
+        for i in rt.range(n):
+            w = i
+        x = x + w
+    finally:
+        return x  # noqa: B012 - swallows the UnboundLocalError, as intended
+
+
+def test_a_loop_born_read_a_try_would_handle_is_refused_while_tracing():
+    f = autograph.function(loop_born_read_in_a_try_that_returns_in_finally)
+    with pytest.raises(TypeError, match=r"'w' may be unbound .* a graph cannot catch"):
+        f(rt.constant(3))
