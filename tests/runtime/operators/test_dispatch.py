@@ -103,6 +103,22 @@ def test_lazy_backend_loads_when_a_value_of_its_library_is_seen(monkeypatch):
         dispatch.unregister("not_", fake_type)
 
 
+def _run_probe(tmp_path: Path, code: str) -> None:
+    """Runs `code` in a fresh interpreter (nothing imported yet) that must
+    exit cleanly."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(code)
+    root = str(Path(__file__).resolve().parents[3])
+    result = subprocess.run(
+        [sys.executable, str(probe)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": root},
+    )
+    assert result.returncode == 0, result.stderr
+
+
 def test_import_and_python_use_leave_jax_unimported(tmp_path):
     code = textwrap.dedent(
         """
@@ -117,17 +133,7 @@ def test_import_and_python_use_leave_jax_unimported(tmp_path):
         assert "jax" not in sys.modules, "jax was imported"
         """
     )
-    probe = tmp_path / "probe.py"
-    probe.write_text(code)
-    root = str(Path(__file__).resolve().parents[3])
-    result = subprocess.run(
-        [sys.executable, str(probe)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": root},
-    )
-    assert result.returncode == 0, result.stderr
+    _run_probe(tmp_path, code)
 
 
 def test_a_function_converted_before_its_backends_library_is_imported_uses_it(
@@ -152,14 +158,4 @@ def test_a_function_converted_before_its_backends_library_is_imported_uses_it(
         assert int(jax.jit(g)(jnp.int32(27))) == 111
         """
     )
-    probe = tmp_path / "probe.py"
-    probe.write_text(code)
-    root = str(Path(__file__).resolve().parents[3])
-    result = subprocess.run(
-        [sys.executable, str(probe)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": root},
-    )
-    assert result.returncode == 0, result.stderr
+    _run_probe(tmp_path, code)
