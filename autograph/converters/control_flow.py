@@ -532,7 +532,7 @@ def _assigned_targets(stmts: Sequence[ast.stmt]) -> Iterable[ast.expr]:
     stack: list[ast.AST] = list(stmts)
     while stack:
         node = stack.pop()
-        if isinstance(node, activity.SCOPES):
+        if isinstance(node, activity.SCOPES) and not _generated(node):
             continue
         if isinstance(node, ast.Assign):
             targets = list(node.targets)
@@ -555,6 +555,15 @@ def _assigned_targets(stmts: Sequence[ast.stmt]) -> Iterable[ast.expr]:
         stack.extend(transformer.child_statements(node))
         if isinstance(node, (ast.With, ast.AsyncWith)):
             stack.extend(node.items)
+
+
+def _generated(node: ast.AST) -> bool:
+    """A function conversion made of a converted statement's block (an inner
+    statement converted first, as in a `try`'s `else`): what it assigns in
+    place is the enclosing statement's too. A user's function is not."""
+    return isinstance(node, ast.FunctionDef) and not anno.hasanno(
+        node, anno.Basic.ORIGINAL_LOCALS
+    )
 
 
 def _is_place(node: ast.expr, written: AbstractSet[str]) -> bool | None:

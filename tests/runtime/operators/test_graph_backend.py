@@ -658,3 +658,21 @@ def test_a_loop_born_read_a_try_would_handle_is_refused_while_tracing():
     f = autograph.function(loop_born_read_in_a_try_that_returns_in_finally)
     with pytest.raises(TypeError, match=r"'w' may be unbound .* a graph cannot catch"):
         f(rt.constant(3))
+
+
+def item_changed_in_a_try_else_inside_a_loop(n):
+    d = {"a": 0}
+    for i in rt.range(n):
+        try:
+            pass
+        except KeyError:
+            pass
+        else:
+            if i >= 0:
+                d["a"] += 1
+    return d["a"]
+
+
+def test_an_item_a_try_else_changes_in_a_graph_loop_is_carried():
+    f = autograph.function(item_changed_in_a_try_else_inside_a_loop)
+    assert [int(f(rt.constant(n))) for n in (0, 3)] == [0, 3]
