@@ -411,9 +411,10 @@ def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     - names a nested function or lambda reads or writes (`nonlocal`): the
       closure sees the variable whenever it runs, so it must be one cell;
     - names a converted statement (`if`, loop) inside a `try` or `with` body
-      assigns and code outside the statement reads: an exception may leave
-      the statement half-way, and what it assigned before must be seen by the
-      handler and after;
+      (or a handler or `else` block before a `finally`) assigns and code
+      outside the statement reads: an exception may leave the statement
+      half-way, and what it assigned before must be seen by the handler, the
+      `finally` block and after;
     - names a walrus binds in a lazy operand (`lazy_walrus_targets`).
 
         >>> fn = ast.parse(
@@ -442,8 +443,9 @@ def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
             in_try = False
         inner = in_try or isinstance(node, (ast.With, ast.AsyncWith))
         for field in child_fields(type(node)):
-            # Only a `try` body's exceptions are caught by the same `try`.
-            covered = inner or (isinstance(node, _TRIES) and field == "body")
+            # A `try` body's exceptions are caught by the same `try`; those of
+            # its handlers and `else` block run its `finally` block.
+            covered = inner or (isinstance(node, _TRIES) and _seen_after(node, field))
             stack.extend((v, covered) for v in _as_list(getattr(node, field, None)))
     if guarded:
         # What such a statement assigns matters after an exception left it
@@ -456,9 +458,16 @@ def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return (found | lazy_walrus_targets(fn.body)) & local
 
 
+def _seen_after(node: ast.AST, field: str) -> bool:
+    """Whether code of the `try` statement `node` runs after an exception
+    leaves its block `field`: a handler or the `finally` block."""
+    return field == "body" or (bool(node.finalbody) and field in ("handlers", "orelse"))
+
+
 def _assigned_under_jump_guards(fn: ast.AST) -> set[str]:
     """Names a `try` body assigns after a statement holding a jump, which a
-    handler or `finally` of that `try` reads: jump lowering moves such
+    handler or `finally` of that `try` reads (or a handler or `else` block
+    assigns, which its `finally` reads): jump lowering moves such
     statements under a flag's guard, a converted `if`, which an exception
     may leave half-way (as for the converted statements of `cells`)."""
     found: set[str] = set()
@@ -467,6 +476,12 @@ def _assigned_under_jump_guards(fn: ast.AST) -> set[str]:
             after = _after_jumps(node.body)
             if after:
                 found |= writes(after) & reads([*node.handlers, *node.finalbody])
+            if node.finalbody:  # (handlers and `else` run it when they raise)
+                after = [
+                    *_after_jumps(node.orelse),
+                    *(s for h in node.handlers for s in _after_jumps(h.body)),
+                ]
+                found |= writes(after) & reads(node.finalbody)
     return found
 
 

@@ -173,15 +173,18 @@ class _Analyzer:
         after = self.block(node.finalbody, out)
         if node.finalbody:
             self.finals.append(after)
+        # An exception from a handler or the `else` block runs the finally
+        # block: what it reads is live throughout them.
+        final_in = after if node.finalbody else _EMPTY
         handlers = _EMPTY
         for handler in node.handlers:
-            live = self.block(handler.body, after)
+            live = self._guarded(handler.body, after, final_in)
             if handler.name is not None:
                 live = live - {handler.name}
             if handler.type is not None:
                 live = live | activity.reads(handler.type)
             handlers |= live
-        orelse = self.block(node.orelse, after)
+        orelse = self._guarded(node.orelse, after, final_in)
         body = self._guarded(node.body, orelse | handlers | after, handlers | after)
         if node.finalbody:
             self.finals.pop()

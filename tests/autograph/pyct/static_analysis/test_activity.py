@@ -99,3 +99,16 @@ def f(xs, n):
                     part,
                 )
         assert cache.writes(tree.body) == activity.writes(tree.body)
+
+
+def test_a_converted_statement_in_a_handler_or_else_before_finally_uses_cells():
+    # An exception may leave the `if` half-way; the finally block then reads
+    # what it assigned before. Without a finally block nothing would.
+    src = (
+        "def f(n):\n  x = y = 0\n  try:\n    pass\n  except KeyError:\n"
+        "    if n:\n      x = 1\n  else:\n    if n:\n      y = 1\n"
+        "  finally:\n    g(x, y)"
+    )
+    assert activity.cells(ast.parse(src).body[0]) == {"x", "y"}
+    no_finally = src.replace("  finally:\n    g(x, y)", "  g(x, y)")
+    assert activity.cells(ast.parse(no_finally).body[0]) == set()

@@ -71,3 +71,16 @@ def test_a_break_keeps_live_what_a_finally_block_it_leaves_through_reads():
     liveness.annotate(fn)
     assign = fn.body[1].body[0].body[0]
     assert "i" in anno.getanno(assign, Live.OUT)
+
+
+def test_what_a_finally_block_reads_is_live_throughout_the_handlers_and_else():
+    # An exception from a handler or the else block runs the finally block,
+    # which reads `i`: the last assignment to `i` there is not dead.
+    fn = _fn(
+        "def f(n):\n  i = 0\n  try:\n    pass\n  except KeyError:\n    i = 1\n"
+        "    g(n)\n    i = 2\n  else:\n    i = 3\n    g(n)\n    i = 4\n"
+        "  finally:\n    h(i)"
+    )
+    try_ = fn.body[1]
+    assert "i" in anno.getanno(try_.handlers[0].body[1], Live.OUT)
+    assert "i" in anno.getanno(try_.orelse[1], Live.OUT)
