@@ -223,6 +223,7 @@ CONSTRUCTS = {
     "continue in an except clause": r"except .*:\n( .*\n)* +continue\n",
     "with that logs": r"with Logged\(log",
     "with that suppresses": r"with Suppress\(log",
+    "with whose exit raises": r"with ExitRaises\(log",
     "walrus in a test": r"^ *(if|while|elif) .*:= ",
     "walrus in a comprehension": r"\[\(\w := ",
     "dict comprehension": r"\{k: ",
@@ -257,6 +258,7 @@ def _constructs_seen(
     @settings(
         max_examples=examples,
         derandomize=True,
+        deadline=None,  # drawing only: a slow shared core is no failure
         phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )

@@ -59,6 +59,7 @@ class _FunctionReturns:
             into_loops=True,
             on_loop=self._stop_loop,
             leave=self._leave,
+            carried=lambda: (self.retval,),
         )
 
     @property

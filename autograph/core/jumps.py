@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from autograph.core import builders as b
 from autograph.core.survey import Marker
@@ -53,6 +54,25 @@ EMITS = frozenset(
 )
 
 
+class Pending(NamedTuple):
+    """A kind of jump that may leave a try statement's body, handlers or
+    else block (`anno.Basic.PENDING_JUMPS`).
+
+    A jump in the try's finally block cancels it, and an exception from the
+    finally block discards it: what the jump set goes back to what it was
+    before the try. That is `False` for the flag (code before the try ran,
+    so no such jump was pending), unless the try lies in a finally block
+    that such a jump may be pending across (`nested`): then the flag and
+    what it carries (`retval_`) go back to the values saved when the try
+    began.
+    """
+
+    flag: str
+    values: tuple[str, ...]  # the flag and what it carries
+    finally_flags: tuple[str, ...]  # enclosing finally blocks' flags it sets
+    nested: bool
+
+
 class Lowering:
     """Replaces one kind of jump within a block by a flag and guards.
 
@@ -72,6 +92,8 @@ class Lowering:
         leave: For `tail_block`: what a statement holding a jump that
             cannot stay a jump becomes, given the statements after it (for
             `return`: flags, the statement lowered, and a final check).
+        carried: The names a jump sets along with the flag (for `return`:
+            `retval_`), which a cancelled jump must restore (see `Pending`).
     """
 
     def __init__(
@@ -84,6 +106,7 @@ class Lowering:
         into_loops: bool = False,
         on_loop: Callable[[ast.stmt, str], None] | None = None,
         leave: Callable[[ast.stmt, list[ast.stmt]], list[ast.stmt]] | None = None,
+        carried: Callable[[], tuple[str, ...]] = tuple,
     ) -> None:
         self.is_jump = is_jump
         self.replace = replace
@@ -92,6 +115,7 @@ class Lowering:
         self.into_loops = into_loops
         self.on_loop = on_loop
         self.leave = leave
+        self.carried = carried
         self.guards_used = False
         self.dropped = False  # whether code after a jump was dropped
         self.moved = False  # whether tail_block moved or dropped code
@@ -100,8 +124,14 @@ class Lowering:
         # the flags of the finally blocks that jump around it.
         self._catchers = 0
         self._finally_flags: list[str] = []
-        # The flag's resets in finally blocks: (try, its handler, the reset).
-        self._resets: list[tuple[ast.Try, ast.ExceptHandler, ast.stmt]] = []
+        # For each finally block being lowered (one holding this kind of
+        # jump), whether such a jump may be pending across it.
+        self._across: list[bool] = []
+        # The flag's resets in finally blocks: (try, its handler, the reset,
+        # the statement saving values before the try, if one was added).
+        self._resets: list[
+            tuple[ast.Try, ast.ExceptHandler, list[ast.stmt], list[ast.stmt]]
+        ] = []
 
     @property
     def flag(self) -> str:
@@ -249,9 +279,12 @@ class Lowering:
             if self.on_loop is not None:
                 self.on_loop(stmt, self._guard_flag())
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            pending = self.contains(stmt.body)
             self._catchers += 1  # its context manager may suppress exceptions
             stmt.body = self.block(stmt.body)
             self._catchers -= 1
+            if pending and self._catchers:
+                return self._reset_if_exit_raises(stmt)
         elif isinstance(stmt, TRIES):
             return self._lower_try(stmt)
         # else e.g. `match`: rejected before conversion; keep as is
@@ -275,20 +308,24 @@ class Lowering:
                                           except BaseException:
                                               if not finally_jumped:
                                                   raise
+
+        Cancelling a jump undoes what it set (see `Pending`); so does an
+        exception from the finally block (`_reset_if_finally_raises`).
         """
         body_jumps = self.contains(stmt.body)
         pending = body_jumps or any(self.contains(h.body) for h in stmt.handlers)
         final_jumps = self.contains(stmt.finalbody)
         self._catchers += final_jumps  # its wrapper catches what all blocks raise
-        self._catchers += bool(stmt.handlers)
+        catches = any(map(_may_catch, stmt.handlers))
+        self._catchers += catches
         stmt.body = self.block(stmt.body)
-        self._catchers -= bool(stmt.handlers)
+        self._catchers -= catches
         for handler in stmt.handlers:
             handler.body = self.block(handler.body)
         pending |= self.contains(stmt.orelse)
         stmt.orelse = self.block(stmt.orelse)
         # (Its own wrapper re-raises what its finally block raises.)
-        if pending and stmt.finalbody and self._catchers - final_jumps:
+        if pending and _may_raise(stmt.finalbody) and self._catchers - final_jumps:
             self._reset_if_finally_raises(stmt)
         if body_jumps and stmt.orelse:
             # else: if not flag: <else block>
@@ -296,8 +333,9 @@ class Lowering:
             stmt.orelse = [b.if_(guard, stmt.orelse)]
         flags = anno.getanno(stmt, anno.Basic.PENDING_JUMPS, ())
         # (A flag with no name yet is read by no guard: nothing to cancel.)
-        if pending and self.flag_named and self.flag not in flags:
-            anno.setanno(stmt, anno.Basic.PENDING_JUMPS, (*flags, self.flag))
+        if pending and self.flag_named and all(p.flag != self.flag for p in flags):
+            flags = (*flags, self._pending())
+            anno.setanno(stmt, anno.Basic.PENDING_JUMPS, flags)
         if not final_jumps:
             stmt.finalbody = self.block(stmt.finalbody)
             return [stmt]
@@ -312,25 +350,77 @@ class Lowering:
                 b.assign(jumped, b.const(False)),
                 _discard_exception_unless(stmt, jumped),
             ]
-        cancels = [f for f in flags if f != self.flag]
+        cancels = [p for p in flags if p.flag != self.flag]
         replace = self.replace
 
         def in_finally(jump: ast.stmt) -> list[ast.stmt]:
-            # <jump's replacement>; other_flag = False; finally_jumped = True
-            return [
-                *replace(jump),
-                *(b.assign(f, b.const(False)) for f in cancels),
-                b.assign(jumped, b.const(True)),
-            ]
+            # <undo other jumps>; <jump's replacement>; finally_jumped = True
+            undo = [s for p in cancels for s in self._undo(stmt, p)[0]]
+            return [*undo, *replace(jump), b.assign(jumped, b.const(True))]
 
         self.replace = in_finally
         self._finally_flags.append(jumped)
+        self._across.append(pending)
         try:
             stmt.finalbody = self.block(stmt.finalbody)
         finally:
             self.replace = replace
             self._finally_flags.pop()
+            self._across.pop()
             self._catchers -= 1
+        return out
+
+    def _pending(self) -> Pending:
+        """This kind of jump, pending from the try being lowered."""
+        values = (self.flag, *self.carried())
+        return Pending(self.flag, values, tuple(self._finally_flags), any(self._across))
+
+    def _undo(
+        self, stmt: ast.stmt, jump: Pending
+    ) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        """What undoes `jump`, pending from `stmt`'s blocks (see `Pending`):
+        `flag = False` (or `flag = flag_before`, ...), then the enclosing
+        finally blocks' flags it set back to `False`; and the statements
+        added to save values when `stmt` begins."""
+        if not jump.nested:
+            undo = [b.assign(jump.flag, b.const(False))]
+            added: list[ast.stmt] = []
+        else:
+            saved = anno.getanno(stmt, anno.Basic.SAVED_BEFORE, None)
+            if saved is None:
+                saved = {}
+                anno.setanno(stmt, anno.Basic.SAVED_BEFORE, saved)
+            added = []
+            for name in jump.values:
+                if name not in saved:
+                    # try: do_return_before = do_return; ...
+                    saved[name] = self.namer.new_symbol(name.rstrip("_") + "_before")
+                    added.append(b.assign(saved[name], b.name(name)))
+            stmt.body[0:0] = added
+            undo = [b.assign(n, b.name(saved[n])) for n in jump.values]
+        undo += (b.assign(f, b.const(False)) for f in jump.finally_flags)
+        return undo, added
+
+    def _reset_if_exit_raises(self, stmt: ast.stmt) -> list[ast.stmt]:
+        """An exception from a context manager's `__exit__` discards the
+        jumps pending from the `with` block, as one from a finally block
+        does: `try: <with> / except BaseException: flag = False; raise`
+        where something may catch it before the jump's target.
+
+        (A flag with no name is read by no guard: only the enclosing
+        finally blocks' flags are reset then.)
+        """
+        handler = anno.getanno(stmt, anno.Basic.EXIT_RESETS, None)
+        out = [stmt]
+        if handler is None:
+            handler = b.except_base([b.raise_()])
+            anno.setanno(stmt, anno.Basic.EXIT_RESETS, handler)
+            out = [b.try_([stmt], [handler])]
+        if self.flag_named:
+            undo = self._undo(stmt, self._pending())[0]
+        else:
+            undo = [b.assign(f, b.const(False)) for f in self._finally_flags]
+        handler.body[-1:-1] = undo
         return out
 
     def _reset_if_finally_raises(self, stmt: ast.stmt) -> None:
@@ -348,21 +438,44 @@ class Lowering:
             anno.setanno(stmt, anno.Basic.FINALLY_RESETS, handler)
             stmt.finalbody = [b.try_(stmt.finalbody, [handler])]
         # except BaseException: flag = False; finally_jumped = False; raise
-        own = b.assign(self.flag, b.const(False))
-        self._resets.append((stmt, handler, own))
-        resets = (b.assign(f, b.const(False)) for f in self._finally_flags)
-        handler.body[-1:-1] = [own, *resets]
+        jump = self._pending()
+        undo, added = self._undo(stmt, jump)
+        own = undo[: len(undo) - len(jump.finally_flags)]
+        self._resets.append((stmt, handler, own, added))
+        handler.body[-1:-1] = undo
 
     def drop_resets(self) -> None:
         """Removes the flag's resets (for a flag that no guard reads), and the
         handlers around finally blocks that are left with nothing to do."""
-        for stmt, handler, reset in self._resets:
-            handler.body.remove(reset)
+        for stmt, handler, own, added in self._resets:
+            handler.body = [s for s in handler.body if s not in own]
+            stmt.body = [s for s in stmt.body if s not in added]
             if len(handler.body) == 1:  # just `raise`
                 (guard,) = stmt.finalbody
                 stmt.finalbody = guard.body
                 anno.delanno(stmt, anno.Basic.FINALLY_RESETS)
         self._resets.clear()
+
+
+def _may_catch(handler: ast.ExceptHandler) -> bool:
+    """Whether an except handler may end without raising. One that only
+    assigns names and ends in `raise` (as lowering's resets do) cannot."""
+    *effects, last = handler.body
+    return not (
+        isinstance(last, ast.Raise)
+        and last.exc is None
+        and all(
+            isinstance(s, ast.Assign)
+            and all(isinstance(t, ast.Name) for t in s.targets)
+            and isinstance(s.value, (ast.Name, ast.Constant))
+            for s in effects
+        )
+    )
+
+
+def _may_raise(stmts: list[ast.stmt]) -> bool:
+    """Whether `stmts` may raise (`break`, `continue` and `pass` cannot)."""
+    return any(not isinstance(s, (ast.Break, ast.Continue, ast.Pass)) for s in stmts)
 
 
 def _discard_exception_unless(stmt: ast.stmt, jumped: str) -> ast.Try:

@@ -78,13 +78,24 @@ class Basic(NoValue):
         "loops with break/return)"
     )
     PENDING_JUMPS = (
-        "On a try statement: the jump flags (names) that its body, handlers or "
-        "else block may set, which a jump in its finally block cancels: a tuple"
+        "On a try statement: the kinds of jump (jumps.Pending) that may leave "
+        "its body, handlers or else block, which a jump in its finally block "
+        "cancels: a tuple"
+    )
+    SAVED_BEFORE = (
+        "On a try or with statement inside a finally block: the names of the "
+        "values saved when it begins, which undo a jump pending from it that "
+        "is cancelled or discarded: a dict, jump variable -> saved name"
     )
     FINALLY_RESETS = (
         "On a try statement whose finally block may raise while a jump is "
         "pending: the except handler (around the finally block) that resets "
         "the jump flags before the exception goes on"
+    )
+    EXIT_RESETS = (
+        "On a with statement whose context manager's __exit__ may raise while "
+        "a jump is pending: the except handler (around the statement) that "
+        "resets the jump flags before the exception goes on"
     )
     FINALLY_JUMPED = (
         "On a try statement whose finally block holds a lowered jump: the name "

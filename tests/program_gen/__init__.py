@@ -191,6 +191,21 @@ class Logged:
         return False
 
 
+class ExitRaises:
+    def __init__(self, log, when):
+        self.log = log
+        self.when = when
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        self.log.append(("exit", kind.__name__ if kind else None))
+        if self.when:
+            raise ValueError("exit")
+        return False
+
+
 class Suppress:
     def __init__(self, log, *kinds):
         self.log = log
@@ -208,8 +223,9 @@ class Suppress:
 """Helpers every generated program may call: pure ones, ``record`` (effects),
 ``apply`` (takes a builtin as a value), ``Box`` (attributes; ``add`` updates
 ``self.total`` in a loop, as a method), and the context
-managers ``Logged`` (logs entry and exit) and ``Suppress`` (swallows the given
-exception types)."""
+managers ``Logged`` (logs entry and exit), ``ExitRaises`` (whose ``__exit__``
+raises ValueError when told to, discarding a pending jump) and ``Suppress``
+(swallows the given exception types)."""
 
 INPUTS = st.integers(min_value=-3, max_value=6)
 """Values for the program's arguments ``a`` and ``b``."""

@@ -14,6 +14,8 @@ logging (a graph cannot catch: one that would is refused):
   continue`` whose test may raise and calls nothing (``{'k': 1}['missing']``,
   ``x // y``, ``2.0 / y``).
 * ``with``: ``with Logged(log, 'w1') as w2:`` (logs entry and exit),
+  ``with ExitRaises(log, a > 1):`` (its ``__exit__`` may raise, discarding
+  the jump pending from the block),
   ``with Suppress(log, KeyError, ZeroDivisionError):`` and
   ``with contextlib.suppress(ValueError):`` (swallow exceptions).
 * ``walrus``: ``(x := ...) > 1`` in ``if``/``while`` tests; Python mode also
@@ -211,13 +213,15 @@ class SyntaxFeatures:
         return [f"if {test}:", "    continue"], True
 
     def s_with(self, depth: int) -> tuple[list[str], bool]:
-        kind = self.choice(("logged", "suppress", "contextlib"))
+        kind = self.choice(("logged", "suppress", "contextlib", "exit_raises"))
         label = self.label()
         if kind == "logged":
             name = f"w{label}"
             head = f"with Logged(log, 'c{label}') as {name}:"
             self.defined.add(name)
             self.maybe.add(name)
+        elif kind == "exit_raises":
+            head = f"with ExitRaises(log, {self.expression(1)} > 1):"
         elif kind == "suppress":
             head = "with Suppress(log, KeyError, ZeroDivisionError):"
         else:

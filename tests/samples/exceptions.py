@@ -406,6 +406,134 @@ def maybe_unbound_read_in_a_conditional_arm(a):
     return x if z > 1 else -x
 
 
+# --- a try inside a finally block, while a jump is pending across it -------
+
+
+def cancelled_return_restores_the_pending_one(x):
+    # The inner `break` cancels `return x`; the outer `return x + 1` stays
+    # pending, with its value.
+    try:
+        return x + 1
+    finally:
+        for _ in range(1):
+            try:
+                if x > 0:
+                    return x
+            finally:
+                break
+
+
+def discarded_return_restores_the_pending_one(x):
+    # The inner finally's exception discards `return 2`, and the handler
+    # catches it: the outer `return 1` is still pending.
+    try:
+        return 1
+    finally:
+        try:
+            try:
+                return 2
+            finally:
+                if x > 0:
+                    raise ValueError(x)
+        except ValueError:
+            pass
+
+
+def cancelled_return_keeps_the_exception_in_flight(x):
+    # The inner `break` cancels `return 2`, so the outer finally block ends
+    # as it would without it: the KeyError goes on.
+    try:
+        if x > 0:
+            raise KeyError(x)
+    finally:
+        for _ in range(1):
+            try:
+                return 2
+            finally:
+                break
+    return x
+
+
+# --- an exception from `__exit__` discards the jump pending from the block -
+
+
+class ExitRaises:
+    def __init__(self, when):
+        self.when = when
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        if self.when:
+            raise ValueError("exit")
+        return False
+
+
+def exit_exception_discards_return(x):
+    try:
+        with ExitRaises(x > 1):
+            return 1
+    except ValueError:
+        pass
+    return 2
+
+
+def exit_exception_discards_break(x):
+    n = 0
+    for i in range(3):
+        try:
+            with ExitRaises(i < x):
+                break
+        except ValueError:
+            n += 1
+    return n
+
+
+# --- a finally block sees what a handler or else block assigned ------------
+
+
+def finally_sees_a_loop_in_a_handler(x, log):
+    try:
+        raise KeyError(x)
+    except KeyError:
+        for z in [1, 2]:
+            log.append(10 // x)
+    finally:
+        log.append(z)  # bound by the first iteration, before 10 // 0 raised
+    return log
+
+
+def finally_sees_an_if_in_a_handler(x, log):
+    try:
+        raise KeyError(x)
+    except KeyError:
+        z = 0
+        if x < 5:
+            z = 1
+            log.append(10 // x)
+    finally:
+        log.append(z)
+    return log
+
+
+def finally_sees_what_else_assigned_after_a_continue(x, log):
+    z = 0
+    for i in range(3):
+        try:
+            pass
+        except KeyError:
+            pass
+        else:
+            if i == x:
+                continue
+            z = 5
+            log.append(10 // x)
+        finally:
+            log.append(z)
+    return log
+
+
 SAMPLES = [
     Sample(return_in_try_skips_else, [(3,), (0,)]),
     Sample(return_in_finally_swallows, [(1,), (0,)]),
@@ -443,6 +571,14 @@ MORE_SAMPLES = [
     Sample(maybe_unbound_read_in_a_conditional_arm, [(0,), (1,), (3,)]),
     Sample(continue_through_a_finally_that_deletes, [(1,)]),
     Sample(assigned_after_a_return_before_a_raise, [(0,), (4,), (9,)]),
+    Sample(cancelled_return_restores_the_pending_one, [(3,), (0,)]),
+    Sample(discarded_return_restores_the_pending_one, [(3,), (0,)]),
+    Sample(cancelled_return_keeps_the_exception_in_flight, [(3,), (0,)]),
+    Sample(exit_exception_discards_return, [(3,), (0,)]),
+    Sample(exit_exception_discards_break, [(3,), (0,)]),
+    Sample(finally_sees_a_loop_in_a_handler, [(0, []), (2, [])]),
+    Sample(finally_sees_an_if_in_a_handler, [(0, []), (2, [])]),
+    Sample(finally_sees_what_else_assigned_after_a_continue, [(0, []), (2, [])]),
 ]
 """Samples kept out of the corpus (`SAMPLES`): their converted code is long
 by nature (a try in a loop, jumps in finally), and the corpus has a budget of

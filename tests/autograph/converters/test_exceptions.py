@@ -68,6 +68,7 @@ GRAPH = [
     exceptions.continue_in_finally_cancels_break,
     exceptions.finally_without_jump_raises,
     exceptions.del_in_finally_then_read,
+    exceptions.cancelled_return_restores_the_pending_one,
 ]
 
 
@@ -148,6 +149,65 @@ def test_a_jump_in_finally_cancels_the_pending_jumps_of_other_kinds():
                     if not finally_jumped:
                         raise
             return x
+        """,
+    )
+
+
+@UNPARSE_TEXT_OF_311
+def test_a_cancelled_jump_inside_a_finally_restores_what_was_pending():
+    # Inside the outer finally block a return may already be pending, so
+    # the inner `break` puts back the values saved when the inner try began
+    # (not `do_return = False`), and the outer finally block's flag.
+    from autograph.converters import break_statements, return_statements
+
+    same(
+        apply(
+            [return_statements, break_statements],
+            """
+            def f(x):
+                try:
+                    return x
+                finally:
+                    for _ in range(1):
+                        try:
+                            return 2
+                        finally:
+                            break
+            """,
+        ),
+        """
+        def f(x):
+            do_return, retval_ = (False, ag__.UndefinedReturnValue())
+            finally_jumped = False
+            try:
+                try:
+                    retval_ = x
+                    do_return = True
+                finally:
+                    break_ = False
+                    for _ in range(1):
+                        finally_jumped_1 = False
+                        try:
+                            try:
+                                do_return_before = do_return
+                                retval_before = retval_
+                                retval_ = 2
+                                do_return = True
+                                finally_jumped = True
+                            finally:
+                                do_return = do_return_before
+                                retval_ = retval_before
+                                finally_jumped = False
+                                break_ = True
+                                finally_jumped_1 = True
+                        except BaseException:
+                            if not finally_jumped_1:
+                                raise
+            except BaseException:
+                if not finally_jumped:
+                    raise
+            if do_return:
+                return retval_
         """,
     )
 
