@@ -581,11 +581,23 @@ def caught_loop_raise(n):
     return total
 
 
+def caught_then_raises_another(x):
+    try:
+        if x > 2:
+            raise KeyError("big")
+    except Exception:  # also catches the refusal while tracing
+        raise ValueError("other") from None
+    return x
+
+
 def test_a_raise_a_try_around_a_graph_statement_would_catch_is_refused():
     with pytest.raises(TypeError, match=r"inside the `try` at .*a graph cannot catch"):
         autograph.function(caught_branch_raise)(rt.constant(3))
     with pytest.raises(TypeError, match="ValueError\\('stop'\\) is raised in the body"):
         autograph.function(caught_loop_raise)(rt.constant(3))
+    # The refusal, not the error user code raised on catching it.
+    with pytest.raises(TypeError, match=r"KeyError\('big'\) is raised in the if"):
+        autograph.function(caught_then_raises_another)(rt.constant(3))
 
 
 def uncaught_kind(x):
