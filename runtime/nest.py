@@ -19,12 +19,14 @@ from typing import Any
 
 __all__ = [
     "assert_same_structure",
+    "children",
     "flatten",
     "flatten_with_paths",
     "is_nested",
     "map_structure",
     "map_structure_with_paths",
     "pack_sequence_as",
+    "rebuild",
     "sorted_keys",
 ]
 
@@ -51,7 +53,9 @@ def sorted_keys(mapping: Mapping[Any, Any]) -> list[Any]:
         return sorted(mapping, key=repr)
 
 
-def _children(value: Any) -> list[Any]:
+def children(value: Any) -> list[Any]:
+    """The items of a nested `value` in nest's order (a dict's values in
+    `sorted_keys` order)."""
     if isinstance(value, Mapping):
         return [value[k] for k in sorted_keys(value)]
     return list(value)
@@ -66,7 +70,7 @@ def flatten(structure: Any, expand_composites: bool = False) -> list[Any]:
 
 def _flatten(value: Any, expand: bool, out: list[Any]) -> None:
     if is_nested(value):
-        for child in _children(value):
+        for child in children(value):
             _flatten(child, expand, out)
     elif expand and _is_composite(value):
         out.extend(value._rt_components())
@@ -96,6 +100,16 @@ def flatten_with_paths(
     return out
 
 
+def rebuild(template: Any, children: list[Any]) -> Any:
+    """A new container of `template`'s type holding `children` (for a
+    dict: its values in `sorted_keys` order).
+
+        >>> rebuild({"b": 0, "a": 0}, [1, 2])
+        {'b': 2, 'a': 1}
+    """
+    return _rebuild(template, children)
+
+
 def _rebuild(template: Any, children: list[Any]) -> Any:
     if isinstance(template, Mapping):
         keys = sorted_keys(template)
@@ -122,7 +136,7 @@ def pack_sequence_as(
 
     def build(template: Any) -> Any:
         if is_nested(template):
-            return _rebuild(template, [build(c) for c in _children(template)])
+            return _rebuild(template, [build(c) for c in children(template)])
         if expand_composites and _is_composite(template):
             n = len(template._rt_components())
             parts = flat[position[0] : position[0] + n]
@@ -259,7 +273,7 @@ def _difference(a: Any, b: Any, check_types: bool) -> tuple[str, str] | None:
         return "value", f"{len(a)} vs. {len(b)} elements"
     if check_types and type(a) is not type(b):
         return "type", f"{type(a).__name__} vs. {type(b).__name__}"
-    for ca, cb in zip(_children(a), _children(b)):
+    for ca, cb in zip(children(a), children(b)):
         problem = _difference(ca, cb, check_types)
         if problem is not None:
             return problem

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+import types
 
 from runtime import context
 from runtime.errors import OpError
@@ -24,6 +25,7 @@ __all__ = [
     "SourceLocation",
     "keep_refusal",
     "raised_by_user",
+    "user_frame",
     "user_location",
 ]
 
@@ -56,11 +58,21 @@ def _user_code(filename: str, lineno: int) -> SourceLocation | None:
 
 def user_location(skip: int = 1) -> SourceLocation | None:
     """The first stack frame outside the `runtime`/`autograph` packages."""
-    frame = sys._getframe(skip)
+    frame = user_frame(skip + 1)
+    return (
+        None
+        if frame is None
+        else SourceLocation(frame.f_code.co_filename, frame.f_lineno)
+    )
+
+
+def user_frame(skip: int = 1) -> types.FrameType | None:
+    """The first stack frame outside the `runtime`/`autograph` packages,
+    from `skip` frames up (1: the caller's)."""
+    frame: types.FrameType | None = sys._getframe(skip)
     while frame is not None:
-        location = _user_code(frame.f_code.co_filename, frame.f_lineno)
-        if location is not None:
-            return location
+        if not frame.f_code.co_filename.startswith(_INTERNAL_PATHS):
+            return frame
         frame = frame.f_back
     return None
 

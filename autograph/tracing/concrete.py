@@ -342,7 +342,13 @@ def trace(
             for p, (_, _, v, _) in zip(params, arguments)
         ]
         args, kwargs = split_call(values)
-        result = call(*args, **kwargs)
+        try:
+            result = call(*args, **kwargs)
+        except Exception:
+            # The user's code caught a refusal and raised something else.
+            if graph.refusals:
+                raise graph.refusals[0]  # noqa: B904 (the user's error: context)
+            raise
         if graph.refusals:  # raised while tracing, but caught by user code
             raise graph.refusals[0]
         if type(result) is UndefinedReturnValue:

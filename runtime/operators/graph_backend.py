@@ -74,7 +74,13 @@ def _if_stmt(
     returned: dict[str, Any] = {}
     # Names an earlier graph loop may have bound: each branch gives a value
     # and whether it is bound (see `_Born`).
-    maybe = [i for i, v in enumerate(state) if type(v) is UnboundUntilRun]
+    # (By output position, with the message its read raises.) A graph loop
+    # inside a branch may add one: the branch traced first tells, and the
+    # other then gives its value with a flag too.
+    maybe = {
+        i: v.message for i, v in enumerate(state[:count]) if type(v) is UnboundUntilRun
+    }
+    given: dict[str, list[Any]] = {}  # what each branch gave, by label
 
     def call(fn: Callable[..., Any] | None) -> Any:
         if fn is not None:
@@ -84,15 +90,19 @@ def _if_stmt(
             # the statement's result is dropped (the state was only read), so
             # the missing branch gives nothing, as the true branch does.
             result = unpack_state(state) if count else None
-        if maybe and count:
-            values = list(as_state(result, count))
-            for i in maybe:
-                if type(values[i]) is UnboundUntilRun:
-                    values[i] = (values[i].value, values[i].flag)
-                elif not is_undefined(values[i]):
-                    values[i] = (values[i], True)
-            result = unpack_state(values)
-        return result
+        if not count:
+            return result
+        values = list(as_state(result, count))
+        if not given:  # the first branch traced
+            for i, value in enumerate(values):
+                if type(value) is UnboundUntilRun and i not in maybe:
+                    maybe[i] = value.message
+        for i in maybe:
+            if type(values[i]) is UnboundUntilRun:
+                values[i] = (values[i].value, values[i].flag)
+            elif not is_undefined(values[i]):
+                values[i] = (values[i], True)
+        return unpack_state(values)
 
     def branch(
         fn: Callable[..., Any] | None, other: Callable[..., Any] | None, label: str
@@ -133,6 +143,7 @@ def _if_stmt(
                     for v, s in zip(values, sample)
                 ]
             verification.check_defined(values, names, label)
+            given[label] = values
             return unpack_state(values)
 
         return run
@@ -145,11 +156,14 @@ def _if_stmt(
         # that ends the function), or both nothing.
         names=labels(names) if count else [label("retval_")],
     )
+    if len(given) == 2:
+        where = {f"in the {b} branch of a graph `if`": v for b, v in given.items()}
+        verification.refuse_lost_aliases(names, where, as_state(result, count))
     if maybe and count:
         values = list(as_state(result, count))
-        for i in maybe:
+        for i, message in maybe.items():
             value, flag = values[i]
-            values[i] = _maybe_bound(names[i], value, flag, state[i].message)
+            values[i] = _maybe_bound(names[i], value, flag, message)
         result = unpack_state(values)
     return result
 
@@ -170,7 +184,7 @@ def _if_with_places(
     returns = not names  # no outputs: the branches' results are returned
     count = len(names) or 1
     if returns:
-        names = ("the function's return value",)
+        names = ("retval_",)  # (messages name it by `verification.label`)
     left: dict[str, tuple[Any, ...]] = {}  # the places' values each branch left
 
     def branch(fn: Callable[..., Any] | None, label: str) -> Callable[..., Any]:
@@ -332,7 +346,35 @@ def _undefined_return(value: Undefined, other: Any) -> Any:
         return other  # the same object in both branches: it passes through
     if is_undefined(other):
         return value
-    return _zeros_like_spec(other)
+    return _zeros_keeping_objects(other)
+
+
+def _zeros_keeping_objects(value: Any) -> Any:
+    """`_zeros_like_spec(value)`, except that a list or dict whose values
+    this graph can read stays the same object: a value never read, it then
+    leaves the object the other branch gives unchanged (see
+    `control_flow._keep_identity`), as Python would."""
+    if type(value) in (list, dict) and all(
+        _readable_here(leaf) for leaf in nest.flatten(value, expand_composites=True)
+    ):
+        return value
+    if nest.is_nested(value):
+        children = [_zeros_keeping_objects(c) for c in nest.children(value)]
+        return nest.rebuild(value, children)
+    return _zeros_like_spec(value)
+
+
+def _readable_here(leaf: Any) -> bool:
+    """Whether the graph being built can read `leaf` (not a tensor of a
+    scratch graph)."""
+    if not isinstance(leaf, SymbolicTensor):
+        return True
+    graph: Graph | None = STATE.graph
+    while graph is not None:
+        if leaf.graph is graph:
+            return True
+        graph = graph.outer_graph
+    return False
 
 
 # -- loops ----------------------------------------------------------------------------
@@ -764,15 +806,29 @@ def _while_stmt(
             maximum_iterations=options["maximum_iterations"],
         )
         return None
+    given = _LoopBlocks(state)
+
+    def step(*v: Any) -> tuple[Any, ...]:
+        return given.body(as_state(body(*v), count))
+
     with _loop_context(names, loop_vars):
         result = control_flow.while_loop(
-            lambda *v: test(*v),
-            lambda *v: as_state(body(*v), count),
-            loop_vars,
-            names=labels(names),
-            **options,
+            lambda *v: test(*v), step, loop_vars, names=labels(names), **options
         )
+    verification.refuse_lost_aliases(names, given.where, tuple(result))
     return unpack_state(tuple(result))
+
+
+class _LoopBlocks:
+    """What a graph loop's state was before it and what its body gave, for
+    `verification.refuse_lost_aliases`."""
+
+    def __init__(self, state: tuple[Any, ...]) -> None:
+        self.where: dict[str, tuple[Any, ...]] = {"before a graph loop": state}
+
+    def body(self, values: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.where["in the body of a graph loop"] = values
+        return values
 
 
 def _has_effects(test: Callable[..., Any], state: tuple[Any, ...]) -> bool:
@@ -903,13 +959,16 @@ def _for_stmt(
             return more
         return _and(more, lambda: extra_test(*v))
 
+    given = _LoopBlocks(state)
+
     def step(i: Any, *v: Any) -> tuple[Any, ...]:
-        return (i + 1, *as_state(body(item(i), *v), count))
+        return (i + 1, *given.body(as_state(body(item(i), *v), count)))
 
     with _loop_context(names, loop_vars):
         result = control_flow.while_loop(
             cond, step, (0, *loop_vars), names=["iteration", *labels(names)], **options
         )
+    verification.refuse_lost_aliases(names, given.where, tuple(result[1:]))
     return unpack_state(tuple(result[1:]))
 
 
@@ -1112,10 +1171,25 @@ def register() -> None:
         names = names or state_names(body, skip=1)
         return _for_stmt(iterable, _raising_body(body, 1), state, names, *a, **k)
 
+    def watched(
+        impl: Callable[..., Any], statement: str, position: int | None = None
+    ) -> Callable[..., Any]:
+        # Items changed through a name the statement assigns are refused.
+        def run(*args: Any, **kwargs: Any) -> Any:
+            places = kwargs.get("places", ())
+            if position is not None and len(args) > position:
+                places = args[position]
+            items = verification.UntrackedItems(places)
+            result = impl(*args, **kwargs)
+            items.check(statement, result)
+            return result
+
+        return run
+
     for operator, impl in (
-        ("if_stmt", _if_stmt),
-        ("while_stmt", while_stmt),
-        ("for_stmt", for_stmt),
+        ("if_stmt", watched(_if_stmt, "graph `if`", 5)),
+        ("while_stmt", watched(while_stmt, "graph loop")),
+        ("for_stmt", watched(for_stmt, "graph loop")),
         ("and_", _and),
         ("or_", _or),
         ("not_", _not),

@@ -40,7 +40,17 @@ from typing import Any
 
 from runtime.operators.variables import UnboundUntilRun, Undefined
 
-__all__ = ["Place", "Untracked", "attr", "item", "read", "untracked", "var", "write"]
+__all__ = [
+    "Place",
+    "Untracked",
+    "attr",
+    "item",
+    "item_slot",
+    "read",
+    "untracked",
+    "var",
+    "write",
+]
 
 
 class Place:
@@ -177,6 +187,13 @@ def untracked(name: str) -> Place:
 def item(name: str, container: Any, key: Any) -> Place:
     """The place `container[key]`, written `name` in the user's code."""
     return _Item(name, container, key)
+
+
+def item_slot(place: Place) -> tuple[Any, Any] | None:
+    """The container and key of an item place (None for another place)."""
+    if isinstance(place, _Item):
+        return _resolve(place.container), place.key
+    return None
 
 
 def attr(name: str, obj: Any, attribute: str) -> Place:

@@ -14,7 +14,8 @@ from runtime.control_flow_checks import quote
 from runtime.graph import keep_refusal, raised_by_user
 from runtime.operators import places as places_
 from runtime.operators.places import Place
-from runtime.operators.variables import Undefined, is_undefined
+from runtime.operators.variables import UnboundUntilRun, Undefined, is_undefined
+from runtime.source_locations import user_frame
 
 # What converted code's own state variables stand for, by the Namer's base
 # names (a clash with a user's name gets a suffix: `retval__1`, `break__2`).
@@ -151,8 +152,12 @@ def check_places_defined(
     """Raises for a place one branch of a graph `if` leaves undefined and the
     other defines."""
     for place, a, b in zip(places, then, orelse):
-        if is_undefined(a) != is_undefined(b):
-            branch, other = ("if", "else") if is_undefined(a) else ("else", "if")
+        # (A name a graph loop in one branch may leave unbound counts as set
+        # there: its placeholder says whether it is, where it is read.)
+        if _unset(a) != _unset(b) or (
+            is_undefined(a) != is_undefined(b) and not _maybe_set(a, b)
+        ):
+            branch, other = ("if", "else") if _unset(a) else ("else", "if")
             raise ValueError(
                 f"{quote(place.name)} must also be defined in the {branch} "
                 "branch: it is set "
@@ -160,6 +165,17 @@ def check_places_defined(
                 "the `if` would depend on a graph tensor; assign it in both branches "
                 "or before the if statement"
             )
+
+
+def _unset(value: Any) -> bool:
+    """Undefined, and not a placeholder for a name a graph loop may bind."""
+    return is_undefined(value) and type(value) is not UnboundUntilRun
+
+
+def _maybe_set(a: Any, b: Any) -> bool:
+    """Whether both are placeholders of names a graph loop may bind, or
+    values: what the `if` carries as a value and a flag."""
+    return not (_unset(a) or _unset(b))
 
 
 def add_note(error: BaseException, note: str) -> None:
@@ -245,3 +261,159 @@ def pop_of_tensor_array() -> TypeError:
         "pop() on a list carried through a graph loop (a TensorArray) is not "
         "supported; keep an index variable and read() instead"
     )
+
+
+def refuse_lost_aliases(
+    names: Sequence[str], given: dict[str, Sequence[Any]], result: Sequence[Any]
+) -> None:
+    """Refuses a graph statement after which a list or dict would be a copy
+    that Python shares with another variable.
+
+    After a graph `if`, a variable whose branches give different lists (or
+    dicts) holds a new one: the graph picks its values, not an object.
+    Python's variable would be one of those objects, which another variable
+    may hold too (`e = d`, or `ys = xs` before the `if`); a later change
+    through one would not show in the other. Refused when such an object is
+    also held by another variable of the function (or inside its value), or
+    by another variable the branch gives.
+
+    Args:
+        names: The state variables, in order.
+        given: What the statement's blocks gave for them, by where ("in
+            the if branch of a graph `if`", "before a graph loop").
+        result: The statement's values for them.
+    """
+    held: dict[str, Any] | None = None
+    for where, outs in given.items():
+        for i, name in enumerate(names):
+            if is_generated(name) or not name.isidentifier():
+                # The return value (or a conditional expression's, which may
+                # be returned): what the function returns is a copy anyway
+                # (graph outputs); only a finally block that changes the
+                # object after the return could tell.
+                continue
+            for obj in _mutable_parts(outs[i]):
+                if _holds(result[i], obj):
+                    continue  # the object itself comes out of the statement
+                others = [
+                    n for j, n in enumerate(names) if j != i and _holds(outs[j], obj)
+                ]
+                if not others:
+                    if held is None:
+                        held = _function_locals()
+                    others = [
+                        n for n, v in held.items() if n != name and _holds(v, obj)
+                    ]
+                others = [n for n in others if not is_generated(n)]
+                if others:
+                    kind = type(obj).__name__
+                    raise ValueError(
+                        f"{quote(name)} holds the same {kind} as {quote(others[0])} "
+                        f"{where}, but after it "
+                        f"{quote(name)} would hold a copy (a graph picks values, "
+                        f"not objects), so a change through one would not show "
+                        f"in the other; give it its own {kind} (`{kind}(...)`) "
+                        f"or keep one name for the object"
+                    )
+
+
+def _mutable_parts(value: Any) -> list[Any]:
+    """The lists and dicts in `value` (itself included), outermost first."""
+    found: list[Any] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, dict)):
+            found.append(item)
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return found
+
+
+def _holds(value: Any, obj: Any) -> bool:
+    """Whether `value` is `obj` or holds it in its lists, tuples and dicts."""
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is obj:
+            return True
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
+
+
+def _function_locals() -> dict[str, Any]:
+    """The variables of the user's running function that a converted
+    statement is in: the first frame outside this library, and each frame up
+    the stack whose code holds the code of the last one found (the
+    functions it is nested in)."""
+    frame = user_frame(2)
+    found: dict[str, Any] = {}
+    code = None
+    while frame is not None:
+        if code is None or code in frame.f_code.co_consts:
+            for name, value in frame.f_locals.items():
+                found.setdefault(name, value)
+            code = frame.f_code
+        frame = frame.f_back
+    return found
+
+
+class UntrackedItems:
+    """The items of the user's lists and dicts before a graph statement, to
+    find those it changed that converted code does not carry (`check`).
+
+    A converted statement carries the items it changes as places (`xs[0]`),
+    by the names it changes them through. One changed through a name the
+    statement assigns (`ys = xs; ys[0] += 1` in a branch) is not carried:
+    the change would be made while tracing, whichever branch runs. Such an
+    item is refused. (An item added, as by `append`, is a Python side
+    effect made while tracing, as API.md says; it is not looked at.)
+    """
+
+    def __init__(self, places: Sequence[Place]) -> None:
+        slots = [places_.item_slot(p) for p in places]
+        self._carried = {(id(s[0]), s[1]) for s in slots if s is not None}
+        self._before: dict[int, tuple[Any, dict[Any, Any], list[str]]] = {}
+        for name, value in _function_locals().items():
+            for obj in _mutable_parts(value):
+                entry = self._before.get(id(obj))
+                if entry is None:
+                    entry = self._before[id(obj)] = (obj, _items(obj), [])
+                entry[2].append(name)
+
+    def check(self, statement: str, result: Any) -> None:
+        """Raises TypeError for an item the statement changed untracked
+        (`result`: what it gave; a list or dict in it is carried whole)."""
+        for obj, before, names in self._before.values():
+            if _holds(result, obj):
+                continue
+            now = _items(obj)
+            for key, value in before.items():
+                if key in now and now[key] is not value:
+                    if (id(obj), key) in self._carried:
+                        continue
+                    kind = type(obj).__name__
+                    held = " and ".join(quote(n) for n in names)
+                    raise TypeError(
+                        f"a {statement} changes item {key!r} of the {kind} "
+                        f"{held} {'hold' if len(names) > 1 else 'holds'} through "
+                        "a name it assigns inside (as `ys = xs` then "
+                        "`ys[0] += 1` in a branch): a graph cannot carry that "
+                        "change, which would be made whichever way the "
+                        "statement goes; change the item through a name the "
+                        "statement does not assign, or assign that name before it"
+                    )
+
+
+def _items(obj: Any) -> dict[Any, Any]:
+    """A list's or dict's items by index or key."""
+    return dict(enumerate(obj)) if isinstance(obj, list) else dict(obj)

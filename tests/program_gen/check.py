@@ -77,6 +77,12 @@ LEGITIMATE_REFUSALS = (
     (TypeError, r"so the graph cannot carry it"),
     # A raise in a graph branch or loop that a `try` around it would catch.
     (TypeError, r"a graph cannot catch an exception"),
+    # A list or dict two names share on one path of a graph statement only
+    # (after it, one name would hold a copy; ARCHITECTURE.md).
+    (ValueError, r"holds the same (list|dict) as"),
+    # An item changed through a name the graph statement assigns (`ys = xs`
+    # then `ys[0] += 1` in a branch), which it cannot carry.
+    (TypeError, r"through a name it assigns inside"),
 )
 """Errors a traced run may raise where Python computes a value (API.md,
 "Converted control flow on graph tensors"): (type, message pattern)."""

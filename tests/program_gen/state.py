@@ -4,7 +4,9 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
 
 * ``floats``: float and bool variables (typed expressions live in core).
 * ``items``: ``d = {'a': 0, 'b': 0}``, ``xs = [0, 0]``; ``d['a'] += ...``,
-  ``xs[1] = ...``, ``d[key]`` with ``key`` unchanged; reads of the items.
+  ``xs[1] = ...``, ``d[key]`` with ``key`` unchanged; reads of the items;
+  ``ys = xs`` (two names for one list; ``ys[0]`` updates change ``xs``),
+  and ``ys`` made to share ``xs`` again or given its own list.
 * ``attributes``: ``box = Box()``, ``ns = types.SimpleNamespace(total=0)``;
   ``box.total += ...``, ``box.inner.n = ...``, ``ns.total -= ...``, and
   ``box.add(a)`` (a method whose loop updates ``self.total``; Python mode
@@ -35,7 +37,7 @@ from hypothesis import strategies as st
 
 from tests.program_gen.core import NAMES, PARAMETERS, indent
 
-_ITEMS = ("d['a']", "d['b']", "xs[0]", "xs[1]", "d[key]")
+_ITEMS = ("d['a']", "d['b']", "xs[0]", "xs[1]", "d[key]", "ys[0]")
 _ATTRIBUTES = ("box.total", "box.count", "box.inner.n", "ns.total")
 
 
@@ -49,7 +51,7 @@ class StateFeatures:
         if self.on("globals") and not self.tensor:
             lines += ["global COUNTER", "COUNTER = 0", "RESULTS.clear()"]
         if self.on("items"):
-            lines += ["d = {'a': 0, 'b': 0}", "xs = [0, 0]", "key = 'b'"]
+            lines += ["d = {'a': 0, 'b': 0}", "xs = [0, 0]", "ys = xs", "key = 'b'"]
         if self.on("attributes"):
             lines += ["box = Box()", "ns = types.SimpleNamespace(total=0)"]
         if self.on("closures"):
@@ -144,7 +146,7 @@ class StateFeatures:
     def feature_statements(self, depth: int) -> list[str]:
         kinds = super().feature_statements(depth)
         if self.on("items"):
-            kinds += ["item", "item"]
+            kinds += ["item", "item", "alias"]
         if self.on("attributes"):
             kinds += ["attribute", "attribute"]
         if self.on("nonlocal"):
@@ -173,6 +175,14 @@ class StateFeatures:
         if not self.tensor and self.chance(10):
             return [f"xs.append({self.expression()})"], False
         return self.update(target), False
+
+    def s_alias(self, depth: int) -> tuple[list[str], bool]:
+        """``ys`` starts as the list ``xs`` is; it may share it again or
+        get its own (a graph statement after which the names would share
+        it on one path only is refused)."""
+        if self.chance(50):
+            return ["ys = xs"], False
+        return [f"ys = [{self.expression()}, 0]"], False
 
     def s_attribute(self, depth: int) -> tuple[list[str], bool]:
         # A method's loop over `self.total` (small bound). Not in tensor mode:

@@ -688,3 +688,121 @@ def item_changed_in_a_try_else_inside_a_loop(n):
 def test_an_item_a_try_else_changes_in_a_graph_loop_is_carried():
     f = autograph.function(item_changed_in_a_try_else_inside_a_loop)
     assert [int(f(rt.constant(n))) for n in (0, 3)] == [0, 3]
+
+
+# -- lists and dicts two names share --------------------------------------------
+
+
+def returned_dict_then_updated(a, b):
+    d = {"a": 0, "b": 0}
+    try:
+        if a > b:
+            return a, d
+    finally:
+        d["b"] += 2  # Python's caller sees this: `d` is the object returned
+    return b, d
+
+
+def test_a_returned_dict_a_finally_block_updates_is_the_same_object():
+    f = autograph.function(returned_dict_then_updated)
+    value, d = f(rt.constant(3), rt.constant(2))
+    assert (int(value), int(d["a"]), int(d["b"])) == (3, 0, 2)
+    value, d = f(rt.constant(1), rt.constant(2))
+    assert (int(value), int(d["b"])) == (2, 2)
+
+
+def shared_in_one_branch(a):
+    d = {"b": 0}
+    e = {"b": 5}
+    if a > 0:
+        e = d
+    d["b"] += 2
+    return e["b"]
+
+
+def shared_in_a_loop_body(n):
+    d = {"b": 0}
+    e = {"b": 5}
+    for i in rt.range(n):
+        e = d
+    d["b"] += 2
+    return e["b"]
+
+
+def shared_before_a_loop(n):
+    xs = [0]
+    ys = xs
+    i = 0
+    while i < n:
+        xs = [i]
+        i += 1
+    ys[0] += 5
+    return xs[0]
+
+
+@pytest.mark.parametrize(
+    ("f", "where"),
+    [
+        (shared_in_one_branch, "'e' holds the same dict as 'd' in the if branch"),
+        (shared_in_a_loop_body, "'e' holds the same dict as 'd' in the body of"),
+        (shared_before_a_loop, "'xs' holds the same list as 'ys' before a graph"),
+    ],
+)
+def test_a_list_or_dict_two_names_share_on_one_path_only_is_refused(f, where):
+    # After the statement one name would hold a copy: Python's later change
+    # through the other name would not show in it (a silent wrong value).
+    with pytest.raises(ValueError, match=re.escape(where) + ".*would hold a copy"):
+        autograph.function(f)(rt.constant(3))
+
+
+def own_lists_in_each_branch(a):
+    xs = [0, 0]
+    if a > 0:
+        xs = [a, 1]
+    else:
+        xs = [1, a]
+    xs[0] += 1
+    return xs
+
+
+def test_lists_each_branch_makes_are_not_refused():
+    xs = autograph.function(own_lists_in_each_branch)(rt.constant(3))
+    assert [int(v) for v in xs] == [4, 1]
+
+
+def item_through_a_name_the_branch_assigns(a):
+    xs = [0, 0]
+    z = a
+    if a < 0:
+        z = 1
+    else:
+        ys = xs
+        ys[0] += -2  # changes xs[0], which no place of the `if` carries
+    return z, xs
+
+
+def test_an_item_changed_through_a_name_a_branch_assigns_is_refused():
+    with pytest.raises(TypeError, match="changes item 0 of the list 'xs' holds"):
+        autograph.function(item_through_a_name_the_branch_assigns)(rt.constant(-2))
+
+
+def born_in_a_branch_loop(a, n):
+    def show():
+        return w  # a closure: w lives in a cell
+
+    if a > 0:
+        for i in rt.range(n):
+            w = i * 2
+        x = w + 1
+    else:
+        raise ValueError("not positive")
+    return x, show()
+
+
+def test_a_name_a_loop_in_one_branch_may_bind_stays_checked_after_the_if():
+    f = autograph.function(born_in_a_branch_loop)
+    assert [int(v) for v in f(rt.constant(1), rt.constant(3))] == [5, 4]
+    with pytest.raises(rt.errors.InvalidArgumentError, match="no iteration has"):
+        f(rt.constant(1), rt.constant(0))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="not positive"):
+        f(rt.constant(-1), rt.constant(3))
