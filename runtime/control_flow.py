@@ -220,41 +220,11 @@ def _graph_cond(
     outputs = iter(op.outputs)
     leaves = [next(outputs) if r is _PENDING else r for r in results]
     packed = nest.pack_sequence_as(then_out, leaves, expand_composites=True)
-    return _keep_identity(packed, then_raw, else_raw, then_out, else_out)
+    return nest.keep_shared(packed, then_raw, else_raw, then_out, else_out)
 
 
 def _same(value: Any) -> Any:
     return value
-
-
-def _keep_identity(packed: Any, a: Any, b: Any, sa: Any, sb: Any) -> Any:
-    """`packed`, except that a list or dict both branches give as the same
-    object (`a`, `b`: what they gave; `sa`, `sb`: their items then) stays
-    that object, now holding the packed values (an item both branches left
-    as it was stays as it is).
-
-    In Python the variable after the `if` is that very object, which other
-    variables may share: a copy would miss their later changes (e.g. a
-    returned dict that a `finally` block then updates).
-    """
-    if not (nest.is_nested(packed) and nest.is_nested(a) and nest.is_nested(b)):
-        return packed
-    keys = nest.sorted_keys(packed) if isinstance(packed, dict) else range(len(a))
-    children = [_keep_identity(packed[k], a[k], b[k], sa[k], sb[k]) for k in keys]
-    if a is b and type(a) in (list, dict):
-        for k, child, x, y in zip(
-            keys, children, (sa[k] for k in keys), (sb[k] for k in keys)
-        ):
-            if x is not y or nest.is_nested(x):
-                a[k] = child
-        return a
-    if isinstance(packed, list):
-        packed[:] = children
-    elif isinstance(packed, dict):
-        packed.update(zip(keys, children))
-    elif any(c is not packed[k] for c, k in zip(children, keys)):
-        return nest.rebuild(packed, children)
-    return packed
 
 
 def _branch_outputs(then_g: Graph, else_g: Graph, a: Any, b: Any, label: str) -> Any:

@@ -23,6 +23,7 @@ __all__ = [
     "flatten",
     "flatten_with_paths",
     "is_nested",
+    "keep_shared",
     "map_structure",
     "map_structure_with_paths",
     "pack_sequence_as",
@@ -278,3 +279,34 @@ def _difference(a: Any, b: Any, check_types: bool) -> tuple[str, str] | None:
         if problem is not None:
             return problem
     return None
+
+
+def keep_shared(packed: Any, a: Any, b: Any, sa: Any, sb: Any) -> Any:
+    """`packed` (a cond's outputs, as new containers), except that a list or
+    dict both branches give as the same object (`a`, `b`: what they gave;
+    `sa`, `sb`: copies of it as each branch left it) stays that object, now
+    holding the packed values (an item both branches left alone stays as it
+    is).
+
+    In Python the variable after the `if` is that very object, which other
+    variables may share: a copy would miss their later changes (e.g. a
+    returned dict that a `finally` block then updates).
+    """
+    if not (is_nested(packed) and is_nested(a) and is_nested(b)):
+        return packed
+    keys = sorted_keys(packed) if isinstance(packed, dict) else range(len(a))
+    children = [keep_shared(packed[k], a[k], b[k], sa[k], sb[k]) for k in keys]
+    if a is b and type(a) in (list, dict):
+        for k, child, x, y in zip(
+            keys, children, (sa[k] for k in keys), (sb[k] for k in keys)
+        ):
+            if x is not y or is_nested(x):
+                a[k] = child
+        return a
+    if isinstance(packed, list):
+        packed[:] = children
+    elif isinstance(packed, dict):
+        packed.update(zip(keys, children))
+    elif any(c is not packed[k] for c, k in zip(children, keys)):
+        return rebuild(packed, children)
+    return packed

@@ -1171,25 +1171,10 @@ def register() -> None:
         names = names or state_names(body, skip=1)
         return _for_stmt(iterable, _raising_body(body, 1), state, names, *a, **k)
 
-    def watched(
-        impl: Callable[..., Any], statement: str, position: int | None = None
-    ) -> Callable[..., Any]:
-        # Items changed through a name the statement assigns are refused.
-        def run(*args: Any, **kwargs: Any) -> Any:
-            places = kwargs.get("places", ())
-            if position is not None and len(args) > position:
-                places = args[position]
-            items = verification.UntrackedItems(places)
-            result = impl(*args, **kwargs)
-            items.check(statement, result)
-            return result
-
-        return run
-
     for operator, impl in (
-        ("if_stmt", watched(_if_stmt, "graph `if`", 5)),
-        ("while_stmt", watched(while_stmt, "graph loop")),
-        ("for_stmt", watched(for_stmt, "graph loop")),
+        ("if_stmt", verification.watching_items(_if_stmt, "graph `if`", 5)),
+        ("while_stmt", verification.watching_items(while_stmt, "graph loop")),
+        ("for_stmt", verification.watching_items(for_stmt, "graph loop")),
         ("and_", _and),
         ("or_", _or),
         ("not_", _not),

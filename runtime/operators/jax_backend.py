@@ -46,6 +46,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from runtime import nest
 from runtime.graph import raised_by_user, user_location
 from runtime.operators import dispatch, exceptions
 from runtime.operators import places as places_
@@ -65,9 +66,11 @@ from runtime.operators.verification import (
     not_on_every_path,
     raise_missing_return,
     raised_on_path,
+    refuse_lost_aliases,
     refuse_untracked,
     untyped_loop_name,
     untyped_return,
+    watching_items,
 )
 
 try:  # where JAX keeps these has moved between versions
@@ -264,6 +267,27 @@ def _zeros_like(shapes: Any) -> Any:
     return jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
 
 
+def _untraced_container(value: Any) -> bool:
+    """A list or dict (or a tuple holding one) with no traced values in it."""
+    leaves = jax.tree_util.tree_leaves(value)
+    return any(isinstance(v, (list, dict)) for v in _parts(value)) and not any(
+        isinstance(leaf, jax.core.Tracer) for leaf in leaves
+    )
+
+
+def _parts(value: Any) -> list[Any]:
+    """`value` and the lists, tuples and dicts in it."""
+    found, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        found.append(item)
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return found
+
+
 def _abstract(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """What `fn()` gives, traced once with `jax.eval_shape`: arrays as
     `ShapeDtypeStruct`s, other values as they are. Python side effects of
@@ -377,6 +401,9 @@ def _if_stmt(
         else:  # no else block: the state comes out unchanged
             result = None if returns else unpack_state(args)
         values = [result] if returns else list(as_state(result, count))
+        # (A list given back as it came is the object Python's name holds.)
+        originals = {id(c): v for c, v in zip(args, state) if c is not v}
+        given_now[:] = [originals.get(id(v), v) for v in values]
         out = dict(zip(keys, values))
         out.update(zip(place_keys, places_.read(places)))
         for key in maybe:
@@ -392,6 +419,9 @@ def _if_stmt(
     return_values: dict[str, Any] = {}
 
     seen: dict[str, dict[str, Any]] = {}  # each branch's outputs, as traced
+    given_now: list[Any] = []  # the outputs of the last `call`, as objects
+    given: dict[str, list[Any]] = {}  # each branch's, and copies as they were
+    copies: dict[str, Any] = {}
 
     def build(promote: dict[str, Any]) -> dict[str, Any]:
         seen.clear()
@@ -427,13 +457,22 @@ def _if_stmt(
                     # No value on this path (a `return` not taken, or a
                     # variable of a path that has returned): the other
                     # branch's type, as zeros.
-                    sample = _abstract(lambda: call(branches[other]))
+                    raw: dict[str, Any] = {}
+                    sample = _abstract(lambda: raw.update(call(branches[other])) or raw)
                     for key, value in out.items():
-                        if isinstance(value, _PLACEHOLDERS) and _is_arrays(sample[key]):
+                        if not isinstance(value, _PLACEHOLDERS):
+                            continue
+                        if _untraced_container(raw.get(key)):
+                            # The other branch's own list or dict (never read
+                            # here): kept as that object (`nest.keep_shared`).
+                            out[key] = raw[key]
+                        elif _is_arrays(sample[key]):
                             out[key] = _zeros_like(sample[key])
                 if not returns:
                     check_defined(list(out.values())[:count], names, which)
                 seen[which] = out
+                given[which] = list(given_now)
+                copies[which] = nest.map_structure(lambda v: v, given[which])
                 if len(seen) == 2:
                     if places:
                         check_places_defined(
@@ -465,6 +504,21 @@ def _if_stmt(
             _notes(error, "`if`", where, keys + place_keys)
         raise
     places_.write(places, [out[k] for k in place_keys])
+    if len(given) == 2:
+        for i, key in enumerate(keys):
+            out[key] = nest.keep_shared(
+                out[key],
+                given["if"][i],
+                given["else"][i],
+                copies["if"][i],
+                copies["else"][i],
+            )
+        if not returns:
+            refuse_lost_aliases(
+                names,
+                {f"in the {b} branch of a `lax.cond`": v for b, v in given.items()},
+                [out[k] for k in keys],
+            )
     for key, old in maybe.items():
         out[key] = _maybe_bound(old.symbol_name, *out[key], old.message)
     values = [out[k] for k in keys]
@@ -1241,10 +1295,10 @@ def _active() -> bool:
 def register() -> None:
     """Installs the JAX backend into the dispatch tables."""
     for operator, impl in (
-        ("if_stmt", _if_stmt),
-        ("while_stmt", _while_stmt),
-        ("for_stmt", _for_stmt),
-        ("for_range", _for_range),
+        ("if_stmt", watching_items(_if_stmt, "`lax.cond`", 5)),
+        ("while_stmt", watching_items(_while_stmt, "JAX loop")),
+        ("for_stmt", watching_items(_for_stmt, "JAX loop")),
+        ("for_range", watching_items(_for_range, "JAX loop")),
         ("and_", _and),
         ("or_", _or),
         ("not_", _not),
@@ -1256,7 +1310,7 @@ def register() -> None:
         ("float_", _float),
     ):
         dispatch.register(operator, Tracer, impl)
-    dispatch.register("for_stmt", TracedRange, _for_stmt)
+    dispatch.register("for_stmt", TracedRange, watching_items(_for_stmt, "JAX loop"))
     dispatch.register("len_", TracedRange, _len)
     dispatch.register_activity_check(_active)
 

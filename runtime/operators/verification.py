@@ -296,15 +296,18 @@ def refuse_lost_aliases(
                 if _holds(result[i], obj):
                     continue  # the object itself comes out of the statement
                 others = [
-                    n for j, n in enumerate(names) if j != i and _holds(outs[j], obj)
+                    n
+                    for j, n in enumerate(names)
+                    if j != i and not is_generated(n) and _holds(outs[j], obj)
                 ]
                 if not others:
                     if held is None:
                         held = _function_locals()
                     others = [
-                        n for n, v in held.items() if n != name and _holds(v, obj)
+                        n
+                        for n, v in held.items()
+                        if n != name and not is_generated(n) and _holds(v, obj)
                     ]
-                others = [n for n in others if not is_generated(n)]
                 if others:
                     kind = type(obj).__name__
                     raise ValueError(
@@ -365,6 +368,25 @@ def _function_locals() -> dict[str, Any]:
             code = frame.f_code
         frame = frame.f_back
     return found
+
+
+def watching_items(
+    impl: Callable[..., Any], statement: str, position: int | None = None
+) -> Callable[..., Any]:
+    """`impl`, a backend's statement, refusing items changed through a name
+    the statement assigns (`UntrackedItems`); its places are the keyword
+    `places`, or the argument at `position`."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        places = kwargs.get("places", ())
+        if position is not None and len(args) > position:
+            places = args[position]
+        items = UntrackedItems(places)
+        result = impl(*args, **kwargs)
+        items.check(statement, result)
+        return result
+
+    return run
 
 
 class UntrackedItems:

@@ -578,3 +578,54 @@ def test_error_an_exception_a_try_would_catch_on_a_traced_path():
         f"{_line(f, 3)}, inside the `try` at {_line(f, 1)} that handles it, but a "
         "compiled JAX function cannot catch an exception when it runs"
     )
+
+
+# -- lists and dicts two names share --------------------------------------------
+
+
+def returned_dict_then_updated(a, b):
+    d = {"a": 0, "b": 0}
+    try:
+        if a > b:
+            return a, d
+    finally:
+        d["b"] += 2  # Python's caller sees this: `d` is the object returned
+    return b, d
+
+
+def test_a_returned_dict_a_finally_block_updates_is_the_same_object():
+    f = jax.jit(autograph.to_graph(returned_dict_then_updated))
+    value, d = f(jnp.asarray(3), jnp.asarray(2))
+    assert (int(value), int(d["a"]), int(d["b"])) == (3, 0, 2)
+
+
+def shared_in_one_branch(a):
+    d = {"b": 0}
+    e = {"b": 5}
+    if a > 0:
+        e = d
+    d["b"] += 2
+    return e["b"]
+
+
+def item_through_a_name_the_branch_assigns(a):
+    xs = [0, 0]
+    z = a
+    if a < 0:
+        z = 1
+    else:
+        ys = xs
+        ys[0] += -2
+    return z, xs
+
+
+@pytest.mark.parametrize(
+    ("f", "error", "message"),
+    [
+        (shared_in_one_branch, ValueError, "'e' holds the same dict as 'd'"),
+        (item_through_a_name_the_branch_assigns, TypeError, "changes item 0 of"),
+    ],
+)
+def test_what_a_lax_cond_would_copy_or_miss_is_refused(f, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        jax.jit(autograph.to_graph(f))(jnp.asarray(3))

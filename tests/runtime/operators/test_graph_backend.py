@@ -740,10 +740,22 @@ def shared_before_a_loop(n):
     return xs[0]
 
 
+def shared_with_the_return_value(a):
+    xs = [0]
+    ys = xs
+    if a > 5:
+        ys = [a]
+    elif a < -5:
+        return -1, xs  # the return value holds the list too
+    ys[0] += 2
+    return a, xs
+
+
 @pytest.mark.parametrize(
     ("f", "where"),
     [
         (shared_in_one_branch, "'e' holds the same dict as 'd' in the if branch"),
+        (shared_with_the_return_value, "'ys' holds the same list as 'xs' in the else"),
         (shared_in_a_loop_body, "'e' holds the same dict as 'd' in the body of"),
         (shared_before_a_loop, "'xs' holds the same list as 'ys' before a graph"),
     ],
