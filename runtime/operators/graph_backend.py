@@ -83,6 +83,7 @@ def _if_stmt(
     given: dict[str, list[Any]] = {}  # what each branch gave, by label
 
     def call(fn: Callable[..., Any] | None) -> Any:
+        verification.restore_items()  # the other branch's changes undone
         if fn is not None:
             result = fn(*state)
         else:
@@ -390,7 +391,7 @@ def _dry_run(body: Callable[..., Any], args: Sequence[Any]) -> Any:
     outer = STATE.graph
     scratch = Graph("dry_run", outer_graph=outer)
     scratch.isolated = True  # what fails here may be tried another way
-    with scratch.as_default():
+    with scratch.as_default(), verification.items_kept():
         args = [
             scratch.placeholder(a.dtype, a.shape) if isinstance(a, _Guess) else a
             for a in args

@@ -62,12 +62,14 @@ from runtime.operators.verification import (
     add_note,
     check_defined,
     check_places_defined,
+    items_kept,
     label,
     not_on_every_path,
     raise_missing_return,
     raised_on_path,
     refuse_lost_aliases,
     refuse_untracked,
+    restore_items,
     untyped_loop_name,
     untyped_return,
     watching_items,
@@ -299,7 +301,8 @@ def _abstract(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         python.update(other)
         return arrays
 
-    shapes = jax.eval_shape(run)
+    with items_kept():
+        shapes = jax.eval_shape(run)
     return {**shapes, **python}
 
 
@@ -393,6 +396,7 @@ def _if_stmt(
     maybe = {k: v for k, v in zip(keys, state) if count and type(v) is UnboundUntilRun}
 
     def call(fn: Callable[..., Any] | None) -> dict[str, Any]:
+        restore_items()  # the other branch's changes undone
         places_.write(places, before)
         # Each branch gets its own lists: one may append to them.
         args = tuple(list(v) if isinstance(v, list) else v for v in state)

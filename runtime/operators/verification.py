@@ -6,8 +6,10 @@ tests pin the text.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from runtime.control_flow_checks import quote
@@ -382,11 +384,46 @@ def watching_items(
         if position is not None and len(args) > position:
             places = args[position]
         items = UntrackedItems(places)
-        result = impl(*args, **kwargs)
+        _WATCHED.stack.append(items)
+        try:
+            result = impl(*args, **kwargs)
+        finally:
+            _WATCHED.stack.pop()
         items.check(statement, result)
         return result
 
     return run
+
+
+class _Watched(threading.local):
+    def __init__(self) -> None:
+        self.stack: list[UntrackedItems] = []
+
+
+_WATCHED = _Watched()  # the statements being built, innermost last
+
+
+def restore_items() -> None:
+    """Puts back the items of the lists and dicts the innermost statement
+    being built watches, as they were before it: each branch starts from
+    them, as it does from its places."""
+    if _WATCHED.stack:
+        _WATCHED.stack[-1].restore()
+
+
+@contextlib.contextmanager
+def items_kept() -> Iterator[None]:
+    """Undoes what a trial trace does to the items the innermost statement
+    being built watches (they stay as the trace found them)."""
+    if not _WATCHED.stack:
+        yield
+        return
+    watched = _WATCHED.stack[-1]
+    now = watched.items_now()
+    try:
+        yield
+    finally:
+        watched.restore(now)
 
 
 class UntrackedItems:
@@ -411,6 +448,20 @@ class UntrackedItems:
                 if entry is None:
                     entry = self._before[id(obj)] = (obj, _items(obj), [])
                 entry[2].append(name)
+
+    def items_now(self) -> dict[int, dict[Any, Any]]:
+        """The watched containers' items now."""
+        return {key: _items(obj) for key, (obj, _, _) in self._before.items()}
+
+    def restore(self, items: dict[int, dict[Any, Any]] | None = None) -> None:
+        """Puts back the watched items as they were before the statement
+        (or as `items_now` gave them)."""
+        for key, (obj, before, _) in self._before.items():
+            saved = before if items is None else items[key]
+            now = _items(obj)
+            for k, value in saved.items():
+                if k in now and now[k] is not value:
+                    obj[k] = value
 
     def check(self, statement: str, result: Any) -> None:
         """Raises TypeError for an item the statement changed untracked

@@ -818,3 +818,27 @@ def test_a_name_a_loop_in_one_branch_may_bind_stays_checked_after_the_if():
         f(rt.constant(1), rt.constant(0))
     with pytest.raises(rt.errors.InvalidArgumentError, match="not positive"):
         f(rt.constant(-1), rt.constant(3))
+
+
+def returned_list_changed_in_both_branches(a, b):
+    xs = [0, 0]
+    ys = xs
+    if a > b:
+        try:
+            ys = xs
+            ys[0] -= 5  # not carried as a place: `ys` is assigned here
+        finally:
+            return 1, xs
+    else:
+        ys[0] += 7  # must not see the other branch's -5
+    return 2, xs
+
+
+def test_each_branch_starts_from_the_items_as_they_were_before_the_if():
+    # The list comes out of the `if` as the object Python returns, holding
+    # what the branch taken left; a trial trace of one branch changes nothing.
+    f = autograph.function(returned_list_changed_in_both_branches)
+    value, xs = f(rt.constant(6), rt.constant(0))
+    assert (int(value), [int(v) for v in xs]) == (1, [-5, 0])
+    value, xs = f(rt.constant(0), rt.constant(6))
+    assert (int(value), [int(v) for v in xs]) == (2, [7, 0])
