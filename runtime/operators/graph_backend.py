@@ -90,9 +90,11 @@ def _if_stmt(
             # No else block: the state comes out unchanged. With no outputs
             # the statement's result is dropped (the state was only read), so
             # the missing branch gives nothing, as the true branch does.
-            result = unpack_state(state) if count else None
-        if not count:
-            return result
+            # (Where the state passed in is not the outputs, this is the
+            # sample of an `if` whose branches both raise: never used.)
+            result = unpack_state(_unchanged(state, names)) if count else None
+        if not count or (fn is None and not maybe):
+            return result  # (the state unchanged: no loop in it bound a name)
         values = list(as_state(result, count))
         if not given:  # the first branch traced
             for i, value in enumerate(values):
@@ -167,6 +169,21 @@ def _if_stmt(
             values[i] = _maybe_bound(names[i], value, flag, message)
         result = unpack_state(values)
     return result
+
+
+def _unchanged(state: tuple[Any, ...], names: Sequence[str]) -> tuple[Any, ...]:
+    """The outputs `names` as they were before an `if`, given its inputs
+    `state`: the same where the inputs are the outputs; else each output's
+    value in the user's function (or, for a place, the input in its
+    position from the end, where places go)."""
+    count = len(names)
+    if len(state) == count:
+        return state
+    held = verification.function_locals()
+    tail = (
+        state[-count:] if len(state) > count else (None,) * (count - len(state)) + state
+    )
+    return tuple(held.get(n, t) for n, t in zip(names, tail))
 
 
 def _if_with_places(

@@ -304,7 +304,7 @@ def refuse_lost_aliases(
                 ]
                 if not others:
                     if held is None:
-                        held = _function_locals()
+                        held = function_locals()
                     others = [
                         n
                         for n, v in held.items()
@@ -355,7 +355,7 @@ def _holds(value: Any, obj: Any) -> bool:
     return False
 
 
-def _function_locals() -> dict[str, Any]:
+def function_locals() -> dict[str, Any]:
     """The variables of the user's running function that a converted
     statement is in: the first frame outside this library, and each frame up
     the stack whose code holds the code of the last one found (the
@@ -442,7 +442,9 @@ class UntrackedItems:
         slots = [places_.item_slot(p) for p in places]
         self._carried = {(id(s[0]), s[1]) for s in slots if s is not None}
         self._before: dict[int, tuple[Any, dict[Any, Any], list[str]]] = {}
-        for name, value in _function_locals().items():
+        # Items a branch changed, found when the next branch started.
+        self._changed: dict[int, dict[Any, Any]] = {}
+        for name, value in function_locals().items():
             for obj in _mutable_parts(value):
                 entry = self._before.get(id(obj))
                 if entry is None:
@@ -461,15 +463,17 @@ class UntrackedItems:
             now = _items(obj)
             for k, value in saved.items():
                 if k in now and now[k] is not value:
+                    if items is None:  # a branch changed it: `check` looks
+                        self._changed.setdefault(key, {})[k] = now[k]
                     obj[k] = value
 
     def check(self, statement: str, result: Any) -> None:
         """Raises TypeError for an item the statement changed untracked
         (`result`: what it gave; a list or dict in it is carried whole)."""
-        for obj, before, names in self._before.values():
+        for ident, (obj, before, names) in self._before.items():
             if _holds(result, obj):
                 continue
-            now = _items(obj)
+            now = {**_items(obj), **self._changed.get(ident, {})}
             for key, value in before.items():
                 if key in now and now[key] is not value:
                     if (id(obj), key) in self._carried:

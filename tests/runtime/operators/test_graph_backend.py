@@ -842,3 +842,20 @@ def test_each_branch_starts_from_the_items_as_they_were_before_the_if():
     assert (int(value), [int(v) for v in xs]) == (1, [-5, 0])
     value, xs = f(rt.constant(0), rt.constant(6))
     assert (int(value), [int(v) for v in xs]) == (2, [7, 0])
+
+
+def item_changed_in_the_branch_not_taken_last(a, b):
+    xs = [0, 0]
+    ys = xs
+    z = -3
+    if b > 0:
+        if z > 100:  # a Python `if`: `ys` is assigned in the graph branch
+            ys = [5, 0]
+        ys[0] += -2
+    return xs
+
+
+def test_an_untracked_change_the_next_branch_undid_is_still_refused():
+    f = autograph.function(item_changed_in_the_branch_not_taken_last)
+    with pytest.raises(TypeError, match="changes item 0 of the list"):
+        f(rt.constant(6), rt.constant(1))
