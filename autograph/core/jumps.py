@@ -63,8 +63,8 @@ class Pending(NamedTuple):
     before the try. That is `False` for the flag (code before the try ran,
     so no such jump was pending), unless the try lies in a finally block
     that such a jump may be pending across (`nested`): then the flag and
-    what it carries (`retval_`) go back to the values saved when the try
-    began.
+    what it carries (`retval_`) go back to the values saved right before the
+    try.
     """
 
     flag: str
@@ -127,6 +127,8 @@ class Lowering:
         # For each finally block being lowered (one holding this kind of
         # jump), whether such a jump may be pending across it.
         self._across: list[bool] = []
+        # The statements saving values before a try (by the try's id).
+        self._saves: dict[int, list[ast.stmt]] = {}
         # The flag's resets in finally blocks: (try, its handler, the reset,
         # the statement saving values before the try, if one was added).
         self._resets: list[
@@ -284,11 +286,18 @@ class Lowering:
             stmt.body = self.block(stmt.body)
             self._catchers -= 1
             if pending and self._catchers:
-                return self._reset_if_exit_raises(stmt)
+                return self._with_saves(stmt, self._reset_if_exit_raises(stmt))
         elif isinstance(stmt, TRIES):
-            return self._lower_try(stmt)
+            return self._with_saves(stmt, self._lower_try(stmt))
         # else e.g. `match`: rejected before conversion; keep as is
         return [stmt]
+
+    def _with_saves(self, stmt: ast.stmt, out: list[ast.stmt]) -> list[ast.stmt]:
+        """`out` (what replaces `stmt`) after the statements saving the
+        values a jump pending from `stmt` set (see `Pending`): placed before
+        it, they are assigned wherever it is read from (`do_return_before =
+        do_return`)."""
+        return [*self._saves.pop(id(stmt), []), *out]
 
     def _lower_try(self, stmt: ast.stmt) -> list[ast.stmt]:
         """Lowers a `try` statement's jumps as Python runs them.
@@ -381,7 +390,7 @@ class Lowering:
         """What undoes `jump`, pending from `stmt`'s blocks (see `Pending`):
         `flag = False` (or `flag = flag_before`, ...), then the enclosing
         finally blocks' flags it set back to `False`; and the statements
-        added to save values when `stmt` begins."""
+        added to save values right before `stmt`."""
         if not jump.nested:
             undo = [b.assign(jump.flag, b.const(False))]
             added: list[ast.stmt] = []
@@ -396,7 +405,8 @@ class Lowering:
                     # try: do_return_before = do_return; ...
                     saved[name] = self.namer.new_symbol(name.rstrip("_") + "_before")
                     added.append(b.assign(saved[name], b.name(name)))
-            stmt.body[0:0] = added
+            # (saved right before the statement: `_with_saves`)
+            self._saves.setdefault(id(stmt), []).extend(added)
             undo = [b.assign(n, b.name(saved[n])) for n in jump.values]
         undo += (b.assign(f, b.const(False)) for f in jump.finally_flags)
         return undo, added
@@ -449,7 +459,8 @@ class Lowering:
         handlers around finally blocks that are left with nothing to do."""
         for stmt, handler, own, added in self._resets:
             handler.body = [s for s in handler.body if s not in own]
-            stmt.body = [s for s in stmt.body if s not in added]
+            for save in added:  # (it stays, saving nothing: `x_before = None`)
+                save.value = b.const(None)
             if len(handler.body) == 1:  # just `raise`
                 (guard,) = stmt.finalbody
                 stmt.finalbody = guard.body

@@ -29,6 +29,11 @@ _GENERATED = tuple(
         ("do_return", "whether the function has returned"),
         ("break_", "the loop's `break` condition"),
         ("continue_", "the loop's `continue` condition"),
+        # Saved before a `try` whose finally block may cancel a jump.
+        ("retval_before", "the function's return value"),
+        ("do_return_before", "whether the function has returned"),
+        ("break_before", "the loop's `break` condition"),
+        ("continue_before", "the loop's `continue` condition"),
     )
 )
 

@@ -156,8 +156,8 @@ def test_a_jump_in_finally_cancels_the_pending_jumps_of_other_kinds():
 @UNPARSE_TEXT_OF_311
 def test_a_cancelled_jump_inside_a_finally_restores_what_was_pending():
     # Inside the outer finally block a return may already be pending, so
-    # the inner `break` puts back the values saved when the inner try began
-    # (not `do_return = False`), and the outer finally block's flag.
+    # the inner `break` puts back the values saved right before the inner
+    # try (not `do_return = False`), and the outer finally block's flag.
     from autograph.converters import break_statements, return_statements
 
     same(
@@ -186,11 +186,11 @@ def test_a_cancelled_jump_inside_a_finally_restores_what_was_pending():
                 finally:
                     break_ = False
                     for _ in range(1):
+                        do_return_before = do_return
+                        retval_before = retval_
                         finally_jumped_1 = False
                         try:
                             try:
-                                do_return_before = do_return
-                                retval_before = retval_
                                 retval_ = 2
                                 do_return = True
                                 finally_jumped = True
@@ -399,3 +399,28 @@ def test_the_finally_flag_does_not_clash_with_a_users_name():
             return finally_jumped
     """
     assert run(source, [1, 2, 3]) == 3
+
+
+def return_pending_across_a_finally_in_a_graph_loop(n):
+    z = 0
+    for _ in range(n):  # a graph loop on a tensor `n`
+        try:
+            z = 4
+        except ValueError:
+            if z > 100:
+                return 2, z
+        finally:
+            try:
+                return n, z
+            finally:
+                z = 5
+    return 0, z
+
+
+def test_values_saved_before_a_try_in_a_graph_loop_are_not_loop_born():
+    # Saved right before the inner try, they are assigned wherever they are
+    # read: not loop variables a path through the body leaves unassigned.
+    _, rt_ = require_graph_mode()
+    f = autograph.function(return_pending_across_a_finally_in_a_graph_loop)
+    assert [int(v) for v in f(rt_.constant(3))] == [3, 4]
+    assert [int(v) for v in f(rt_.constant(0))] == [0, 0]
