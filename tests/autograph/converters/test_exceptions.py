@@ -411,7 +411,7 @@ def return_pending_across_a_finally_in_a_graph_loop(n):
                 return 2, z
         finally:
             try:
-                return n, z
+                return n, z  # noqa: B012 - the case under test
             finally:
                 z = 5
     return 0, z

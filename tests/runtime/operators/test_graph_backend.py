@@ -828,7 +828,7 @@ def returned_list_changed_in_both_branches(a, b):
             ys = xs
             ys[0] -= 5  # not carried as a place: `ys` is assigned here
         finally:
-            return 1, xs
+            return 1, xs  # noqa: B012 - the case under test
     else:
         ys[0] += 7  # must not see the other branch's -5
     return 2, xs
