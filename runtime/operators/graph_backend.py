@@ -833,20 +833,38 @@ def _while_stmt(
         result = control_flow.while_loop(
             lambda *v: test(*v), step, loop_vars, names=labels(names), **options
         )
-    verification.refuse_lost_aliases(names, given.where, tuple(result))
-    return unpack_state(tuple(result))
+    result = given.keep(tuple(result))
+    verification.refuse_lost_aliases(names, given.where, result)
+    return unpack_state(result)
 
 
 class _LoopBlocks:
     """What a graph loop's state was before it and what its body gave, for
-    `verification.refuse_lost_aliases`."""
+    `verification.refuse_lost_aliases` and `keep`."""
 
     def __init__(self, state: tuple[Any, ...]) -> None:
+        self.state = state
         self.where: dict[str, tuple[Any, ...]] = {"before a graph loop": state}
+        self._items: tuple[Any, ...] = ()
 
     def body(self, values: tuple[Any, ...]) -> tuple[Any, ...]:
         self.where["in the body of a graph loop"] = values
+        self._items = nest.map_structure(lambda v: v, values)
         return values
+
+    def keep(self, result: tuple[Any, ...]) -> tuple[Any, ...]:
+        """`result`, except that a list or dict the body gives as an object
+        from outside the loop stays that object (`nest.keep_shared`) where
+        the loop began with it, or with no value (a return value)."""
+        given = self.where.get("in the body of a graph loop")
+        if given is None:
+            return result
+        kept = []
+        for out, before, value, items in zip(result, self.state, given, self._items):
+            if type(before) is UndefinedReturnValue:
+                before = value  # (its value is never read: the body's)
+            kept.append(nest.keep_shared(out, before, value, items, items))
+        return tuple(kept)
 
 
 def _has_effects(test: Callable[..., Any], state: tuple[Any, ...]) -> bool:
@@ -986,8 +1004,9 @@ def _for_stmt(
         result = control_flow.while_loop(
             cond, step, (0, *loop_vars), names=["iteration", *labels(names)], **options
         )
-    verification.refuse_lost_aliases(names, given.where, tuple(result[1:]))
-    return unpack_state(tuple(result[1:]))
+    result = given.keep(tuple(result[1:]))
+    verification.refuse_lost_aliases(names, given.where, result)
+    return unpack_state(result)
 
 
 def _loop_options(

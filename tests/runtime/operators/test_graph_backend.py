@@ -859,3 +859,21 @@ def test_an_untracked_change_the_next_branch_undid_is_still_refused():
     f = autograph.function(item_changed_in_the_branch_not_taken_last)
     with pytest.raises(TypeError, match="changes item 0 of the list"):
         f(rt.constant(6), rt.constant(1))
+
+
+def returned_from_a_graph_loop_then_updated(n):
+    xs = [0, 0]
+    try:
+        for i in range(n):
+            return i, xs
+    finally:
+        xs[0] += 4  # Python's caller sees this: `xs` is the list returned
+    return -1, xs
+
+
+def test_a_list_returned_from_a_graph_loop_is_the_same_object():
+    f = autograph.function(returned_from_a_graph_loop_then_updated)
+    value, xs = f(rt.constant(3))
+    assert (int(value), [int(v) for v in xs]) == (0, [4, 0])
+    value, xs = f(rt.constant(0))
+    assert (int(value), [int(v) for v in xs]) == (-1, [4, 0])
