@@ -621,7 +621,10 @@ def _fixed_point(
         try:
             sample = trial(_listless((*state[:i], guess, *state[i + 1 :])))
         except UnboundLocalError:
-            continue
+            # Another variable an earlier iteration assigns is read too:
+            # `_trial` finds its type next; whether this one's holds shows
+            # when the loop is built (a type that changes is refused there).
+            return guess
         except (TypeError, ValueError) as error:
             guesses.append(guess)
             refusals.append(error)

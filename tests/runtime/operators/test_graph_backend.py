@@ -877,3 +877,26 @@ def test_a_list_returned_from_a_graph_loop_is_the_same_object():
     assert (int(value), [int(v) for v in xs]) == (0, [4, 0])
     value, xs = f(rt.constant(0))
     assert (int(value), [int(v) for v in xs]) == (-1, [4, 0])
+
+
+def two_names_only_earlier_iterations_assign(a):
+    y = a
+    x = 2
+    for i0 in range(a, 5):
+        for i1 in []:  # a Python loop that never runs: `w1` stays unbound
+            w1 = 1.5
+        y = y + w1
+        for i2 in range(0):
+            w4 = 3
+        x = x + w4
+    return x, y
+
+
+def test_a_type_guess_for_one_name_holds_while_another_is_unknown():
+    # Tried as float32 first, `w1` fails (`y + w1`); as int32 the trace reads
+    # `w4`, unknown too: that guess holds. The run then says which name no
+    # iteration assigned, where Python raises UnboundLocalError.
+    f = autograph.function(two_names_only_earlier_iterations_assign)
+    with pytest.raises(rt.errors.InvalidArgumentError, match="'w1' is read"):
+        f(rt.constant(0))
+    assert [int(v) for v in f(rt.constant(7))] == [2, 7]
