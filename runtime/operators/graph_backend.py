@@ -198,20 +198,23 @@ def _if_with_places(
     their values before the `if`, and returns what it left in them. An `if`
     with no outputs returns what its branches return (the function's return
     value, for an `if` that ends the function), which is kept as one more."""
-    k = len(state)
     returns = not names  # no outputs: the branches' results are returned
     count = len(names) or 1
+    # The inner `if` carries the outputs as they were before it (what a
+    # branch that raises gives, and an `if` with no else block when the
+    # inputs are the outputs), then the places.
+    before = (None,) if returns else _unchanged(state, names)
     if returns:
         names = ("retval_",)  # (messages name it by `verification.label`)
     left: dict[str, tuple[Any, ...]] = {}  # the places' values each branch left
 
     def branch(fn: Callable[..., Any] | None, label: str) -> Callable[..., Any]:
         def run(*args: Any) -> Any:
-            places_.write(places, args[k:])
+            places_.write(places, args[count:])
             if fn is not None:
-                result = fn(*args[:k])
+                result = fn(*state)
             else:  # no else block: the state comes out unchanged
-                result = None if returns else unpack_state(args[:k])
+                result = None if returns else unpack_state(state)
             left[label] = values = places_.read(places)
             if len(left) == 2:
                 verification.check_places_defined(places, left["if"], left["else"])
@@ -225,7 +228,7 @@ def _if_with_places(
             cond,
             branch(body, "if"),
             branch(orelse, "else"),
-            (*state, *places_.read(places)),
+            (*before, *places_.read(places)),
             (*names, *(p.name for p in places)),
         ),
     )

@@ -900,3 +900,20 @@ def test_a_type_guess_for_one_name_holds_while_another_is_unknown():
     with pytest.raises(rt.errors.InvalidArgumentError, match="'w1' is read"):
         f(rt.constant(0))
     assert [int(v) for v in f(rt.constant(7))] == [2, 7]
+
+
+def raises_where_an_input_is_not_an_output(a):
+    d = {"n": 0}
+    w = a * 2
+    if a > 2:
+        d["n"] = w  # a place; `w` is an input of the `if`, not an output
+    else:
+        raise KeyError("always")
+    return d["n"]
+
+
+def test_a_branch_that_raises_gives_the_outputs_not_the_inputs():
+    f = autograph.function(raises_where_an_input_is_not_an_output)
+    assert int(f(rt.constant(3))) == 6
+    with pytest.raises(rt.errors.InvalidArgumentError, match="KeyError: 'always'"):
+        f(rt.constant(0))
