@@ -64,6 +64,7 @@ from runtime.operators.verification import (
     check_places_defined,
     items_kept,
     label,
+    mutable_parts,
     not_on_every_path,
     raise_missing_return,
     raised_on_path,
@@ -272,22 +273,9 @@ def _zeros_like(shapes: Any) -> Any:
 def _untraced_container(value: Any) -> bool:
     """A list or dict (or a tuple holding one) with no traced values in it."""
     leaves = jax.tree_util.tree_leaves(value)
-    return any(isinstance(v, (list, dict)) for v in _parts(value)) and not any(
+    return bool(mutable_parts(value)) and not any(
         isinstance(leaf, jax.core.Tracer) for leaf in leaves
     )
-
-
-def _parts(value: Any) -> list[Any]:
-    """`value` and the lists, tuples and dicts in it."""
-    found, stack = [], [value]
-    while stack:
-        item = stack.pop()
-        found.append(item)
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return found
 
 
 def _abstract(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:

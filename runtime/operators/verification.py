@@ -299,7 +299,7 @@ def refuse_lost_aliases(
                 # (graph outputs); only a finally block that changes the
                 # object after the return could tell.
                 continue
-            for obj in _mutable_parts(outs[i]):
+            for obj in mutable_parts(outs[i]):
                 if _holds(result[i], obj):
                     continue  # the object itself comes out of the statement
                 others = [
@@ -327,7 +327,7 @@ def refuse_lost_aliases(
                     )
 
 
-def _mutable_parts(value: Any) -> list[Any]:
+def mutable_parts(value: Any) -> list[Any]:
     """The lists and dicts in `value` (itself included), outermost first."""
     found: list[Any] = []
     stack = [value]
@@ -450,7 +450,7 @@ class UntrackedItems:
         # Items a branch changed, found when the next branch started.
         self._changed: dict[int, dict[Any, Any]] = {}
         for name, value in function_locals().items():
-            for obj in _mutable_parts(value):
+            for obj in mutable_parts(value):
                 entry = self._before.get(id(obj))
                 if entry is None:
                     entry = self._before[id(obj)] = (obj, _items(obj), [])
