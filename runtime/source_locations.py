@@ -22,6 +22,7 @@ from runtime import context
 from runtime.errors import OpError
 
 __all__ = [
+    "INTERNAL_PATHS",
     "SourceLocation",
     "keep_refusal",
     "raised_by_user",
@@ -43,7 +44,7 @@ class SourceLocation:
 
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
 # Frames from files under these are the library's, never reported as user code.
-_INTERNAL_PATHS = (
+INTERNAL_PATHS = (
     _RUNTIME_DIR + os.sep,
     os.path.join(os.path.dirname(_RUNTIME_DIR), "autograph") + os.sep,
 )
@@ -51,7 +52,7 @@ _INTERNAL_PATHS = (
 
 def _user_code(filename: str, lineno: int) -> SourceLocation | None:
     """The user's location of a line, or None if it is the library's."""
-    if not filename.startswith(_INTERNAL_PATHS):
+    if not filename.startswith(INTERNAL_PATHS):
         return SourceLocation(filename, lineno)
     return None
 
@@ -71,7 +72,7 @@ def user_frame(skip: int = 1) -> types.FrameType | None:
     from `skip` frames up (1: the caller's)."""
     frame: types.FrameType | None = sys._getframe(skip)
     while frame is not None:
-        if not frame.f_code.co_filename.startswith(_INTERNAL_PATHS):
+        if not frame.f_code.co_filename.startswith(INTERNAL_PATHS):
             return frame
         frame = frame.f_back
     return None
@@ -113,7 +114,7 @@ def keep_refusal(error: Exception, *, ours: bool = False) -> None:
         frame = _raising_frame(error)
         if frame is None or _user_code(*frame) is not None:
             return
-        if not frame[0].startswith(_INTERNAL_PATHS):
+        if not frame[0].startswith(INTERNAL_PATHS):
             return  # another package's (NumPy's): the user's code may handle it
     while graph.outer_graph is not None and not graph.isolated:
         graph = graph.outer_graph

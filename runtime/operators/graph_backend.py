@@ -47,6 +47,7 @@ from runtime.ops import math as math_ops
 from runtime.ops.state import Assert, ensure_defined
 from runtime.ops.tensor_array import TensorArray
 from runtime.shapes import as_shape
+from runtime.source_locations import INTERNAL_PATHS, SourceLocation
 from runtime.tensor import (
     EagerTensor,
     SymbolicTensor,
@@ -258,7 +259,11 @@ def _raise_when_run(error: Exception, what: str, ran: str) -> None:
     """
     where = user_location(3)
     at = f" at {where}" if where else ""
-    handler = exceptions.handling_try(where, error)
+    # (Where it was raised, and where the statement is: a generated
+    # statement may stand at the line of the `try` it was moved into.)
+    handler = exceptions.handling_try(
+        _deepest_user_line(error), error
+    ) or exceptions.handling_try(where, error)
     if handler is not None:
         refusal = TypeError(
             f"{error!r} is raised in {what}{at}, inside the "
@@ -268,6 +273,18 @@ def _raise_when_run(error: Exception, what: str, ran: str) -> None:
         )
         raise refusal from error  # (kept on the graph: see `register`)
     Assert(False, [f"{type(error).__name__}: {error} (in {what}{at}, which {ran})"])
+
+
+def _deepest_user_line(error: BaseException) -> SourceLocation | None:
+    """The last line of the user's code `error`'s traceback went through."""
+    found = None
+    tb = error.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not code.co_filename.startswith(INTERNAL_PATHS):
+            found = SourceLocation(code.co_filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
 
 
 def _raising_branch(
