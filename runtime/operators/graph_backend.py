@@ -857,7 +857,9 @@ def _while_stmt(
             lambda *v: test(*v), step, loop_vars, names=labels(names), **options
         )
     result = given.keep(tuple(result))
-    verification.refuse_lost_aliases(names, given.where, result)
+    verification.refuse_lost_aliases(
+        names, given.where, result, copied="before a graph loop"
+    )
     return unpack_state(result)
 
 
@@ -1028,7 +1030,9 @@ def _for_stmt(
             cond, step, (0, *loop_vars), names=["iteration", *labels(names)], **options
         )
     result = given.keep(tuple(result[1:]))
-    verification.refuse_lost_aliases(names, given.where, result)
+    verification.refuse_lost_aliases(
+        names, given.where, result, copied="before a graph loop"
+    )
     return unpack_state(result)
 
 

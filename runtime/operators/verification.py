@@ -271,7 +271,10 @@ def pop_of_tensor_array() -> TypeError:
 
 
 def refuse_lost_aliases(
-    names: Sequence[str], given: dict[str, Sequence[Any]], result: Sequence[Any]
+    names: Sequence[str],
+    given: dict[str, Sequence[Any]],
+    result: Sequence[Any],
+    copied: str = "",
 ) -> None:
     """Refuses a graph statement after which a list or dict would be a copy
     that Python shares with another variable.
@@ -289,6 +292,10 @@ def refuse_lost_aliases(
         given: What the statement's blocks gave for them, by where ("in
             the if branch of a graph `if`", "before a graph loop").
         result: The statement's values for them.
+        copied: The entry of `given` whose values the statement's blocks get
+            as copies ("before a graph loop": the body works on the loop
+            variables): an object shared there is refused even if it comes
+            out of the statement whole.
     """
     held: dict[str, Any] | None = None
     for where, outs in given.items():
@@ -300,7 +307,7 @@ def refuse_lost_aliases(
                 # object after the return could tell.
                 continue
             for obj in mutable_parts(outs[i]):
-                if _holds(result[i], obj):
+                if _holds(result[i], obj) and where != copied:
                     continue  # the object itself comes out of the statement
                 others = [
                     n
@@ -319,8 +326,13 @@ def refuse_lost_aliases(
                     kind = type(obj).__name__
                     raise ValueError(
                         f"{quote(name)} holds the same {kind} as {quote(others[0])} "
-                        f"{where}, but after it "
-                        f"{quote(name)} would hold a copy (a graph picks values, "
+                        f"{where}, but "
+                        + (
+                            "the loop's body would work on a copy"
+                            if where == copied
+                            else f"after it {quote(name)} would hold a copy"
+                        )
+                        + " (a graph picks values, "
                         f"not objects), so a change through one would not show "
                         f"in the other; give it its own {kind} (`{kind}(...)`) "
                         f"or keep one name for the object"

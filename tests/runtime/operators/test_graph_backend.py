@@ -763,7 +763,9 @@ def shared_with_the_return_value(a):
 def test_a_list_or_dict_two_names_share_on_one_path_only_is_refused(f, where):
     # After the statement one name would hold a copy: Python's later change
     # through the other name would not show in it (a silent wrong value).
-    with pytest.raises(ValueError, match=re.escape(where) + ".*would hold a copy"):
+    with pytest.raises(
+        ValueError, match=re.escape(where) + ".*would (hold|work on) a copy"
+    ):
         autograph.function(f)(rt.constant(3))
 
 
@@ -916,4 +918,19 @@ def test_a_branch_that_raises_gives_the_outputs_not_the_inputs():
     f = autograph.function(raises_where_an_input_is_not_an_output)
     assert int(f(rt.constant(3))) == 6
     with pytest.raises(rt.errors.InvalidArgumentError, match="KeyError: 'always'"):
+        f(rt.constant(0))
+
+
+def changed_through_a_shared_loop_variable(a):
+    xs = [0, 0]
+    ys = xs
+    for i0 in range(a, 1):
+        ys[0] += 1  # the body's `ys` is the loop's copy, not `xs`'s list
+        ys = xs
+    return xs
+
+
+def test_a_loop_variable_shared_before_the_loop_is_refused_even_if_it_comes_out():
+    f = autograph.function(changed_through_a_shared_loop_variable)
+    with pytest.raises(ValueError, match="the loop's body would work on a copy"):
         f(rt.constant(0))
