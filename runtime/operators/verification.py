@@ -161,9 +161,7 @@ def check_places_defined(
     for place, a, b in zip(places, then, orelse):
         # (A name a graph loop in one branch may leave unbound counts as set
         # there: its placeholder says whether it is, where it is read.)
-        if _unset(a) != _unset(b) or (
-            is_undefined(a) != is_undefined(b) and not _maybe_set(a, b)
-        ):
+        if _unset(a) != _unset(b):
             branch, other = ("if", "else") if _unset(a) else ("else", "if")
             raise ValueError(
                 f"{quote(place.name)} must also be defined in the {branch} "
@@ -177,12 +175,6 @@ def check_places_defined(
 def _unset(value: Any) -> bool:
     """Undefined, and not a placeholder for a name a graph loop may bind."""
     return is_undefined(value) and type(value) is not UnboundUntilRun
-
-
-def _maybe_set(a: Any, b: Any) -> bool:
-    """Whether both are placeholders of names a graph loop may bind, or
-    values: what the `if` carries as a value and a flag."""
-    return not (_unset(a) or _unset(b))
 
 
 def add_note(error: BaseException, note: str) -> None:
