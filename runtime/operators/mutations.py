@@ -46,7 +46,12 @@ from runtime.operators import places as places_
 from runtime.operators import recursion
 from runtime.operators.places import Place, contents
 from runtime.operators.verification import function_locals, is_generated
-from runtime.source_locations import INTERNAL_PATHS, SourceLocation, user_location
+from runtime.source_locations import (
+    INTERNAL_PATHS,
+    SourceLocation,
+    user_frame,
+    user_location,
+)
 
 __all__ = ["tracked"]
 
@@ -118,12 +123,17 @@ class Snapshot:
 
     def __init__(self, roots: dict[str, Any], carried: Sequence[Place]) -> None:
         self.entries: dict[int, tuple[Any, str, Any]] = {}
-        # Attributes the statement's own places carry, by (object, name).
+        # Attributes and keys the statement's own places carry, by
+        # (object, name): a key such a place adds is not a change.
         self.carried_attrs = set()
+        self.carried_keys: dict[int, set[Any]] = {}
         for place in carried:
             obj = getattr(place, "obj", None)
             if obj is not None and isinstance(getattr(place, "attr", None), str):
                 self.carried_attrs.add((id(places_._resolve(obj)), place.attr))
+            slot = places_.item_slot(place)
+            if slot is not None and isinstance(slot[0], dict):
+                self.carried_keys.setdefault(id(slot[0]), set()).add(slot[1])
         stack = [
             (value, name)
             for name, value in reversed(roots.items())
@@ -162,9 +172,17 @@ class Snapshot:
                     for a in {*now, *saved}
                 ):
                     found.append(key)
-            elif key not in ignore and _shape(obj) != _shape_of_saved(obj, saved):
+            elif key not in ignore and self._reshaped(key, obj, saved):
                 found.append(key)
         return found
+
+    def _reshaped(self, key: int, obj: Any, saved: Any) -> bool:
+        if key in self.carried_keys:  # a dict some of whose items are places
+            keys = self.carried_keys[key]
+            return [k for k in obj if k not in keys] != [
+                k for k, _ in saved if k not in keys
+            ]
+        return _shape(obj) != _shape_of_saved(obj, saved)
 
     def restore(self) -> None:
         """Puts every container back as it was (what a failed build did to
@@ -181,6 +199,30 @@ def _shape_of_saved(obj: Any, saved: Any) -> Any:
     return saved  # a set's elements
 
 
+def _roots() -> dict[str, Any]:
+    """The user's running function's variables, and the globals its code
+    (with the functions nested in it) names that are lists, dicts, sets or
+    objects."""
+    found = function_locals()
+    frame = user_frame(1)
+    if frame is None:
+        return found
+    codes = [frame.f_code]
+    names: set[str] = set()
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    module = frame.f_globals
+    for name in sorted(names):
+        value = module.get(name)
+        if name not in found and (
+            isinstance(value, (list, dict, set)) or _is_object(value)
+        ):
+            found[name] = value
+    return found
+
+
 class _Restart(BaseException):
     """A traced branch or body changed containers the statement does not
     carry yet: build it again with them (see the module docstring)."""
@@ -189,6 +231,10 @@ class _Restart(BaseException):
         super().__init__()
         self.tracker = tracker
         self.changed = changed
+
+
+# The operators through which converted code calls a method.
+_CALLERS = frozenset(("converted_call", "list_append", "list_pop"))
 
 
 class _Lines:
@@ -219,6 +265,13 @@ class _Lines:
         key = id(target)
         if key not in self.watched or key in self.found:
             return
+        code = frame.f_code if frame is not None else None
+        if (
+            code is not None
+            and code.co_filename.startswith(INTERNAL_PATHS)
+            and code.co_name not in _CALLERS
+        ):
+            return  # the library's own look at the container
         while frame is not None and frame.f_code.co_filename.startswith(INTERNAL_PATHS):
             frame = frame.f_back
         if frame is not None:
@@ -233,7 +286,7 @@ class _Tracker:
         self.kind = kind  # "if" or "loop"
         self.backend = backend  # for messages: "graph", "JAX"
         self.where = user_location()
-        self.snapshot = Snapshot(function_locals(), places)
+        self.snapshot = Snapshot(_roots(), places)
         self.carried: list[int] = []  # containers carried (places, sets)
         self.extra: list[Place] = []
         self.attrs: set[tuple[int, str]] = set()
