@@ -132,7 +132,7 @@ class Snapshot:
             if obj is not None and isinstance(getattr(place, "attr", None), str):
                 self.carried_attrs.add((id(places_._resolve(obj)), place.attr))
             slot = places_.item_slot(place)
-            if slot is not None and isinstance(slot[0], dict):
+            if slot is not None and isinstance(slot[0], (list, dict)):
                 self.carried_keys.setdefault(id(slot[0]), set()).add(slot[1])
         stack = [
             (value, name)
@@ -159,9 +159,9 @@ class Snapshot:
             stack.extend(reversed(list(children)))
 
     def changed(self, ignore: set[int]) -> list[int]:
-        """The lists, dicts and sets (not in `ignore`) whose structure
-        differs from the snapshot's, and the objects with an attribute that
-        does (one no place carries)."""
+        """The lists, dicts and sets (not in `ignore`) whose structure or
+        items differ from the snapshot's, and the objects with an attribute
+        that does (items and attributes that places carry aside)."""
         found = []
         for key, (obj, _, saved) in self.entries.items():
             if not isinstance(obj, (list, dict, set)):
@@ -177,11 +177,21 @@ class Snapshot:
         return found
 
     def _reshaped(self, key: int, obj: Any, saved: Any) -> bool:
-        if key in self.carried_keys:  # a dict some of whose items are places
-            keys = self.carried_keys[key]
-            return [k for k in obj if k not in keys] != [
-                k for k, _ in saved if k not in keys
-            ]
+        """Whether a list's or dict's length, keys or items changed, other
+        than the items the statement's places carry."""
+        keys = self.carried_keys.get(key, ())
+        if isinstance(obj, list):
+            if len(obj) != len(saved):
+                return True
+            return any(
+                v is not w for i, (v, w) in enumerate(zip(obj, saved)) if i not in keys
+            )
+        if isinstance(obj, dict):
+            now = [(k, v) for k, v in obj.items() if k not in keys]
+            before = [(k, v) for k, v in saved if k not in keys]
+            return len(now) != len(before) or any(
+                k != j or v is not w for (k, v), (j, w) in zip(now, before)
+            )
         return _shape(obj) != _shape_of_saved(obj, saved)
 
     def restore(self) -> None:

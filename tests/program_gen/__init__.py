@@ -73,6 +73,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from tests.program_gen.core import Writer
+from tests.program_gen.methods import MethodFeatures
 from tests.program_gen.state import StateFeatures
 from tests.program_gen.syntax import SyntaxFeatures
 
@@ -105,6 +106,8 @@ FEATURE_ISSUES = {
     "print": "issue 11: print with sep/end, bare print",
     "generators": "issue 11: nested generator functions, local contextmanager",
     "chained": "tensor mode: chained comparisons (Python mode always has them)",
+    "methods": "issue 20: containers changed through methods in branches and loops",
+    "lazy": "issue 20: lazy operands reading names unbound on the path",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -123,6 +126,8 @@ TENSOR_FEATURES = frozenset(
         "walrus",
         "chained",
         "try",
+        "methods",
+        "lazy",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""
@@ -163,6 +168,14 @@ def record(log, v):
 
 def apply(f, v):
     return f(v)
+
+
+class Tally:
+    def __init__(self):
+        self.n = 0
+
+    def bump(self, v):
+        self.n = clamp(self.n + v)
 
 
 class Box:
@@ -221,7 +234,8 @@ class Suppress:
         return False
 """
 """Helpers every generated program may call: pure ones, ``record`` (effects),
-``apply`` (takes a builtin as a value), ``Box`` (attributes; ``add`` updates
+``apply`` (takes a builtin as a value), ``Tally`` (``bump`` sets an attribute
+of ``self``), ``Box`` (attributes; ``add`` updates
 ``self.total`` in a loop, as a method), and the context
 managers ``Logged`` (logs entry and exit), ``ExitRaises`` (whose ``__exit__``
 raises ValueError when told to, discarding a pending jump) and ``Suppress``
@@ -258,7 +272,7 @@ def fuzz_settings(examples: int = 200, fuzz_examples: int = 10_000) -> settings:
     )
 
 
-class _ProgramWriter(StateFeatures, SyntaxFeatures, Writer):
+class _ProgramWriter(MethodFeatures, StateFeatures, SyntaxFeatures, Writer):
     """The writer with every feature's hooks (each checks ``on(feature)``)."""
 
 

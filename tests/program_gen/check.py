@@ -83,6 +83,9 @@ LEGITIMATE_REFUSALS = (
     # An item changed through a name the graph statement assigns (`ys = xs`
     # then `ys[0] += 1` in a branch), which it cannot carry.
     (TypeError, r"through a name it assigns inside"),
+    # API.md, "Mutation through methods": a list, dict, set or object that a
+    # call changes so that its structure depends on the branch or iteration.
+    (TypeError, r"is changed (by the call at \S+ )?in (a branch|the body) of the"),
 )
 """Errors a traced run may raise where Python computes a value (API.md,
 "Converted control flow on graph tensors"): (type, message pattern)."""
