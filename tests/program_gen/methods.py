@@ -81,10 +81,10 @@ class MethodFeatures:
 
     def statement(self, depth: int) -> tuple[list[str], bool]:
         lines, terminal = super().statement(depth)
-        unbound = sorted(self.maybe - self.defined)
+        unbound = self.names_of("int", self.maybe - self.defined)
         if self.on("lazy") and unbound and not terminal and self.chance(40):
             name = self.choice(unbound)
-            targets = sorted(self.defined & set(NAMES["int"]))
+            targets = self.names_of("int", self.defined & set(NAMES["int"]))
             if targets:
                 target = self.choice(targets)
                 cond = self.condition(1)
