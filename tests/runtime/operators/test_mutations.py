@@ -170,7 +170,80 @@ def loop_method_sets_attributes(n):
     return acc.total, acc.count
 
 
+class Bag:
+    def __init__(self):
+        self.items = []
+
+    def put(self, value):
+        self.items.append(value)
+
+
+def nested_ifs(x):
+    out = [0.0]
+    if x > 0:
+        if x > 5:
+            out.append(x * 1.0)
+        else:
+            out.append(2.0)
+    else:
+        out.append(-1.0)
+    return out
+
+
+def loop_in_a_branch(x):
+    w = [1, 2]
+    if x > 0:
+        for i in range(x):
+            w.pop(0)
+            w.append(i)
+    else:
+        w.reverse()
+    return w
+
+
+def list_of_an_object(x):
+    bag = Bag()
+    if x > 0:
+        bag.put(x)
+    else:
+        bag.put(-x)
+    return bag.items
+
+
+def if_in_a_loop(n):
+    out = [0, 0]
+    i = 0
+    while i < n:
+        if i > 1:
+            out.insert(0, i)
+            out.pop()
+        i += 1
+    return out
+
+
+def two_lists_one_per_branch_first(x):
+    a = []
+    b = []
+    if x > 0:
+        a.append(1)
+        b.append(x)
+    else:
+        b.append(2)
+        a.append(x)
+    return a, b
+
+
 CARRIED = [
+    (nested_ifs, (7.0,)),
+    (nested_ifs, (3.0,)),
+    (nested_ifs, (-1.0,)),
+    (loop_in_a_branch, (3,)),
+    (loop_in_a_branch, (-1,)),
+    (list_of_an_object, (2,)),
+    (list_of_an_object, (-2,)),
+    (if_in_a_loop, (4,)),
+    (two_lists_one_per_branch_first, (1,)),
+    (two_lists_one_per_branch_first, (-1,)),
     (both, (3,)),
     (both, (-1,)),
     (in_loop, (3,)),
@@ -274,7 +347,17 @@ def loop_deletes(n):
     return n
 
 
+LOG = []
+
+
+def global_list(x):
+    if x > 0:
+        LOG.append(1)
+    return x
+
+
 REFUSED = [
+    (global_list, r"the list 'LOG' is changed by the call at .* in a branch of"),
     (
         one,
         r"the list 'out' is changed by the call at .*:\d+ in a branch of the "
