@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import sys
 import types
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from runtime.control_flow_checks import quote
@@ -74,6 +74,23 @@ def _is_object(value: Any) -> bool:
         return False
     module = type(value).__module__ or ""
     return module.partition(".")[0] not in _LIBRARIES
+
+
+_FOLLOWED: dict[type, bool] = {}  # by type: whether `Snapshot` looks inside
+
+
+def _followed(value: Any) -> bool:
+    """A list, tuple, dict, set or user's object (numbers, strings and
+    tensors are skipped without a look)."""
+    kind = type(value)
+    found = _FOLLOWED.get(kind)
+    if found is None:
+        found = _FOLLOWED[kind] = issubclass(kind, (list, tuple, dict, set)) or (
+            _is_object(value) and not issubclass(kind, (list, tuple, dict, set))
+        )
+        if len(_FOLLOWED) > 10_000:  # (classes made on the fly)
+            _FOLLOWED.clear()
+    return found
 
 
 def _kind(obj: Any) -> str:
@@ -137,7 +154,10 @@ class Snapshot:
         stack = [
             (value, name)
             for name, value in reversed(roots.items())
-            if name.isidentifier() and not is_generated(name) and name != "ag__"
+            if _followed(value)
+            and name.isidentifier()
+            and not is_generated(name)
+            and name != "ag__"
         ]
         seen: set[int] = set()
         while stack and len(seen) < _LIMIT:
@@ -145,18 +165,23 @@ class Snapshot:
             if id(value) in seen:
                 continue
             seen.add(id(value))
-            children: Iterable[tuple[Any, str]] = ()
             if isinstance(value, (list, tuple)):
-                children = ((v, f"{name}[{i}]") for i, v in enumerate(value))
+                children = [
+                    (v, f"{name}[{i}]") for i, v in enumerate(value) if _followed(v)
+                ]
             elif isinstance(value, dict):
-                children = ((v, f"{name}[{k!r}]") for k, v in value.items())
-            elif _is_object(value):
-                children = ((v, f"{name}.{a}") for a, v in vars(value).items())
-            elif not isinstance(value, set):
-                continue
+                children = [
+                    (v, f"{name}[{k!r}]") for k, v in value.items() if _followed(v)
+                ]
+            elif isinstance(value, set):
+                children = []
+            else:
+                children = [
+                    (v, f"{name}.{a}") for a, v in vars(value).items() if _followed(v)
+                ]
             if not isinstance(value, tuple):
                 self.entries[id(value)] = (value, name, _contents(value))
-            stack.extend(reversed(list(children)))
+            stack.extend(reversed(children))
 
     def changed(self, ignore: set[int]) -> list[int]:
         """The lists, dicts and sets (not in `ignore`) whose structure or
