@@ -44,6 +44,7 @@ __all__ = [
     "Place",
     "Untracked",
     "attr",
+    "attr_slot",
     "contents",
     "item",
     "item_slot",
@@ -195,6 +196,14 @@ def item_slot(place: Place) -> tuple[Any, Any] | None:
     """The container and key of an item place (None for another place)."""
     if isinstance(place, _Item):
         return _resolve(place.container), place.key
+    return None
+
+
+def attr_slot(place: Place) -> tuple[Any, str] | None:
+    """The object and attribute name of an attribute place (None for another
+    place)."""
+    if isinstance(place, _Attr):
+        return _resolve(place.obj), place.attr
     return None
 
 

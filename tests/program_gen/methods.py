@@ -82,6 +82,8 @@ class MethodFeatures:
     def statement(self, depth: int) -> tuple[list[str], bool]:
         lines, terminal = super().statement(depth)
         unbound = self.names_of("int", self.maybe - self.defined)
+        if self.tensor:  # (tensor mode reads only names born in loops unbound)
+            unbound = [n for n in unbound if n.startswith("w")]
         if self.on("lazy") and unbound and not terminal and self.chance(40):
             name = self.choice(unbound)
             targets = self.names_of("int", self.defined & set(NAMES["int"]))
