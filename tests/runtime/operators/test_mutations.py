@@ -170,6 +170,17 @@ def loop_method_sets_attributes(n):
     return acc.total, acc.count
 
 
+def sort_and_update(x):
+    xs = [3.0, 1.0, 2.0]
+    d = {"a": 1.0}
+    if x > 0:
+        xs.sort()
+        d.update(a=x * 1.0)  # an item only: the keys stay
+    else:
+        xs.reverse()
+    return xs, d
+
+
 class Bag:
     def __init__(self):
         self.items = []
@@ -234,6 +245,8 @@ def two_lists_one_per_branch_first(x):
 
 
 CARRIED = [
+    (sort_and_update, (2.0,)),
+    (sort_and_update, (-2.0,)),
     (nested_ifs, (7.0,)),
     (nested_ifs, (3.0,)),
     (nested_ifs, (-1.0,)),
