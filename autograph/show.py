@@ -39,7 +39,7 @@ import sys
 import types
 from typing import Any
 
-from autograph.impl import api
+import autograph
 from autograph.pyct import parser
 from autograph.tools import side_by_side
 
@@ -215,7 +215,7 @@ def _view(obj: Any) -> CodeView | GraphView:
     parsed = parser.parse_entity(function)
     location = f"{os.path.basename(parsed.filename)}:{parsed.lineno}"
     return CodeView(
-        function.__qualname__, location, parsed.source, api.to_code(function)
+        function.__qualname__, location, parsed.source, autograph.to_code(function)
     )
 
 
