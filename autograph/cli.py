@@ -188,7 +188,7 @@ def _run(args: argparse.Namespace) -> int:
         if not found and target.function is None and not unreadable:
             print(f"autograph: {_no_functions(target.path)}", file=sys.stderr)
     single = len(targets) == 1 and targets[0].function is not None
-    with _Output(args.output) as output:
+    with _Output(None if args.check else args.output) as output:
         # Each function is written as soon as it is converted: a large file
         # shows its first functions at once.
         for module, functions in files:
