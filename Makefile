@@ -68,11 +68,13 @@ size: $(VENV)/.installed-base
 demo: $(VENV)/.installed-base
 	$(BIN)/autograph examples/demo.py
 
-# Runs the guide notebook in a Jupyter kernel and saves it with its outputs.
+# Runs the guide notebook in a Jupyter kernel and saves it with its outputs
+# (without timings, so running it again changes nothing).
 notebook: $(VENV)/.installed-notebook
 	$(BIN)/python -c "import nbclient, nbformat; \
 	nb = nbformat.read('$(NOTEBOOK)', as_version=4); \
-	nbclient.NotebookClient(nb, timeout=600, kernel_name='python3', \
+	[cell.metadata.pop('execution', None) for cell in nb.cells]; \
+	nbclient.NotebookClient(nb, timeout=600, kernel_name='python3', record_timing=False, coalesce_streams=True, \
 	resources={'metadata': {'path': '.'}}).execute(); \
 	nbformat.write(nb, '$(NOTEBOOK)'); print('ran and saved $(NOTEBOOK)')"
 

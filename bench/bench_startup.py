@@ -4,7 +4,8 @@
 most 0.15 s), and the CLI prints converted code without them (issue 23;
 goal: a few times a bare `python -c pass`). Each candidate is one new
 interpreter, timed from start to exit, in interleaved rounds; the figures
-are medians, with ratios to `python -c pass` of the same run. `import
+are medians, with ratios to `python -c pass` of the same run and the time
+each adds to it (the import goal is judged on that). `import
 autograph, runtime` is what `import autograph` cost before the runtime
 loaded lazily.
 
@@ -59,17 +60,29 @@ def main() -> None:
         rounds=args.rounds,
         min_sample_s=0.0,
     )
-    print(f"{'command (a fresh interpreter)':32} {'median':>9} {'vs pass':>8}")
+    print(
+        f"{'command (a fresh interpreter)':32} {'median':>9} {'vs pass':>8} "
+        f"{'added':>9}"
+    )
     results = {}
+    pass_s = timings["python -c pass"].median_s
     for name in COMMANDS:
         seconds = timings[name].median_s
         times_pass = ratio(timings, name, "python -c pass")
-        results[name] = {"median_s": seconds, "vs_python_pass": times_pass}
-        print(f"{name:32} {seconds * 1e3:7.1f}ms {times_pass:7.2f}x")
-    import_s = timings["import autograph"].median_s
+        results[name] = {
+            "median_s": seconds,
+            "vs_python_pass": times_pass,
+            "added_s": seconds - pass_s,
+        }
+        print(
+            f"{name:32} {seconds * 1e3:7.1f}ms {times_pass:7.2f}x "
+            f"{(seconds - pass_s) * 1e3:7.1f}ms"
+        )
+    # The goal is for the import itself: what it adds to a bare interpreter.
+    import_s = results["import autograph"]["added_s"]
     print(
-        f"import autograph: {import_s:.3f} s (goal <= {IMPORT_GOAL_S} s: "
-        f"{'met' if import_s <= IMPORT_GOAL_S else 'missed'})"
+        f"import autograph adds {import_s:.3f} s to python -c pass (goal <= "
+        f"{IMPORT_GOAL_S} s: {'met' if import_s <= IMPORT_GOAL_S else 'missed'})"
     )
     path = write_results(
         "startup",
