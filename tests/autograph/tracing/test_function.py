@@ -284,9 +284,7 @@ def test_a_function_without_source_raises_one_conversion_error_and_no_warning():
         warnings.simplefilter("error")
         with pytest.raises(autograph.ConversionError) as info:
             inc(rt.constant(1))
-    assert "put it in a file, an IPython session or a notebook cell" in str(
-        info.value
-    )
+    assert "put it in a file, an IPython session or a notebook cell" in str(info.value)
     assert info.value.__cause__ is None
     assert function(namespace["inc"], autograph=False)(rt.constant(1)).numpy() == 2
 
