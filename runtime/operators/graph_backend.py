@@ -251,7 +251,7 @@ def _other_sample(other: Callable[[], Any], own: Any) -> Any:
 
 
 def _raise_when_run(error: Exception, what: str, ran: str) -> None:
-    """Adds an Assert that fails with `error` when the graph runs this point
+    """Adds an op that fails with `error` when the graph runs this point
     (in `what`, which the run `ran`), where Python raises it.
 
     Refused if a `try` around the statement handles `error`: the graph
@@ -272,7 +272,9 @@ def _raise_when_run(error: Exception, what: str, ran: str) -> None:
             "value that says what happened instead of raising"
         )
         raise refusal from error  # (kept on the graph: see `register`)
-    Assert(False, [f"{type(error).__name__}: {error} (in {what}{at}, which {ran})"])
+    # InvalidArgumentError("<type>: <message> (...)") when it runs (API.md).
+    message = f"{type(error).__name__}: {error} (in {what}{at}, which {ran})"
+    ensure_defined(False, 0, message, name="raise")
 
 
 def _deepest_user_line(error: BaseException) -> SourceLocation | None:
