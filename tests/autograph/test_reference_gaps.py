@@ -4,9 +4,6 @@ Each test below is an issue's repro (or its equivalent) and failed before the
 fix. A class that applies to the JAX backend is run there too.
 """
 
-import re
-
-import numpy as np
 import pytest
 
 import autograph
@@ -80,3 +77,48 @@ def test_a_loop_variable_that_changes_structure_is_a_type_error(backend):
     fn = changes_structure if backend == "graph" else changes_structure_jax
     with pytest.raises(TypeError, match="'v'"):
         _run(backend, fn, 1)
+
+
+# -- class 6: a packed list converts to the other operand's dtype, in both modes --
+
+
+def concat_a_packed_item(v, i):
+    return rt.concat((v, [i]), 0)
+
+
+def add_a_packed_list(x, i, j):
+    return x + [i, j]
+
+
+@pytest.mark.parametrize(
+    "fn, args, expected",
+    [
+        (
+            concat_a_packed_item,
+            (rt.constant([0, 0]), rt.constant(1, rt.int64)),
+            ([0, 0, 1], rt.int32),
+        ),
+        (
+            concat_a_packed_item,
+            (rt.constant([0.5]), rt.constant(2)),
+            ([0.5, 2.0], rt.float32),
+        ),
+        (
+            add_a_packed_list,
+            (rt.constant([1.0, 2.0]), rt.constant(1), rt.constant(2, rt.int64)),
+            ([2.0, 4.0], rt.float32),
+        ),
+    ],
+)
+def test_eager_and_graph_agree_on_a_list_of_another_dtype(fn, args, expected):
+    values, dtype = expected
+    for result in (fn(*args), autograph.function(fn)(*args)):
+        assert result.dtype is dtype
+        assert result.numpy().tolist() == values
+
+
+def test_a_list_that_cannot_take_the_dtype_is_refused_in_both_modes():
+    args = (rt.constant([0, 0]), rt.constant(1.5))
+    for run in (concat_a_packed_item, autograph.function(concat_a_packed_item)):
+        with pytest.raises(TypeError, match="int32"):
+            run(*args)
