@@ -87,7 +87,7 @@ def concat_a_packed_item(v, i):
 
 
 def add_a_packed_list(x, i, j):
-    return x + [i, j]
+    return x + [i, j]  # noqa: RUF005 - a tensor plus a packed list
 
 
 @pytest.mark.parametrize(
