@@ -146,7 +146,13 @@ def _if_stmt(
                     _undefined_return(v, s) if isinstance(v, placeholders) else v
                     for v, s in zip(values, sample)
                 ]
-            verification.check_defined(values, names, label)
+            # Each branch against the other, once both are traced (an item
+            # of a missing container is undefined in both: issue 22).
+            other_label = "else" if label == "if" else "if"
+            first = given.get(other_label)
+            if first is not None:
+                verification.check_defined(values, names, label, first)
+                verification.check_defined(first, names, other_label, values)
             given[label] = values
             return unpack_state(values)
 
@@ -274,7 +280,7 @@ def _raise_when_run(error: Exception, what: str, ran: str) -> None:
         raise refusal from error  # (kept on the graph: see `register`)
     # InvalidArgumentError("<type>: <message> (...)") when it runs (API.md).
     message = f"{type(error).__name__}: {error} (in {what}{at}, which {ran})"
-    ensure_defined(False, 0, message, name="raise")
+    ensure_defined(False, 0, message, name="raise", raises=type(error).__name__)
 
 
 def _deepest_user_line(error: BaseException) -> SourceLocation | None:

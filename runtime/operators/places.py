@@ -95,14 +95,19 @@ class _Item(Place):
         self.key = key
 
     def get(self) -> Any:
+        container = _resolve(self.container)
+        if isinstance(container, Undefined):
+            return self.undefined  # `x['b']['a']` with no `x['b']`
         try:
-            return _resolve(self.container)[self.key]
+            return container[self.key]
         except (KeyError, IndexError):
             return self.undefined
 
     def set(self, value: Any) -> None:
         container = _resolve(self.container)
         if isinstance(value, Undefined):
+            if isinstance(container, Undefined):
+                return  # the container is missing too: nothing to remove
             with contextlib.suppress(KeyError, IndexError):
                 del container[self.key]
         else:
@@ -118,15 +123,18 @@ class _Attr(Place):
         self.attr = attr
 
     def get(self) -> Any:
+        obj = _resolve(self.obj)
+        if isinstance(obj, Undefined):
+            return self.undefined
         try:
-            return getattr(_resolve(self.obj), self.attr)
+            return getattr(obj, self.attr)
         except AttributeError:
             return self.undefined
 
     def set(self, value: Any) -> None:
         obj = _resolve(self.obj)
         if isinstance(value, Undefined):
-            if hasattr(obj, self.attr):
+            if not isinstance(obj, Undefined) and hasattr(obj, self.attr):
                 delattr(obj, self.attr)
         else:
             setattr(obj, self.attr, value)

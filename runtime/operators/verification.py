@@ -113,13 +113,22 @@ def raise_missing_return(
     )
 
 
-def check_defined(values: Sequence[Any], names: Sequence[str], branch: str) -> None:
+def check_defined(
+    values: Sequence[Any],
+    names: Sequence[str],
+    branch: str,
+    others: Sequence[Any] | None = None,
+) -> None:
     """Raises unless each of a graph `if` branch's `values` (for `names`) is
-    defined, as the other branch defines it."""
+    defined, as the other branch defines it (`others`, when given: what the
+    other branch gave; a value undefined in both stays undefined, such as
+    an item whose container is missing)."""
     other = "else" if branch == "if" else "if"
-    for value, name in zip(values, names):
+    if others is None:
+        others = [None] * len(values)
+    for value, name, given in zip(values, names, others):
         # (A return value set in neither branch is fine: it stays undefined.)
-        if type(value) is Undefined:
+        if type(value) is Undefined and type(given) is not Undefined:
             raise ValueError(
                 f"{quote(label(name))} must also be defined in the {branch} branch: "
                 "it is set "

@@ -4,6 +4,9 @@ Each test below is an issue's repro (or its equivalent) and failed before the
 fix. A class that applies to the JAX backend is run there too.
 """
 
+import re
+
+import numpy as np
 import pytest
 
 import autograph
@@ -122,3 +125,38 @@ def test_a_list_that_cannot_take_the_dtype_is_refused_in_both_modes():
     for run in (concat_a_packed_item, autograph.function(concat_a_packed_item)):
         with pytest.raises(TypeError, match="int32"):
             run(*args)
+
+
+# -- class 4: a missing item read in a graph `if` is a KeyError -------------------
+
+
+def missing_nested_item(a):
+    x = {"a": a}
+    if a > 0:
+        x["b"]["a"] = 1
+    return x
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_a_missing_item_read_in_a_graph_if_is_a_key_error(backend):
+    assert int(np.asarray(_run(backend, missing_nested_item, -1)["a"])) == -1
+    if backend == "graph":
+        with pytest.raises(KeyError) as info:
+            _run(backend, missing_nested_item, 1)
+        assert isinstance(info.value, rt.errors.InvalidArgumentError)
+        assert str(info.value).startswith("KeyError: 'b' (in the if branch")
+    else:
+        with pytest.raises(Exception, match=re.escape("KeyError: \"'b' (in the if")):
+            _run(backend, missing_nested_item, 1)
+
+
+def test_the_error_a_graph_raises_for_a_builtin_exception_is_also_one():
+    err = rt.errors.raised_as(UnboundLocalError)("UnboundLocalError: w")
+    assert isinstance(err, NameError)
+    assert isinstance(err, rt.errors.InvalidArgumentError)
+    assert str(err) == "UnboundLocalError: w"
+
+    class Own(Exception):
+        pass
+
+    assert rt.errors.raised_as(Own) is rt.errors.InvalidArgumentError
