@@ -11,6 +11,7 @@ import pytest
 
 import autograph
 import runtime as rt
+from tests.equivalence import assert_equivalent
 
 
 def _line(fn, offset):
@@ -160,3 +161,35 @@ def test_the_error_a_graph_raises_for_a_builtin_exception_is_also_one():
         pass
 
     assert rt.errors.raised_as(Own) is rt.errors.InvalidArgumentError
+
+
+# -- class 8: `return` in finally after a graph `if` that returns in try ---------
+
+
+def return_in_finally_after_a_graph_if(x):
+    try:
+        if x > 0:
+            return 0
+    finally:
+        return 1  # noqa: B012 - the case under test
+
+
+def return_in_finally_after_an_if_else(x):
+    y = 0
+    try:
+        if x > 0:
+            return 0
+        else:
+            y = 2
+    finally:
+        return y + 1  # noqa: B012 - the case under test
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+@pytest.mark.parametrize(
+    "fn", [return_in_finally_after_a_graph_if, return_in_finally_after_an_if_else]
+)
+def test_return_in_finally_after_a_graph_if_that_returns_in_try(backend, fn):
+    for x in (1, -1):
+        assert_equivalent(fn, x)
+        assert int(np.asarray(_run(backend, fn, x))) == fn(x)
