@@ -99,10 +99,12 @@ def raised_as(error_type: type[BaseException]) -> type[InvalidArgumentError]:
     cls = _RAISED_AS.get(error_type)
     if cls is None:
         try:
+            # Named as it is shown: `runtime.errors.InvalidArgumentError:
+            # KeyError: 'b' (...)`; its message as written (KeyError's own
+            # `str` would quote it).
             cls = type(
-                f"{error_type.__name__}InGraph",
+                "InvalidArgumentError",
                 (InvalidArgumentError, error_type),
-                # The message as written (KeyError's own would quote it).
                 {"__str__": Exception.__str__, "__module__": __name__},
             )
         except TypeError:  # a layout that cannot be combined (OSError)

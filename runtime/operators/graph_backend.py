@@ -582,7 +582,13 @@ def _trial(
     state = [_as_guess(v) for v in state]
     while True:
         try:
-            return trial(_listless(tuple(state)))
+            lists = _listless(tuple(state))
+            sample = trial(lists)
+            if any(type(v) is list for v in lists):
+                at = user_location()
+                where = f" at {at}" if at else ""
+                verification.refuse_grown_lists(names, lists, sample, "graph", where)
+            return sample
         except UnboundLocalError as e:
             unknown = [
                 i

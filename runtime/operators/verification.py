@@ -233,6 +233,39 @@ def empty_list_before_loop(name: str) -> ValueError:
     )
 
 
+def refuse_grown_lists(
+    names: Sequence[str],
+    before: Sequence[Any],
+    after: Sequence[Any],
+    loop: str,
+    where: str = "",
+) -> None:
+    """Raises TypeError for a list that one iteration of a loop body
+    replaces by a list of another length (`s = s + [x]`): a loop variable
+    that changes structure (API.md). A list the body appends to (the same
+    object, longer) is carried as a TensorArray instead."""
+    for name, old, new in zip(names, before, after):
+        if (
+            type(old) is list
+            and type(new) is list
+            and new is not old
+            and len(new) != len(old)
+        ):
+            was, now = _count_items(old), _count_items(new)
+            raise TypeError(
+                f"loop variable {quote(label(name))} is a list of {was} before "
+                f"the {loop} loop{where} but a list of {now} after one "
+                "iteration; a loop variable must keep its structure, so a list "
+                f"carried by a {loop} loop keeps its length: append to it "
+                f"({label(name)}.append(...), then rt.stack({label(name)}) after "
+                "the loop), or collect the values in an rt.TensorArray"
+            )
+
+
+def _count_items(values: Sequence[Any]) -> str:
+    return f"{len(values)} item" + ("" if len(values) == 1 else "s")
+
+
 def bad_invariant_entry(n: int, pair: Any) -> TypeError:
     """A `set_loop_options(shape_invariants=...)` entry that is no pair."""
     return TypeError(

@@ -193,3 +193,50 @@ def test_return_in_finally_after_a_graph_if_that_returns_in_try(backend, fn):
     for x in (1, -1):
         assert_equivalent(fn, x)
         assert int(np.asarray(_run(backend, fn, x))) == fn(x)
+
+
+# -- class 7: a list that grows in a graph loop is refused, naming it -------------
+
+
+def grows_by_concatenation(t):
+    s = [rt.constant(0)]
+    for _ in t:
+        s = s + [rt.constant(0)]  # noqa: RUF005 - the case under test
+    return s
+
+
+def grows_by_concatenation_jax(t):
+    s = [t[0] * 0]
+    for _ in t:
+        s = s + [t[0] * 0]  # noqa: RUF005 - the case under test
+    return s
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_a_list_that_grows_by_concatenation_in_a_loop_is_refused(backend):
+    fn = grows_by_concatenation if backend == "graph" else grows_by_concatenation_jax
+    with pytest.raises(TypeError) as info:
+        _run(backend, fn, np.array([1, 2]))
+    assert "'s'" in str(info.value)
+    assert f"loop at {_line(fn, 2)}" in str(info.value)
+
+
+def appended_then_returned(t):
+    s = [rt.constant(0)]
+    for x in t:
+        s.append(x)
+    return s
+
+
+def test_a_list_appended_in_a_graph_loop_and_returned_says_to_stack_it():
+    with pytest.raises(TypeError, match=re.escape("return rt.stack(the list)")):
+        autograph.function(appended_then_returned)(rt.constant([1, 2]))
+
+    def stacked(t):
+        return rt.stack(appended_then_returned(t))
+
+    assert autograph.function(stacked)(rt.constant([1, 2])).numpy().tolist() == [
+        0,
+        1,
+        2,
+    ]
