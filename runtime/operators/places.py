@@ -50,6 +50,7 @@ __all__ = [
     "untracked",
     "var",
     "write",
+    "write_results",
 ]
 
 
@@ -230,4 +231,16 @@ def read(places: Sequence[Place]) -> tuple[Any, ...]:
 def write(places: Sequence[Place], values: Sequence[Any]) -> None:
     """Stores `values` into `places`, in order."""
     for place, value in zip(places, values):
+        place.set(value)
+
+
+def write_results(places: Sequence[Place], values: Sequence[Any]) -> None:
+    """Stores what a backend's loop left in `places` once it is built: like
+    `write`, except that an item or attribute the loop may be the first to
+    set (an `UnboundUntilRun`) holds its value checked where the graph reads
+    it (`read()`): its reads are not wrapped in `ag__.ld` as a name's are,
+    and Python would have set it on every run that ran an iteration."""
+    for place, value in zip(places, values):
+        if type(value) is UnboundUntilRun and not isinstance(place, _Cell):
+            value = value.read()
         place.set(value)

@@ -240,3 +240,116 @@ def test_a_list_appended_in_a_graph_loop_and_returned_says_to_stack_it():
         1,
         2,
     ]
+
+
+# -- classes 2 and 3: loop-born values that are not fixed-shape tensors, and items
+# -- or attributes first set in a graph loop --------------------------------------
+
+
+def born_with_an_unknown_size(n, k):
+    i = 0
+    while i < n:
+        v = rt.zeros([1, k, 2])
+        i += 1
+    return v
+
+
+def born_with_an_unknown_rank(n, k):
+    i = 0
+    while i < n:
+        v = rt.zeros(rt.range(k))
+        i += 1
+    return v
+
+
+def born_as_a_dict(n):
+    i = 0
+    while i < n:
+        v = {"a": rt.zeros([1, 2, 3]), "b": rt.ones([2])}
+        i += 1
+    return v
+
+
+def born_as_a_dict_jax(n):
+    i = 0
+    while i < n:
+        v = {"a": np.zeros([1, 2, 3], np.float32), "b": np.ones([2], np.float32)}
+        i += 1
+    return v
+
+
+@pytest.mark.parametrize(
+    "fn, args, shape",
+    [
+        (born_with_an_unknown_size, (2, 3), (1, 3, 2)),
+        (born_with_an_unknown_rank, (2, 3), (0, 1, 2)),
+    ],
+)
+def test_a_loop_born_tensor_of_unknown_shape(fn, args, shape):
+    assert autograph.function(fn)(*map(rt.constant, args)).shape == shape
+    with pytest.raises(rt.errors.InvalidArgumentError, match="'v' is read after"):
+        autograph.function(fn)(rt.constant(0), rt.constant(3))
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_a_loop_born_dict_of_tensors(backend):
+    fn = born_as_a_dict if backend == "graph" else born_as_a_dict_jax
+    out = _run(backend, fn, 2)
+    assert np.asarray(out["a"]).shape == (1, 2, 3)
+    assert np.asarray(out["b"]).tolist() == [1.0, 1.0]
+    with pytest.raises(Exception, match="'v' is read after"):
+        _run(backend, fn, 0)
+
+
+def item_first_set_in_a_loop(x, n):
+    y = {}
+    for i in rt.range(n):
+        y["a"] = x - i
+    return y
+
+
+def item_first_set_in_a_loop_jax(x, n):
+    y = {}
+    for i in range(n):
+        y["a"] = x - i
+    return y
+
+
+class _Box:
+    pass
+
+
+def attribute_first_set_in_a_loop(n):
+    b = _Box()
+    for i in rt.range(n):
+        b.v = i
+    return b.v
+
+
+def attribute_first_set_in_a_loop_jax(n):
+    b = _Box()
+    for i in range(n):
+        b.v = i
+    return b.v
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_an_item_first_set_in_a_graph_loop_is_kept(backend):
+    fn = (
+        item_first_set_in_a_loop if backend == "graph" else item_first_set_in_a_loop_jax
+    )
+    assert int(np.asarray(_run(backend, fn, 5, 3)["a"])) == 3
+    with pytest.raises(Exception, match=re.escape("y['a']")):
+        _run(backend, fn, 5, 0)
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_an_attribute_first_set_in_a_graph_loop_is_kept(backend):
+    fn = (
+        attribute_first_set_in_a_loop
+        if backend == "graph"
+        else attribute_first_set_in_a_loop_jax
+    )
+    assert int(np.asarray(_run(backend, fn, 3))) == 2
+    with pytest.raises(Exception, match=re.escape("b.v")):
+        _run(backend, fn, 0)
