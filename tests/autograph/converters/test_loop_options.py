@@ -310,7 +310,9 @@ def invariant_of_a_name_bound_in_the_loop(n):
 
 def test_a_call_reading_a_name_unbound_at_loop_start_stays_and_raises_as_in_python():
     code = autograph.to_code(invariant_of_a_name_bound_in_the_loop)
-    assert "opts=lambda: {'shape_invariants': [(ag__.ld_cell(lambda: late), ())]}" in code
+    assert (
+        "opts=lambda: {'shape_invariants': [(ag__.ld_cell(lambda: late), ())]}" in code
+    )
     assert "autograph.set_loop_options(shape_invariants=" in code
     assert_equivalent(invariant_of_a_name_bound_in_the_loop, 0)
     assert_equivalent(invariant_of_a_name_bound_in_the_loop, 2)
