@@ -31,7 +31,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.context import STATE, eager_scope
-from runtime.errors import InvalidArgumentError, raised_as
+from runtime.errors import InvalidArgumentError, OutOfRangeError, raised_as
 from runtime.op_registry import (
     OpDef,
     apply,
@@ -433,6 +433,8 @@ def _ensure_defined_kernel(
     defined: Any, value: Any, *, message: str, raises: str = ""
 ) -> Any:
     if not defined:
+        if raises == "OutOfRangeError":  # `next` past a dataset's end
+            raise OutOfRangeError(message)
         error = getattr(builtins, raises, None) if raises else None
         if isinstance(error, type) and issubclass(error, Exception):
             raise raised_as(error)(message)
@@ -460,7 +462,8 @@ def ensure_defined(
     value read is then unused: a graph raises exactly when Python would, on
     reading a variable that no iteration of a loop assigned. `raises` names
     a builtin exception (`"KeyError"`) the error is also an instance of
-    (`errors.raised_as`).
+    (`errors.raised_as`), or is `"OutOfRangeError"` (`next` past the end of
+    a dataset) for that error instead.
     """
     defined = convert_to_tensor(defined, dtype_hint=dtypes.bool_)
     attrs = {"message": message, "raises": raises}

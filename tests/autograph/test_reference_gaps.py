@@ -353,3 +353,93 @@ def test_an_attribute_first_set_in_a_graph_loop_is_kept(backend):
     assert int(np.asarray(_run(backend, fn, 3))) == 2
     with pytest.raises(Exception, match=re.escape("b.v")):
         _run(backend, fn, 0)
+
+
+# -- class 5: iter(ds) / next(it) inside a Function -----------------------------
+
+
+def first_element(ds):
+    return next(iter(ds))
+
+
+def two_draws(ds):
+    it = iter(ds)
+    return 10 * next(it) + next(it)
+
+
+def sum_of_iter(ds):
+    s = rt.constant(0, rt.int64)
+    for e in iter(ds):
+        s += e
+    return s
+
+
+def next_then_loop(ds):
+    it = iter(ds)
+    a = next(it)
+    s = rt.constant(0, rt.int64)
+    for e in it:
+        s += e
+    return a, s
+
+
+def next_in_a_loop(ds, n):
+    it = iter(ds)
+    s = rt.constant(0, rt.int64)
+    for _ in rt.range(n):
+        s += next(it)
+    return s
+
+
+def past_the_end(ds):
+    it = iter(ds)
+    next(it)
+    next(it)
+    return next(it)
+
+
+CAPTURED = rt.data.Dataset.range(3)
+
+
+def from_a_captured_dataset():
+    it = iter(CAPTURED)
+    return next(it) + next(it)
+
+
+@pytest.mark.parametrize(
+    "fn, args, expected",
+    [
+        (first_element, (), 0),
+        (two_draws, (), 1),
+        (sum_of_iter, (), 3),
+        (next_then_loop, (), (0, 3)),
+        (next_in_a_loop, (rt.constant(2),), 1),
+    ],
+)
+def test_iter_and_next_inside_a_function(fn, args, expected):
+    ds = rt.data.Dataset.range(3)
+    result = autograph.function(fn)(ds, *args)
+    assert np.asarray(nest_numpy(result)).tolist() == np.asarray(expected).tolist()
+    # The graph draws at run time: a second call starts a fresh iterator.
+    again = autograph.function(fn)(ds, *args)
+    assert np.asarray(nest_numpy(again)).tolist() == np.asarray(expected).tolist()
+
+
+def nest_numpy(value):
+    if isinstance(value, tuple):
+        return [v.numpy() for v in value]
+    return value.numpy()
+
+
+def test_next_past_the_end_raises_out_of_range_when_the_graph_runs():
+    f = autograph.function(past_the_end)
+    assert f(rt.data.Dataset.range(3)).numpy() == 2
+    with pytest.raises(rt.errors.OutOfRangeError):
+        f(rt.data.Dataset.range(2))
+
+
+def test_iter_of_a_captured_dataset_draws_when_the_graph_runs():
+    f = autograph.function(from_a_captured_dataset)
+    graph = f.get_concrete_function().graph
+    assert "IteratorGetNext" in [op.type for op in graph.get_operations()]
+    assert f().numpy() == 1
