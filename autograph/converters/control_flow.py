@@ -254,7 +254,9 @@ class ControlFlowTransformer(transformer.Base):
         )
 
     def _is_loop_options(self, func: ast.expr) -> bool:
-        """Whether `func` is `set_loop_options`, spelled through a free name."""
+        """Whether `func` is `set_loop_options`, spelled through a free name
+        (and attributes of modules or of other objects: what it resolves to
+        when the function is converted)."""
         path = []
         while isinstance(func, ast.Attribute):
             path.append(func.attr)
@@ -265,9 +267,14 @@ class ControlFlowTransformer(transformer.Base):
             return False
         value = self.ctx.lookup(func.id)
         for attr in reversed(path):
-            if not isinstance(value, types.ModuleType):
-                return False  # only modules' attributes are read statically
-            value = getattr(value, attr, None)
+            if isinstance(value, types.ModuleType):
+                value = getattr(value, attr, None)
+            else:
+                # Another object (a namespace that re-exports the directive):
+                # read without running properties or `__getattr__`.
+                value = inspect.getattr_static(value, attr, None)
+                if isinstance(value, staticmethod):
+                    value = value.__func__
         return value is set_loop_options
 
     @staticmethod

@@ -405,3 +405,37 @@ def test_maximum_iterations_computed_by_user_code_is_honoured(backend):
         jax = pytest.importorskip("jax")
         result = jax.jit(autograph.to_graph(capped_by_a_helper))(10)
     assert int(np.asarray(result)) == 0 + 1 + 2
+
+
+class _Shim:
+    # A namespace that re-exports the directive (as a compatibility layer
+    # would: `tf.autograph.experimental.set_loop_options`).
+    experimental = __import__("types").SimpleNamespace(
+        set_loop_options=autograph.set_loop_options
+    )
+    set_loop_options = staticmethod(autograph.set_loop_options)
+
+
+SHIM = _Shim()
+
+
+def through_a_namespace(n):
+    x = rt.constant([1])
+    while rt.size(x) < n:
+        SHIM.experimental.set_loop_options(shape_invariants=[(x, (None,))])
+        x = rt.concat([x, x], axis=0)
+    for i in rt.range(n):
+        _Shim.set_loop_options(maximum_iterations=2)
+        x = x + i
+    return x
+
+
+def test_the_directive_is_recognised_by_what_it_resolves_to():
+    code = autograph.to_code(through_a_namespace)
+    assert "set_loop_options" not in code
+    assert autograph.function(through_a_namespace)(rt.constant(4)).numpy().tolist() == [
+        2,
+        2,
+        2,
+        2,
+    ]
