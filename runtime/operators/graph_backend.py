@@ -755,10 +755,8 @@ class _Born:
         out = list(values)
         for i, flag in zip(self.positions, flags):
             name = self.names[i]
-            message = (
-                f"'{name}' is read {when} the graph loop{self.where}, but no "
-                f"iteration has assigned it (Python: UnboundLocalError); give "
-                f"'{name}' a value before the loop"
+            message = verification.unassigned_after_loop(
+                name, when, "graph", self.where
             )
             out[i] = _maybe_bound(name, out[i], flag, message)
         return out

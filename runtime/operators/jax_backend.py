@@ -71,6 +71,7 @@ from runtime.operators.verification import (
     refuse_lost_aliases,
     refuse_untracked,
     restore_items,
+    unassigned_after_loop,
     untyped_loop_name,
     untyped_return,
     watching_items,
@@ -772,11 +773,7 @@ class _Loop:
         out = dict(values)
         for key, flag in self.born.items():
             name = self.names.get(key, key)  # (a place: its own name)
-            message = (
-                f"'{name}' is read {when} the JAX loop{self.where}, but no iteration "
-                f"has assigned it (Python: UnboundLocalError); give '{name}' a value "
-                "before the loop"
-            )
+            message = unassigned_after_loop(name, when, "JAX", self.where)
             out[key] = _maybe_bound(name, values[key], values[flag], message)
         return out
 

@@ -214,6 +214,23 @@ def not_on_every_path(name: str, loop: str, where: str = "") -> ValueError:
     )
 
 
+def unassigned_after_loop(name: str, when: str, loop: str, where: str = "") -> str:
+    """The message of a read (`when`: "in" or "after" the loop) of a name, item
+    or attribute that a loop may be the first to assign, where no iteration
+    did; it says what Python raises there."""
+    if name.endswith("]"):
+        python = "KeyError"
+    elif "." in name:
+        python = "AttributeError"
+    else:
+        python = "UnboundLocalError"
+    return (
+        f"{quote(name)} is read {when} the {loop} loop{where}, but no iteration "
+        f"has assigned it (Python: {python}); give {quote(name)} a value before "
+        "the loop"
+    )
+
+
 def untyped_loop_name(name: str, loop: str, where: str = "") -> str:
     """The message for a name read before the loop assigns it, whose type
     no candidate gives."""

@@ -339,7 +339,7 @@ def test_an_item_first_set_in_a_graph_loop_is_kept(backend):
         item_first_set_in_a_loop if backend == "graph" else item_first_set_in_a_loop_jax
     )
     assert int(np.asarray(_run(backend, fn, 5, 3)["a"])) == 3
-    with pytest.raises(Exception, match=re.escape("y['a']")):
+    with pytest.raises(Exception, match=re.escape("y['a'] is read after")):
         _run(backend, fn, 5, 0)
 
 
