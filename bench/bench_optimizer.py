@@ -19,7 +19,7 @@ Workloads, each through `autograph.function` with `optimize=True` and with
 
 Rounds are interleaved and each figure is the median time per call. Also
 records graph sizes (ops, subgraphs included) and the time to trace and
-optimize. Writes `bench/results/optimizer.json`; never asserts timings.
+optimize. Writes `bench/out/optimizer.json`; never asserts timings.
 
 Run: `python bench/bench_optimizer.py [--rounds N] [--quick]`
 """

@@ -533,6 +533,10 @@ def _convert(
         return api.to_graph(python_function)
     except errors.UnsupportedSyntaxError:
         raise
+    except errors.SourceUnavailableError as e:
+        # Traced as it is, it would fail later and less clearly (a plain
+        # `python` prompt keeps no source): one error, from the user's call.
+        raise e.with_traceback(None) from None
     except errors.ConversionError as e:
         if _never_traceable(python_function):
             raise  # traced as it is, it would return a generator or coroutine
