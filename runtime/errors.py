@@ -14,7 +14,7 @@ build time (when shapes are static) and at run time.
 
 from __future__ import annotations
 
-__all__ = ["InvalidArgumentError", "OpError"]
+__all__ = ["InvalidArgumentError", "OpError", "OutOfRangeError"]
 
 
 class OpError(Exception):
@@ -75,3 +75,7 @@ class OpError(Exception):
 
 class InvalidArgumentError(OpError):
     """An op got a value it cannot work on: out-of-range index, wrong shape."""
+
+
+class OutOfRangeError(OpError):
+    """An iterator ran past its end (`next` on an exhausted dataset iterator)."""

@@ -346,6 +346,8 @@ class _Codegen:
         self.may_warn = self.may_warn or op.opdef.may_warn
         args = [env[id(t)] for t in op.inputs]
         symbol = op.opdef.py_operator
+        if symbol is not None and op.outputs[0].dtype is dtypes.string:
+            symbol = None  # the kernel keeps `str + str` an array (`Add`)
         buffer = self._buffer(op, env)
         if buffer is not None:
             ufunc = self.bind(_UFUNCS[op.type], "u")
@@ -360,7 +362,7 @@ class _Codegen:
         names = [self.fresh() for _ in op.outputs]
         for t, name in zip(op.outputs, names):
             env[id(t)] = name
-        if op.opdef.num_outputs == 0:
+        if op.opdef.num_outputs == 0 or not names:
             self.emit(indent, call, op)
         elif op.opdef.num_outputs == 1:
             self.emit(indent, f"{names[0]} = {call}", op)

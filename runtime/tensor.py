@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from runtime import dtypes
-from runtime.shapes import Shape, format_shape
+from runtime.shapes import Shape, as_shape, format_shape, is_compatible
 
 if TYPE_CHECKING:
     from runtime.graph import Graph, Operation
@@ -84,6 +84,37 @@ class Tensor:
     def get_shape(self) -> Shape:
         """Same as `.shape` (TensorFlow spelling)."""
         return self.shape
+
+    def set_shape(self, shape: Any) -> None:
+        """Refines the static shape with what the caller knows (TensorFlow's
+        `set_shape`): a symbolic tensor's unknown sizes (and rank) take those
+        of `shape`; an eager tensor's shape is only checked.
+
+            >>> import runtime as rt
+            >>> g = rt.Graph()
+            >>> with g.as_default():
+            ...     x = g.placeholder(rt.float32, (None, 3), "x")
+            ...     x.set_shape((2, None))
+            >>> x.shape
+            (2, 3)
+
+        Raises:
+            ValueError: `shape` is incompatible with the tensor's shape.
+        """
+        own = self.shape
+        new = as_shape(shape)
+        if not is_compatible(own, new):
+            raise ValueError(
+                f"shapes {format_shape(own)} and {format_shape(new)} are "
+                "incompatible: set_shape can only fill in unknown sizes"
+            )
+        if type(self) is SymbolicTensor and new is not None:
+            refined = (
+                new
+                if own is None
+                else tuple(a if a is not None else b for a, b in zip(own, new))
+            )
+            self._shape = refined
 
     def __copy__(self) -> Tensor:
         return self
