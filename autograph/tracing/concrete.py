@@ -57,7 +57,8 @@ __all__ = ["ConcreteFunction", "register_graph_optimizer", "trace"]
 
 # Graph optimization passes, applied in order to every trace of a Function
 # created with optimize=True: fn(graph, inputs, outputs) -> (graph, inputs,
-# outputs). The traced graph stays available as `unoptimized_graph`.
+# outputs). `ConcreteFunction.graph` stays the graph as traced; the result is
+# `optimized_graph`.
 GraphOptimizer = Callable[
     [Graph, list[SymbolicTensor], list[SymbolicTensor]],
     tuple[Graph, list[SymbolicTensor], list[SymbolicTensor]],
@@ -78,10 +79,13 @@ class ConcreteFunction:
     Attributes:
         name: The Python function's name.
         params: The traced arguments (`Param`s), in call order.
-        graph: The `rt.Graph` that runs (after optimization passes, if any).
-        unoptimized_graph: The graph as traced.
-        inputs: The placeholders, in feed order.
-        outputs: The flat output tensors of `graph`.
+        graph: The `rt.Graph` as traced, as in TensorFlow: a `for` over a
+            Python list of 10 items leaves 10 copies of its body here.
+        optimized_graph: The graph that runs: `graph` after the optimization
+            passes (folded, deduplicated, pruned), or `graph` itself when
+            the Function was made with `optimize=False`.
+        inputs: The placeholders of `optimized_graph`, in feed order.
+        outputs: The flat output tensors of `optimized_graph`.
         structured_outputs: The returned structure, with graph tensors.
     """
 
@@ -98,12 +102,12 @@ class ConcreteFunction:
     ) -> None:
         self.name = name
         self.params = tuple(params)
-        self.unoptimized_graph = graph
+        self.graph = graph
         self.structured_outputs = structured_outputs
         if optimize and _OPTIMIZERS:
             for optimizer in _OPTIMIZERS:
                 graph, inputs, outputs = optimizer(graph, list(inputs), list(outputs))
-        self.graph = graph
+        self.optimized_graph = graph
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self._compiled = executor.compile(graph, self.inputs, self.outputs)
@@ -217,7 +221,7 @@ class ConcreteFunction:
         }
         inputs = [by_value.get(id(f)) for f in feeds]
         inputs = [EagerTensor(f) if t is None else t for t, f in zip(inputs, feeds)]
-        outputs = iter(replay(self.graph, inputs, self.outputs))
+        outputs = iter(replay(self.optimized_graph, inputs, self.outputs))
         return _map_tensors(self.structured_outputs, lambda t: next(outputs))
 
     # -- reading ---------------------------------------------------------------
@@ -235,9 +239,14 @@ class ConcreteFunction:
         return _map_tensors(self.structured_outputs, TensorSpec.from_tensor)
 
     @property
+    def unoptimized_graph(self) -> Graph:
+        """The graph as traced: the same as `graph` (the older name)."""
+        return self.graph
+
+    @property
     def variables(self) -> list[Any]:
         """The `rt.Variable`s the graph reads or writes."""
-        return list(self.graph.variables.values())
+        return list(self.optimized_graph.variables.values())
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
         """The signature in the guides' layout (just the header if not verbose)."""
