@@ -149,11 +149,13 @@ EXPECTED: dict[str, list[str]] = {
         "first 10",
     ],
     "variables.py": [
-        "first trace creates the Variable: 2.0",
-        "ValueError: f() created a rt.Variable while tracing f(x=2.0), but it was "
-        "traced before: a Function may create Variables only on its first trace. "
-        "Create them outside the function, or create them once and reuse them "
-        "(e.g. `if self.v is None: self.v = rt.Variable(...)`)",
+        "ValueError: f() creates a rt.Variable at variables.py:17 on every call "
+        "(its first call, f(x=1.0), traces twice to check): a Function may create "
+        "Variables only on its first call, and only once. Create them outside the "
+        "function, or create them once and reuse them (e.g. `if self.v is None: "
+        "self.v = rt.Variable(...)`)",
+        "initial value from the input: 2.0",
+        "second call reuses it: 6.0",
         "1",
         "2",
         "1",

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from autograph.tracing import pretty
+from autograph.tracing import pretty, variables
 from autograph.tracing.signatures import (
     Identity,
     Param,
@@ -321,6 +321,7 @@ def trace(
     arguments: Sequence[tuple[str, str, Any, bool]],
     *,
     allow_variables: bool = True,
+    check_trace: bool = False,
     optimize: bool = False,
 ) -> ConcreteFunction:
     """Traces `call` on canonical arguments into a new `ConcreteFunction`.
@@ -333,7 +334,11 @@ def trace(
             `signatures.canonicalize` gives them; tensor leaves (eager
             tensors, NumPy values or `TensorSpec`s) become placeholders.
         allow_variables: False if this function was traced before: creating
-            a `Variable` then raises ValueError.
+            a `Variable` then raises ValueError. When True, a Variable's
+            initial value may be computed from the arguments (it is, from
+            the values given, before this returns).
+        check_trace: This is the second trace of the first call, made
+            because the first created Variables (for the message).
         optimize: Whether to run the registered graph optimizer passes.
 
     Raises:
@@ -344,10 +349,14 @@ def trace(
     """
     params = [Param(n, kind, spec_structure(v), d) for n, kind, v, d in arguments]
     graph = Graph(name)
+    # A Variable may take its initial value from the arguments; a trace that
+    # may not create Variables is refused below, before any is computed.
+    graph.lifts_initializers = True
     inputs: list[SymbolicTensor] = []
+    given: list[Any] = []
     with graph.as_default():
         values = [
-            (p.name, p.kind, _feed_value(v, p.spec, graph, p.name, inputs))
+            (p.name, p.kind, _feed_value(v, p.spec, graph, p.name, (inputs, given)))
             for p, (_, _, v, _) in zip(params, arguments)
         ]
         args, kwargs = split_call(values)
@@ -367,15 +376,10 @@ def trace(
             result = None
         structured = _graph_outputs(name, result, graph)
     if graph.created_variables and not allow_variables:
-        count = len(graph.created_variables)
-        what = "a rt.Variable" if count == 1 else f"{count} rt.Variables"
-        raise ValueError(
-            f"{name}() created {what} while tracing {pretty.header(name, params)}, "
-            f"but it was traced before: a Function may create Variables only on "
-            "its first trace. Create them outside the function, or create them "
-            "once and reuse them (e.g. `if self.v is None: self.v = "
-            "rt.Variable(...)`)"
-        )
+        header = pretty.header(name, params)
+        variables.refuse_creation(name, header, graph, first_call=check_trace)
+    if graph.initializers:
+        variables.initialize(name, graph, inputs, given)
     flat = [t for t in nest.flatten(structured) if isinstance(t, SymbolicTensor)]
     return ConcreteFunction(
         name, params, graph, inputs, structured, flat, optimize=optimize
@@ -383,16 +387,24 @@ def trace(
 
 
 def _feed_value(
-    value: Any, spec: Any, graph: Graph, name: str, inputs: list[SymbolicTensor]
+    value: Any,
+    spec: Any,
+    graph: Graph,
+    name: str,
+    inputs: tuple[list[SymbolicTensor], list[Any]],
 ) -> Any:
-    """What the function sees: placeholders for tensor leaves, else the value."""
+    """What the function sees: placeholders for tensor leaves, else the value.
+
+    `inputs` collects the placeholders and, beside them, the values given."""
     if type(spec) is TensorSpec:
         placeholder = graph.placeholder(spec.dtype, spec.shape, name)
-        inputs.append(placeholder)
+        inputs[0].append(placeholder)
+        inputs[1].append(value)
         return placeholder
     if type(spec) is DatasetSpec:
         placeholder = graph.placeholder(spec.dtype, spec.shape, name)
-        inputs.append(placeholder)
+        inputs[0].append(placeholder)
+        inputs[1].append(None)
         return dataset_argument(placeholder, spec)
     if not contains_tensor(spec):
         return value
