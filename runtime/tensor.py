@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import dtypes, misuse
 from runtime.shapes import Shape, as_shape, format_shape, is_compatible
 
 if TYPE_CHECKING:
@@ -254,11 +254,14 @@ class SymbolicTensor(Tensor):
 
     def __bool__(self) -> bool:
         raise TypeError(
-            f"using the symbolic tensor {self.name!r} as a Python bool is not "
-            "allowed: its value is only known when the graph runs. Convert the "
-            "function with autograph (autograph.function or autograph.to_graph) "
-            "so that `if`/`while` on it become graph ops, or use rt.cond / "
-            "rt.while_loop"
+            misuse.explain(
+                "bool",
+                f"using the symbolic tensor {self.name!r} as a Python bool is not "
+                "allowed: its value is only known when the graph runs. Convert the "
+                "function with autograph (autograph.function or autograph.to_graph) "
+                "so that `if`/`while` on it become graph ops, or use rt.cond / "
+                "rt.while_loop",
+            )
         )
 
     def __index__(self) -> int:
@@ -279,9 +282,12 @@ class SymbolicTensor(Tensor):
 
     def __iter__(self) -> Iterator[Any]:
         raise TypeError(
-            f"iterating over the symbolic tensor {self.name!r} is not allowed "
-            "in Python; convert the function with autograph so that `for` on it "
-            "becomes a graph loop, or use rt.while_loop"
+            misuse.explain(
+                "iter",
+                f"iterating over the symbolic tensor {self.name!r} is not allowed "
+                "in Python; convert the function with autograph so that `for` on "
+                "it becomes a graph loop, or use rt.while_loop",
+            )
         )
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
