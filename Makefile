@@ -33,7 +33,7 @@ golden: install
 	AUTOGRAPH_REGENERATE_GOLDEN=1 $(BIN)/python -m pytest -q tests -k golden
 
 examples: install
-	@for f in examples/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	@for f in examples/*.py examples/guides/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 bench: install
 	@for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
