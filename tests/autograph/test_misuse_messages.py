@@ -50,6 +50,13 @@ def with_rows_unpacked(m):
     return s
 
 
+def with_dataset_rows(dataset):
+    loss = rt.constant(0)
+    for x, y in dataset:
+        loss += rt.abs(y - x)
+    return loss
+
+
 V = rt.constant([1, 2, 3])
 CASES = [
     (
@@ -97,6 +104,15 @@ CASES = [
         (rt.constant([[1.0, 2.0], [3.0, 4.0]]),),
         "unpacking each element of m into a, b iterates over a graph tensor in "
         "Python; index it instead: `for row in m:` then a, b = row[0], row[1]",
+    ),
+    (
+        # The guide's data as one element: not 'loop_var_1:0' any more.
+        with_dataset_rows,
+        "for x, y in dataset",
+        (rt.data.Dataset.from_tensors([(1, 1)] * 3),),
+        "unpacking each element of dataset into x, y iterates over a graph tensor "
+        "in Python; index it instead: `for row in dataset:` then x, y = row[0], "
+        "row[1]",
     ),
 ]
 
