@@ -51,3 +51,13 @@ def test_optimize_false_runs_the_graph_as_traced():
     )
     assert concrete.optimized_graph is concrete.graph
     assert int(concrete()) == 4
+
+
+def test_show_draws_the_traced_graph_or_the_optimized_one(monkeypatch):
+    monkeypatch.setattr("shutil.which", lambda name: None)  # text, not SVG
+    concrete = autograph.function(_train).get_concrete_function([(1, 3)] * 4)
+    traced = str(autograph.show(concrete))
+    optimized = str(autograph.show(concrete.optimized_graph))
+    assert traced.endswith(str(concrete.graph.as_graph_def()))
+    assert optimized.endswith(str(concrete.optimized_graph.as_graph_def()))
+    assert len(optimized) < len(traced)
