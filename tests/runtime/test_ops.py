@@ -78,6 +78,14 @@ CASES = [
     ("square_floats", rt.square, np.square, (F,)),
     ("argmax_axis1", lambda x: rt.argmax(x, 1), lambda x: np.argmax(x, 1), (F,)),
     (
+        "py_function",
+        lambda x: rt.py_function(
+            lambda t: np.square(t.numpy()), [x], rt.TensorSpec(x.shape, x.dtype)
+        ),
+        np.square,
+        (F,),
+    ),
+    (
         "nn_dropout_rate_0_keeps_all",
         lambda x: rt.nn.dropout(x, 0.0),
         lambda x: x,
