@@ -368,11 +368,9 @@ assert big > small
 
 
 def dataset_of(data):
-    # TensorFlow's guide passes only output_types; here the shapes too (with
-    # unknown shapes, the loop's `loss` would change shape in the graph loop).
-    return rt.data.Dataset.from_generator(
-        lambda: data, output_types=(rt.int32, rt.int32), output_shapes=((), ())
-    )
+    # TensorFlow's older form, as the guide writes it: element types only, so
+    # the elements' shapes are unknown and the loop's `loss` relaxes to fit.
+    return rt.data.Dataset.from_generator(lambda: data, (rt.int32, rt.int32))
 
 
 small_ds = measure_graph_size(train_loop, dataset_of(small_data), "small dataset")

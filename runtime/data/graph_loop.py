@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from runtime import control_flow, dtypes, nest
+from runtime import control_flow, dtypes, nest, shapes
 from runtime.context import STATE
 from runtime.data.dataset import Dataset, convert_function
 from runtime.op_registry import OpDef, apply, convert_to_tensor, register
@@ -160,6 +160,10 @@ def _for_dataset(
         *(["the dataset's next element"] * m),
     )
     first = test(*loop_state) if places else has
+    if any(not shapes.is_fully_defined(s.shape) for s in dataset._flat_specs):
+        # Elements of unknown shape: the state's shapes relax to fit them, as
+        # TensorFlow's `Dataset.reduce` does (`loss += x` where x has no shape).
+        opts = {**(opts or {}), "relax_shapes": True}
     impl = dispatch.lookup("while_stmt", has)
     result = impl(test, step, loop_state, loop_names, first, places, opts)
     result = operators.as_state(result, k + 1 + m)
