@@ -86,35 +86,22 @@ class Tensor:
         return self.shape
 
     def set_shape(self, shape: Any) -> None:
-        """Refines the static shape with what the caller knows (TensorFlow's
-        `set_shape`): a symbolic tensor's unknown sizes (and rank) take those
-        of `shape`; an eager tensor's shape is only checked.
-
-            >>> import runtime as rt
-            >>> g = rt.Graph()
-            >>> with g.as_default():
-            ...     x = g.placeholder(rt.float32, (None, 3), "x")
-            ...     x.set_shape((2, None))
-            >>> x.shape
-            (2, 3)
+        """Refines the static shape (TensorFlow's `set_shape`): a symbolic
+        tensor's unknown sizes and rank take those of `shape`; an eager
+        tensor's shape is only checked.
 
         Raises:
             ValueError: `shape` is incompatible with the tensor's shape.
         """
-        own = self.shape
-        new = as_shape(shape)
+        own, new = self.shape, as_shape(shape)
         if not is_compatible(own, new):
             raise ValueError(
                 f"shapes {format_shape(own)} and {format_shape(new)} are "
                 "incompatible: set_shape can only fill in unknown sizes"
             )
         if type(self) is SymbolicTensor and new is not None:
-            refined = (
-                new
-                if own is None
-                else tuple(a if a is not None else b for a, b in zip(own, new))
-            )
-            self._shape = refined
+            pairs = zip(own or new, new)
+            self._shape = tuple(a if a is not None else b for a, b in pairs)
 
     def __copy__(self) -> Tensor:
         return self

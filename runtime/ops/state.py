@@ -337,28 +337,28 @@ class Variable:
 def _lifted_initial_value(
     value: SymbolicTensor, current: Any, where: str | None
 ) -> SymbolicTensor:
-    """`value`, a Function's tensor, as a Variable's initial value to be
-    computed when the first call runs (TensorFlow lifts it the same way).
-
-    `current` is the graph being built where the Variable is created."""
+    """`value` (a tensor of a Function's first trace, `current` the graph
+    being built) as an initial value the tracer computes from the first
+    call's arguments, as TensorFlow lifts it; else ValueError."""
     graph = value.graph
-    if current is not graph or not graph.lifts_initializers:
-        at = f" (at {where})" if where else ""
-        if current is not None and current.outer_graph is not None:
-            problem = "is created inside a graph `if` or loop"
-        else:
-            problem = "is a tensor of a graph that is not a Function's"
-        raise ValueError(
-            f"a Variable whose initial value{at} depends on graph tensors {problem}; "
-            "create it at the top of the function (on its first call), or outside "
-            "the function with a concrete value"
-        )
-    return value
+    if current is graph and graph.lifts_initializers:
+        return value
+    inside = current is not None and current.outer_graph is not None
+    problem = (
+        "is created inside a graph `if` or loop"
+        if inside
+        else "is a tensor of a graph that is not a Function's"
+    )
+    raise ValueError(
+        f"a Variable whose initial value{f' (at {where})' if where else ''} "
+        f"depends on graph tensors {problem}; create it at the top of the "
+        "function (on its first call), or outside the function with a concrete "
+        "value"
+    )
 
 
 def _placeholder_value(value: SymbolicTensor) -> np.ndarray:
-    """Zeros of `value`'s dtype and shape (unknown sizes 0) until the first
-    call computes it."""
+    """Zeros of `value`'s dtype and shape (unknown sizes 0) until computed."""
     shape = () if value.shape is None else tuple(d or 0 for d in value.shape)
     return np.zeros(shape, value.dtype.np_dtype)
 
