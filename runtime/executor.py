@@ -193,8 +193,9 @@ class CompiledGraph:
             tb = tb.tb_next
         if op is None:
             return error
-        message = error.message if isinstance(error, OpError) else str(error)
-        return InvalidArgumentError(message, op.type, op.name, op.traceback_line)
+        if isinstance(error, OpError):  # its own class (OutOfRangeError, ...)
+            return type(error)(error.message, op.type, op.name, op.traceback_line)
+        return InvalidArgumentError(str(error), op.type, op.name, op.traceback_line)
 
     def __repr__(self) -> str:
         return f"<CompiledGraph of {self.graph.name!r}: {len(self.ops)} ops>"

@@ -453,6 +453,20 @@ def _scalar_as(value: Any, dtype: dtypes.DType, *, strict: bool) -> Any:
     return None
 
 
+def packs_as(inferred: dtypes.DType, target: dtypes.DType) -> bool:
+    """Whether a list whose items are `inferred` converts to a `target`
+    tensor when an op wants that dtype (integers to any integer or float
+    dtype, numbers to float): the one rule of eager lists and of lists of
+    graph tensors (stacked, each item cast)."""
+    kind = target.np_dtype.kind
+    return (
+        (kind == "f" and inferred.is_numeric)
+        or (kind == "i" and inferred.is_integer)
+        or (kind == "b" and inferred is dtypes.bool_)
+        or (target is dtypes.string and inferred is dtypes.string)
+    )
+
+
 def _sequence_value(
     value: Any, dtype: dtypes.DType | None, dtype_hint: dtypes.DType | None
 ) -> np.ndarray:
@@ -481,14 +495,7 @@ def _sequence_value(
         # No elements: nothing to check, `[]` fits any dtype.
         return array.astype(target.np_dtype)
     if target is not None and target is not inferred:
-        t_kind = target.np_dtype.kind
-        fits = (
-            (t_kind == "f" and inferred.is_numeric)
-            or (t_kind == "i" and inferred.is_integer)
-            or (t_kind == "b" and inferred is dtypes.bool_)
-            or (target is dtypes.string and inferred is dtypes.string)
-        )
-        if fits:
+        if packs_as(inferred, target):
             return array.astype(target.np_dtype)
         if dtype is not None:
             raise TypeError(f"cannot convert {value!r} to a {dtype} tensor")

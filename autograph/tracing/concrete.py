@@ -49,6 +49,7 @@ from runtime.gradients import replay
 from runtime.graph import Graph
 from runtime.nest import sorted_keys
 from runtime.operators.variables import UndefinedReturnValue
+from runtime.ops.tensor_array import TensorArray
 from runtime.shapes import is_compatible
 from runtime.tensor import EagerTensor, SymbolicTensor
 from runtime.tensor_spec import TensorSpec
@@ -435,10 +436,16 @@ def _graph_outputs(name: str, value: Any, graph: Graph) -> Any:
             where = f" at {_path_text(value, path)}" if path else ""
             text = repr(leaf)
             text = text if len(text) <= 60 else text[:57] + "..."
+            hint = ""
+            if isinstance(leaf, TensorArray):
+                hint = (
+                    " (a list appended to in a graph loop is carried as an "
+                    "rt.TensorArray: return rt.stack(the list) for one tensor)"
+                )
             raise TypeError(
                 f"{name}() returned {text}{where}, a {type(leaf).__name__}, which "
                 "is not a tensor: a Function can return tensors, Variables, Python "
-                "scalars, None, and tuples, lists and dicts of them"
+                f"scalars, None, and tuples, lists and dicts of them{hint}"
             ) from None
 
     return nest.map_structure_with_paths(output, value)

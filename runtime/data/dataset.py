@@ -188,7 +188,20 @@ class Dataset:
         )
 
     def __iter__(self) -> Iterator[Any]:
-        """Eager tensors, element by element (`iter(ds)`, `next(it)`)."""
+        """Eager tensors, element by element (`iter(ds)`, `next(it)`).
+
+        While a graph is built (inside a `Function`), an iterator op of the
+        graph instead: `next(it)` draws the next element when the graph
+        runs, and past the end raises `rt.errors.OutOfRangeError` then; a
+        converted `for x in it` continues where the last `next` stopped.
+        """
+        if STATE.graph is not None:
+            from runtime.data.graph_loop import GraphIterator
+
+            return GraphIterator(self)
+        return self._eager_iter()
+
+    def _eager_iter(self) -> Iterator[Any]:
         for values in self._flat_iter():
             yield self._pack(values)
 

@@ -147,7 +147,13 @@ def _if_stmt(
                     _undefined_return(v, s) if isinstance(v, placeholders) else v
                     for v, s in zip(values, sample)
                 ]
-            verification.check_defined(values, names, label)
+            # Each branch against the other, once both are traced (an item
+            # of a missing container is undefined in both: issue 22).
+            other_label = "else" if label == "if" else "if"
+            first = given.get(other_label)
+            if first is not None:
+                verification.check_defined(values, names, label, first)
+                verification.check_defined(first, names, other_label, values)
             given[label] = values
             return unpack_state(values)
 
@@ -252,7 +258,7 @@ def _other_sample(other: Callable[[], Any], own: Any) -> Any:
 
 
 def _raise_when_run(error: Exception, what: str, ran: str) -> None:
-    """Adds an Assert that fails with `error` when the graph runs this point
+    """Adds an op that fails with `error` when the graph runs this point
     (in `what`, which the run `ran`), where Python raises it.
 
     Refused if a `try` around the statement handles `error`: the graph
@@ -273,7 +279,9 @@ def _raise_when_run(error: Exception, what: str, ran: str) -> None:
             "value that says what happened instead of raising"
         )
         raise refusal from error  # (kept on the graph: see `register`)
-    Assert(False, [f"{type(error).__name__}: {error} (in {what}{at}, which {ran})"])
+    # InvalidArgumentError("<type>: <message> (...)") when it runs (API.md).
+    message = f"{type(error).__name__}: {error} (in {what}{at}, which {ran})"
+    ensure_defined(False, 0, message, name="raise", raises=type(error).__name__)
 
 
 def _deepest_user_line(error: BaseException) -> SourceLocation | None:
@@ -445,17 +453,40 @@ class _Guess:
     shape: tuple[int | None, ...] | None
 
 
-def _zeros_like_spec(value: Any) -> Any:
-    """Zeros shaped like `value`, a (nested) value that may be of a scratch graph."""
+def _zeros_like_spec(value: Any, relaxed: list[Any] | None = None) -> Any:
+    """Zeros shaped like `value`, a (nested) value that may be of a scratch graph.
+
+    A size (or rank) `value` does not know becomes 0 (a scalar); where
+    `relaxed` is given, each such leaf is added to it as a `(zeros, shape)`
+    pair, the shape invariant a loop carrying it needs (issue 22).
+    """
 
     def zeros(leaf: Any) -> Any:
         spec = leaf if isinstance(leaf, SymbolicTensor) else convert_to_tensor(leaf)
         if spec.dtype is dtypes.string:
             return convert_to_tensor("")
-        shape = tuple(0 if d is None else d for d in spec.shape)
-        return creation.zeros(shape, dtype=spec.dtype)
+        if spec.shape is None:  # unknown rank
+            out = creation.zeros((), dtype=spec.dtype)
+        else:
+            shape = tuple(0 if d is None else d for d in spec.shape)
+            out = creation.zeros(shape, dtype=spec.dtype)
+            if shape == spec.shape:
+                return out
+        if relaxed is not None:
+            relaxed.append((out, spec.shape))
+        return out
 
     return nest.map_structure(zeros, value)
+
+
+def _relax(opts: dict[str, Any] | None, relaxed: list[Any]) -> dict[str, Any] | None:
+    """`opts` with shape invariants for the loop variables that started as
+    zeros of a shape the loop does not know (see `_zeros_like_spec`)."""
+    if not relaxed:
+        return opts
+    opts = dict(opts or {})
+    opts["shape_invariants"] = [*(opts.get("shape_invariants") or ()), *relaxed]
+    return opts
 
 
 def _loop_state(
@@ -463,6 +494,7 @@ def _loop_state(
     names: Sequence[str],
     trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
     hints: Sequence[Any] = (),
+    relaxed: list[Any] | None = None,
 ) -> tuple[tuple[Any, ...], tuple[int, ...]]:
     """Turns the loop's initial state into graph-loop variables.
 
@@ -487,7 +519,7 @@ def _loop_state(
                 raise _NeverSet(i)
             if isinstance(sample[i], Undefined):
                 raise verification.untyped_return("graph")
-            out.append(_zeros_like_spec(sample[i]))
+            out.append(_zeros_like_spec(sample[i], relaxed))
         elif type(value) is Undefined:
             if sample[i] is value:  # assigned on no path the graph has
                 raise _NeverSet(i)
@@ -496,7 +528,7 @@ def _loop_state(
                 given = given.value
             elif is_undefined(given):
                 raise verification.not_on_every_path(name, "graph")
-            out.append(_zeros_like_spec(given))
+            out.append(_zeros_like_spec(given, relaxed))
             born[i] = False
         elif type(value) is UnboundUntilRun:  # an earlier graph loop's
             out.append(value.value)
@@ -575,7 +607,13 @@ def _trial(
     state = [_as_guess(v) for v in state]
     while True:
         try:
-            return trial(_listless(tuple(state)))
+            lists = _listless(tuple(state))
+            sample = trial(lists)
+            if any(type(v) is list for v in lists):
+                at = user_location()
+                where = f" at {at}" if at else ""
+                verification.refuse_grown_lists(names, lists, sample, "graph", where)
+            return sample
         except UnboundLocalError as e:
             unknown = [
                 i
@@ -690,7 +728,10 @@ def _maybe_bound(name: str, value: Any, flag: Any, message: str) -> Any:
             )
             keep_refusal(refusal, ours=True)
             raise refusal
-        return ensure_defined(flag, value, message)
+        # (A dict or list of tensors: each leaf is checked where it is read.)
+        return nest.map_structure(
+            lambda leaf: ensure_defined(flag, leaf, message), value
+        )
 
     return UnboundUntilRun(name, value, flag, message, read)
 
@@ -715,10 +756,8 @@ class _Born:
         out = list(values)
         for i, flag in zip(self.positions, flags):
             name = self.names[i]
-            message = (
-                f"'{name}' is read {when} the graph loop{self.where}, but no "
-                f"iteration has assigned it (Python: UnboundLocalError); give "
-                f"'{name}' a value before the loop"
+            message = verification.unassigned_after_loop(
+                name, when, "graph", self.where
             )
             out[i] = _maybe_bound(name, out[i], flag, message)
         return out
@@ -813,7 +852,9 @@ def _while_stmt(
         return as_state(_dry_run(body, args), count)
 
     try:
-        loop_vars, born = _loop_state(state, names, trial)
+        relaxed: list[Any] = []
+        loop_vars, born = _loop_state(state, names, trial, relaxed=relaxed)
+        opts = _relax(opts, relaxed)
     except _NeverSet as never:
         test_, body_, state_, names_, finish = _without(
             never.position, test, body, state, names, 0
@@ -949,7 +990,7 @@ def _while_with_places(
     )
     result = _restoring(places, lambda: _while_stmt(*loop, first_cond, opts=opts))
     result = as_state(result, 1 + k + len(places))
-    places_.write(places, result[1 + k :])
+    places_.write_results(places, result[1 + k :])
     return unpack_state(result[1 : 1 + k])
 
 
@@ -976,7 +1017,7 @@ def _for_stmt(
             lambda: _for_stmt(iterable, body_, state_, names_, test, opts=opts),
         )
         result = as_state(result, k + len(places))
-        places_.write(places, result[k:])
+        places_.write_results(places, result[k:])
         return unpack_state(result[:k])
     count = len(state)
     length = _length(iterable)
@@ -995,7 +1036,9 @@ def _for_stmt(
 
     item_type = _Guess(iterable.dtype, _item_shape(iterable))
     try:
-        loop_vars, born = _loop_state(state, names, trial, [item_type])
+        relaxed: list[Any] = []
+        loop_vars, born = _loop_state(state, names, trial, [item_type], relaxed)
+        opts = _relax(opts, relaxed)
     except _NeverSet as never:
         test_, body_, state_, names_, finish = _without(
             never.position, extra_test, body, state, names, 1

@@ -19,6 +19,7 @@ variable's lock.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import copy
 import sys
@@ -30,7 +31,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.context import STATE, eager_scope
-from runtime.errors import InvalidArgumentError
+from runtime.errors import InvalidArgumentError, OutOfRangeError, raised_as
 from runtime.op_registry import (
     OpDef,
     apply,
@@ -465,8 +466,15 @@ def _ensure_defined_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[A
     return [(value.dtype, value.shape)]
 
 
-def _ensure_defined_kernel(defined: Any, value: Any, *, message: str) -> Any:
+def _ensure_defined_kernel(
+    defined: Any, value: Any, *, message: str, raises: str = ""
+) -> Any:
     if not defined:
+        if raises == "OutOfRangeError":  # `next` past a dataset's end
+            raise OutOfRangeError(message)
+        error = getattr(builtins, raises, None) if raises else None
+        if isinstance(error, type) and issubclass(error, Exception):
+            raise raised_as(error)(message)
         raise InvalidArgumentError(message)
     return value
 
@@ -479,16 +487,24 @@ _ENSURE_DEFINED = register(
 
 
 def ensure_defined(
-    defined: TensorLike, value: TensorLike, message: str, name: str | None = None
+    defined: TensorLike,
+    value: TensorLike,
+    message: str,
+    name: str | None = None,
+    raises: str = "",
 ) -> Tensor:
     """`value`, or InvalidArgumentError(`message`) when `defined` is false.
 
     Stateful, so it runs wherever the read it stands for runs, even when the
     value read is then unused: a graph raises exactly when Python would, on
-    reading a variable that no iteration of a loop assigned.
+    reading a variable that no iteration of a loop assigned. `raises` names
+    a builtin exception (`"KeyError"`) the error is also an instance of
+    (`errors.raised_as`), or is `"OutOfRangeError"` (`next` past the end of
+    a dataset) for that error instead.
     """
     defined = convert_to_tensor(defined, dtype_hint=dtypes.bool_)
-    return apply(_ENSURE_DEFINED, [defined, value], {"message": message}, name)
+    attrs = {"message": message, "raises": raises}
+    return apply(_ENSURE_DEFINED, [defined, value], attrs, name)
 
 
 # -- gradients ---------------------------------------------------------------------
