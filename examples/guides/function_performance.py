@@ -5,8 +5,7 @@ Each cell of the TensorFlow guide is ported to `runtime` (as `rt`) and
 statement the guide makes about what a cell prints, returns or raises is
 checked with an `assert`. Where this project differs from TensorFlow on
 purpose (API.md), the comment says so. Cells left out, and why: the
-convolution timing (no conv op here), `reduce_retracing` (not in API.md),
-and the dataset-iterator argument of "Using Python iterators" (issue 22's).
+convolution timing (no conv op here) and `reduce_retracing` (not in API.md).
 
 Run: python examples/guides/function_performance.py
 """
@@ -292,6 +291,18 @@ iterator = iter([1, 2, 3])
 text = "".join(printed(buggy_consume_next, iterator)[0] for _ in range(3))
 # The Python iterator's first value is frozen into the trace.
 assert text == "Value: 1\n" * 3
+
+
+@autograph.function
+def good_consume_next(iterator):
+    # This is ok, iterator is a dataset iterator: next() runs in the graph.
+    rt.print("Value:", next(iterator))
+
+
+ds = rt.data.Dataset.from_tensor_slices([1, 2, 3])
+iterator = iter(ds)
+text = "".join(printed(good_consume_next, iterator)[0] for _ in range(3))
+assert text == "Value: 1\nValue: 2\nValue: 3\n"
 
 
 # -- All outputs of a Function must be return values -----------------------------------
