@@ -48,7 +48,7 @@ golden: $(VENV)/.installed-test
 	AUTOGRAPH_REGENERATE_GOLDEN=1 $(BIN)/python -m pytest -q tests -k golden
 
 examples: $(VENV)/.installed-jax
-	@for f in examples/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	@for f in examples/*.py examples/guides/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 # Figures go to bench/out/ (untracked); `make bench RECORD=1` writes the
 # tracked bench/results/ that README.md quotes.

@@ -172,8 +172,8 @@ def _workload(
             "unoptimized": lambda: traced[False](*args),
         },
         "ops": {
-            "traced": _count_ops(cf.unoptimized_graph),
-            "optimized": _count_ops(cf.graph),
+            "traced": _count_ops(cf.graph),
+            "optimized": _count_ops(cf.optimized_graph),
         },
         "trace_s": {"optimized": trace_s[True], "unoptimized": trace_s[False]},
     }

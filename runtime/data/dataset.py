@@ -195,15 +195,12 @@ class Dataset:
         runs, and past the end raises `rt.errors.OutOfRangeError` then; a
         converted `for x in it` continues where the last `next` stopped.
         """
+        # (graph_loop imports this module: the allow-listed lazy import)
+        from runtime.data.graph_loop import DatasetIterator, GraphIterator
+
         if STATE.graph is not None:
-            from runtime.data.graph_loop import GraphIterator
-
             return GraphIterator(self)
-        return self._eager_iter()
-
-    def _eager_iter(self) -> Iterator[Any]:
-        for values in self._flat_iter():
-            yield self._pack(values)
+        return DatasetIterator(self)
 
     def as_numpy_iterator(self) -> Iterator[Any]:
         """The elements as NumPy values (scalars as NumPy scalars)."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -46,7 +47,7 @@ from runtime.ops import creation
 from runtime.ops import math as math_ops
 from runtime.ops.state import Assert, ensure_defined
 from runtime.ops.tensor_array import TensorArray
-from runtime.shapes import as_shape
+from runtime.shapes import as_shape, is_compatible, merge
 from runtime.source_locations import INTERNAL_PATHS, SourceLocation
 from runtime.tensor import (
     EagerTensor,
@@ -871,6 +872,8 @@ def _while_stmt(
         )
         return first.finish(result, count)
     options = _loop_options(opts, loop_vars)
+    if opts and opts.get("relax_shapes"):
+        _relax_shapes(body, loop_vars, options)
     if not loop_vars:
         # A loop with no state runs for its effects only: carry a counter.
         def cond0(i: Any) -> Any:
@@ -1114,6 +1117,48 @@ def _loop_options(
             raise verification.invariant_not_a_loop_variable(n, _kind(value))
     options["shape_invariants"] = shapes
     return options
+
+
+def _relax_shapes(
+    body: Callable[..., Any], loop_vars: tuple[Any, ...], options: dict[str, Any]
+) -> None:
+    """Gives `options` shape invariants under which the body keeps each
+    tensor loop variable's shape: where one iteration changes it, the
+    variable's shape in the loop becomes the most specific shape both fit
+    (`rt.data.Dataset.reduce`'s rule in TensorFlow; a dataset loop over
+    elements of unknown shape asks for it). One trial trace of the body per
+    round; a shape only ever loses information, so the rounds end."""
+    leaves = [nest.flatten(v, expand_composites=True) for v in loop_vars]
+    flat = options["shape_invariants"] or [
+        _static_shape(leaf) for group in leaves for leaf in group
+    ]
+    flat = list(flat)
+    starts = list(itertools.accumulate([0, *map(len, leaves)]))
+    changed = False
+    for _ in range(len(loop_vars) + 1):
+        guesses = []
+        for i, value in enumerate(loop_vars):
+            if isinstance(value, Tensor) and len(leaves[i]) == 1:
+                guesses.append(_Guess(value.dtype, flat[starts[i]]))
+            else:
+                guesses.append(value)
+        outs = as_state(_dry_run(body, guesses), len(loop_vars))
+        grew = False
+        for i, (guess, out) in enumerate(zip(guesses, outs)):
+            if not isinstance(guess, _Guess) or not isinstance(out, Tensor):
+                continue
+            shape = flat[starts[i]]
+            if shape is None or (
+                is_compatible(shape, out.shape)
+                and not (checks.less_specific(out.shape, shape))
+            ):
+                continue
+            flat[starts[i]] = merge(shape, out.shape)
+            grew = changed = True
+        if not grew:
+            break
+    if changed:
+        options["shape_invariants"] = flat
 
 
 def _static_shape(value: Any) -> Any:
