@@ -74,6 +74,7 @@ from hypothesis import strategies as st
 
 from tests.program_gen.core import Writer
 from tests.program_gen.methods import MethodFeatures
+from tests.program_gen.reference import ReferenceFeatures
 from tests.program_gen.state import StateFeatures
 from tests.program_gen.syntax import SyntaxFeatures
 
@@ -106,6 +107,11 @@ FEATURE_ISSUES = {
     "print": "issue 11: print with sep/end, bare print",
     "generators": "issue 11: nested generator functions, local contextmanager",
     "chained": "tensor mode: chained comparisons (Python mode always has them)",
+    "directives": "issue 22 class 1: set_loop_options whose argument calls a helper",
+    "born_values": "issue 22 class 2: dicts first assigned in loops",
+    "new_items": "issue 22 class 3: items and attributes first set in loops",
+    "nested_items": "issue 22 class 4: a missing nested item written",
+    "growing_lists": "issue 22 class 7: a list that grows in a loop",
     "methods": "issue 20: containers changed through methods in branches and loops",
     "lazy": "issue 20: lazy operands reading names unbound on the path",
 }
@@ -126,6 +132,11 @@ TENSOR_FEATURES = frozenset(
         "walrus",
         "chained",
         "try",
+        "directives",
+        "born_values",
+        "new_items",
+        "nested_items",
+        "growing_lists",
         "methods",
         "lazy",
     }
@@ -136,12 +147,18 @@ HELPERS = """\
 import contextlib
 import types
 
+import autograph
+
 COUNTER = 0
 RESULTS = []
 
 
 def double(v):
     return v * 2
+
+
+def cap(n):
+    return n
 
 
 def clamp(v):
@@ -233,7 +250,8 @@ class Suppress:
             return True
         return False
 """
-"""Helpers every generated program may call: pure ones, ``record`` (effects),
+"""Helpers every generated program may call: pure ones (``cap``, for a loop
+option computed by user code), ``record`` (effects),
 ``apply`` (takes a builtin as a value), ``Tally`` (``bump`` sets an attribute
 of ``self``), ``Box`` (attributes; ``add`` updates
 ``self.total`` in a loop, as a method), and the context
@@ -272,7 +290,9 @@ def fuzz_settings(examples: int = 200, fuzz_examples: int = 10_000) -> settings:
     )
 
 
-class _ProgramWriter(MethodFeatures, StateFeatures, SyntaxFeatures, Writer):
+class _ProgramWriter(
+    MethodFeatures, ReferenceFeatures, StateFeatures, SyntaxFeatures, Writer
+):
     """The writer with every feature's hooks (each checks ``on(feature)``)."""
 
 
