@@ -42,7 +42,9 @@ from typing import Any
 from runtime.control_flow_checks import quote
 from runtime.operators import containers, recursion
 from runtime.operators import places as places_
+from runtime.operators.control_flow import as_state, unpack_state
 from runtime.operators.places import Place, contents
+from runtime.operators.variables import Undefined
 from runtime.source_locations import (
     user_location,
 )
@@ -54,10 +56,18 @@ class _Restart(BaseException):
     """A traced branch or body changed containers the statement does not
     carry yet: build it again with them (see the module docstring)."""
 
-    def __init__(self, tracker: _Tracker, changed: list[int]) -> None:
+    def __init__(
+        self,
+        tracker: _Tracker,
+        changed: list[int],
+        unset: int | None = None,
+        keep: int | None = None,
+    ) -> None:
         super().__init__()
         self.tracker = tracker
         self.changed = changed
+        self.unset = unset  # an output to leave out (see `_Tracker.outputs`)
+        self.keep = keep  # one left out that a branch sets after all
 
 
 class _Tracker:
@@ -66,6 +76,9 @@ class _Tracker:
 
     def __init__(self, kind: str, places: Sequence[Place], backend: str) -> None:
         self.kind = kind  # "if" or "loop"
+        self.count = 0  # an if's outputs
+        self.unset: set[int] = set()  # outputs no branch sets, left out
+        self.kept: set[int] = set()  # outputs one branch sets (the backend refuses)
         self.backend = backend  # for messages: "graph", "JAX"
         self.where = user_location()
         self.snapshot = containers.Snapshot(containers.roots(), places)
@@ -141,6 +154,26 @@ class _Tracker:
                 if shape != before[key]:
                     self._refuse(key, before[key], shape, label)
 
+    def outputs(self, result: Any) -> Any:
+        """What an `if` branch gives, without the outputs no branch sets.
+
+        A name unbound on every path through a graph `if` (`w` of a Python
+        `for` over an empty list, in one branch) may still be read after
+        it where Python skips the read (`c or w > 0`): it is no output of
+        the op, and stays unbound after it. The first branch that gives a
+        plain `Undefined` has the statement built again without it; if a
+        branch then sets it, it is built once more with it, so the
+        backend's own check refuses the name set in one branch only.
+        """
+        values = list(as_state(result, self.count))
+        for i in sorted(self.unset):
+            if type(values[i]) is not Undefined:
+                raise _Restart(self, [], keep=i)
+        for i, value in enumerate(values):
+            if type(value) is Undefined and i not in self.unset | self.kept:
+                raise _Restart(self, [], unset=i)
+        return unpack_state([v for i, v in enumerate(values) if i not in self.unset])
+
     def _saved(self, key: int) -> tuple[Any, Any]:
         obj, _, saved = self.snapshot.entries[key]
         if containers.is_object(obj) and not isinstance(obj, (list, dict, set)):
@@ -215,6 +248,8 @@ class _Watched:
             tracker.end(self._label, started, raised=True)
             raise
         tracker.end(self._label, started, raised=False)
+        if tracker.count and self._label in ("if", "else"):
+            return tracker.outputs(result)
         return result
 
 
@@ -244,7 +279,7 @@ def tracked(
             while True:
                 call = list(args)
                 if is_if:
-                    tracker.orelse_missing = call[2] is None
+                    _leave_out_unset(call, tracker)
                     call[1] = tracker.watch(call[1], "if")
                     call[2] = tracker.watch(call[2], "else")
                 else:
@@ -264,13 +299,49 @@ def tracked(
                 except _Restart as restart:
                     if restart.tracker is not tracker:
                         raise
+                    if restart.unset is not None:
+                        tracker.unset.add(restart.unset)
+                    if restart.keep is not None:
+                        tracker.unset.discard(restart.keep)
+                        tracker.kept.add(restart.keep)
                     tracker.restart(restart.changed)
                     continue
                 break
             if result is not NotImplemented:
                 tracker.finish()
+                if tracker.unset:  # (unbound after the `if` too)
+                    result = _put_back_unset(result, args[4], tracker.unset)
             return result
         finally:
             recursion.exit(token)
 
     return run
+
+
+def _leave_out_unset(call: list[Any], tracker: _Tracker) -> None:
+    """An `if_stmt` call (`cond, body, orelse, state, names`) without the
+    outputs `tracker.unset`; an `if` with no else block gives its state
+    unchanged, as its else branch."""
+    state, names = call[3], call[4]
+    tracker.orelse_missing = call[2] is None
+    tracker.count = len(names)
+    if not tracker.unset:
+        return
+    if call[2] is None:
+        if len(state) != len(names):  # (its state is not its outputs)
+            tracker.kept |= tracker.unset
+            tracker.unset.clear()
+            return
+        call[2] = _unchanged
+    call[4] = tuple(n for i, n in enumerate(names) if i not in tracker.unset)
+
+
+def _unchanged(*state: Any) -> Any:
+    return unpack_state(state)
+
+
+def _put_back_unset(result: Any, names: Sequence[str], unset: set[int]) -> Any:
+    """An `if`'s result with the outputs left out as unbound."""
+    given = iter(as_state(result, len(names) - len(unset)))
+    values = [Undefined(n) if i in unset else next(given) for i, n in enumerate(names)]
+    return unpack_state(values)

@@ -446,7 +446,36 @@ def read_where_evaluated(b, n):
     return 5 if (b > 1 or w > 4) else 2  # w is read where b <= 1
 
 
-LAZY = [(f, (3,)), (f, (200,)), (g, (3,)), (g, (1,)), (read_where_evaluated, (3, 0))]
+def unbound_on_every_path_through_an_if(a, b):
+    x = 0
+    if a > 0:
+        x = 1
+    else:
+        for i in []:
+            w = 1
+    return x + (2 if b > -100 or w > 0 else 1)  # Python never reads w
+
+
+def unbound_after_an_if_without_else(a):
+    x = 0
+    if a > 0:
+        x = 1
+        for i in []:
+            w = 1
+    return x + (2 if a > -100 or w > 0 else 1)
+
+
+LAZY = [
+    (unbound_on_every_path_through_an_if, (1, 0)),
+    (unbound_on_every_path_through_an_if, (-1, 0)),
+    (unbound_after_an_if_without_else, (1,)),
+    (unbound_after_an_if_without_else, (-1,)),
+    (f, (3,)),
+    (f, (200,)),
+    (g, (3,)),
+    (g, (1,)),
+    (read_where_evaluated, (3, 0)),
+]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
