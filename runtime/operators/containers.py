@@ -269,6 +269,8 @@ class CallLines:
         sys.setprofile(self.previous)
 
     def _hook(self, frame: types.FrameType, event: str, arg: Any) -> None:
+        if isinstance(getattr(self.previous, "__self__", None), CallLines):
+            self.previous(frame, event, arg)  # (an outer statement's, rebuilt)
         if event == "c_call":
             target = getattr(arg, "__self__", None)
         elif event == "call" and frame.f_code.co_argcount:

@@ -360,6 +360,16 @@ def loop_deletes(n):
     return n
 
 
+def nested_in_one_branch(x):
+    out = []
+    if x > 0:
+        if x > 5:
+            out.append(1.0)
+        else:
+            out.append(2.0)
+    return out
+
+
 LOG = []
 
 
@@ -370,6 +380,7 @@ def global_list(x):
 
 
 REFUSED = [
+    (nested_in_one_branch, r"the list 'out' is changed by the call at .*:\d+ in a"),
     (global_list, r"the list 'LOG' is changed by the call at .* in a branch of"),
     (
         one,
