@@ -58,11 +58,30 @@ _LIMIT = 5000  # containers looked at per statement, at most
 
 
 def is_object(value: Any) -> bool:
-    """A user's object whose attributes are followed."""
+    """A user's object whose attributes are followed: an instance of a
+    class of the user's code (or a `types.SimpleNamespace`), not of the
+    standard library's or an installed package's (whose objects may keep
+    caches in their attributes)."""
     if isinstance(value, _NOT_OBJECTS) or not hasattr(value, "__dict__"):
         return False
-    module = type(value).__module__ or ""
-    return module.partition(".")[0] not in _LIBRARIES
+    return _users_module(type(value).__module__ or "")
+
+
+_USERS: dict[str, bool] = {}  # by module name: whether it is the user's code
+
+
+def _users_module(name: str) -> bool:
+    found = _USERS.get(name)
+    if found is None:
+        top = name.partition(".")[0]
+        path = getattr(sys.modules.get(name), "__file__", None) or ""
+        found = _USERS[name] = name == "types" or not (
+            top in _LIBRARIES
+            or top in sys.stdlib_module_names
+            or "site-packages" in path
+            or "dist-packages" in path
+        )
+    return found
 
 
 _FOLLOWED: dict[type, bool] = {}  # by type: whether `Snapshot` looks inside
