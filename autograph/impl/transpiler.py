@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import linecache
 import threading
 import types
 import weakref
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import runtime.operators as operators
+from autograph import errors
 from autograph.converters import (
     asserts,
     assignment_expressions,
@@ -482,16 +484,28 @@ def _convert(
     # own nodes need some, so it is added after they get them.
     codegen.fill_locations(factory, definition.lineno)
     factory.body.insert(len(body) - 1, definition)
-    probe = loader.load_function(
-        module,
-        located=True,
-        filename=parsed.filename,
-        entity_name=entity_name,
-        leading=[AG],
-        free_vars=free_vars,
-        globals_=function.__globals__,
-        closure_values=dict.fromkeys([AG, *free_vars]),
-    )
+    try:
+        probe = loader.load_function(
+            module,
+            located=True,
+            filename=parsed.filename,
+            entity_name=entity_name,
+            leading=[AG],
+            free_vars=free_vars,
+            globals_=function.__globals__,
+            closure_values=dict.fromkeys([AG, *free_vars]),
+        )
+    except SyntaxError as e:
+        # A compiler defect: never hand the user code that does not compile.
+        raise errors.ConversionError(
+            f"the converted code does not compile ({e.msg}); this is a bug in "
+            "autograph: mark the function with @autograph.do_not_convert",
+            function_name=function.__qualname__,
+            filename=parsed.filename,
+            lineno=e.lineno,
+            source_line=linecache.getline(parsed.filename, e.lineno or 0).rstrip()
+            or None,
+        ) from e
     _remember(probe.__code__)
     return ConvertedEntity(code=probe.__code__, node=node)
 
