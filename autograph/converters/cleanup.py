@@ -115,6 +115,10 @@ class CleanupTransformer(transformer.Base):
                 continue  # its own scope
             elif isinstance(child, ast.Lambda):
                 continue
+            elif isinstance(child, ast.ClassDef):
+                lost.discard(child.name)
+                queue.extend([*child.decorator_list, *child.bases, *child.keywords])
+                continue  # its body is its own scope
             elif isinstance(child, _COMPREHENSIONS):
                 # Its targets are its own; only its first iterable is
                 # evaluated here, and a walrus inside binds here.

@@ -24,6 +24,24 @@ import inspect
 import sys
 import threading
 import types
+import warnings
+
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import (
+    any,
+    bin,
+    bool,
+    dict,
+    frozenset,
+    getattr,
+    isinstance,
+    len,
+    list,
+    set,
+    setattr,
+    type,
+    zip,
+)
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -175,9 +193,38 @@ def _call_target(f: Any) -> Callable[..., Any]:
     if _skip(f):
         target: Callable[..., Any] = f
     else:
-        target = _convert_function(f, recursive=True)
+        try:
+            target = _convert_function(f, recursive=True)
+        except errors.ConversionError as e:
+            # As Python would: a callee that cannot be converted (no source:
+            # made by exec/eval, as dataclass and namedtuple methods are;
+            # syntax not supported) runs as it is.
+            _warn_once(f, e)
+            target = f
     f.__dict__[_TARGET] = (_generation[0], target)
     return target
+
+
+_warned: set[tuple[str, int, str]] = set()
+
+
+def _warn_once(f: types.FunctionType, error: errors.ConversionError) -> None:
+    """Warns, once per function's code, that `f` runs unconverted."""
+    code = f.__code__
+    key = (code.co_filename, code.co_firstlineno, code.co_name)
+    if key in _warned:
+        return
+    _warned.add(key)
+    warnings.warn(
+        f"autograph runs {f.__qualname__!r} as it is, unconverted: {error.reason}",
+        ConversionWarning,
+        stacklevel=2,
+    )
+
+
+class ConversionWarning(UserWarning):
+    """A function reached by converted code runs unconverted (it cannot be
+    converted); its graph tensors, if any, are not handled by conversion."""
 
 
 def _skip(f: types.FunctionType) -> bool:

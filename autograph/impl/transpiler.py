@@ -15,6 +15,23 @@ import linecache
 import threading
 import types
 import weakref
+
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import (
+    dict,
+    frozenset,
+    getattr,
+    hasattr,
+    id,
+    isinstance,
+    len,
+    list,
+    range,
+    sorted,
+    tuple,
+    type,
+    zip,
+)
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -37,7 +54,7 @@ from autograph.converters import (
     variables,
 )
 from autograph.core import builders as b
-from autograph.core import jumps, unsupported
+from autograph.core import jumps, super_calls, unsupported
 from autograph.core.builders import AG
 from autograph.core.converter import Context
 from autograph.core.survey import Marker, survey
@@ -232,6 +249,7 @@ def convert_node(
     is_library: Callable[[str], bool] = lambda name: False,
     lookup: Callable[[str], Any] = lambda name: None,
     recursive: bool = True,
+    class_cell: bool = False,
 ) -> ast.FunctionDef | ast.Lambda:
     """Converts a function or lambda tree in place and returns it.
 
@@ -244,15 +262,19 @@ def convert_node(
         lookup: The value of a free name of the function, or None (to
             recognize directives such as `autograph.set_loop_options`).
         recursive: Whether calls to other functions are converted too.
+        class_cell: Whether the function has the class cell `__class__` (a
+            method using zero-argument `super()` or `__class__`).
 
     Raises:
         ConversionError: The function uses syntax that is not supported.
     """
     name = getattr(node, "name", "<lambda>")
+    if class_cell and is_builtin("super"):
+        super_calls.transform(node)
     names, kinds = survey(node)
     names |= RESERVED
-    generators: list[ast.FunctionDef] = []
-    if ast.Yield in kinds or ast.YieldFrom in kinds:
+    generators: list[ast.FunctionDef | ast.ClassDef] = []
+    if not kinds.isdisjoint((ast.Yield, ast.YieldFrom, ast.ClassDef)):
         generators = unsupported.nested_generators(node)
     if not kinds.isdisjoint(unsupported.KINDS):
         unsupported.check(
@@ -282,17 +304,33 @@ def convert_node(
     return node
 
 
-def _hide_body(fn: ast.FunctionDef) -> tuple[ast.FunctionDef, list[ast.stmt]]:
-    """Gives a nested generator a stand-in body for the passes; returns the
-    function and its real body, which stays plain Python (`_restore_bodies`).
+def _hide_body(
+    fn: ast.FunctionDef | ast.ClassDef,
+) -> tuple[ast.FunctionDef | ast.ClassDef, list[ast.stmt]]:
+    """Gives a nested generator or class a stand-in body for the passes;
+    returns it and its real body, which stays plain Python
+    (`_restore_bodies`).
 
     The stand-in reads the same free names and writes the same `nonlocal`
     and `global` names, so the analyses see the function as they would.
+    For a class, the declarations of its methods count as its own: a
+    method's `nonlocal x` writes the converted function's `x`.
     """
     body = fn.body
-    declared = activity.declarations(fn)
-    reads = sorted(activity.reads(body) - activity.local_names(fn))
-    writes = sorted(activity.writes(body) & set(declared))
+    if isinstance(fn, ast.ClassDef):
+        declared = {
+            name: ("global" if isinstance(n, ast.Global) else "nonlocal")
+            for n in ast.walk(fn)
+            if isinstance(n, (ast.Global, ast.Nonlocal))
+            for name in n.names
+        }
+        inner = activity.collect(body)
+        reads = sorted(inner.read - inner.written)
+        writes = sorted(inner.written & set(declared))
+    else:
+        declared = activity.declarations(fn)
+        reads = sorted(activity.reads(body) - activity.local_names(fn))
+        writes = sorted(activity.writes(body) & set(declared))
     # nonlocal n; global g; (a, b); w = None
     stand_in: list[ast.stmt] = []
     for kind, build in (("nonlocal", b.nonlocal_), ("global", b.global_)):
@@ -307,13 +345,15 @@ def _hide_body(fn: ast.FunctionDef) -> tuple[ast.FunctionDef, list[ast.stmt]]:
 
 
 def _restore_bodies(
-    node: ast.AST, hidden: list[tuple[ast.FunctionDef, list[ast.stmt]]]
+    node: ast.AST,
+    hidden: list[tuple[ast.FunctionDef | ast.ClassDef, list[ast.stmt]]],
 ) -> None:
-    """Puts the real bodies of nested generators back (see `_hide_body`)."""
+    """Puts the real bodies of nested generators and classes back (see
+    `_hide_body`)."""
     present = {id(child) for child in transformer.walk(node)}
     for fn, body in hidden:
         if id(fn) not in present:  # a pass copied it: never run the stand-in
-            raise AssertionError(f"nested generator {fn.name!r} lost in conversion")
+            raise AssertionError(f"nested {fn.name!r} lost in conversion")
         fn.body = body
 
 
@@ -388,6 +428,7 @@ def clear_cache() -> None:
 # lambdas defined inside converted code are converted already.
 # Held weakly, by identity, like `_cache`.
 _converted_codes = _WeakIdentityMap()
+_OPTIMIZED = 0x1  # inspect.CO_OPTIMIZED: a function's code, not a class body's
 
 
 def is_converted_code(code: types.CodeType) -> bool:
@@ -396,12 +437,15 @@ def is_converted_code(code: types.CodeType) -> bool:
 
 
 def _remember(code: types.CodeType) -> None:
+    """Remembers `code` and the functions nested in it as converted, except
+    class bodies: they run as Python, and their methods are converted when
+    called (a class body's code is not `CO_OPTIMIZED`)."""
     stack = [code]
     while stack:
         current = stack.pop()
         _converted_codes.set(current, True)
         for const in current.co_consts:
-            if type(const) is types.CodeType:
+            if type(const) is types.CodeType and const.co_flags & _OPTIMIZED:
                 stack.append(const)
 
 
@@ -459,6 +503,7 @@ def _convert(
         is_library=is_library,
         lookup=lookup,
         recursive=recursive,
+        class_cell="__class__" in function.__code__.co_freevars,
     )
     entity_name = getattr(node, "name", "<lambda>")
     # def create_converted_entity(ag__, *free_vars):

@@ -74,6 +74,99 @@ def comprehension_reuses_loop_name_in_finally(a, fs):
     return a, x, u
 
 
+class Base:
+    def __init__(self, label):
+        self.label = label
+
+    def name(self):
+        return self.label
+
+
+class SuperInBranch(Base):
+    def name(self, flag=True):
+        if flag:
+            return "<" + super().name() + ">"
+        return "?"
+
+
+class SuperAfterRebinding(Base):
+    def pick(self, other):
+        if other is not None:
+            other, n = other, 1
+            return super().name() + str(n)
+        else:
+            n = 0
+        return other.label + str(n)
+
+
+class SuperInLoop(Base):
+    def names(self, xs):
+        out = []
+        for x in xs:
+            out.append(super().name() + str(x))
+        return out
+
+    def classes(self, xs):
+        seen = []
+        while xs:
+            xs = xs[1:]
+            seen.append(__class__.__name__)
+        return seen
+
+
+class SuperInit(Base):
+    def __init__(self, label, loud):
+        if loud:
+            super().__init__(label.upper())
+        else:
+            super().__init__(label)
+
+
+def super_in_branch(flag):
+    return SuperInBranch("x").name(flag)
+
+
+def super_after_rebinding(other):
+    return SuperAfterRebinding("me").pick(other)
+
+
+def super_in_loop(xs):
+    obj = SuperInLoop("s")
+    return obj.names(xs), obj.classes(xs)
+
+
+def super_init_in_branch(loud):
+    return SuperInit("keras", loud).label
+
+
+def class_inside_function(n, k):
+    total = 0
+
+    class Counter(Base):
+        scale = k
+
+        def bump(self, x):
+            nonlocal total
+            if x > 0:
+                total += x
+                return x * self.scale
+            return super().name()
+
+    for i in range(n):
+        Counter("c").bump(i - 1)
+    return total, Counter("d").bump(-1), Counter.scale
+
+
+_NAMESPACE = {}
+exec("def made_by_exec(x):\n    return x + 1\n", _NAMESPACE)  # no source
+
+
+def calls_function_without_source(n):
+    if n > 0:
+        return _NAMESPACE["made_by_exec"](n)
+    return 0
+
+
 SAMPLES = [
     Sample(unpack_one_then_return, [(("s",), True), (("s", "t"), True), ("ab", False)]),
     Sample(unpack_two_then_return, [("ab", True), ([1, 2, 3], True), ([1], True)]),
@@ -82,4 +175,10 @@ SAMPLES = [
     Sample(comprehension_reuses_loop_name_in_else, [(3, [1, 2]), (0, [])]),
     Sample(comprehension_reuses_loop_name_in_handler, [([1, 2], [3]), ([0], [4, 5])]),
     Sample(comprehension_reuses_loop_name_in_finally, [(3, [1]), (0, [2])]),
+    Sample(super_in_branch, [(True,), (False,)]),
+    Sample(super_after_rebinding, [(Base("y"),), (None,)]),
+    Sample(super_in_loop, [([1, 2],), ([],)]),
+    Sample(super_init_in_branch, [(True,), (False,)]),
+    Sample(class_inside_function, [(4, 2), (0, 1)]),
+    Sample(calls_function_without_source, [(3,), (0,)]),
 ]

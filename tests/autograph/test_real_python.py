@@ -1,0 +1,144 @@
+"""What real Python code showed conversion got wrong (issue 21), beyond the
+samples in tests/samples/real_python.py: builtins the user replaced,
+callees that cannot be converted, frames, and code that must compile."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import collections
+import dataclasses
+import functools
+import types
+import warnings
+
+import pytest
+
+import autograph
+from autograph.impl import api
+from tests.samples import ALL_SAMPLES
+
+# Builtins that look at their caller's frame, or that the import machinery
+# and the interpreter itself need: replacing them is not a user's spy.
+_NOT_SPIED = {
+    "locals",
+    "globals",
+    "vars",
+    "eval",
+    "exec",
+    "dir",
+    "__import__",
+    "__build_class__",
+    "compile",
+    "breakpoint",
+    "input",
+    "open",
+    "help",
+}
+
+
+def _spied(run) -> collections.Counter:
+    """The builtins (replaced by counting spies) that `run()` calls."""
+    calls: collections.Counter = collections.Counter()
+    originals = {
+        name: value
+        for name, value in vars(builtins).items()
+        if isinstance(value, types.BuiltinFunctionType) and name not in _NOT_SPIED
+    }
+    for name, original in originals.items():
+
+        def spy(*args, _original=original, _name=name, **kwargs):
+            calls[_name] += 1
+            return _original(*args, **kwargs)
+
+        # A spy passed as a value (`f = abs`) is called, not converted.
+        setattr(builtins, name, autograph.do_not_convert(spy))
+    try:
+        run()
+    finally:
+        for name, original in originals.items():
+            setattr(builtins, name, original)
+    return calls
+
+
+def _outcome(fn, args) -> BaseException | None:
+    try:
+        fn(*args)
+    except Exception as e:
+        return e
+    return None
+
+
+def test_operators_never_call_the_builtins_a_user_replaced():
+    # The user's own calls reach the spies as in Python; the operators'
+    # calls (len of a state tuple, type of a value) must not. (Samples that
+    # raise are left out: formatting a traceback calls `os.path`, whose
+    # builtins are the standard library's business.)
+    differ = {}
+    for sample in ALL_SAMPLES:
+        converted = autograph.to_graph(sample.fn)
+        for i, args in enumerate(sample.python_args):
+            if _outcome(sample.fn, args) is not None:
+                continue
+            with api.always_run_converted():
+                _outcome(converted, args)  # converts what it calls, first
+            python = _spied(functools.partial(_outcome, sample.fn, args))
+            with api.always_run_converted():
+                ran = _spied(functools.partial(_outcome, converted, args))
+            if python != ran:
+                differ[f"{sample.id}-{i}"] = (dict(python), dict(ran))
+    assert differ == {}
+
+
+@dataclasses.dataclass
+class _Pair:
+    a: int
+    b: int = 2
+
+
+_Point = collections.namedtuple("_Point", "x y")
+
+
+def _uses_generated_methods(n):
+    pair = _Pair(n)
+    if n > 0:
+        other = _Pair.__init__  # made by exec: no source
+        other(pair, n + 1)
+        point = _Point.__new__(_Point, 1, 2)
+        return pair.__eq__(_Pair(n + 1)), pair.__repr__(), point._replace(x=n)
+    return None
+
+
+def test_callees_without_source_run_as_they_are_with_one_warning():
+    converted = autograph.to_graph(_uses_generated_methods)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with api.always_run_converted():
+            first = converted(3)
+            second = converted(3)
+    assert first == second == _uses_generated_methods(3)
+    texts = [str(w.message) for w in caught]
+    assert len(texts) == len(set(texts))  # each callee warned about once
+    assert any("__init__" in t and "unconverted" in t for t in texts)
+
+
+def test_generated_code_that_does_not_compile_is_a_conversion_error(monkeypatch):
+    from autograph.converters import cleanup
+
+    def broken(node, ctx):
+        # A compiler defect: a declaration with no binding.
+        node.body.insert(0, ast.Nonlocal(names=["ghost"]))
+        return node
+
+    monkeypatch.setattr(cleanup, "transform", broken)
+
+    def f(x):
+        if x:
+            return 1
+        return 2
+
+    with pytest.raises(autograph.ConversionError) as raised:
+        autograph.to_code(f)
+    assert "does not compile" in str(raised.value)
+    assert raised.value.filename == __file__
+    assert raised.value.lineno is not None
