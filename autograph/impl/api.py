@@ -47,7 +47,7 @@ from typing import Any, TypeVar
 
 import runtime.operators.calls as operator_calls
 from autograph import errors
-from autograph.impl import error_rewriting, transpiler
+from autograph.impl import error_rewriting, tracebacks, transpiler
 from runtime import context
 from runtime.operators import dispatch
 
@@ -76,10 +76,16 @@ LIBRARY_PACKAGES = frozenset(
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
 
 
+# Modules converted as if they were user code, though the standard library
+# or a library package: empty for users; only the standard-library harness
+# (stdlib_check/) fills it, to convert the modules whose tests it runs.
+CONVERTED_LIBRARY_MODULES: set[str] = set()
+
+
 def is_library_module_name(name: str | None) -> bool:
     """Whether module `name` belongs to the standard library or a library
     package whose calls stay unconverted (`LIBRARY_PACKAGES`)."""
-    if not name:
+    if not name or name in CONVERTED_LIBRARY_MODULES:
         return False
     root = name.split(".")[0]
     return root in LIBRARY_PACKAGES or root in _STDLIB
@@ -215,10 +221,15 @@ def _warn_once(f: types.FunctionType, error: errors.ConversionError) -> None:
     if key in _warned:
         return
     _warned.add(key)
+    # Named at the user's call: past autograph's and the operators' frames.
+    internal = tracebacks.internal_dirs()
+    frame, level = sys._getframe(1), 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(internal):
+        frame, level = frame.f_back, level + 1
     warnings.warn(
         f"autograph runs {f.__qualname__!r} as it is, unconverted: {error.reason}",
         ConversionWarning,
-        stacklevel=2,
+        stacklevel=level,
     )
 
 
@@ -268,11 +279,41 @@ def always_run_converted() -> Iterator[None]:
     """
     previous, _mode.force_converted = _mode.force_converted, True
     context.add_to_active_hint(1)
+    _deeper_recursion(+1)
     try:
         yield
     finally:
+        _deeper_recursion(-1)
         _mode.force_converted = previous
         context.add_to_active_hint(-1)
+
+
+# A converted call costs a few frames where Python's costs one (the
+# operators, the functions of converted statements, `converted_call`): while
+# converted code is forced, the recursion limit is this many times the
+# user's, so a recursion depth Python reaches is reached converted too.
+RECURSION_FACTOR = 8
+_recursion_lock = threading.Lock()
+_recursion = {"users": 0, "before": 0, "scaled": 0}
+
+
+def _deeper_recursion(step: int) -> None:
+    """Scales the recursion limit while any `always_run_converted` block is
+    open (`step`: +1 on entry, -1 on exit); puts it back after the last,
+    unless the user set another meanwhile."""
+    with _recursion_lock:
+        state = _recursion
+        state["users"] += step
+        if step > 0 and state["users"] == 1:
+            state["before"] = sys.getrecursionlimit()
+            state["scaled"] = state["before"] * RECURSION_FACTOR
+            sys.setrecursionlimit(state["scaled"])
+        elif (
+            step < 0
+            and state["users"] == 0
+            and sys.getrecursionlimit() == state["scaled"]
+        ):
+            sys.setrecursionlimit(state["before"])
 
 
 def _dispatcher(original: types.FunctionType, converted: types.FunctionType) -> Any:

@@ -58,7 +58,7 @@ from autograph.core import jumps, super_calls, unsupported
 from autograph.core.builders import AG
 from autograph.core.converter import Context
 from autograph.core.survey import Marker, survey
-from autograph.impl import codegen
+from autograph.impl import codegen, tracebacks
 from autograph.pyct import loader, naming, parser, transformer
 from autograph.pyct.static_analysis import activity
 
@@ -429,6 +429,8 @@ def clear_cache() -> None:
 # Held weakly, by identity, like `_cache`.
 _converted_codes = _WeakIdentityMap()
 _OPTIMIZED = 0x1  # inspect.CO_OPTIMIZED: a function's code, not a class body's
+# The functions conversion generated (a subset of `_converted_codes`).
+_generated_codes = _WeakIdentityMap()
 
 
 def is_converted_code(code: types.CodeType) -> bool:
@@ -436,17 +438,46 @@ def is_converted_code(code: types.CodeType) -> bool:
     return _converted_codes.get(code) is not None
 
 
-def _remember(code: types.CodeType) -> None:
+def _remember(code: types.CodeType, user_names: AbstractSet[str]) -> None:
     """Remembers `code` and the functions nested in it as converted, except
     class bodies: they run as Python, and their methods are converted when
-    called (a class body's code is not `CO_OPTIMIZED`)."""
+    called (a class body's code is not `CO_OPTIMIZED`).
+
+    Also which nested functions the compiler generated (`is_generated_code`):
+    those not named in `user_names` (the user's own functions, lambdas and
+    comprehensions).
+    """
     stack = [code]
     while stack:
         current = stack.pop()
         _converted_codes.set(current, True)
+        if current is not code and current.co_name not in user_names:
+            _generated_codes.set(current, True)
         for const in current.co_consts:
             if type(const) is types.CodeType and const.co_flags & _OPTIMIZED:
                 stack.append(const)
+
+
+def is_generated_code(code: types.CodeType) -> bool:
+    """Whether `code` is a function the compiler generated from a user's
+    (a converted statement's body, a thunk): its frames stand for the
+    user's function's frame."""
+    return _generated_codes.get(code) is not None
+
+
+def _user_names(node: ast.AST) -> set[str]:
+    """The code names of the functions the user wrote in `node`; thunks the
+    compiler makes (`lambda: x`) are told from the user's lambdas by their
+    parameters, so a user's lambda without any counts all as the user's."""
+    names = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
+    for child in ast.walk(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(child.name)
+        elif isinstance(child, ast.Lambda):
+            a = child.args
+            if not (a.posonlyargs or a.args or a.vararg or a.kwonlyargs or a.kwarg):
+                names.add("<lambda>")
+    return names
 
 
 def convert_entity(
@@ -478,6 +509,7 @@ def _convert(
     function: types.FunctionType, *, recursive: bool, is_library: Callable[[str], bool]
 ) -> ConvertedEntity:
     parsed = parser.parse_entity(function)
+    user_names = _user_names(parsed.node)
     owner = enclosing_class(function.__qualname__)
     if owner is not None:
         mangle_private_names(parsed.node, owner)
@@ -551,7 +583,7 @@ def _convert(
             source_line=linecache.getline(parsed.filename, e.lineno or 0).rstrip()
             or None,
         ) from e
-    _remember(probe.__code__)
+    _remember(probe.__code__, user_names)
     return ConvertedEntity(code=probe.__code__, node=node)
 
 
@@ -636,3 +668,10 @@ __all__ = [
     "convert_node",
     "instantiate",
 ]
+
+
+# Frames of the compiler's wrappers and of functions it generated are not the
+# user's: `warnings.warn` in converted code counts `stacklevel` past them.
+operators.frames.set_frame_kinds(
+    is_generated_code, (*tracebacks.internal_dirs(), "<autograph dispatcher>")
+)
