@@ -47,7 +47,7 @@ from typing import Any, TypeVar
 
 import runtime.operators.calls as operator_calls
 from autograph import errors
-from autograph.impl import error_rewriting, tracebacks, transpiler
+from autograph.impl import error_rewriting, recursion, tracebacks, transpiler
 from runtime import context
 from runtime.operators import dispatch
 
@@ -181,6 +181,9 @@ def _call_target(f: Any) -> Callable[..., Any]:
         target = _cached_target(f)
         if target is not None:
             return target
+        converted = f.__dict__.get("__ag_converted__")
+        if converted is not None:  # a `to_graph` result: converted code runs it
+            return converted
     if isinstance(f, types.MethodType):
         inner = _call_target(f.__func__)
         return f if inner is f.__func__ else types.MethodType(inner, f.__self__)
@@ -279,41 +282,13 @@ def always_run_converted() -> Iterator[None]:
     """
     previous, _mode.force_converted = _mode.force_converted, True
     context.add_to_active_hint(1)
-    _deeper_recursion(+1)
+    recursion.deeper(+1)
     try:
         yield
     finally:
-        _deeper_recursion(-1)
+        recursion.deeper(-1)
         _mode.force_converted = previous
         context.add_to_active_hint(-1)
-
-
-# A converted call costs a few frames where Python's costs one (the
-# operators, the functions of converted statements, `converted_call`): while
-# converted code is forced, the recursion limit is this many times the
-# user's, so a recursion depth Python reaches is reached converted too.
-RECURSION_FACTOR = 8
-_recursion_lock = threading.Lock()
-_recursion = {"users": 0, "before": 0, "scaled": 0}
-
-
-def _deeper_recursion(step: int) -> None:
-    """Scales the recursion limit while any `always_run_converted` block is
-    open (`step`: +1 on entry, -1 on exit); puts it back after the last,
-    unless the user set another meanwhile."""
-    with _recursion_lock:
-        state = _recursion
-        state["users"] += step
-        if step > 0 and state["users"] == 1:
-            state["before"] = sys.getrecursionlimit()
-            state["scaled"] = state["before"] * RECURSION_FACTOR
-            sys.setrecursionlimit(state["scaled"])
-        elif (
-            step < 0
-            and state["users"] == 0
-            and sys.getrecursionlimit() == state["scaled"]
-        ):
-            sys.setrecursionlimit(state["before"])
 
 
 def _dispatcher(original: types.FunctionType, converted: types.FunctionType) -> Any:
