@@ -240,6 +240,9 @@ CONSTRUCTS = {
     "print with sep or end": r"(sep|end)='\|'",
     "nested generator in a for": r"for \w+ in evens\(",
     "local contextmanager": r"with scope\(",
+    "unpacking before a return": r"^ *\(?\w\b.*= \[.*\n *return \w",
+    "super() in a local class": r"super\(\)\.m\(",
+    "comprehension reusing a loop name in try": r"for t in range\(\d\)\]",
 }
 
 
