@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: install test fuzz lint fmt golden examples bench size demo clean
+.PHONY: install test fuzz lint fmt golden examples bench size demo clean stdlib
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv --system-site-packages $(VENV)
@@ -34,6 +34,12 @@ golden: install
 
 examples: install
 	@for f in examples/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+# Standard-library modules converted, against CPython's own tests (not part of
+# `make test`; needs the interpreter's `test` package). STDLIB_ARGS: e.g.
+# `--only argparse,textwrap --jobs 2`.
+stdlib: install
+	PYTHONPATH=. $(BIN)/python -m stdlib_check.run $(STDLIB_ARGS)
 
 bench: install
 	@for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -14,7 +14,6 @@ import functools
 import linecache
 import threading
 import types
-import weakref
 
 # Own references: a user's `builtins.len = spy` does not see our calls.
 from builtins import (
@@ -58,7 +57,7 @@ from autograph.core import jumps, super_calls, unsupported
 from autograph.core.builders import AG
 from autograph.core.converter import Context
 from autograph.core.survey import Marker, survey
-from autograph.impl import codegen, tracebacks
+from autograph.impl import code_registry, codegen, tracebacks
 from autograph.pyct import loader, naming, parser, transformer
 from autograph.pyct.static_analysis import activity
 
@@ -376,108 +375,17 @@ class ConvertedEntity:
         return codegen.to_source(self.node)
 
 
-class _WeakIdentityMap:
-    """A dict keyed by objects' identity, holding its keys weakly.
-
-    Not `weakref.WeakKeyDictionary`: that compares keys with `==`, and code
-    objects of different functions compare equal when their bytecode, names
-    and line match (the file is not compared). An entry made for one would
-    then serve the other, and die with the first.
-    """
-
-    def __init__(self) -> None:
-        self._data: dict[int, tuple[weakref.ref[Any], Any]] = {}
-
-    def get(self, key: Any) -> Any:
-        found = self._data.get(id(key))
-        if found is not None and found[0]() is key:
-            return found[1]
-        return None
-
-    def set(self, key: Any, value: Any) -> None:
-        data, ident = self._data, id(key)
-
-        def forget(ref: weakref.ref[Any]) -> None:
-            found = data.get(ident)
-            if found is not None and found[0] is ref:
-                del data[ident]
-
-        data[ident] = (weakref.ref(key, forget), value)
-
-    def clear(self) -> None:
-        self._data.clear()
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-
 _lock = threading.RLock()
 # Original code object -> (filename, recursive) -> its conversion. Keyed
 # weakly: when the function's module (or the closure) is dropped, its code
 # dies and the converted code and tree go with it.
-_cache = _WeakIdentityMap()
+_cache = code_registry.WeakIdentityMap()
 
 
 def clear_cache() -> None:
     """Forgets every conversion (for benchmarks measuring fresh conversions)."""
     with _lock:
         _cache.clear()
-
-
-# Code objects made by conversion, nested ones included: functions and
-# lambdas defined inside converted code are converted already.
-# Held weakly, by identity, like `_cache`.
-_converted_codes = _WeakIdentityMap()
-_OPTIMIZED = 0x1  # inspect.CO_OPTIMIZED: a function's code, not a class body's
-# The functions conversion generated (a subset of `_converted_codes`).
-_generated_codes = _WeakIdentityMap()
-
-
-def is_converted_code(code: types.CodeType) -> bool:
-    """Whether `code` was produced by conversion."""
-    return _converted_codes.get(code) is not None
-
-
-def _remember(code: types.CodeType, user_names: AbstractSet[str]) -> None:
-    """Remembers `code` and the functions nested in it as converted, except
-    class bodies: they run as Python, and their methods are converted when
-    called (a class body's code is not `CO_OPTIMIZED`).
-
-    Also which nested functions the compiler generated (`is_generated_code`):
-    those not named in `user_names` (the user's own functions, lambdas and
-    comprehensions).
-    """
-    stack = [code]
-    while stack:
-        current = stack.pop()
-        _converted_codes.set(current, True)
-        if current is not code and current.co_name not in user_names:
-            _generated_codes.set(current, True)
-        for const in current.co_consts:
-            if type(const) is types.CodeType and const.co_flags & _OPTIMIZED:
-                stack.append(const)
-
-
-def is_generated_code(code: types.CodeType) -> bool:
-    """Whether `code` is a function the compiler generated from a user's
-    (a converted statement's body, a thunk): its frames stand for the
-    user's function's frame."""
-    return _generated_codes.get(code) is not None
-
-
-def _user_names(node: ast.AST) -> set[str]:
-    """The code names of the functions the user wrote in `node`; thunks the
-    compiler makes (`lambda: x`) are told from the user's lambdas by their
-    parameters, so a user's lambda without any counts all as the user's."""
-    names = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
-    for child in ast.walk(node):
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            names.add(child.name)
-        elif isinstance(child, ast.Lambda):
-            a = child.args
-            if not (a.posonlyargs or a.args or a.vararg or a.kwonlyargs or a.kwarg):
-                names.add("<lambda>")
-    return names
 
 
 def convert_entity(
@@ -509,7 +417,7 @@ def _convert(
     function: types.FunctionType, *, recursive: bool, is_library: Callable[[str], bool]
 ) -> ConvertedEntity:
     parsed = parser.parse_entity(function)
-    user_names = _user_names(parsed.node)
+    user_names = code_registry.user_names(parsed.node)
     owner = enclosing_class(function.__qualname__)
     if owner is not None:
         mangle_private_names(parsed.node, owner)
@@ -583,7 +491,7 @@ def _convert(
             source_line=linecache.getline(parsed.filename, e.lineno or 0).rstrip()
             or None,
         ) from e
-    _remember(probe.__code__, user_names)
+    code_registry.remember(probe.__code__, user_names)
     return ConvertedEntity(code=probe.__code__, node=node)
 
 
@@ -673,5 +581,7 @@ __all__ = [
 # Frames of the compiler's wrappers and of functions it generated are not the
 # user's: `warnings.warn` in converted code counts `stacklevel` past them.
 operators.frames.set_frame_kinds(
-    is_generated_code, (*tracebacks.internal_dirs(), "<autograph dispatcher>")
+    code_registry.is_generated_code,
+    (*tracebacks.internal_dirs(), "<autograph dispatcher>"),
 )
+is_converted_code = code_registry.is_converted_code

@@ -9,6 +9,7 @@ import builtins
 import collections
 import dataclasses
 import functools
+import sys
 import types
 import warnings
 
@@ -142,3 +143,75 @@ def test_generated_code_that_does_not_compile_is_a_conversion_error(monkeypatch)
     assert "does not compile" in str(raised.value)
     assert raised.value.filename == __file__
     assert raised.value.lineno is not None
+
+
+def _warns_in_branch(flag, level):
+    if flag:
+        for _ in range(1):
+            warnings.warn("deprecated", DeprecationWarning, stacklevel=level)
+    return 1
+
+
+def _calls_in_branch(flag, level):
+    if flag:
+        return _warns_in_branch(flag, level)
+    return 0
+
+
+def _user_caller(fn, *args):
+    return fn(*args)
+
+
+@pytest.mark.parametrize(
+    ("fn", "level"),
+    [
+        (_warns_in_branch, 1),
+        (_warns_in_branch, 2),
+        (_calls_in_branch, 2),
+        (_calls_in_branch, 3),
+        (_calls_in_branch, 99),  # past the top of the stack
+    ],
+)
+def test_warning_stacklevel_names_the_frame_python_names(fn, level):
+    def where(converted):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if converted:
+                with api.always_run_converted():
+                    _user_caller(autograph.to_graph(fn), True, level)
+            else:
+                _user_caller(fn, True, level)
+        return [(w.filename, w.lineno) for w in caught]
+
+    assert where(converted=True) == where(converted=False)
+
+
+def _nest(n):
+    if n == 0:
+        return 0
+    elif n < 0:
+        return -1
+    else:
+        for _ in range(1):
+            if n > 0:
+                return _nest(n - 1) + 1
+    return None
+
+
+def test_a_recursion_depth_python_reaches_works_converted():
+    depth = sys.getrecursionlimit() - 100
+    assert _nest(depth) == depth
+    with api.always_run_converted():
+        assert sys.getrecursionlimit() == depth + 100  # the user's limit shows
+        assert autograph.to_graph(_nest)(depth) == depth
+    assert sys.getrecursionlimit() == depth + 100
+
+
+def test_infinite_recursion_still_raises_recursion_error_converted():
+    def forever(n):
+        if n >= 0:
+            return forever(n + 1)
+        return n
+
+    with api.always_run_converted(), pytest.raises(RecursionError):
+        autograph.to_graph(forever)(0)
