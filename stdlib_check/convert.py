@@ -82,7 +82,10 @@ class ModuleConverter:
             self.tally.not_converted["async"].append(name)
         else:
             try:
-                new = autograph.to_graph(f)
+                # The converted function itself, not `to_graph`'s dispatcher
+                # (a frame more, which code that reads its caller's frame,
+                # like namedtuple's, would see); it runs converted code always.
+                new = autograph.to_graph(f).__ag_converted__
             except errors.ConversionError as e:
                 key = reason_of(e)
                 if "does not compile" in e.reason:

@@ -9,14 +9,15 @@ output stays readable: builtins (except `print`, `range`, `len`, `int`,
 `float`, which become their `ag__` overloads), functions of library modules
 such as `numpy` or `runtime` (`np.sum(x)`, `rt.tanh(x)`), `super()` and the
 `ag__` operators themselves. With `recursive=False` only the overloads are
-rewritten. `warnings.warn`, by any name, always goes through
-`converted_call`: its operator keeps `stacklevel` naming the frame it names
-in Python.
+rewritten. `warnings.warn` and `sys._getframe`, by any name, always go
+through `converted_call`: their operators keep `stacklevel` / `depth` naming
+the frame they name in Python.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 import types
 import warnings
 
@@ -62,9 +63,10 @@ class CallTreeTransformer(transformer.Base):
     def _is_global(self, name: str) -> bool:
         return not any(name in scope for scope in self.locals)
 
-    def _is_warn(self, func: ast.expr, root: str) -> bool:
-        """Whether `func` is `warnings.warn` (by any name)."""
-        return _resolve(self.ctx.lookup(root), func) is warnings.warn
+    def _counts_frames(self, func: ast.expr, root: str) -> bool:
+        """Whether `func` is `warnings.warn` or `sys._getframe` (by any name)."""
+        value = _resolve(self.ctx.lookup(root), func)
+        return value is warnings.warn or value is sys._getframe
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
@@ -78,9 +80,9 @@ class CallTreeTransformer(transformer.Base):
                 return node
             if func.id in _FRAME_BUILTINS or self.ctx.is_builtin(func.id):
                 return node
-        if root and self._is_global(root) and self._is_warn(func, root):
-            # Through the operator that keeps `stacklevel` naming the frame
-            # it names in Python (converted code adds frames).
+        if root and self._is_global(root) and self._counts_frames(func, root):
+            # Through the operator that keeps `stacklevel` / `depth` naming
+            # the frame it names in Python (converted code adds frames).
             call = b.ag_call("converted_call", func, *node.args, keywords=node.keywords)
             return ast.copy_location(call, node)
         if (

@@ -16,6 +16,7 @@ on graph tensors:
 from __future__ import annotations
 
 import builtins
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -32,7 +33,9 @@ _BUILTIN_OPERATORS: dict[Any, Callable[..., Any]] = {
     builtins.len: py_builtins.len_,
     builtins.int: py_builtins.int_,
     builtins.float: py_builtins.float_,
-    warnings.warn: frames.warn_,  # counts `stacklevel` over the user's frames
+    # Count `stacklevel` / `depth` over the user's frames:
+    warnings.warn: frames.warn_,
+    sys._getframe: frames.getframe_,
 }
 
 
@@ -47,7 +50,7 @@ def converted_call(f: Any, /, *args: Any, **kwargs: Any) -> Any:
 
     A builtin with an operator (`print`, `range`, `len`, `int`, `float`) is
     called through that operator, as when the user names it directly;
-    `warnings.warn` through `frames.warn_`.
+    `warnings.warn` and `sys._getframe` through `frames`.
     """
     try:
         operator = _BUILTIN_OPERATORS.get(f)

@@ -3,8 +3,10 @@
 A converted function runs its statements' bodies in functions of their own
 (`if_body`, `loop_body`, thunks), called by the operators, and calls other
 converted functions through `converted_call`. Code that counts frames sees
-them. `warn_` is `warnings.warn` for converted code: it counts `stacklevel`
-over the user's frames only, so the warning names the frame Python's would.
+them. `warn_` is `warnings.warn` and `getframe_` is `sys._getframe` for
+converted code: they count `stacklevel` / `depth` over the user's frames
+only, so the warning names (and the frame returned is) the one Python's
+would. Code that walks `frame.f_back` itself still sees every frame.
 
 Two kinds of frames are not the user's own: plumbing (the operators, the
 compiler's wrappers), never a frame of the user's; and functions generated
@@ -101,3 +103,21 @@ def _depth(frame: types.FrameType | None) -> int:
         depth += 1
         frame = frame.f_back
     return depth
+
+
+def getframe_(depth: Any = 0) -> types.FrameType:
+    """`sys._getframe(depth)`, with `depth` counted over the user's frames."""
+    if not isinstance(depth, int):
+        return sys._getframe(depth)  # raises what Python raises
+    # Frame 0: this function; 1: converted_call; 2: the user's call.
+    frame = sys._getframe(2)
+    distance = user_frame_distance(frame, depth + 1) if depth > 0 else 0
+    if distance is None:
+        raise ValueError("call stack is not deep enough")
+    for _ in range(distance):
+        frame = frame.f_back
+    # The user's function's own frame (its name, its locals), not the one
+    # of a function generated from it.
+    while not _is_users(frame) and frame.f_back is not None:
+        frame = frame.f_back
+    return frame

@@ -215,3 +215,26 @@ def test_infinite_recursion_still_raises_recursion_error_converted():
 
     with api.always_run_converted(), pytest.raises(RecursionError):
         autograph.to_graph(forever)(0)
+
+
+def _caller_module(flag):
+    if flag:
+        return sys._getframe(1).f_globals.get("__name__")
+    return None
+
+
+def _caller_name(depth):
+    name = None
+    for _ in range(1):
+        if depth >= 0:
+            name = sys._getframe(depth).f_code.co_name
+    return name
+
+
+def test_getframe_counts_the_frames_python_counts():
+    # namedtuple and Enum's functional API find their caller's module so.
+    with api.always_run_converted():
+        assert _user_caller(autograph.to_graph(_caller_module), True) == __name__
+        for depth in (0, 1, 2):
+            expected = _user_caller(_caller_name, depth)
+            assert _user_caller(autograph.to_graph(_caller_name), depth) == expected
