@@ -68,10 +68,10 @@ def main(argv: list[str]) -> int:
     report: dict[str, Any] = {"mode": mode}
     names = modules.split(",")
     if mode == "converted":
-        from autograph.impl import api
+        from autograph.impl import api, libraries
         from stdlib_check.convert import ModuleConverter, Tally
 
-        api.CONVERTED_LIBRARY_MODULES.update(names)
+        libraries.CONVERTED_LIBRARY_MODULES.update(names)
         warnings.simplefilter("ignore", api.ConversionWarning)
         tally = Tally()
         start = time.perf_counter()

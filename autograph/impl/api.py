@@ -32,7 +32,6 @@ from builtins import (
     bin,
     bool,
     dict,
-    frozenset,
     getattr,
     isinstance,
     len,
@@ -46,49 +45,22 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import runtime.operators.calls as operator_calls
+import runtime.operators.frames as operator_frames
 from autograph import errors
-from autograph.impl import error_rewriting, recursion, tracebacks, transpiler
+from autograph.impl import (
+    code_registry,
+    error_rewriting,
+    recursion,
+    tracebacks,
+    transpiler,
+)
+from autograph.impl.libraries import is_library_module_name
 from runtime import context
 from runtime.operators import dispatch
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 _DO_NOT_CONVERT = "__ag_do_not_convert__"
-LIBRARY_PACKAGES = frozenset(
-    {
-        "autograph",
-        "runtime",
-        "numpy",
-        "gast",
-        "scipy",
-        "pandas",
-        "matplotlib",
-        "IPython",
-        "ipykernel",
-        "pytest",
-        "_pytest",
-        "hypothesis",
-        "tensorflow",
-        "jax",
-        "torch",
-    }
-)
-_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
-
-
-# Modules converted as if they were user code, though the standard library
-# or a library package: empty for users; only the standard-library harness
-# (stdlib_check/) fills it, to convert the modules whose tests it runs.
-CONVERTED_LIBRARY_MODULES: set[str] = set()
-
-
-def is_library_module_name(name: str | None) -> bool:
-    """Whether module `name` belongs to the standard library or a library
-    package whose calls stay unconverted (`LIBRARY_PACKAGES`)."""
-    if not name or name in CONVERTED_LIBRARY_MODULES:
-        return False
-    root = name.split(".")[0]
-    return root in LIBRARY_PACKAGES or root in _STDLIB
 
 
 def _is_library_value(value: Any) -> bool:
@@ -253,6 +225,12 @@ def _skip(f: types.FunctionType) -> bool:
 
 
 operator_calls.set_converter(_call_target)
+# Frames of the compiler's wrappers and of functions it generated are not the
+# user's: `warnings.warn` and `sys._getframe` in converted code count past them.
+operator_frames.set_frame_kinds(
+    code_registry.is_generated_code,
+    (*tracebacks.internal_dirs(), "<autograph dispatcher>"),
+)
 
 
 def _unwrap_entity(entity: Any) -> Any:

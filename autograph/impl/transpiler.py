@@ -26,17 +26,17 @@ from builtins import (
     len,
     list,
     range,
+    set,
     sorted,
     tuple,
     type,
     zip,
 )
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
-import runtime.operators as operators
 from autograph import errors
 from autograph.converters import (
     asserts,
@@ -57,7 +57,7 @@ from autograph.core import jumps, super_calls, unsupported
 from autograph.core.builders import AG
 from autograph.core.converter import Context
 from autograph.core.survey import Marker, survey
-from autograph.impl import code_registry, codegen, tracebacks
+from autograph.impl import code_registry, codegen
 from autograph.pyct import loader, naming, parser, transformer
 from autograph.pyct.static_analysis import activity
 
@@ -249,6 +249,7 @@ def convert_node(
     lookup: Callable[[str], Any] = lambda name: None,
     recursive: bool = True,
     class_cell: bool = False,
+    handlers: Callable[[str, Mapping[int, Any]], None] | None = None,
 ) -> ast.FunctionDef | ast.Lambda:
     """Converts a function or lambda tree in place and returns it.
 
@@ -263,6 +264,9 @@ def convert_node(
         recursive: Whether calls to other functions are converted too.
         class_cell: Whether the function has the class cell `__class__` (a
             method using zero-argument `super()` or `__class__`).
+        handlers: Told the `try` statements around each line of a function
+            that has one (`runtime.operators.register_handlers`, for code that
+            will run); `None` where the result is only read (the CLI).
 
     Raises:
         ConversionError: The function uses syntax that is not supported.
@@ -290,10 +294,12 @@ def convert_node(
         recursive=recursive,
         kinds=kinds,
     )
-    if ast.Try in kinds or getattr(ast, "TryStar", ast.Try) in kinds:
+    if handlers is not None and (
+        ast.Try in kinds or getattr(ast, "TryStar", ast.Try) in kinds
+    ):
         # A graph cannot catch what a branch raises when it runs: the
         # backend refuses a raise that one of these `try`s would handle.
-        operators.register_handlers(filename, activity.handled_lines(node))
+        handlers(filename, activity.handled_lines(node))
     for step in PIPELINE:
         if step.triggered(ctx.kinds):
             node = step.run(node, ctx)
@@ -444,6 +450,7 @@ def _convert(
         lookup=lookup,
         recursive=recursive,
         class_cell="__class__" in function.__code__.co_freevars,
+        handlers=_operators().register_handlers,
     )
     entity_name = getattr(node, "name", "<lambda>")
     # def create_converted_entity(ag__, *free_vars):
@@ -493,6 +500,17 @@ def _convert(
         ) from e
     code_registry.remember(probe.__code__, user_names)
     return ConvertedEntity(code=probe.__code__, node=node)
+
+
+def _operators() -> types.ModuleType:
+    """`runtime.operators`: what converted code calls as `ag__`."""
+    # Imported here, not at the top: converting source text (the CLI,
+    # `SourceFile.convert`) needs no runtime, and `import autograph` and the
+    # CLI load neither the runtime nor NumPy (issue 24); only loading
+    # converted code for a live function does.
+    import runtime.operators
+
+    return runtime.operators
 
 
 def enclosing_class(qualname: str) -> str | None:
@@ -547,7 +565,7 @@ def instantiate(
 ) -> types.FunctionType:
     """Binds converted code to `function`'s globals, closure cells and defaults."""
     cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
-    cells[AG] = operators
+    cells[AG] = _operators()
     closure = tuple(
         c if isinstance(c, types.CellType) else types.CellType(c)
         for c in (cells[name] for name in entity.code.co_freevars)
@@ -578,10 +596,4 @@ __all__ = [
 ]
 
 
-# Frames of the compiler's wrappers and of functions it generated are not the
-# user's: `warnings.warn` in converted code counts `stacklevel` past them.
-operators.frames.set_frame_kinds(
-    code_registry.is_generated_code,
-    (*tracebacks.internal_dirs(), "<autograph dispatcher>"),
-)
 is_converted_code = code_registry.is_converted_code

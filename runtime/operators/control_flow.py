@@ -16,7 +16,7 @@ shown at the top of each docstring, which is also the code that runs.
 from __future__ import annotations
 
 # Own references: a user's `builtins.len = spy` does not see our calls.
-from builtins import bool, getattr, isinstance, iter, len, next, tuple, type
+from builtins import bool, callable, getattr, isinstance, iter, len, next, tuple, type
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -79,7 +79,7 @@ def while_stmt(
     names: tuple[str, ...] = (),
     *,
     places: Sequence[Place] = (),
-    opts: dict[str, Any] | None = None,
+    opts: dict[str, Any] | Callable[[], dict[str, Any]] | None = None,
 ) -> Any:
     """Runs `body` while `test` holds, passing the loop variables through.
 
@@ -98,7 +98,8 @@ def while_stmt(
         names: The user's names of the loop variables, for error messages.
         places: What the loop changes in place (see `places`).
         opts: Options of a graph loop (`autograph.set_loop_options`'s
-            keyword arguments); a Python loop ignores them.
+            keyword arguments, or a function that gives them); a Python
+            loop ignores them.
 
     Returns:
         The final loop variables: one bare, several as a tuple, none as None.
@@ -111,6 +112,7 @@ def while_stmt(
             # A backend's value, maybe after some Python iterations: the rest
             # of the loop is a loop, which the backend builds from here (from
             # this value of the test, which has run).
+            opts = loop_options(opts)
             result = impl(test, body, state, names, cond, places=places, opts=opts)
             if result is not NotImplemented:
                 return result
@@ -128,7 +130,7 @@ def for_stmt(
     extra_test: Callable[..., Any] | None = None,
     *,
     places: Sequence[Place] = (),
-    opts: dict[str, Any] | None = None,
+    opts: dict[str, Any] | Callable[[], dict[str, Any]] | None = None,
 ) -> Any:
     """Runs `body` once per item of `iterable`, passing the state through.
 
@@ -154,13 +156,15 @@ def for_stmt(
         extra_test: A function of the state; the loop stops when it is false.
         places: What the loop changes in place (see `places`).
         opts: Options of a graph loop (`autograph.set_loop_options`'s
-            keyword arguments); a Python loop ignores them.
+            keyword arguments, or a function that gives them); a Python
+            loop ignores them.
 
     Returns:
         The final loop variables: one bare, several as a tuple, none as None.
     """
     impl = _FOR[type(iterable)]
     if impl is not None:
+        opts = loop_options(opts)
         result = impl(
             iterable, body, state, names, extra_test, places=places, opts=opts
         )
@@ -182,6 +186,7 @@ def for_stmt(
             if impl is not None:
                 rest = iterable[drawn:]
                 args = (rest, body, state, names, extra_test)
+                opts = loop_options(opts)
                 result = impl(*args, places=places, opts=opts)
                 if result is not NotImplemented:
                     return result
@@ -195,6 +200,7 @@ def for_stmt(
                 names = names or state_names(body, 1)
                 verification.raise_python_loop_tensor_condition(names)
             rest = iterable[drawn:]
+            opts = loop_options(opts)
             result = impl(
                 rest, body, state, names, extra_test, places=places, opts=opts
             )
@@ -225,6 +231,13 @@ def _staging(state: tuple[Any, ...], places: Sequence[Place]) -> Any:
                 if impl is not None:
                     return impl
     return None
+
+
+def loop_options(opts: Any) -> dict[str, Any] | None:
+    """A loop's options as a dict: converted code passes `opts` as a dict, or
+    as a function giving one when its arguments call user code (evaluated
+    only when a backend builds the loop, once)."""
+    return opts() if callable(opts) else opts
 
 
 # The calling convention of converted code, shared with the backends: a body

@@ -21,7 +21,7 @@ import os
 import sys
 import types
 import warnings
-from builtins import isinstance  # own references (issue 21)
+from builtins import isinstance, range  # own references (issue 21)
 from collections.abc import Callable
 from typing import Any
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -46,7 +47,7 @@ from runtime.ops import creation
 from runtime.ops import math as math_ops
 from runtime.ops.state import Assert, ensure_defined
 from runtime.ops.tensor_array import TensorArray
-from runtime.shapes import as_shape
+from runtime.shapes import as_shape, is_compatible, merge
 from runtime.source_locations import INTERNAL_PATHS, SourceLocation
 from runtime.tensor import (
     EagerTensor,
@@ -146,7 +147,13 @@ def _if_stmt(
                     _undefined_return(v, s) if isinstance(v, placeholders) else v
                     for v, s in zip(values, sample)
                 ]
-            verification.check_defined(values, names, label)
+            # Each branch against the other, once both are traced (an item
+            # of a missing container is undefined in both: issue 22).
+            other_label = "else" if label == "if" else "if"
+            first = given.get(other_label)
+            if first is not None:
+                verification.check_defined(values, names, label, first)
+                verification.check_defined(first, names, other_label, values)
             given[label] = values
             return unpack_state(values)
 
@@ -251,7 +258,7 @@ def _other_sample(other: Callable[[], Any], own: Any) -> Any:
 
 
 def _raise_when_run(error: Exception, what: str, ran: str) -> None:
-    """Adds an Assert that fails with `error` when the graph runs this point
+    """Adds an op that fails with `error` when the graph runs this point
     (in `what`, which the run `ran`), where Python raises it.
 
     Refused if a `try` around the statement handles `error`: the graph
@@ -272,7 +279,9 @@ def _raise_when_run(error: Exception, what: str, ran: str) -> None:
             "value that says what happened instead of raising"
         )
         raise refusal from error  # (kept on the graph: see `register`)
-    Assert(False, [f"{type(error).__name__}: {error} (in {what}{at}, which {ran})"])
+    # InvalidArgumentError("<type>: <message> (...)") when it runs (API.md).
+    message = f"{type(error).__name__}: {error} (in {what}{at}, which {ran})"
+    ensure_defined(False, 0, message, name="raise", raises=type(error).__name__)
 
 
 def _deepest_user_line(error: BaseException) -> SourceLocation | None:
@@ -444,17 +453,40 @@ class _Guess:
     shape: tuple[int | None, ...] | None
 
 
-def _zeros_like_spec(value: Any) -> Any:
-    """Zeros shaped like `value`, a (nested) value that may be of a scratch graph."""
+def _zeros_like_spec(value: Any, relaxed: list[Any] | None = None) -> Any:
+    """Zeros shaped like `value`, a (nested) value that may be of a scratch graph.
+
+    A size (or rank) `value` does not know becomes 0 (a scalar); where
+    `relaxed` is given, each such leaf is added to it as a `(zeros, shape)`
+    pair, the shape invariant a loop carrying it needs (issue 22).
+    """
 
     def zeros(leaf: Any) -> Any:
         spec = leaf if isinstance(leaf, SymbolicTensor) else convert_to_tensor(leaf)
         if spec.dtype is dtypes.string:
             return convert_to_tensor("")
-        shape = tuple(0 if d is None else d for d in spec.shape)
-        return creation.zeros(shape, dtype=spec.dtype)
+        if spec.shape is None:  # unknown rank
+            out = creation.zeros((), dtype=spec.dtype)
+        else:
+            shape = tuple(0 if d is None else d for d in spec.shape)
+            out = creation.zeros(shape, dtype=spec.dtype)
+            if shape == spec.shape:
+                return out
+        if relaxed is not None:
+            relaxed.append((out, spec.shape))
+        return out
 
     return nest.map_structure(zeros, value)
+
+
+def _relax(opts: dict[str, Any] | None, relaxed: list[Any]) -> dict[str, Any] | None:
+    """`opts` with shape invariants for the loop variables that started as
+    zeros of a shape the loop does not know (see `_zeros_like_spec`)."""
+    if not relaxed:
+        return opts
+    opts = dict(opts or {})
+    opts["shape_invariants"] = [*(opts.get("shape_invariants") or ()), *relaxed]
+    return opts
 
 
 def _loop_state(
@@ -462,6 +494,7 @@ def _loop_state(
     names: Sequence[str],
     trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
     hints: Sequence[Any] = (),
+    relaxed: list[Any] | None = None,
 ) -> tuple[tuple[Any, ...], tuple[int, ...]]:
     """Turns the loop's initial state into graph-loop variables.
 
@@ -486,7 +519,7 @@ def _loop_state(
                 raise _NeverSet(i)
             if isinstance(sample[i], Undefined):
                 raise verification.untyped_return("graph")
-            out.append(_zeros_like_spec(sample[i]))
+            out.append(_zeros_like_spec(sample[i], relaxed))
         elif type(value) is Undefined:
             if sample[i] is value:  # assigned on no path the graph has
                 raise _NeverSet(i)
@@ -495,7 +528,7 @@ def _loop_state(
                 given = given.value
             elif is_undefined(given):
                 raise verification.not_on_every_path(name, "graph")
-            out.append(_zeros_like_spec(given))
+            out.append(_zeros_like_spec(given, relaxed))
             born[i] = False
         elif type(value) is UnboundUntilRun:  # an earlier graph loop's
             out.append(value.value)
@@ -574,7 +607,13 @@ def _trial(
     state = [_as_guess(v) for v in state]
     while True:
         try:
-            return trial(_listless(tuple(state)))
+            lists = _listless(tuple(state))
+            sample = trial(lists)
+            if any(type(v) is list for v in lists):
+                at = user_location()
+                where = f" at {at}" if at else ""
+                verification.refuse_grown_lists(names, lists, sample, "graph", where)
+            return sample
         except UnboundLocalError as e:
             unknown = [
                 i
@@ -689,7 +728,10 @@ def _maybe_bound(name: str, value: Any, flag: Any, message: str) -> Any:
             )
             keep_refusal(refusal, ours=True)
             raise refusal
-        return ensure_defined(flag, value, message)
+        # (A dict or list of tensors: each leaf is checked where it is read.)
+        return nest.map_structure(
+            lambda leaf: ensure_defined(flag, leaf, message), value
+        )
 
     return UnboundUntilRun(name, value, flag, message, read)
 
@@ -714,10 +756,8 @@ class _Born:
         out = list(values)
         for i, flag in zip(self.positions, flags):
             name = self.names[i]
-            message = (
-                f"'{name}' is read {when} the graph loop{self.where}, but no "
-                f"iteration has assigned it (Python: UnboundLocalError); give "
-                f"'{name}' a value before the loop"
+            message = verification.unassigned_after_loop(
+                name, when, "graph", self.where
             )
             out[i] = _maybe_bound(name, out[i], flag, message)
         return out
@@ -812,7 +852,9 @@ def _while_stmt(
         return as_state(_dry_run(body, args), count)
 
     try:
-        loop_vars, born = _loop_state(state, names, trial)
+        relaxed: list[Any] = []
+        loop_vars, born = _loop_state(state, names, trial, relaxed=relaxed)
+        opts = _relax(opts, relaxed)
     except _NeverSet as never:
         test_, body_, state_, names_, finish = _without(
             never.position, test, body, state, names, 0
@@ -830,6 +872,8 @@ def _while_stmt(
         )
         return first.finish(result, count)
     options = _loop_options(opts, loop_vars)
+    if opts and opts.get("relax_shapes"):
+        _relax_shapes(body, loop_vars, options)
     if not loop_vars:
         # A loop with no state runs for its effects only: carry a counter.
         def cond0(i: Any) -> Any:
@@ -946,7 +990,7 @@ def _while_with_places(
     )
     result = _restoring(places, lambda: _while_stmt(*loop, first_cond, opts=opts))
     result = as_state(result, 1 + k + len(places))
-    places_.write(places, result[1 + k :])
+    places_.write_results(places, result[1 + k :])
     return unpack_state(result[1 : 1 + k])
 
 
@@ -973,7 +1017,7 @@ def _for_stmt(
             lambda: _for_stmt(iterable, body_, state_, names_, test, opts=opts),
         )
         result = as_state(result, k + len(places))
-        places_.write(places, result[k:])
+        places_.write_results(places, result[k:])
         return unpack_state(result[:k])
     count = len(state)
     length = _length(iterable)
@@ -992,7 +1036,9 @@ def _for_stmt(
 
     item_type = _Guess(iterable.dtype, _item_shape(iterable))
     try:
-        loop_vars, born = _loop_state(state, names, trial, [item_type])
+        relaxed: list[Any] = []
+        loop_vars, born = _loop_state(state, names, trial, [item_type], relaxed)
+        opts = _relax(opts, relaxed)
     except _NeverSet as never:
         test_, body_, state_, names_, finish = _without(
             never.position, extra_test, body, state, names, 1
@@ -1071,6 +1117,48 @@ def _loop_options(
             raise verification.invariant_not_a_loop_variable(n, _kind(value))
     options["shape_invariants"] = shapes
     return options
+
+
+def _relax_shapes(
+    body: Callable[..., Any], loop_vars: tuple[Any, ...], options: dict[str, Any]
+) -> None:
+    """Gives `options` shape invariants under which the body keeps each
+    tensor loop variable's shape: where one iteration changes it, the
+    variable's shape in the loop becomes the most specific shape both fit
+    (`rt.data.Dataset.reduce`'s rule in TensorFlow; a dataset loop over
+    elements of unknown shape asks for it). One trial trace of the body per
+    round; a shape only ever loses information, so the rounds end."""
+    leaves = [nest.flatten(v, expand_composites=True) for v in loop_vars]
+    flat = options["shape_invariants"] or [
+        _static_shape(leaf) for group in leaves for leaf in group
+    ]
+    flat = list(flat)
+    starts = list(itertools.accumulate([0, *map(len, leaves)]))
+    changed = False
+    for _ in range(len(loop_vars) + 1):
+        guesses = []
+        for i, value in enumerate(loop_vars):
+            if isinstance(value, Tensor) and len(leaves[i]) == 1:
+                guesses.append(_Guess(value.dtype, flat[starts[i]]))
+            else:
+                guesses.append(value)
+        outs = as_state(_dry_run(body, guesses), len(loop_vars))
+        grew = False
+        for i, (guess, out) in enumerate(zip(guesses, outs)):
+            if not isinstance(guess, _Guess) or not isinstance(out, Tensor):
+                continue
+            shape = flat[starts[i]]
+            if shape is None or (
+                is_compatible(shape, out.shape)
+                and not (checks.less_specific(out.shape, shape))
+            ):
+                continue
+            flat[starts[i]] = merge(shape, out.shape)
+            grew = changed = True
+        if not grew:
+            break
+    if changed:
+        options["shape_invariants"] = flat
 
 
 def _static_shape(value: Any) -> Any:

@@ -71,6 +71,7 @@ from runtime.operators.verification import (
     refuse_lost_aliases,
     refuse_untracked,
     restore_items,
+    unassigned_after_loop,
     untyped_loop_name,
     untyped_return,
     watching_items,
@@ -680,7 +681,8 @@ class _Loop:
                 if not _is_arrays(got) or is_undefined(got):
                     if isinstance(value, UndefinedReturnValue):
                         raise untyped_return("JAX")
-                    raise not_on_every_path(self.names[key], "JAX", self.where)
+                    name = self.names.get(key, key)  # (a place: its own name)
+                    raise not_on_every_path(name, "JAX", self.where)
                 del self.python[key]
                 carry[key] = _zeros_like(got)
                 if not isinstance(value, UndefinedReturnValue):
@@ -770,12 +772,8 @@ class _Loop:
         `UnboundUntilRun` that checks its flag where it is read."""
         out = dict(values)
         for key, flag in self.born.items():
-            name = self.names[key]
-            message = (
-                f"'{name}' is read {when} the JAX loop{self.where}, but no iteration "
-                f"has assigned it (Python: UnboundLocalError); give '{name}' a value "
-                "before the loop"
-            )
+            name = self.names.get(key, key)  # (a place: its own name)
+            message = unassigned_after_loop(name, when, "JAX", self.where)
             out[key] = _maybe_bound(name, values[key], values[flag], message)
         return out
 
@@ -811,7 +809,7 @@ class _Loop:
 
     def finish(self, carry: dict[str, Any]) -> Any:
         values = self._unbound({**self.python, **carry}, "after")
-        places_.write(self.places, [values[k] for k in self.place_keys])
+        places_.write_results(self.places, [values[k] for k in self.place_keys])
         return unpack_state([values[k] for k in self.keys])
 
     def build(self, make: Callable[[], dict[str, Any]]) -> Any:
