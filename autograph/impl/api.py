@@ -61,6 +61,7 @@ from runtime.operators import dispatch
 F = TypeVar("F", bound=Callable[..., Any])
 
 _DO_NOT_CONVERT = "__ag_do_not_convert__"
+_DISPATCHER = "<autograph dispatcher>"  # the file name of `to_graph`'s wrappers
 
 
 def _is_library_value(value: Any) -> bool:
@@ -154,7 +155,9 @@ def _call_target(f: Any) -> Callable[..., Any]:
         if target is not None:
             return target
         converted = f.__dict__.get("__ag_converted__")
-        if converted is not None:  # a `to_graph` result: converted code runs it
+        if converted is not None and f.__code__.co_filename == _DISPATCHER:
+            # A `to_graph` result (not a wrapper that copied its `__dict__`):
+            # converted code runs its converted function, one frame less.
             return converted
     if isinstance(f, types.MethodType):
         inner = _call_target(f.__func__)
@@ -229,7 +232,7 @@ operator_calls.set_converter(_call_target)
 # user's: `warnings.warn` and `sys._getframe` in converted code count past them.
 operator_frames.set_frame_kinds(
     code_registry.is_generated_code,
-    (*tracebacks.internal_dirs(), "<autograph dispatcher>"),
+    (*tracebacks.internal_dirs(), _DISPATCHER),
 )
 
 
@@ -369,7 +372,7 @@ def _forwarder(code: types.CodeType) -> Callable[..., Any]:
         "    return run\n"
     )
     namespace: dict[str, Any] = {}
-    exec(compile(source, "<autograph dispatcher>", "exec"), namespace)
+    exec(compile(source, _DISPATCHER, "exec"), namespace)
     if len(_forwarders) >= _FORWARDERS_KEPT:
         _forwarders.clear()
     factory = _forwarders[shape] = namespace["_ag_factory"]

@@ -238,3 +238,22 @@ def test_getframe_counts_the_frames_python_counts():
         for depth in (0, 1, 2):
             expected = _user_caller(_caller_name, depth)
             assert _user_caller(autograph.to_graph(_caller_name), depth) == expected
+
+
+def test_a_wrapper_that_copied_a_to_graph_results_dict_still_runs():
+    log = []
+    converted = autograph.to_graph(_nest)
+
+    @functools.wraps(converted)
+    def wrapper(n):
+        log.append(n)
+        return converted(n)
+
+    def caller(n):
+        if n >= 0:
+            return wrapper(n)
+        return None
+
+    with api.always_run_converted():
+        assert autograph.to_graph(caller)(2) == 2
+    assert log == [2]
