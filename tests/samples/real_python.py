@@ -157,6 +157,35 @@ def class_inside_function(n, k):
     return total, Counter("d").bump(-1), Counter.scale
 
 
+def classes_in_branches_and_loops(n):
+    k = 1
+    if n > 0:
+
+        class Picked:
+            def get(self):
+                return k
+
+    else:
+
+        class Picked:
+            def get(self):
+                return -k
+
+    k = 5
+    out = []
+    for i in range(n):
+
+        class Made:
+            v = i
+
+            def get(self):
+                return self.v + k
+
+        out.append(Made().get())
+    k = 7
+    return Picked().get(), out, Made().get() if n > 0 else None
+
+
 _NAMESPACE = {}
 exec("def made_by_exec(x):\n    return x + 1\n", _NAMESPACE)  # no source
 
@@ -180,5 +209,6 @@ SAMPLES = [
     Sample(super_in_loop, [([1, 2],), ([],)]),
     Sample(super_init_in_branch, [(True,), (False,)]),
     Sample(class_inside_function, [(4, 2), (0, 1)]),
+    Sample(classes_in_branches_and_loops, [(2,), (-1,)]),
     Sample(calls_function_without_source, [(3,), (0,)]),
 ]
