@@ -9,6 +9,21 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import (
+    dict,
+    enumerate,
+    hasattr,
+    id,
+    isinstance,
+    len,
+    repr,
+    set,
+    tuple,
+    type,
+    zip,
+)
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
