@@ -30,7 +30,7 @@ from runtime.context import STATE
 from runtime.control_flow_checks import quote
 from runtime.graph import Graph, keep_refusal, user_location
 from runtime.op_registry import convert_to_tensor
-from runtime.operators import dispatch, exceptions, verification
+from runtime.operators import dispatch, exceptions, mutations, verification
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place
@@ -1220,11 +1220,37 @@ def _length(value: SymbolicTensor) -> Any:
 
 
 def _and(a: Any, b: Callable[[], Any]) -> Any:
+    b = _lazy(b, lambda: a, "the right operand of the graph `and`")
     return control_flow.cond(a, b, lambda: a, names=["the value of the `and`"])
 
 
 def _or(a: Any, b: Callable[[], Any]) -> Any:
+    b = _lazy(b, lambda: a, "the right operand of the graph `or`")
     return control_flow.cond(a, lambda: a, b, names=["the value of the `or`"])
+
+
+def _lazy(
+    fn: Callable[[], Any], other: Callable[[], Any], what: str
+) -> Callable[[], Any]:
+    """An operand Python evaluates only on some paths (`b` of `a or b`, an
+    arm of `x if c else y`): where tracing it raises as Python does there
+    (reading a name unbound on this path), the graph raises when it
+    evaluates it, and the operand gives zeros of the `other`'s type."""
+
+    def run() -> Any:
+        try:
+            return fn()
+        except Exception as error:
+            if not verification.raised_on_path(error):
+                raise
+            sample = _dry_run(other, ())
+            _raise_when_run(error, what, "this run evaluated")
+            return nest.map_structure(
+                lambda v: v if v is None or is_undefined(v) else _zeros_like_spec(v),
+                sample,
+            )
+
+    return run
 
 
 def _not(a: Any) -> Any:
@@ -1238,6 +1264,8 @@ def _if_exp(
     expr_repr: str = "",
 ) -> Any:
     def arm(fn: Callable[[], Any], other: Callable[[], Any]) -> Callable[[], Any]:
+        fn = _lazy(fn, other, "an arm of the graph conditional expression")
+
         def run() -> Any:
             value = fn()
             if isinstance(value, UndefinedReturnValue):
@@ -1329,8 +1357,14 @@ def register() -> None:
         ("for_stmt", verification.watching_items(for_stmt, "graph loop")),
         ("and_", _and),
         ("or_", _or),
-        ("not_", _not),
         ("if_exp", _if_exp),
+    ):
+        # Changes through methods, and recursion (backend-independent).
+        dispatch.register(
+            operator, SymbolicTensor, kept(mutations.tracked(impl, operator))
+        )
+    for operator, impl in (
+        ("not_", _not),
         ("assert_stmt", _assert),
         ("range_", _range),
         ("len_", _len),

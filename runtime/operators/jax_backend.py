@@ -48,7 +48,7 @@ from jax import lax
 
 from runtime import nest
 from runtime.graph import raised_by_user, user_location
-from runtime.operators import dispatch, exceptions
+from runtime.operators import dispatch, exceptions, mutations
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place
@@ -387,8 +387,9 @@ def _if_stmt(
     def call(fn: Callable[..., Any] | None) -> dict[str, Any]:
         restore_items()  # the other branch's changes undone
         places_.write(places, before)
-        # Each branch gets its own lists: one may append to them.
-        args = tuple(list(v) if isinstance(v, list) else v for v in state)
+        # (A branch that appends to a list changes it in place: the if is
+        # built again with the list as a place, `mutations.tracked`.)
+        args = state
         if fn is not None:
             result = fn(*args)
         else:  # no else block: the state comes out unchanged
@@ -1299,8 +1300,12 @@ def register() -> None:
         ("int_", _int),
         ("float_", _float),
     ):
-        dispatch.register(operator, Tracer, impl)
-    dispatch.register("for_stmt", TracedRange, watching_items(_for_stmt, "JAX loop"))
+        # Changes through methods, and recursion (backend-independent).
+        dispatch.register(operator, Tracer, mutations.tracked(impl, operator, "JAX"))
+    for_traced_range = watching_items(_for_stmt, "JAX loop")
+    dispatch.register(
+        "for_stmt", TracedRange, mutations.tracked(for_traced_range, "for_stmt", "JAX")
+    )
     dispatch.register("len_", TracedRange, _len)
     dispatch.register_activity_check(_active)
 
