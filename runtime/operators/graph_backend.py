@@ -29,10 +29,14 @@ from runtime.context import STATE
 from runtime.control_flow_checks import quote
 from runtime.graph import Graph, keep_refusal, user_location
 from runtime.op_registry import convert_to_tensor
-from runtime.operators import dispatch, exceptions, verification
+from runtime.operators import dispatch, verification
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place
+from runtime.operators.staging import where as where_
+from runtime.operators.staging.born import Born, maybe_bound
+from runtime.operators.staging.raising import raise_when_run
+from runtime.operators.staging.where import staged
 from runtime.operators.variables import (
     UnboundAfterReturn,
     UnboundUntilRun,
@@ -47,7 +51,6 @@ from runtime.ops import math as math_ops
 from runtime.ops.state import Assert, ensure_defined
 from runtime.ops.tensor_array import TensorArray
 from runtime.shapes import as_shape
-from runtime.source_locations import INTERNAL_PATHS, SourceLocation
 from runtime.tensor import (
     EagerTensor,
     SymbolicTensor,
@@ -167,7 +170,7 @@ def _if_stmt(
         values = list(as_state(result, count))
         for i, message in maybe.items():
             value, flag = values[i]
-            values[i] = _maybe_bound(names[i], value, flag, message)
+            values[i] = maybe_bound(BACKEND, names[i], value, flag, message)
         result = unpack_state(values)
     return result
 
@@ -250,41 +253,23 @@ def _other_sample(other: Callable[[], Any], own: Any) -> Any:
         return own
 
 
-def _raise_when_run(error: Exception, what: str, ran: str) -> None:
-    """Adds an Assert that fails with `error` when the graph runs this point
-    (in `what`, which the run `ran`), where Python raises it.
+class _GraphBackend:
+    """The graph runtime's primitives for the staging core (`staging.backend`)."""
 
-    Refused if a `try` around the statement handles `error`: the graph
-    cannot catch it.
-    """
-    where = user_location(3)
-    at = f" at {where}" if where else ""
-    # (Where it was raised, and where the statement is: a generated
-    # statement may stand at the line of the `try` it was moved into.)
-    handler = exceptions.handling_try(
-        _deepest_user_line(error), error
-    ) or exceptions.handling_try(where, error)
-    if handler is not None:
-        refusal = TypeError(
-            f"{error!r} is raised in {what}{at}, inside the "
-            f"`try` at {handler} that handles it, but a graph cannot catch an "
-            "exception when it runs; decide with a Python value, or return a "
-            "value that says what happened instead of raising"
-        )
-        raise refusal from error  # (kept on the graph: see `register`)
-    Assert(False, [f"{type(error).__name__}: {error} (in {what}{at}, which {ran})"])
+    kind = "graph"
+    program = "a graph"
+
+    def checked_read(self, flag: Any, value: Any, message: str) -> Any:
+        return ensure_defined(flag, value, message)
+
+    def raise_at_run(self, error: Exception, message: str) -> None:
+        Assert(False, [f"{type(error).__name__}: {message}"])
+
+    def keep_refusal(self, refusal: Exception) -> None:
+        keep_refusal(refusal, ours=True)  # raised when the trace ends
 
 
-def _deepest_user_line(error: BaseException) -> SourceLocation | None:
-    """The last line of the user's code `error`'s traceback went through."""
-    found = None
-    tb = error.__traceback__
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        if not code.co_filename.startswith(INTERNAL_PATHS):
-            found = SourceLocation(code.co_filename, tb.tb_lineno)
-        tb = tb.tb_next
-    return found
+BACKEND = _GraphBackend()
 
 
 def _raising_branch(
@@ -305,7 +290,9 @@ def _raising_branch(
         if not verification.raised_on_path(other_error):
             raise
         sample = unchanged()
-    _raise_when_run(error, f"the {label} branch of the graph `if`", "this run took")
+    raise_when_run(
+        BACKEND, error, f"the {label} branch of the graph `if`", "this run took"
+    )
     if sample is None:
         return None
     return nest.map_structure(
@@ -326,7 +313,7 @@ def _raising_body(body: Callable[..., Any], skip: int) -> Callable[..., Any]:
             # (An unbound read tells a trial trace a loop-born name's type.)
             if isinstance(error, NameError) or not verification.raised_on_path(error):
                 raise
-            _raise_when_run(error, "the body of the graph loop", "this run ran")
+            raise_when_run(BACKEND, error, "the body of the graph loop", "this run ran")
             return unpack_state(args[skip:])
 
     return run
@@ -669,65 +656,31 @@ def _list_state(items: list[Any], name: str, sample: Any) -> Any:
     return _as_tensor_array(items, name, sample)
 
 
-def _maybe_bound(name: str, value: Any, flag: Any, message: str) -> Any:
-    """`value` if `flag` is surely true, else an `UnboundUntilRun` that checks
-    `flag` where it is read."""
-    if flag is True:
-        return value
-
-    def read() -> Any:
-        # The check raises when the graph runs; a `try` around the read that
-        # would handle Python's UnboundLocalError cannot catch it there.
-        where = user_location(3)
-        handler = exceptions.handling_try(where, UnboundLocalError())
-        if handler is not None:
-            refusal = TypeError(
-                f"'{name}' may be unbound where it is read at {where} (a graph loop "
-                f"may assign it in no iteration), inside the `try` at {handler} "
-                "that would handle the UnboundLocalError, but a graph cannot catch "
-                f"an exception when it runs; give '{name}' a value before the loop"
-            )
-            keep_refusal(refusal, ours=True)
-            raise refusal
-        return ensure_defined(flag, value, message)
-
-    return UnboundUntilRun(name, value, flag, message, read)
-
-
 class _Born:
-    """The names a graph loop may be the first to assign: carried from zeros
-    of the type the loop gives them (or from an earlier loop's value), each
-    with a flag that says whether an iteration has assigned it yet. Until one
-    has, the variable holds an `UnboundUntilRun`: reading it (`ag__.ld`, which
-    wraps every read of a maybe-unbound name) checks the flag right where the
-    read is, so the graph raises InvalidArgumentError exactly when Python
-    would raise UnboundLocalError, naming the variable and the loop."""
+    """A graph loop's loop-born names (`staging.born`), by position: the
+    loop carries each one's flag after the loop variables."""
 
     def __init__(self, born: dict[int, Any], names: Sequence[str]) -> None:
-        self.positions = tuple(born)
         self.initial = tuple(born.values())
         self.names = names
-        where = user_location(2)
-        self.where = f" at {where}" if where is not None else ""
+        k = len(names)
+        self.core = Born(
+            BACKEND,
+            {p: k + j for j, p in enumerate(born)},
+            dict(enumerate(names)),
+            f"the graph loop{where_.at(user_location(2))}",
+        )
 
-    def _unbound(self, values: Sequence[Any], flags: Sequence[Any], when: str) -> list:
-        out = list(values)
-        for i, flag in zip(self.positions, flags):
-            name = self.names[i]
-            message = (
-                f"'{name}' is read {when} the graph loop{self.where}, but no "
-                f"iteration has assigned it (Python: UnboundLocalError); give "
-                f"'{name}' a value before the loop"
-            )
-            out[i] = _maybe_bound(name, out[i], flag, message)
-        return out
+    def _unbound(self, values: Sequence[Any], when: str) -> list[Any]:
+        out = self.core.unbound(dict(enumerate(values)), when)
+        return [out[i] for i in range(len(self.names))]
 
     def flags(self) -> tuple[Any, ...]:
         """Initial values of the flags: bound on entry or not."""
         return self.initial
 
     def flag_names(self) -> tuple[str, ...]:
-        return tuple(f"{self.names[i]}_assigned" for i in self.positions)
+        return tuple(f"{self.names[i]}_assigned" for i in self.core.flags)
 
     def test(self, test: Callable[..., Any] | None, k: int) -> Callable[..., Any]:
         """`test` over the loop variables and the flags."""
@@ -735,7 +688,7 @@ class _Born:
             return None
 
         def run(*args: Any) -> Any:
-            return test(*self._unbound(args[:k], args[k:], "in"))
+            return test(*self._unbound(args, "in"))
 
         return run
 
@@ -744,29 +697,20 @@ class _Born:
         arguments (a `for` item) pass through."""
 
         def run(*args: Any) -> Any:
-            items, values, flags = args[:skip], args[skip : skip + k], args[skip + k :]
-            inputs = self._unbound(values, flags, "in")
-            outputs = list(as_state(body(*items, *inputs), k))
-            new_flags = []
-            for i, flag in zip(self.positions, flags):
-                output = outputs[i]
-                if output is inputs[i]:  # not assigned in this iteration
-                    outputs[i] = values[i]
-                    new_flags.append(flag)
-                elif type(output) is UnboundUntilRun:  # maybe, by an inner loop
-                    outputs[i] = output.value
-                    new_flags.append(output.flag)
-                else:
-                    new_flags.append(True)
-            return unpack_state((*outputs, *new_flags))
+            carried = dict(enumerate(args[skip:]))
+            inputs = self.core.unbound(carried, "in")
+            outputs = as_state(body(*args[:skip], *(inputs[i] for i in range(k))), k)
+            out = dict(enumerate(outputs))
+            self.core.step(carried, inputs, out, lambda: True)
+            return unpack_state([out[i] for i in range(len(carried))])
 
         return run
 
     def finish(self, result: Any, k: int) -> Any:
         """The loop's result; what no iteration may have assigned is checked
         when read."""
-        result = as_state(result, k + len(self.positions))
-        return unpack_state(tuple(self._unbound(result[:k], result[k:], "after")))
+        result = as_state(result, k + len(self.initial))
+        return unpack_state(tuple(self._unbound(result, "after")))
 
 
 def _listless(state: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -1235,10 +1179,11 @@ def register() -> None:
         names = names or state_names(body, skip=1)
         return _for_stmt(iterable, _raising_body(body, 1), state, names, *a, **k)
 
+    watching = verification.watching_items
     for operator, impl in (
-        ("if_stmt", verification.watching_items(_if_stmt, "graph `if`", 5)),
-        ("while_stmt", verification.watching_items(while_stmt, "graph loop")),
-        ("for_stmt", verification.watching_items(for_stmt, "graph loop")),
+        ("if_stmt", watching(_if_stmt, "graph `if`", 5)),
+        ("while_stmt", watching(while_stmt, "graph loop")),
+        ("for_stmt", watching(for_stmt, "graph loop")),
         ("and_", _and),
         ("or_", _or),
         ("not_", _not),
@@ -1249,7 +1194,7 @@ def register() -> None:
         ("int_", _int),
         ("float_", _float),
     ):
-        dispatch.register(operator, SymbolicTensor, kept(impl))
+        dispatch.register(operator, SymbolicTensor, staged(kept(impl)))
     dispatch.register("list_append", TensorArray, kept(_list_append))
     dispatch.register("list_pop", TensorArray, kept(_list_pop))
     # Graph.as_default() counts the graphs being built in the hint.

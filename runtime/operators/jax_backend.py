@@ -47,11 +47,14 @@ import numpy as np
 from jax import lax
 
 from runtime import nest
-from runtime.graph import raised_by_user, user_location
-from runtime.operators import dispatch, exceptions
+from runtime.graph import user_location
+from runtime.operators import dispatch
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place
+from runtime.operators.staging.born import Born, maybe_bound
+from runtime.operators.staging.raising import raise_when_run
+from runtime.operators.staging.where import staged
 from runtime.operators.variables import (
     UnboundAfterReturn,
     UnboundUntilRun,
@@ -318,34 +321,37 @@ def _on_path(error: Exception) -> bool:
     return raised_on_path(error)
 
 
-def _raise_when_run(error: Exception, what: str, ran: str) -> None:
-    """Makes the compiled function raise `error` where the path being traced
-    runs (in `what`, which the run `ran`), as Python raises it there.
+class _JaxBackend:
+    """JAX's primitives for the staging core (`staging.backend`)."""
 
-    Refused if a `try` around the statement handles `error`: a compiled JAX
-    function cannot catch an exception when it runs.
-    """
-    where = raised_by_user(error) or user_location(3)
-    at = f" at {where}" if where else ""
-    handler = exceptions.handling_try(where, error)
-    if handler is not None:
-        raise TypeError(
-            f"{error!r} is raised in {what}{at}, inside the `try` at {handler} "
-            "that handles it, but a compiled JAX function cannot catch an exception "
-            "when it runs; decide with a Python value, or return a value that says "
-            "what happened instead of raising"
-        ) from error
-    message = f"{error} (in {what}{at}, which {ran})"
+    kind = "JAX"
+    program = "a compiled JAX function"
 
-    def fail(runs: Any) -> None:
-        if np.any(runs):
-            try:
-                raised = type(error)(message)
-            except Exception:  # an exception class with other arguments
-                raised = RuntimeError(f"{type(error).__name__}: {message}")
-            raise raised
+    def checked_read(self, flag: Any, value: Any, message: str) -> Any:
+        return _checked(flag, value, message)
 
-    _callback(fail)
+    def raise_at_run(self, error: Exception, message: str) -> None:
+        def fail(runs: Any) -> None:
+            if np.any(runs):
+                try:
+                    raised = type(error)(message)
+                except Exception:  # an exception class with other arguments
+                    raised = RuntimeError(f"{type(error).__name__}: {message}")
+                raise raised
+
+        _callback(fail)
+
+    def keep_refusal(self, refusal: Exception) -> None:
+        # No graph keeps it: if user code catches it while tracing, the
+        # compiled function raises it when run rather than run without it.
+        def refuse(runs: Any) -> None:
+            if np.any(runs):
+                raise refusal
+
+        _callback(refuse)
+
+
+BACKEND = _JaxBackend()
 
 
 def _raising_branch(
@@ -355,7 +361,9 @@ def _raising_branch(
     zeros of the other branch's (if that one raises too, the `if` raises
     now: it cannot be built)."""
     sample = _abstract(other)
-    _raise_when_run(error, f"the {label} branch of the JAX `if`", "this run took")
+    raise_when_run(
+        BACKEND, error, f"the {label} branch of the JAX `if`", "this run took"
+    )
     return {k: _zeros_like(v) if _is_arrays(v) else v for k, v in sample.items()}
 
 
@@ -512,7 +520,7 @@ def _if_stmt(
                 [out[k] for k in keys],
             )
     for key, old in maybe.items():
-        out[key] = _maybe_bound(old.symbol_name, *out[key], old.message)
+        out[key] = maybe_bound(BACKEND, old.symbol_name, *out[key], old.message)
     values = [out[k] for k in keys]
     return values[0] if returns else unpack_state(values)
 
@@ -584,16 +592,6 @@ def _checked(flag: Any, value: Any, message: str) -> Any:
     return value
 
 
-def _maybe_bound(name: str, value: Any, flag: Any, message: str) -> Any:
-    """`value` if `flag` is surely true, else an `UnboundUntilRun` that checks
-    `flag` where it is read."""
-    if flag is True:
-        return value
-    return UnboundUntilRun(
-        name, value, flag, message, lambda: _checked(flag, value, message)
-    )
-
-
 class _ReadFirst(Exception):
     """The body read a name that the loop assigns first, before assigning it."""
 
@@ -622,6 +620,7 @@ class _Loop:
         self.count = len(state)
         self.keys = _keys(names)
         self.names = dict(zip(self.keys, names))
+        self.names.update((p.name, p.name) for p in places)
         self.places = places
         self.place_keys = [p.name for p in places]
         self.skip = skip
@@ -629,7 +628,7 @@ class _Loop:
         self.before = places_.read(places)
         self.init = dict(zip(self.keys, state))
         self.init.update(zip(self.place_keys, self.before))
-        self.born: dict[str, str] = {}  # key -> its flag's key
+        self.born = Born(BACKEND, {}, self.names, f"the JAX loop{where}")
 
     # Calling the user's functions on a state dict.
 
@@ -647,7 +646,7 @@ class _Loop:
                 raise
             # Python raises it in the iterations that reach it: so does the
             # compiled function; the iteration gives the state back.
-            _raise_when_run(error, "the body of the JAX loop", "this run ran")
+            raise_when_run(BACKEND, error, "the body of the JAX loop", "this run ran")
             places_.write(self.places, [values[k] for k in self.place_keys])
             result = args
         out = dict(zip(self.keys, result))
@@ -668,7 +667,7 @@ class _Loop:
             if type(value) is UnboundUntilRun:  # an earlier loop's
                 del self.python[key]
                 carry[key] = value.value
-                self.born[key] = flag = f"{key} assigned"
+                self.born.flags[key] = flag = f"{key} assigned"
                 carry[flag] = value.flag
         unset = [k for k, v in self.python.items() if is_undefined(v)]
         if unset:
@@ -684,7 +683,7 @@ class _Loop:
                 del self.python[key]
                 carry[key] = _zeros_like(got)
                 if not isinstance(value, UndefinedReturnValue):
-                    self.born[key] = flag = f"{key} assigned"
+                    self.born.flags[key] = flag = f"{key} assigned"
                     carry[flag] = False
         self.carry_keys = list(carry)
         return carry
@@ -768,16 +767,7 @@ class _Loop:
     def _unbound(self, values: dict[str, Any], when: str) -> dict[str, Any]:
         """`values` with each name the loop assigns first as an
         `UnboundUntilRun` that checks its flag where it is read."""
-        out = dict(values)
-        for key, flag in self.born.items():
-            name = self.names[key]
-            message = (
-                f"'{name}' is read {when} the JAX loop{self.where}, but no iteration "
-                f"has assigned it (Python: UnboundLocalError); give '{name}' a value "
-                "before the loop"
-            )
-            out[key] = _maybe_bound(name, values[key], values[flag], message)
-        return out
+        return self.born.unbound(values, when)
 
     def step(
         self, items: tuple[Any, ...], carry: dict[str, Any]
@@ -789,22 +779,16 @@ class _Loop:
         # (A list the body appends to changes in place: keep its length.)
         before = {k: list(v) if isinstance(v, list) else v for k, v in carry.items()}
         out = self.apply(items, inputs)
+        flags = self.born.flags
+        kept = {k for k in flags if out[k] is inputs[k]}  # not assigned here
+        self.born.step(carry, inputs, out, lambda: jnp.asarray(True))
         new = {}
         for key in self.carry_keys:
-            if key in self.born.values():
-                continue
-            value = out[key]
-            if key in self.born:
-                flag = self.born[key]
-                if value is inputs[key]:  # not assigned in this iteration
-                    new[key], new[flag] = carry[key], carry[flag]
-                    continue
-                if type(value) is UnboundUntilRun:  # maybe, by an inner loop
-                    value, new[flag] = value.value, value.flag
-                else:
-                    new[flag] = jnp.asarray(True)
-            _same_kind(key, before[key], value, self.where, "loop", "changes from")
-            new[key] = value
+            if key not in kept and key not in flags.values():
+                _same_kind(
+                    key, before[key], out[key], self.where, "loop", "changes from"
+                )
+            new[key] = out[key]
         for key, value in self.python.items():
             _same_kind(key, value, out[key], self.where, "loop", "changes from")
         return new, out
@@ -1301,8 +1285,10 @@ def register() -> None:
         ("int_", _int),
         ("float_", _float),
     ):
-        dispatch.register(operator, Tracer, impl)
-    dispatch.register("for_stmt", TracedRange, watching_items(_for_stmt, "JAX loop"))
+        dispatch.register(operator, Tracer, staged(impl))
+    dispatch.register(
+        "for_stmt", TracedRange, staged(watching_items(_for_stmt, "JAX loop"))
+    )
     dispatch.register("len_", TracedRange, _len)
     dispatch.register_activity_check(_active)
 
