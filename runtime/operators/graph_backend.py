@@ -449,7 +449,8 @@ def _loop_state(
     names: Sequence[str],
     trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
     hints: Sequence[Any] = (),
-) -> tuple[tuple[Any, ...], tuple[int, ...]]:
+    sample: tuple[Any, ...] | None = None,
+) -> tuple[tuple[Any, ...], dict[int, Any], tuple[Any, ...] | None]:
     """Turns the loop's initial state into graph-loop variables.
 
     A variable not assigned yet (a return value, or a name first assigned
@@ -457,26 +458,30 @@ def _loop_state(
     tracing the body once; a Python list the body appends to becomes a
     TensorArray, any other list keeps its structure.
 
+    `sample` is what the body gave in an earlier trial trace of the same
+    loop, if there was one: a loop is traced at most once on trial.
+
     Returns:
-        The loop variables, and the names the loop may be the first to
-        assign (see `_Born`): their positions, each with whether the name is
-        bound on entry (False, or the flag of an earlier loop's
-        `UnboundUntilRun`).
+        The loop variables; the names the loop may be the first to assign
+        (see `_Born`): their positions, each with whether the name is bound
+        on entry (False, or the flag of an earlier loop's `UnboundUntilRun`);
+        and the trial trace's sample (None if none was needed).
     """
     needs_trial = any(isinstance(v, (Undefined, list)) for v in state)
-    sample = _trial(trial, state, names, hints) if needs_trial else None
+    if sample is None and needs_trial:
+        sample = _trial(trial, state, names, hints)
     out = []
     born: dict[int, Any] = {}  # position: whether it is bound on entry
     for i, (value, name) in enumerate(zip(state, names)):
         if isinstance(value, UndefinedReturnValue):
             if sample[i] is value:
-                raise _NeverSet(i)
+                raise _NeverSet(i, sample)
             if isinstance(sample[i], Undefined):
                 raise verification.untyped_return("graph")
             out.append(_zeros_like_spec(sample[i]))
         elif type(value) is Undefined:
             if sample[i] is value:  # assigned on no path the graph has
-                raise _NeverSet(i)
+                raise _NeverSet(i, sample)
             given = sample[i]
             if type(given) is UnboundUntilRun:  # by a loop inside the body
                 given = given.value
@@ -491,7 +496,7 @@ def _loop_state(
             out.append(_list_state(value, name, sample[i]))
         else:
             out.append(value)
-    return tuple(out), born
+    return tuple(out), born, sample
 
 
 class _NeverSet(Exception):
@@ -499,9 +504,11 @@ class _NeverSet(Exception):
     behind a condition that is false while tracing): it stays out of the
     loop variables (see `_without`)."""
 
-    def __init__(self, position: int) -> None:
+    def __init__(self, position: int, sample: tuple[Any, ...]) -> None:
         super().__init__(position)
         self.position = position
+        # (What the trial trace gave for the other variables.)
+        self.sample = (*sample[:position], *sample[position + 1 :])
 
 
 def _without(
@@ -713,6 +720,12 @@ class _Born:
         return unpack_state(tuple(self._unbound(result, "after")))
 
 
+def _with_flags(sample: tuple[Any, ...] | None, born: _Born) -> Any:
+    """A trial trace's `sample` for the loop that also carries `born`'s
+    flags (which no later step reads)."""
+    return None if sample is None else (*sample, *born.flags())
+
+
 def _listless(state: tuple[Any, ...]) -> tuple[Any, ...]:
     # Fresh lists: the trial appends to them, and what it appends tells the
     # element dtype.
@@ -745,9 +758,16 @@ def _while_stmt(
     first_cond: Any,
     places: Sequence[Place] = (),
     opts: dict[str, Any] | None = None,
+    *,
+    effects: bool | None = None,
+    sample: tuple[Any, ...] | None = None,
 ) -> Any:
+    # (`effects`, `sample`: what an earlier step of building this loop
+    # found, so that it is traced on trial once, see `_loop_state`.)
     names = names or state_names(test)
-    if places or _has_effects(test, state):
+    if effects is None:  # (with places the loop is rotated: no need to know)
+        effects = bool(places) or _has_effects(test, state)
+    if places or effects:
         verification.refuse_untracked(places)
         return _while_with_places(test, body, state, names, first_cond, places, opts)
     count = len(state)
@@ -756,12 +776,14 @@ def _while_stmt(
         return as_state(_dry_run(body, args), count)
 
     try:
-        loop_vars, born = _loop_state(state, names, trial)
+        loop_vars, born, sample = _loop_state(state, names, trial, sample=sample)
     except _NeverSet as never:
         test_, body_, state_, names_, finish = _without(
             never.position, test, body, state, names, 0
         )
-        return finish(_while_stmt(test_, body_, state_, names_, first_cond, opts=opts))
+        known = {"effects": False, "sample": never.sample}
+        loop = (test_, body_, state_, names_, first_cond)
+        return finish(_while_stmt(*loop, opts=opts, **known))
     if born:
         first = _Born(born, names)
         result = _while_stmt(
@@ -771,6 +793,8 @@ def _while_stmt(
             (*names, *first.flag_names()),
             first_cond,
             opts=opts,
+            effects=False,
+            sample=_with_flags(sample, first),
         )
         return first.finish(result, count)
     options = _loop_options(opts, loop_vars)
@@ -888,7 +912,9 @@ def _while_with_places(
         (first_cond, *state, *places_.read(places)),
         ("the loop's condition", *names, *(p.name for p in places)),
     )
-    result = _restoring(places, lambda: _while_stmt(*loop, first_cond, opts=opts))
+    result = _restoring(
+        places, lambda: _while_stmt(*loop, first_cond, opts=opts, effects=False)
+    )
     result = as_state(result, 1 + k + len(places))
     places_.write(places, result[1 + k :])
     return unpack_state(result[1 : 1 + k])
@@ -902,6 +928,8 @@ def _for_stmt(
     extra_test: Callable[..., Any] | None,
     places: Sequence[Place] = (),
     opts: dict[str, Any] | None = None,
+    *,
+    sample: tuple[Any, ...] | None = None,
 ) -> Any:
     names = names or state_names(body, skip=1)
     if isinstance(iterable, range):  # the rest of a Python loop (for_stmt)
@@ -936,13 +964,13 @@ def _for_stmt(
 
     item_type = _Guess(iterable.dtype, _item_shape(iterable))
     try:
-        loop_vars, born = _loop_state(state, names, trial, [item_type])
+        loop_vars, born, sample = _loop_state(state, names, trial, [item_type], sample)
     except _NeverSet as never:
         test_, body_, state_, names_, finish = _without(
             never.position, extra_test, body, state, names, 1
         )
-        result = _for_stmt(iterable, body_, state_, names_, test_, opts=opts)
-        return finish(result)
+        loop = (iterable, body_, state_, names_, test_)
+        return finish(_for_stmt(*loop, opts=opts, sample=never.sample))
     if born:
         first = _Born(born, names)
         result = _for_stmt(
@@ -952,6 +980,7 @@ def _for_stmt(
             (*names, *first.flag_names()),
             first.test(extra_test, count),
             opts=opts,
+            sample=_with_flags(sample, first),
         )
         return first.finish(result, count)
     options = _loop_options(opts, loop_vars)
