@@ -33,12 +33,12 @@ from runtime.operators import dispatch, verification
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place
+from runtime.operators.staging import conditional
 from runtime.operators.staging import where as where_
-from runtime.operators.staging.born import Born, maybe_bound
+from runtime.operators.staging.born import Born
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.staging.where import staged
 from runtime.operators.variables import (
-    UnboundAfterReturn,
     UnboundUntilRun,
     Undefined,
     UndefinedReturnValue,
@@ -61,198 +61,6 @@ from runtime.tensor import (
 # -- if -----------------------------------------------------------------------------
 
 
-def _if_stmt(
-    cond: SymbolicTensor,
-    body: Callable[..., Any],
-    orelse: Callable[..., Any] | None,
-    state: tuple[Any, ...],
-    names: tuple[str, ...],
-    places: Sequence[Place] = (),
-) -> Any:
-    if places:
-        verification.refuse_untracked(places)
-        return _if_with_places(cond, body, orelse, state, names, places)
-    count = len(names)
-    # Without outputs, an `if` whose branches return something ends its
-    # function: `return ag__.if_stmt(...)`. Both branches must then return.
-    returned: dict[str, Any] = {}
-    # Names an earlier graph loop may have bound: each branch gives a value
-    # and whether it is bound (see `_Born`).
-    # (By output position, with the message its read raises.) A graph loop
-    # inside a branch may add one: the branch traced first tells, and the
-    # other then gives its value with a flag too.
-    maybe = {
-        i: v.message for i, v in enumerate(state[:count]) if type(v) is UnboundUntilRun
-    }
-    given: dict[str, list[Any]] = {}  # what each branch gave, by label
-
-    def call(fn: Callable[..., Any] | None) -> Any:
-        verification.restore_items()  # the other branch's changes undone
-        if fn is not None:
-            result = fn(*state)
-        else:
-            # No else block: the state comes out unchanged. With no outputs
-            # the statement's result is dropped (the state was only read), so
-            # the missing branch gives nothing, as the true branch does.
-            # (Where the state passed in is not the outputs, this is the
-            # sample of an `if` whose branches both raise: never used.)
-            result = unpack_state(_unchanged(state, names)) if count else None
-        if not count or (fn is None and not maybe):
-            return result  # (the state unchanged: no loop in it bound a name)
-        values = list(as_state(result, count))
-        if not given:  # the first branch traced
-            for i, value in enumerate(values):
-                if type(value) is UnboundUntilRun and i not in maybe:
-                    maybe[i] = value.message
-        for i in maybe:
-            if type(values[i]) is UnboundUntilRun:
-                values[i] = (values[i].value, values[i].flag)
-            elif not is_undefined(values[i]):
-                values[i] = (values[i], True)
-        return unpack_state(values)
-
-    def branch(
-        fn: Callable[..., Any] | None, other: Callable[..., Any] | None, label: str
-    ) -> Callable[[], Any]:
-        def run() -> Any:
-            try:
-                result = call(fn)
-            except Exception as error:
-                if not verification.raised_on_path(error):
-                    raise
-                # Python raises this only when the branch runs: so does the
-                # graph; the branch gives the other's types meanwhile.
-                return _raising_branch(
-                    error, lambda: call(other), lambda: call(None), label
-                )
-            if not count:
-                returned[label] = result
-                if len(returned) == 2 and (returned["if"] is None) != (
-                    returned["else"] is None
-                ):
-                    lacking = "if" if returned["if"] is None else "else"
-                    verification.raise_missing_return(body, lacking, orelse is not None)
-                if isinstance(result, UndefinedReturnValue):
-                    # `return retval_` on a path whose `return` no trace took
-                    # (behind a Python condition): never used at run time.
-                    sample = _other_sample(lambda: call(other), result)
-                    return _undefined_return(result, sample)
-                return result
-            values = list(as_state(result, count))
-            placeholders = (UndefinedReturnValue, UnboundAfterReturn)
-            if any(isinstance(v, placeholders) for v in values):
-                # The function has not returned on this path yet (its return
-                # value), or has returned (a variable nothing reads any more):
-                # the value takes the other branch's type, as zeros.
-                sample = as_state(_other_sample(lambda: call(other), result), count)
-                values = [
-                    _undefined_return(v, s) if isinstance(v, placeholders) else v
-                    for v, s in zip(values, sample)
-                ]
-            verification.check_defined(values, names, label)
-            given[label] = values
-            return unpack_state(values)
-
-        return run
-
-    result = control_flow.cond(
-        cond,
-        branch(body, orelse, "if"),
-        branch(orelse, body, "else"),
-        # No outputs: the branches give the function's return value (an `if`
-        # that ends the function), or both nothing.
-        names=labels(names) if count else [label("retval_")],
-    )
-    if len(given) == 2:
-        where = {f"in the {b} branch of a graph `if`": v for b, v in given.items()}
-        verification.refuse_lost_aliases(names, where, as_state(result, count))
-    if maybe and count:
-        values = list(as_state(result, count))
-        for i, message in maybe.items():
-            value, flag = values[i]
-            values[i] = maybe_bound(BACKEND, names[i], value, flag, message)
-        result = unpack_state(values)
-    return result
-
-
-def _unchanged(state: tuple[Any, ...], names: Sequence[str]) -> tuple[Any, ...]:
-    """The outputs `names` as they were before an `if`, given its inputs
-    `state`: the same where the inputs are the outputs; else each output's
-    value in the user's function (or, for a place, the input in its
-    position from the end, where places go)."""
-    count = len(names)
-    if len(state) == count:
-        return state
-    held = verification.function_locals()
-    tail = (
-        state[-count:] if len(state) > count else (None,) * (count - len(state)) + state
-    )
-    return tuple(held.get(n, t) for n, t in zip(names, tail))
-
-
-def _if_with_places(
-    cond: SymbolicTensor,
-    body: Callable[..., Any],
-    orelse: Callable[..., Any] | None,
-    state: tuple[Any, ...],
-    names: tuple[str, ...],
-    places: Sequence[Place],
-) -> Any:
-    """`_if_stmt` with the places as more state: each branch starts from
-    their values before the `if`, and returns what it left in them. An `if`
-    with no outputs returns what its branches return (the function's return
-    value, for an `if` that ends the function), which is kept as one more."""
-    returns = not names  # no outputs: the branches' results are returned
-    count = len(names) or 1
-    # The inner `if` carries the outputs as they were before it (what a
-    # branch that raises gives, and an `if` with no else block when the
-    # inputs are the outputs), then the places.
-    before = (None,) if returns else _unchanged(state, names)
-    if returns:
-        names = ("retval_",)  # (messages name it by `verification.label`)
-    left: dict[str, tuple[Any, ...]] = {}  # the places' values each branch left
-
-    def branch(fn: Callable[..., Any] | None, label: str) -> Callable[..., Any]:
-        def run(*args: Any) -> Any:
-            places_.write(places, args[count:])
-            if fn is not None:
-                result = fn(*state)
-            else:  # no else block: the state comes out unchanged
-                result = None if returns else unpack_state(state)
-            left[label] = values = places_.read(places)
-            if len(left) == 2:
-                verification.check_places_defined(places, left["if"], left["else"])
-            return unpack_state((*as_state(result, count), *values))
-
-        return run
-
-    result = _restoring(
-        places,
-        lambda: _if_stmt(
-            cond,
-            branch(body, "if"),
-            branch(orelse, "else"),
-            (*before, *places_.read(places)),
-            (*names, *(p.name for p in places)),
-        ),
-    )
-    result = as_state(result, count + len(places))
-    places_.write(places, result[count:])
-    return result[0] if count == 1 else unpack_state(result[:count])
-
-
-def _other_sample(other: Callable[[], Any], own: Any) -> Any:
-    """What the other branch gives, traced into a scratch graph; this
-    branch's own values if the other raises on its path (it will take this
-    branch's types, see `_raising_branch`)."""
-    try:
-        return _dry_run(other, ())
-    except Exception as error:
-        if not verification.raised_on_path(error):
-            raise
-        return own
-
-
 class _GraphBackend:
     """The graph runtime's primitives for the staging core (`staging.backend`)."""
 
@@ -268,36 +76,54 @@ class _GraphBackend:
     def keep_refusal(self, refusal: Exception) -> None:
         keep_refusal(refusal, ours=True)  # raised when the trace ends
 
+    def on_path(self, error: Exception) -> bool:
+        return verification.raised_on_path(error)
+
+    def branch_args(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
+        return state
+
+    def trial(self, fn: Callable[[], Any]) -> Any:
+        return _dry_run(fn, ())
+
+    def zeros(self, values: list[Any]) -> list[Any]:
+        return [
+            nest.map_structure(
+                lambda v: v if v is None or is_undefined(v) else _zeros_like_spec(v),
+                value,
+            )
+            for value in values
+        ]
+
+    def fill(self, value: Any, other: Any) -> Any:
+        return _zeros_keeping_objects(other)
+
+    def snapshot(self, values: list[Any]) -> list[Any]:
+        return values  # (the graph's `cond` keeps objects itself)
+
+    def keep_objects(self, out: list[Any], given: Any, copies: Any) -> list[Any]:
+        return out
+
+    def cond(
+        self,
+        pred: Any,
+        true_fn: Callable[[], list[Any]],
+        false_fn: Callable[[], list[Any]],
+        keys: list[str],
+    ) -> list[Any]:
+        result = control_flow.cond(
+            pred,
+            lambda: unpack_state(true_fn()),
+            lambda: unpack_state(false_fn()),
+            names=keys,
+        )
+        return list(as_state(result, len(keys)))
+
 
 BACKEND = _GraphBackend()
 
 
-def _raising_branch(
-    error: Exception,
-    other: Callable[[], Any],
-    unchanged: Callable[[], Any],
-    label: str,
-) -> Any:
-    """A branch that raises `error` when the graph runs it.
-
-    Its outputs are zeros of the other branch's types; if the other branch
-    raises too (so does the `if`, whichever branch it takes), both give the
-    state `unchanged`, which nothing after the `if` reads at run time.
-    """
-    try:
-        sample = _dry_run(other, ())
-    except Exception as other_error:
-        if not verification.raised_on_path(other_error):
-            raise
-        sample = unchanged()
-    raise_when_run(
-        BACKEND, error, f"the {label} branch of the graph `if`", "this run took"
-    )
-    if sample is None:
-        return None
-    return nest.map_structure(
-        lambda v: v if v is None or is_undefined(v) else _zeros_like_spec(v), sample
-    )
+def _if_stmt(*args: Any, **kwargs: Any) -> Any:
+    return conditional.if_stmt(BACKEND, *args, **kwargs)
 
 
 def _raising_body(body: Callable[..., Any], skip: int) -> Callable[..., Any]:
@@ -360,18 +186,6 @@ def _loop_with_places(
         (*state, *places_.read(places)),
         (*names, *(p.name for p in places)),
     )
-
-
-def _undefined_return(value: Undefined, other: Any) -> Any:
-    """A return value not set in one branch of a graph `if`, or a variable of
-    a branch that has returned, given the other branch's value."""
-    if isinstance(value, UndefinedReturnValue) and isinstance(
-        other, UndefinedReturnValue
-    ):
-        return other  # the same object in both branches: it passes through
-    if is_undefined(other):
-        return value
-    return _zeros_keeping_objects(other)
 
 
 def _zeros_keeping_objects(value: Any) -> Any:
@@ -1128,7 +942,7 @@ def _if_exp(
             if isinstance(value, UndefinedReturnValue):
                 # `return retval_` after a loop whose `return` no traced path
                 # took: the value is never used; give it the other's type.
-                return _undefined_return(value, _dry_run(other, ()))
+                return conditional.fill(BACKEND, value, _dry_run(other, ()))
             return value
 
         return run

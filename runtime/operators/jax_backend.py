@@ -52,7 +52,8 @@ from runtime.operators import dispatch
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place
-from runtime.operators.staging.born import Born, maybe_bound
+from runtime.operators.staging import conditional
+from runtime.operators.staging.born import Born
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.staging.where import staged
 from runtime.operators.variables import (
@@ -63,17 +64,12 @@ from runtime.operators.variables import (
 )
 from runtime.operators.verification import (
     add_note,
-    check_defined,
-    check_places_defined,
     items_kept,
     label,
     mutable_parts,
     not_on_every_path,
-    raise_missing_return,
     raised_on_path,
-    refuse_lost_aliases,
     refuse_untracked,
-    restore_items,
     untyped_loop_name,
     untyped_return,
     watching_items,
@@ -273,11 +269,41 @@ def _zeros_like(shapes: Any) -> Any:
     return jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
 
 
+def _keeping(raw: Any, shapes: Any) -> Any:
+    """`shapes` (what `jax.eval_shape` gave for `raw`), except that a list
+    or dict of `raw` with no traced values in it stays that object, and a
+    value that is not arrays stays as it is."""
+    if not _is_arrays(raw) or _untraced_container(raw):
+        return raw
+    if nest.is_nested(raw):
+        pairs = zip(nest.children(raw), nest.children(shapes))
+        return nest.rebuild(raw, [_keeping(r, s) for r, s in pairs])
+    return shapes
+
+
+def _zeros_keeping(value: Any) -> Any:
+    """Zeros for the `ShapeDtypeStruct`s in `value` (a `_keeping` result);
+    its untraced lists and dicts, and other values, as they are: a value
+    never read on its path, it leaves the object unchanged, as Python."""
+    if isinstance(value, jax.ShapeDtypeStruct):
+        return jnp.zeros(value.shape, value.dtype)
+    if nest.is_nested(value) and not _untraced_container(value):
+        return nest.rebuild(value, [_zeros_keeping(c) for c in nest.children(value)])
+    return value
+
+
+def _staged(value: Any) -> bool:
+    """Whether `value` is carried by a `lax` op as arrays (not a list or
+    dict of Python values, which keeps its identity)."""
+    return _is_arrays(value) and not _untraced_container(value)
+
+
 def _untraced_container(value: Any) -> bool:
-    """A list or dict (or a tuple holding one) with no traced values in it."""
+    """A list or dict (or a tuple holding one) with no traced values (nor
+    their shapes, from a trial trace) in it."""
     leaves = jax.tree_util.tree_leaves(value)
     return bool(mutable_parts(value)) and not any(
-        isinstance(leaf, jax.core.Tracer) for leaf in leaves
+        isinstance(leaf, (jax.core.Tracer, jax.ShapeDtypeStruct)) for leaf in leaves
     )
 
 
@@ -341,6 +367,50 @@ class _JaxBackend:
 
         _callback(fail)
 
+    def on_path(self, error: Exception) -> bool:
+        return _on_path(error)
+
+    def branch_args(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
+        # Each branch gets its own lists: one may append to them.
+        return tuple(list(v) if isinstance(v, list) else v for v in state)
+
+    def trial(self, fn: Callable[[], list[Any]]) -> list[Any]:
+        """What `fn()` gives, traced once with `jax.eval_shape`: arrays as
+        `ShapeDtypeStruct`s; a list or dict with no traced values in it,
+        and values that are not arrays, as they are."""
+        raw: list[Any] = []
+
+        def run() -> list[Any]:
+            raw[:] = fn()
+            return [v if _is_arrays(v) else None for v in raw]
+
+        with items_kept():
+            shapes = jax.eval_shape(run)
+        return [_keeping(v, s) for v, s in zip(raw, shapes)]
+
+    def zeros(self, values: list[Any]) -> list[Any]:
+        return [_zeros_keeping(v) for v in values]
+
+    def fill(self, value: Any, other: Any) -> Any:
+        return _zeros_keeping(other) if _is_arrays(other) else value
+
+    def snapshot(self, values: list[Any]) -> list[Any]:
+        return nest.map_structure(lambda v: v, values)
+
+    def keep_objects(
+        self, out: list[Any], given: dict[str, list[Any]], copies: dict[str, Any]
+    ) -> list[Any]:
+        """A list or dict a branch gives back as it came stays that object."""
+        return [
+            nest.keep_shared(v, a, b, ca, cb)
+            for v, a, b, ca, cb in zip(
+                out, given["if"], given["else"], copies["if"], copies["else"]
+            )
+        ]
+
+    def cond(self, *args: Any) -> list[Any]:
+        return _cond(*args)
+
     def keep_refusal(self, refusal: Exception) -> None:
         # No graph keeps it: if user code catches it while tracing, the
         # compiled function raises it when run rather than run without it.
@@ -380,54 +450,29 @@ def _if_stmt(
 ) -> Any:
     if _declined(cond):
         return NotImplemented
+    return conditional.if_stmt(BACKEND, cond, body, orelse, state, names, places)
+
+
+def _cond(
+    cond: Any,
+    true_fn: Callable[[], list[Any]],
+    false_fn: Callable[[], list[Any]],
+    labels: list[str],
+) -> list[Any]:
+    """`lax.cond` of two branches giving one value per label: the arrays
+    are its outputs, the other values must agree and pass by Python; two
+    Python numbers of different types are promoted (`x = 1` in one
+    branch, `x = 2.5` in the other)."""
     where = _where()
-    refuse_untracked(places)
-    count = len(names)
-    returns = not count  # the branches return the function's value (or None)
-    keys = _keys(names) if count else [label("retval_")]
-    place_keys = [p.name for p in places]
-    before = places_.read(places)
-    # Names an earlier loop may have bound: each branch gives a value and
-    # whether it is bound.
-    maybe = {k: v for k, v in zip(keys, state) if count and type(v) is UnboundUntilRun}
-
-    def call(fn: Callable[..., Any] | None) -> dict[str, Any]:
-        restore_items()  # the other branch's changes undone
-        places_.write(places, before)
-        # Each branch gets its own lists: one may append to them.
-        args = tuple(list(v) if isinstance(v, list) else v for v in state)
-        if fn is not None:
-            result = fn(*args)
-        else:  # no else block: the state comes out unchanged
-            result = None if returns else unpack_state(args)
-        values = [result] if returns else list(as_state(result, count))
-        # (A list given back as it came is the object Python's name holds.)
-        originals = {id(c): v for c, v in zip(args, state) if c is not v}
-        given_now[:] = [originals.get(id(v), v) for v in values]
-        out = dict(zip(keys, values))
-        out.update(zip(place_keys, places_.read(places)))
-        for key in maybe:
-            value = out[key]
-            if type(value) is UnboundUntilRun:
-                out[key] = (value.value, value.flag)
-            elif not is_undefined(value):
-                out[key] = (value, True)
-        return out
-
+    keys = _keys(labels)
     pred = _predicate(cond, "`if`", where)
-    branches = {"if": body, "else": orelse}
-    return_values: dict[str, Any] = {}
-
     seen: dict[str, dict[str, Any]] = {}  # each branch's outputs, as traced
-    given_now: list[Any] = []  # the outputs of the last `call`, as objects
-    given: dict[str, list[Any]] = {}  # each branch's, and copies as they were
-    copies: dict[str, Any] = {}
 
     def build(promote: dict[str, Any]) -> dict[str, Any]:
         seen.clear()
         python: dict[str, dict[str, Any]] = {}
 
-        def branch(which: str) -> Callable[[], dict[str, Any]]:
+        def branch(which: str, fn: Callable[[], list[Any]]) -> Callable[[], Any]:
             other = "else" if which == "if" else "if"
 
             def run() -> dict[str, Any]:
@@ -435,51 +480,9 @@ def _if_stmt(
                 # needs it.)
                 taken = pred if which == "if" else lambda: jnp.logical_not(pred)
                 with _path(taken):
-                    try:
-                        out = call(branches[which])
-                    except Exception as error:
-                        if not _on_path(error):
-                            raise
-                        # Python raises it only when this branch runs: so
-                        # does the compiled function.
-                        other_fn = branches[other]
-                        out = _raising_branch(error, lambda: call(other_fn), which)
-                if returns:
-                    return_values[which] = out[keys[0]]
-                    if len(return_values) == 2 and (return_values["if"] is None) != (
-                        return_values["else"] is None
-                    ):
-                        lacking = "if" if return_values["if"] is None else "else"
-                        raise_missing_return(
-                            body, lacking, orelse is not None, kind="JAX"
-                        )
-                if any(isinstance(v, _PLACEHOLDERS) for v in out.values()):
-                    # No value on this path (a `return` not taken, or a
-                    # variable of a path that has returned): the other
-                    # branch's type, as zeros.
-                    raw: dict[str, Any] = {}
-                    sample = _abstract(lambda: raw.update(call(branches[other])) or raw)
-                    for key, value in out.items():
-                        if not isinstance(value, _PLACEHOLDERS):
-                            continue
-                        if _untraced_container(raw.get(key)):
-                            # The other branch's own list or dict (never read
-                            # here): kept as that object (`nest.keep_shared`).
-                            out[key] = raw[key]
-                        elif _is_arrays(sample[key]):
-                            out[key] = _zeros_like(sample[key])
-                if not returns:
-                    check_defined(list(out.values())[:count], names, which)
+                    out = dict(zip(keys, fn()))
                 seen[which] = out
-                given[which] = list(given_now)
-                copies[which] = nest.map_structure(lambda v: v, given[which])
                 if len(seen) == 2:
-                    if places:
-                        check_places_defined(
-                            places,
-                            [seen["if"][k] for k in place_keys],
-                            [seen["else"][k] for k in place_keys],
-                        )
                     for key in out:
                         _same_kind(key, seen[other][key], out[key], where, "`if`", "is")
                 arrays, python[which] = _split(out)
@@ -487,7 +490,7 @@ def _if_stmt(
 
             return run
 
-        result = lax.cond(pred, branch("if"), branch("else"))
+        result = lax.cond(pred, branch("if", true_fn), branch("else", false_fn))
         return {**python["if"], **result}
 
     try:
@@ -498,31 +501,10 @@ def _if_stmt(
             if not promote:
                 raise
             out = build(promote)
-    except BaseException as error:
-        places_.write(places, before)
-        if isinstance(error, (TypeError, ValueError)):
-            _notes(error, "`if`", where, keys + place_keys)
+    except (TypeError, ValueError) as error:
+        _notes(error, "`if`", where, keys)
         raise
-    places_.write(places, [out[k] for k in place_keys])
-    if len(given) == 2:
-        for i, key in enumerate(keys):
-            out[key] = nest.keep_shared(
-                out[key],
-                given["if"][i],
-                given["else"][i],
-                copies["if"][i],
-                copies["else"][i],
-            )
-        if not returns:
-            refuse_lost_aliases(
-                names,
-                {f"in the {b} branch of a `lax.cond`": v for b, v in given.items()},
-                [out[k] for k in keys],
-            )
-    for key, old in maybe.items():
-        out[key] = maybe_bound(BACKEND, old.symbol_name, *out[key], old.message)
-    values = [out[k] for k in keys]
-    return values[0] if returns else unpack_state(values)
+    return [out[k] for k in keys]
 
 
 # -- loops ---------------------------------------------------------------------------
