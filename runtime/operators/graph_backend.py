@@ -23,20 +23,19 @@ from runtime import control_flow, dtypes
 from runtime.context import STATE
 from runtime.graph import keep_refusal
 from runtime.operators import dispatch, verification
-from runtime.operators.backends.graph import BACKEND, dry_run, staged_and
+from runtime.operators.backends.graph import BACKEND, dry_run
 from runtime.operators.backends.graph_loops import (
     build_for,
     build_while,
     length_of,
     raising_body,
 )
-from runtime.operators.control_flow import state_names
 from runtime.operators.staging import conditional
+from runtime.operators.staging.operators import Loop, install
 from runtime.operators.staging.where import staged
 from runtime.operators.variables import (
     UndefinedReturnValue,
 )
-from runtime.operators.verification import label
 from runtime.ops import array as array_ops
 from runtime.ops import creation
 from runtime.ops import math as math_ops
@@ -47,24 +46,11 @@ from runtime.tensor import (
 )
 
 
-def _if_stmt(*args: Any, **kwargs: Any) -> Any:
-    return conditional.if_stmt(BACKEND, *args, **kwargs)
-
-
-def _or(a: Any, b: Callable[[], Any]) -> Any:
-    return control_flow.cond(a, lambda: a, b, names=["the value of the `or`"])
-
-
-def _not(a: Any) -> Any:
-    return math_ops.logical_not(a)
-
-
-def _if_exp(
-    cond: Any,
-    if_true: Callable[[], Any],
-    if_false: Callable[[], Any],
-    expr_repr: str = "",
+def _select(
+    cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any], key: str
 ) -> Any:
+    """`if_true() if cond else if_false()` as a graph `cond` of one value."""
+
     def arm(fn: Callable[[], Any], other: Callable[[], Any]) -> Callable[[], Any]:
         def run() -> Any:
             value = fn()
@@ -77,23 +63,22 @@ def _if_exp(
         return run
 
     return control_flow.cond(
-        cond,
-        arm(if_true, if_false),
-        arm(if_false, if_true),
-        names=[_if_exp_label(if_true, if_false)],
+        cond, arm(if_true, if_false), arm(if_false, if_true), names=[key]
     )
 
 
-def _if_exp_label(*arms: Callable[[], Any]) -> str:
-    """How messages name the value of a graph `if_exp`."""
-    for arm in arms:
-        code = getattr(arm, "__code__", None)
-        if code is not None and any(
-            label(n) == label("retval_") for n in code.co_freevars
-        ):
-            # Return lowering's `ag__.if_exp(do_return, lambda: retval_, ...)`.
-            return label("retval_")
-    return "the value of the `if`/`else`"  # an expression, or an `if` of returns
+def _while(loop: Loop) -> Any:
+    body = raising_body(loop.body, 0)
+    return build_while(
+        loop.test, body, loop.state, loop.names, loop.first_cond, loop.places, loop.opts
+    )
+
+
+def _for(loop: Loop) -> Any:
+    body = raising_body(loop.body, 1)
+    return build_for(
+        loop.iterable, body, loop.state, loop.names, loop.test, loop.places, loop.opts
+    )
 
 
 def _assert(cond: Any, message: Callable[[], Any] | None) -> None:
@@ -142,24 +127,16 @@ def register() -> None:
 
         return run
 
-    def while_stmt(test: Callable[..., Any], body: Callable[..., Any], *a, **k) -> Any:
-        return build_while(test, raising_body(body, 0), *a, **k)
-
-    def for_stmt(
-        iterable: Any, body: Callable[..., Any], state: tuple, names: tuple, *a, **k
-    ) -> Any:
-        names = names or state_names(body, skip=1)
-        return build_for(iterable, raising_body(body, 1), state, names, *a, **k)
-
-    watching = verification.watching_items
+    install(
+        BACKEND,
+        SymbolicTensor,
+        while_loop=_while,
+        for_loop=_for,
+        select=_select,
+        logical_not=math_ops.logical_not,
+        wrap=kept,
+    )
     for operator, impl in (
-        ("if_stmt", watching(_if_stmt, "graph `if`", 5)),
-        ("while_stmt", watching(while_stmt, "graph loop")),
-        ("for_stmt", watching(for_stmt, "graph loop")),
-        ("and_", staged_and),
-        ("or_", _or),
-        ("not_", _not),
-        ("if_exp", _if_exp),
         ("assert_stmt", _assert),
         ("range_", _range),
         ("len_", _len),

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import builtins
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import jax.numpy as jnp
@@ -66,13 +66,9 @@ from runtime.operators.backends.jax_values import (
     where_now,
     zeros_of_shapes,
 )
-from runtime.operators.places import Place
-from runtime.operators.staging import conditional
+from runtime.operators.staging.operators import install
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.staging.where import staged
-from runtime.operators.verification import (
-    watching_items,
-)
 
 __all__ = ["TracedRange", "UnrolledLoopWarning", "register"]
 
@@ -88,52 +84,6 @@ def _raising_branch(
         BACKEND, error, f"the {label} branch of the JAX `if`", "this run took"
     )
     return {k: zeros_of_shapes(v) if is_arrays(v) else v for k, v in sample.items()}
-
-
-def _if_stmt(
-    cond: Any,
-    body: Callable[..., Any],
-    orelse: Callable[..., Any] | None,
-    state: tuple[Any, ...],
-    names: tuple[str, ...],
-    places: Sequence[Place] = (),
-) -> Any:
-    if declined(cond):
-        return NotImplemented
-    return conditional.if_stmt(BACKEND, cond, body, orelse, state, names, places)
-
-
-def _and(a: Any, b: Callable[[], Any]) -> Any:
-    if declined(a):
-        return NotImplemented
-    return _if_exp(a, b, lambda: a, "and")
-
-
-def _or(a: Any, b: Callable[[], Any]) -> Any:
-    if declined(a):
-        return NotImplemented
-    return _if_exp(a, lambda: a, b, "or")
-
-
-def _not(a: Any) -> Any:
-    if declined(a):
-        return NotImplemented
-    return jnp.logical_not(a)
-
-
-def _if_exp(
-    cond: Any,
-    if_true: Callable[[], Any],
-    if_false: Callable[[], Any],
-    expr_repr: str = "",
-) -> Any:
-    if declined(cond):
-        return NotImplemented
-    key = {
-        "and": "the value of the `and`",
-        "or": "the value of the `or`",
-    }.get(expr_repr, "the value of the `if`/`else`")
-    return _cond_value(cond, if_true, if_false, key)
 
 
 def _cond_value(
@@ -266,15 +216,17 @@ def _active() -> bool:
 
 def register() -> None:
     """Installs the JAX backend into the dispatch tables."""
+    statements = install(
+        BACKEND,
+        Tracer,
+        declines=declined,
+        while_loop=build_while,
+        for_loop=build_for,
+        for_range=build_for_range,
+        select=_cond_value,
+        logical_not=jnp.logical_not,
+    )
     for operator, impl in (
-        ("if_stmt", watching_items(_if_stmt, "`lax.cond`", 5)),
-        ("while_stmt", watching_items(build_while, "JAX loop")),
-        ("for_stmt", watching_items(build_for, "JAX loop")),
-        ("for_range", watching_items(build_for_range, "JAX loop")),
-        ("and_", _and),
-        ("or_", _or),
-        ("not_", _not),
-        ("if_exp", _if_exp),
         ("assert_stmt", _assert),
         ("print_", _print),
         ("range_", _range),
@@ -282,9 +234,7 @@ def register() -> None:
         ("float_", _float),
     ):
         dispatch.register(operator, Tracer, staged(impl))
-    dispatch.register(
-        "for_stmt", TracedRange, staged(watching_items(build_for, "JAX loop"))
-    )
+    dispatch.register("for_stmt", TracedRange, statements["for_stmt"])
     dispatch.register("len_", TracedRange, _len)
     dispatch.register_activity_check(_active)
 

@@ -13,6 +13,7 @@ from runtime.graph import Graph, keep_refusal
 from runtime.op_registry import convert_to_tensor
 from runtime.operators import verification
 from runtime.operators.control_flow import as_state, unpack_state
+from runtime.operators.staging import aliasing
 from runtime.operators.variables import (
     is_undefined,
 )
@@ -122,7 +123,7 @@ def dry_run(body: Callable[..., Any], args: Sequence[Any]) -> Any:
     outer = STATE.graph
     scratch = Graph("dry_run", outer_graph=outer)
     scratch.isolated = True  # what fails here may be tried another way
-    with scratch.as_default(), verification.items_kept():
+    with scratch.as_default(), aliasing.items_kept():
         args = [
             scratch.placeholder(a.dtype, a.shape) if isinstance(a, TypeGuess) else a
             for a in args

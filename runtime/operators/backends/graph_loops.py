@@ -29,6 +29,7 @@ from runtime.operators.backends.graph_trial import (
 )
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place
+from runtime.operators.staging import aliasing
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.variables import (
     UndefinedReturnValue,
@@ -181,7 +182,7 @@ def build_while(
             lambda *v: test(*v), step, loop_vars, names=labels(names), **options
         )
     result = given.keep(tuple(result))
-    verification.refuse_lost_aliases(
+    aliasing.refuse_lost_aliases(
         names, given.where, result, copied="before a graph loop"
     )
     return unpack_state(result)
@@ -189,7 +190,7 @@ def build_while(
 
 class _LoopBlocks:
     """What a graph loop's state was before it and what its body gave, for
-    `verification.refuse_lost_aliases` and `keep`."""
+    `aliasing.refuse_lost_aliases` and `keep`."""
 
     def __init__(self, state: tuple[Any, ...]) -> None:
         self.state = state
@@ -359,7 +360,7 @@ def build_for(
             cond, step, (0, *loop_vars), names=["iteration", *labels(names)], **options
         )
     result = given.keep(tuple(result[1:]))
-    verification.refuse_lost_aliases(
+    aliasing.refuse_lost_aliases(
         names, given.where, result, copied="before a graph loop"
     )
     return unpack_state(result)

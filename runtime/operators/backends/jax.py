@@ -29,9 +29,7 @@ from runtime.operators.backends.jax_values import (
     where_now,
     zeros_keeping,
 )
-from runtime.operators.verification import (
-    items_kept,
-)
+from runtime.operators.staging.aliasing import items_kept
 
 
 class _JaxBackend:
@@ -39,20 +37,6 @@ class _JaxBackend:
 
     kind = "JAX"
     program = "a compiled JAX function"
-
-    def checked_read(self, flag: Any, value: Any, message: str) -> Any:
-        return _checked(flag, value, message)
-
-    def raise_at_run(self, error: Exception, message: str) -> None:
-        def fail(runs: Any) -> None:
-            if np.any(runs):
-                try:
-                    raised = type(error)(message)
-                except Exception:  # an exception class with other arguments
-                    raised = RuntimeError(f"{type(error).__name__}: {message}")
-                raise raised
-
-        run_callback(fail)
 
     def on_path(self, error: Exception) -> bool:
         return raised_on_traced_path(error)
@@ -97,6 +81,20 @@ class _JaxBackend:
 
     def cond(self, *args: Any) -> list[Any]:
         return _cond(*args)
+
+    def checked_read(self, flag: Any, value: Any, message: str) -> Any:
+        return _checked(flag, value, message)
+
+    def raise_at_run(self, error: Exception, message: str) -> None:
+        def fail(runs: Any) -> None:
+            if np.any(runs):
+                try:
+                    raised = type(error)(message)
+                except Exception:  # an exception class with other arguments
+                    raised = RuntimeError(f"{type(error).__name__}: {message}")
+                raise raised
+
+        run_callback(fail)
 
     def keep_refusal(self, refusal: Exception) -> None:
         # No graph keeps it: if user code catches it while tracing, the

@@ -5,14 +5,12 @@ or `while_loop` that carries the condition."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 from jax import lax
 
-from runtime.graph import user_location
 from runtime.operators import places as places_
 from runtime.operators.backends.jax import traced_path
 from runtime.operators.backends.jax_loop_state import LoopState
@@ -23,8 +21,8 @@ from runtime.operators.backends.jax_values import (
     predicate,
     where_now,
 )
-from runtime.operators.control_flow import state_names
-from runtime.operators.places import Place
+from runtime.operators.staging import where as where_
+from runtime.operators.staging.operators import Loop
 
 
 class UnrolledLoopWarning(UserWarning):
@@ -49,19 +47,16 @@ def _max_iterations(opts: dict[str, Any] | None, where: str) -> Any:
     return opts.get("maximum_iterations")
 
 
-def build_while(
-    test: Callable[..., Any],
-    body: Callable[..., Any],
-    state: tuple[Any, ...],
-    names: tuple[str, ...],
-    first_cond: Any,
-    places: Sequence[Place] = (),
-    opts: dict[str, Any] | None = None,
-) -> Any:
-    if declined(first_cond):
-        return NotImplemented
+def build_while(statement: Loop) -> Any:
+    """A `while` loop as one `lax.while_loop`."""
+    test, first_cond, places, opts = (
+        statement.test,
+        statement.first_cond,
+        statement.places,
+        statement.opts,
+    )
     where = where_now()
-    loop = LoopState(body, state, names or state_names(test), places, 0, where)
+    loop = LoopState(statement.body, statement.state, statement.names, places, 0, where)
     limit = _max_iterations(opts, where)
 
     # With places, the loop is rotated: the test's value is carried,
@@ -153,41 +148,29 @@ class TracedRange:
         )
 
 
-def build_for(
-    iterable: Any,
-    body: Callable[..., Any],
-    state: tuple[Any, ...],
-    names: tuple[str, ...],
-    extra_test: Callable[..., Any] | None,
-    places: Sequence[Place] = (),
-    opts: dict[str, Any] | None = None,
-) -> Any:
+def build_for(statement: Loop) -> Any:
+    """A `for` loop over a traced array or range as one `lax` loop."""
+    iterable, extra_test = statement.iterable, statement.test
     if isinstance(iterable, Tracer) and declined(iterable):
         return NotImplemented  # a concrete array: Python iterates its rows
     # `for_stmt` hands over the rest of a range whose `break`/`return`
     # condition is a tracer: decline it if its value is known.
     if isinstance(iterable, range) and (
-        extra_test is None or declined(extra_test(*state))
+        extra_test is None or declined(extra_test(*statement.state))
     ):
         return NotImplemented
-    return _for_loop(iterable, body, state, names, extra_test, places, opts)
+    return _for_loop(statement)
 
 
-def _for_loop(
-    iterable: Any,
-    body: Callable[..., Any],
-    state: tuple[Any, ...],
-    names: tuple[str, ...],
-    extra_test: Callable[..., Any] | None,
-    places: Sequence[Place],
-    opts: dict[str, Any] | None,
-) -> Any:
+def _for_loop(statement: Loop) -> Any:
     """A `for` over a traced array, a TracedRange or a Python range as one
     `lax` loop: `scan`, `fori_loop`, or `while_loop` with `break`/`return`."""
-    where = user_location(3)
-    where = f" at {where}" if where is not None else ""
-    loop = LoopState(body, state, names or state_names(body, 1), places, 1, where)
-    limit = _max_iterations(opts, where)
+    iterable, extra_test = statement.iterable, statement.test
+    where = where_now()
+    loop = LoopState(
+        statement.body, statement.state, statement.names, statement.places, 1, where
+    )
+    limit = _max_iterations(statement.opts, where)
     if isinstance(iterable, Tracer):
         if not iterable.shape:
             raise TypeError(
@@ -297,23 +280,16 @@ _NEEDS_PYTHON_INT = (
 )
 
 
-def build_for_range(
-    iterable: range,
-    body: Callable[..., Any],
-    state: tuple[Any, ...],
-    names: tuple[str, ...],
-    extra_test: Callable[..., Any] | None,
-    places: Sequence[Place] = (),
-    opts: dict[str, Any] | None = None,
-) -> Any:
+def build_for_range(statement: Loop) -> Any:
     """The rest of a `for` over a Python range whose state has become traced:
     one `lax.fori_loop` with static bounds (a `scan`), or NotImplemented to
     unroll it, with a warning, when the body needs the index as an int."""
+    iterable = statement.iterable
     if len(iterable) < 2:
         return NotImplemented  # nothing to gain
-    where = user_location(2)
+    where = where_.current()
     try:
-        return _for_loop(iterable, body, state, names, extra_test, places, opts)
+        return _for_loop(statement)
     except _NEEDS_PYTHON_INT as error:
         message = (
             f"this `for` loop over range() is unrolled ({len(iterable)} iterations "

@@ -14,7 +14,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from runtime import nest
-from runtime.graph import user_location
+from runtime.operators.staging import where as where_
+from runtime.operators.staging.aliasing import items_kept, mutable_parts
 from runtime.operators.variables import (
     UnboundAfterReturn,
     UndefinedReturnValue,
@@ -22,9 +23,7 @@ from runtime.operators.variables import (
 )
 from runtime.operators.verification import (
     add_note,
-    items_kept,
     label,
-    mutable_parts,
     raised_on_path,
 )
 
@@ -64,8 +63,8 @@ PLACEHOLDERS = (UndefinedReturnValue, UnboundAfterReturn)
 
 
 def where_now() -> str:
-    where = user_location(2)
-    return f" at {where}" if where is not None else ""
+    """`' at file:line'` of the statement being staged (never a JAX frame)."""
+    return where_.at(where_.current(3))
 
 
 def declined(value: Any) -> bool:

@@ -16,7 +16,7 @@ are here:
 - a name an earlier (or inner) loop may have bound travels with its flag,
   and comes out as a maybe-bound value again (`staging.born`);
 - a list or dict shared by two names that the branches leave as different
-  objects is refused (`verification.refuse_lost_aliases`).
+  objects is refused (`aliasing.refuse_lost_aliases`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from runtime.operators import places as places_
 from runtime.operators import verification
 from runtime.operators.control_flow import as_state, unpack_state
 from runtime.operators.places import Place
+from runtime.operators.staging import aliasing
 from runtime.operators.staging.born import maybe_bound
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.variables import (
@@ -77,7 +78,7 @@ def if_stmt(
     traced: list[str] = []
 
     def call(fn: Callable[..., Any] | None, which: str | None) -> list[Any]:
-        verification.restore_items()  # the other branch's changes undone
+        aliasing.restore_items()  # the other branch's changes undone
         places_.write(places, before)
         args = backend.branch_args(state)
         if fn is not None:
@@ -172,7 +173,7 @@ def if_stmt(
         where = {
             f"in the {b} branch of a {backend.kind} `if`": v for b, v in given.items()
         }
-        verification.refuse_lost_aliases(names, where, out[:count])
+        aliasing.refuse_lost_aliases(names, where, out[:count])
     for i, message in maybe.items():
         out[i] = maybe_bound(backend, every[i], *out[i], message)
     places_.write(places, out[count:])
@@ -200,7 +201,7 @@ def _unchanged(state: tuple[Any, ...], names: Sequence[str]) -> tuple[Any, ...]:
     count = len(names)
     if len(state) == count:
         return state
-    held = verification.function_locals()
+    held = aliasing.function_locals()
     tail = (
         state[-count:] if len(state) > count else (None,) * (count - len(state)) + state
     )
