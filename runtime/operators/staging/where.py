@@ -39,17 +39,9 @@ def staged(impl: Callable[..., Any]) -> Callable[..., Any]:
 def current(skip: int = 2) -> SourceLocation | None:
     """The line of the innermost statement being staged; outside one, the
     first user frame from `skip` frames up."""
-    found = user_location(skip + 1)
-    if found is not None and not _foreign(found):
-        return found
-    if _LINES.stack:
+    if _LINES.stack and _LINES.stack[-1] is not None:
         return _LINES.stack[-1]
-    return found
-
-
-def _foreign(where: SourceLocation) -> bool:
-    """Whether `where` is in another library (JAX) rather than user code."""
-    return foreign_file(where.filename)
+    return user_location(skip + 1)
 
 
 def foreign_file(filename: str) -> bool:
