@@ -629,3 +629,17 @@ def item_through_a_name_the_branch_assigns(a):
 def test_what_a_lax_cond_would_copy_or_miss_is_refused(f, error, message):
     with pytest.raises(error, match=re.escape(message)):
         jax.jit(autograph.to_graph(f))(jnp.asarray(3))
+
+
+def doubles_into_a_list(x):
+    out = []
+    for _ in range(3):
+        x = x * 2.0
+        out.append(x)
+    return out[-1] + len(out)
+
+
+def test_eager_grad_runs_a_python_range_loop_as_python():
+    # Concrete values (JVP tracers of an eager jax.grad): the Python path
+    # runs every statement, so the list may grow (API.md).
+    assert float(jax.grad(autograph.to_graph(doubles_into_a_list))(1.0)) == 8.0

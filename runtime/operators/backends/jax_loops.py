@@ -280,13 +280,21 @@ _NEEDS_PYTHON_INT = (
 )
 
 
+def _concrete(statement: Loop) -> bool:
+    """Whether every tracer in the loop's state and places has a known value
+    (an eager `jax.grad`): the loop then runs as Python, as API.md says."""
+    values = [*statement.state, *places_.read(statement.places)]
+    tracers = [v for v in jax.tree_util.tree_leaves(values) if isinstance(v, Tracer)]
+    return all(declined(t) for t in tracers)
+
+
 def build_for_range(statement: Loop) -> Any:
     """The rest of a `for` over a Python range whose state has become traced:
     one `lax.fori_loop` with static bounds (a `scan`), or NotImplemented to
     unroll it, with a warning, when the body needs the index as an int."""
     iterable = statement.iterable
-    if len(iterable) < 2:
-        return NotImplemented  # nothing to gain
+    if len(iterable) < 2 or _concrete(statement):
+        return NotImplemented  # nothing to gain, or Python runs it
     where = where_.current()
     try:
         return _for_loop(statement)
