@@ -554,7 +554,7 @@ def test_an_exception_on_a_traced_path_raises_when_that_path_runs():
 
     g = jax.jit(autograph.to_graph(lookup))
     assert float(g(-1.0, {})) == -1.0
-    with pytest.raises(Exception, match=re.escape(f"at {_line(lookup, 2)}, which")):
+    with pytest.raises(Exception, match=re.escape(f"at {_line(lookup, 2)}, inside")):
         jax.block_until_ready(g(1.0, {}))
     h = jax.jit(autograph.to_graph(checked_sum))
     assert float(h(jnp.array([1.0, 2.0]))) == 3.0
@@ -574,8 +574,9 @@ def test_error_an_exception_a_try_would_catch_on_a_traced_path():
     with pytest.raises(TypeError) as info:
         jax.jit(autograph.to_graph(f))(1.0, {})
     assert str(info.value).startswith(
+        # (The line of the statement, as the graph backend's message says.)
         f"KeyError('missing') is raised in the if branch of the JAX `if` at "
-        f"{_line(f, 3)}, inside the `try` at {_line(f, 1)} that handles it, but a "
+        f"{_line(f, 2)}, inside the `try` at {_line(f, 1)} that handles it, but a "
         "compiled JAX function cannot catch an exception when it runs"
     )
 

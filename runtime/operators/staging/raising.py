@@ -34,7 +34,7 @@ def raise_when_run(backend: Backend, error: Exception, what: str, ran: str) -> N
     handler = exceptions.handling_try(raised, error) or exceptions.handling_try(
         statement, error
     )
-    at = where_.at(raised or statement)
+    at = where_.at(statement or raised)
     if handler is not None:
         refusal = TypeError(
             f"{error!r} is raised in {what}{at}, inside the `try` at {handler} "
@@ -44,4 +44,7 @@ def raise_when_run(backend: Backend, error: Exception, what: str, ran: str) -> N
         )
         backend.keep_refusal(refusal)
         raise refusal from error
+    if raised is not None and statement is not None and raised != statement:
+        # (Both: the line that raised, and the statement whose path it is on.)
+        at = f" at {raised}, inside the statement at {statement}"
     backend.raise_at_run(error, f"{error} (in {what}{at}, which {ran})")
