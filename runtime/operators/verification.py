@@ -257,3 +257,38 @@ def pop_of_tensor_array() -> TypeError:
         "pop() on a list carried through a graph loop (a TensorArray) is not "
         "supported; keep an index variable and read() instead"
     )
+
+
+def unbound_read(name: str, when: str, loop: str) -> str:
+    """What reading loop-born `name` says when no iteration assigned it
+    (`when`: "in" or "after" `loop`, e.g. "the graph loop at f.py:3")."""
+    return (
+        f"'{name}' is read {when} {loop}, but no iteration has assigned it "
+        f"(Python: UnboundLocalError); give '{name}' a value before the loop"
+    )
+
+
+def unbound_inside_try(
+    name: str, where: Any, handler: str, kind: str, program: str
+) -> TypeError:
+    """A maybe-unbound read (a `kind` loop may not assign `name`) inside a
+    `try` whose handler would catch Python's UnboundLocalError."""
+    return TypeError(
+        f"'{name}' may be unbound where it is read at {where} (a {kind} loop may "
+        f"assign it in no iteration), inside the `try` at {handler} that would "
+        f"handle the UnboundLocalError, but {program} cannot catch an exception "
+        f"when it runs; give '{name}' a value before the loop"
+    )
+
+
+def raised_inside_try(
+    error: Exception, where: str, handler: str, program: str
+) -> TypeError:
+    """`error`, raised on a staged path (`where`: in what, at which line),
+    inside a `try` at `handler` that handles it."""
+    return TypeError(
+        f"{error!r} is raised in {where}, inside the `try` at {handler} that "
+        f"handles it, but {program} cannot catch an exception when it runs; "
+        "decide with a Python value, or return a value that says what happened "
+        "instead of raising"
+    )

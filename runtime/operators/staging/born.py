@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from runtime.operators import exceptions
+from runtime.operators import exceptions, verification
 from runtime.operators.staging.backend import Backend
 from runtime.operators.variables import UnboundUntilRun
 from runtime.source_locations import user_location
@@ -36,27 +36,14 @@ def maybe_bound(
         where = user_location(3)
         handler = exceptions.handling_try(where, UnboundLocalError())
         if handler is not None:
-            refusal = TypeError(
-                f"'{name}' may be unbound where it is read at {where} (a "
-                f"{backend.kind} loop may assign it in no iteration), inside the "
-                f"`try` at {handler} that would handle the UnboundLocalError, but "
-                f"{backend.program} cannot "
-                f"catch an exception when it runs; give '{name}' a value before "
-                "the loop"
+            refusal = verification.unbound_inside_try(
+                name, where, handler, backend.kind, backend.program
             )
             backend.keep_refusal(refusal)
             raise refusal
         return backend.checked_read(flag, value, message)
 
     return UnboundUntilRun(name, value, flag, message, read)
-
-
-def unbound_message(name: str, when: str, loop: str) -> str:
-    """What reading loop-born `name` says when no iteration assigned it."""
-    return (
-        f"'{name}' is read {when} {loop}, but no iteration has assigned it "
-        f"(Python: UnboundLocalError); give '{name}' a value before the loop"
-    )
 
 
 class Born:
@@ -82,7 +69,7 @@ class Born:
         out = dict(values)
         for key, flag in self.flags.items():
             name = self.names[key]
-            message = unbound_message(name, when, self.loop)
+            message = verification.unbound_read(name, when, self.loop)
             value, flag = values[key], values[flag]
             out[key] = maybe_bound(self.backend, name, value, flag, message)
         return out

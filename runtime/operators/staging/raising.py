@@ -4,7 +4,7 @@ the error, no staged program can, and the statement is refused."""
 
 from __future__ import annotations
 
-from runtime.operators import exceptions
+from runtime.operators import exceptions, verification
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.backend import Backend
 from runtime.source_locations import SourceLocation
@@ -36,11 +36,8 @@ def raise_when_run(backend: Backend, error: Exception, what: str, ran: str) -> N
     )
     at = where_.at(statement or raised)
     if handler is not None:
-        refusal = TypeError(
-            f"{error!r} is raised in {what}{at}, inside the `try` at {handler} "
-            f"that handles it, but {backend.program} cannot catch an exception when it "
-            "runs; decide with a Python value, or return a value that says what "
-            "happened instead of raising"
+        refusal = verification.raised_inside_try(
+            error, f"{what}{at}", handler, backend.program
         )
         backend.keep_refusal(refusal)
         raise refusal from error
