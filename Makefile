@@ -1,48 +1,82 @@
 # Every target installs what it needs into .venv first (reusing the system's
-# packages where present), so these commands work on a fresh machine.
+# packages where present), so these commands work on a fresh machine. Each
+# installs only what it needs (see "What each command installs" in README.md):
+#   demo, size                 the package and NumPy
+#   test, fuzz, golden         + the `test` extra: pytest, Hypothesis, JAX, a Jupyter kernel
+#   examples, bench            + the `jax` extra
+#   notebook                   + the `notebook` extra: a Jupyter kernel, matplotlib
+#   lint, fmt                  + the `lint` extra: ruff
+#   install                    all of the above
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-stamp
+PIP := $(BIN)/python -m pip install -q --disable-pip-version-check
+NOTEBOOK := examples/guide.ipynb
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: install test fuzz lint fmt golden examples bench size demo clean
+.PHONY: install test fuzz lint fmt golden examples bench size demo notebook clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PY) -m venv --system-site-packages $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[test,lint]'
-	touch $(STAMP)
 
-install: $(STAMP)
+# One stamp per set of extras, redone when pyproject.toml changes.
+$(VENV)/.installed-base: pyproject.toml | $(BIN)/python
+	$(PIP) -e .
+	touch $@
 
-test: install
+$(VENV)/.installed-%: pyproject.toml | $(BIN)/python
+	$(PIP) -e '.[$*]'
+	touch $@
+
+install: $(VENV)/.installed-test $(VENV)/.installed-lint $(VENV)/.installed-notebook
+
+test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
 
-fuzz: install
+fuzz: $(VENV)/.installed-test
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_fuzz_programs.py
 
-lint: install
+lint: $(VENV)/.installed-lint
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m ruff format --check .
 
-fmt: install
+fmt: $(VENV)/.installed-lint
 	$(BIN)/python -m ruff format .
 	$(BIN)/python -m ruff check --fix .
 
-golden: install
+golden: $(VENV)/.installed-test
 	AUTOGRAPH_REGENERATE_GOLDEN=1 $(BIN)/python -m pytest -q tests -k golden
 
-examples: install
-	@for f in examples/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+examples: $(VENV)/.installed-jax
+	@for f in examples/*.py examples/guides/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
-bench: install
-	@for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+# Figures go to bench/out/ (untracked); `make bench RECORD=1` writes the
+# tracked bench/results/ that README.md quotes.
+bench: $(VENV)/.installed-jax
+	@set -e; files="$$(ls bench/bench_*.py)"; n=$$(echo "$$files" | wc -l); i=0; \
+	start=$$(date +%s); \
+	for f in $$files; do \
+		i=$$((i + 1)); t=$$(date +%s); \
+		echo "== [$$i/$$n] $$f (started at +$$((t - start)) s)"; \
+		AUTOGRAPH_BENCH_RECORD=$(RECORD) $(BIN)/python $$f; \
+	done; \
+	echo "== $$n benches in $$(( $$(date +%s) - start )) s"
 
-size: install
+size: $(VENV)/.installed-base
 	$(BIN)/python -m autograph.tools.size
 
-demo: install
+demo: $(VENV)/.installed-base
 	$(BIN)/autograph examples/demo.py
 
+# Runs the guide notebook in a Jupyter kernel and saves it with its outputs
+# (without timings, so running it again changes nothing).
+notebook: $(VENV)/.installed-notebook
+	$(BIN)/python -c "import nbclient, nbformat; \
+	nb = nbformat.read('$(NOTEBOOK)', as_version=4); \
+	[cell.metadata.pop('execution', None) for cell in nb.cells]; \
+	nbclient.NotebookClient(nb, timeout=600, kernel_name='python3', record_timing=False, coalesce_streams=True, \
+	resources={'metadata': {'path': '.'}}).execute(); \
+	nbformat.write(nb, '$(NOTEBOOK)'); print('ran and saved $(NOTEBOOK)')"
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache bench/out

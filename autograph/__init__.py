@@ -11,29 +11,62 @@
     111
 
 See API.md for the contract; `to_code` shows what a function becomes.
+
+`import autograph` loads neither the runtime nor NumPy (issue 24): the names
+that need them (`to_graph`, `function`, `save`, ...) are imported on first
+use (PEP 562 `__getattr__`), so the CLI and `set_loop_options` start fast.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from autograph.directives import set_loop_options
 from autograph.errors import ConversionError
-from autograph.impl.api import convert, do_not_convert, jit, to_code, to_graph
-from autograph.saving import load, save
+from autograph.impl import dataset_hook
 from autograph.show import show
-from autograph.tracing import (
-    ConcreteFunction,
-    Function,
-    RetracingWarning,
-    function,
-    functions_run_eagerly,
-    run_functions_eagerly,
-)
 
 __version__ = "0.1.0"
 
-from runtime.data.dataset import set_function_converter as _set_converter
+# Public name -> the module that defines it, imported when the name is first
+# read (each of these modules imports the runtime).
+_LAZY = {
+    **dict.fromkeys(
+        ("convert", "do_not_convert", "jit", "to_code", "to_graph"),
+        "autograph.impl.api",
+    ),
+    **dict.fromkeys(("load", "save"), "autograph.saving"),
+    **dict.fromkeys(
+        (
+            "ConcreteFunction",
+            "Function",
+            "RetracingWarning",
+            "function",
+            "functions_run_eagerly",
+            "run_functions_eagerly",
+        ),
+        "autograph.tracing",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name that needs the runtime, imported on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'autograph' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later reads skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 # Dataset.map/filter/reduce functions are converted before they are traced.
-_set_converter(to_graph)
-del _set_converter
+dataset_hook.install()
 
 __all__ = [
     "ConcreteFunction",

@@ -162,9 +162,13 @@ def _bare_diff_means_unified(argv: Sequence[str] | None) -> list[str]:
 
 def _run(args: argparse.Namespace) -> int:
     targets = [_parse_target(text) for text in args.targets]
+    # Every file is read, parsed and its functions found before anything is
+    # converted, so a usage error (a missing file or function) prints nothing.
     files: list[tuple[SourceFile, list[FunctionSource]]] = []
     failed = False
     for target in targets:
+        found = 0
+        unreadable = False
         for path in _expand(target):
             source = _read(path)
             try:
@@ -172,28 +176,89 @@ def _run(args: argparse.Namespace) -> int:
             except SyntaxError as error:
                 name = _display_name(path)
                 print(format_syntax_error(error, source, name), file=sys.stderr)
-                failed = True
+                failed = unreadable = True
                 continue
             except ValueError as error:  # e.g. a null byte, before Python 3.12
                 print(f"{_display_name(path)}: error: {error}", file=sys.stderr)
-                failed = True
+                failed = unreadable = True
                 continue
-            files.append((module, _select(module, target.function)))
+            functions = _select(module, target.function)
+            found += len(functions)
+            files.append((module, functions))
+        if not found and target.function is None and not unreadable:
+            print(f"autograph: {_no_functions(target.path)}", file=sys.stderr)
     single = len(targets) == 1 and targets[0].function is not None
-    blocks = []
-    for module, functions in files:
-        for function in functions:
-            try:
-                converted = module.convert(function, recursive=args.recursive)
-            except ConversionError as error:
-                print(format_conversion_error(error, module, function), file=sys.stderr)
-                failed = True
-                continue
-            if not args.check:
-                blocks.append(_block(module, function, converted, args, single))
-    if not args.check:
-        _write("\n".join(blocks), args)
+    with _Output(None if args.check else args.output) as output:
+        # Each function is written as soon as it is converted: a large file
+        # shows its first functions at once.
+        for module, functions in files:
+            for function in functions:
+                try:
+                    converted = module.convert(function, recursive=args.recursive)
+                except ConversionError as error:
+                    output.flush()  # the error follows what came before it
+                    message = format_conversion_error(error, module, function)
+                    print(message, file=sys.stderr)
+                    failed = True
+                    continue
+                if not args.check:
+                    output.write(_block(module, function, converted, args, single))
     return EXIT_CONVERSION_ERROR if failed else EXIT_OK
+
+
+def _no_functions(path: str) -> str:
+    where = (
+        f"the .py files under {path!r} define"
+        if path != STDIN and os.path.isdir(path)
+        else f"{_display_name(path)!r} defines"
+    )
+    return (
+        f"nothing to convert: {where} no functions (the command converts "
+        "top-level functions and the methods of top-level classes)"
+    )
+
+
+class _Output:
+    """Where the converted blocks go, one at a time, separated by a blank
+    line; a file named by `-o` is created when the first block is written
+    (or, empty, at the end)."""
+
+    def __init__(self, path: str | None) -> None:
+        self._path = path
+        self._file: TextIO | None = None
+        self._count = 0
+
+    def __enter__(self) -> _Output:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._path is not None and self._file is None and exc_info[0] is None:
+            self._open()
+        if self._file is not None:
+            self._file.close()
+        else:
+            sys.stdout.flush()
+
+    def write(self, block: str) -> None:
+        stream = self._open() if self._path is not None else sys.stdout
+        stream.write(block if not self._count else "\n" + block)
+        self._count += 1
+        stream.flush()
+
+    def flush(self) -> None:
+        if self._path is None:
+            sys.stdout.flush()
+
+    def _open(self) -> TextIO:
+        if self._file is None:
+            assert self._path is not None
+            try:
+                self._file = open(self._path, "w", encoding="utf-8")  # noqa: SIM115 (__exit__ closes it)
+            except OSError as error:
+                raise UsageError(
+                    f"cannot write {self._path!r}: {error.strerror}"
+                ) from None
+        return self._file
 
 
 def _parse_target(text: str) -> Target:
@@ -259,14 +324,37 @@ def _select(module: SourceFile, name: str | None) -> list[FunctionSource]:
         pass
     names = list(dict.fromkeys(f.qualname for f in module.functions()))
     message = f"no function {name!r} in {module.filename}"
-    close = difflib.get_close_matches(name, names, n=1)
+    close = suggestions(name, names)
     if close:
-        message += f" (did you mean {close[0]!r}?)"
+        message += " (did you mean " + " or ".join(map(repr, close)) + "?)"
     if names:
         message += "; it defines: " + ", ".join(names)
     else:
         message += "; it defines no functions"
     raise UsageError(message)
+
+
+def suggestions(name: str, names: Sequence[str]) -> list[str]:
+    """The functions `name` may have meant: the methods called `name` (a
+    method is selected as `Class.method`), else the closest spelling.
+
+    Example:
+        >>> suggestions("step", ["train", "Model.step", "Model.stop"])
+        ['Model.step']
+        >>> suggestions("colatz", ["collatz", "relu"])
+        ['collatz']
+    """
+    last = name.rpartition(".")[2]
+    methods = [n for n in names if n.rpartition(".")[2] == last and n != name]
+    if methods:
+        return methods
+    close = difflib.get_close_matches(name, names, n=1)
+    if close:
+        return close
+    # `stpe` for `Model.step`: compare the method names alone.
+    by_last = {n.rpartition(".")[2]: n for n in reversed(names)}
+    close = difflib.get_close_matches(last, list(by_last), n=1)
+    return [by_last[close[0]]] if close else []
 
 
 def _block(
@@ -309,17 +397,6 @@ def _use_color(choice: str, output: str | None, stream: TextIO | None = None) ->
         return False
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
-
-
-def _write(text: str, args: argparse.Namespace) -> None:
-    if args.output is None:
-        sys.stdout.write(text)
-        return
-    try:
-        with open(args.output, "w", encoding="utf-8") as file:
-            file.write(text)
-    except OSError as error:
-        raise UsageError(f"cannot write {args.output!r}: {error.strerror}") from None
 
 
 def format_conversion_error(

@@ -31,7 +31,12 @@ from __future__ import annotations
 import linecache
 from typing import Any
 
-__all__ = ["ConversionError", "UnsupportedSyntaxError", "error_at"]
+__all__ = [
+    "ConversionError",
+    "SourceUnavailableError",
+    "UnsupportedSyntaxError",
+    "error_at",
+]
 
 
 class ConversionError(Exception):
@@ -141,6 +146,19 @@ class UnsupportedSyntaxError(ConversionError):
 
     Example:
         >>> isinstance(UnsupportedSyntaxError("no"), ConversionError)
+        True
+    """
+
+
+class SourceUnavailableError(ConversionError):
+    """The function's source cannot be read: it was typed into the plain
+    ``python`` prompt, or made by exec/eval without a linecache entry.
+
+    `autograph.function` raises it rather than tracing the function as it is
+    (where Python control flow on tensors would fail later, less clearly).
+
+    Example:
+        >>> isinstance(SourceUnavailableError("no source"), ConversionError)
         True
     """
 

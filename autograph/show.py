@@ -4,7 +4,8 @@
 
 - a notebook calls its `_repr_html_` (a two-column table of `<pre>` blocks,
   lines aligned as in `autograph.tools.side_by_side`) or, for a graph,
-  `_repr_svg_` (Graphviz's `dot -Tsvg` when `dot` is on PATH);
+  `_repr_svg_` (Graphviz's `dot -Tsvg` when `dot` is on PATH; without it,
+  the text dump and a line that says installing Graphviz gives the picture);
 - a terminal shows its `str()`/`repr()`: the two sources side by side, or
   stacked when they do not fit the terminal's width; for a graph, the text
   dump of `graph.as_graph_def()`.
@@ -39,7 +40,7 @@ import sys
 import types
 from typing import Any
 
-from autograph.impl import api
+import autograph
 from autograph.pyct import parser
 from autograph.tools import side_by_side
 
@@ -51,6 +52,12 @@ DOT_TIMEOUT_S = 10.0
 _TITLES = ("original", "converted")
 _CELL = "vertical-align:top;padding:0 12px"
 _HEAD = "text-align:left;padding:2px 12px;font-family:monospace"
+_NOTE = "font-style:italic;margin:2px 0"
+NO_DOT_NOTE = (
+    "Graphviz's `dot` is not installed, so this is the graph as text; install "
+    "Graphviz (e.g. `apt install graphviz`, `brew install graphviz` or `conda "
+    "install graphviz`) to see it as a picture."
+)
 
 
 class CodeView:
@@ -147,6 +154,8 @@ class GraphView:
         body = self._svg
         if body is None:
             body = f'<pre style="margin:0">{html.escape(self.text())}</pre>'
+            if shutil.which("dot") is None:
+                body = f'<div style="{_NOTE}">{html.escape(NO_DOT_NOTE)}</div>' + body
         caption = html.escape(self.name)
         return (
             '<div class="autograph-show">'
@@ -215,7 +224,7 @@ def _view(obj: Any) -> CodeView | GraphView:
     parsed = parser.parse_entity(function)
     location = f"{os.path.basename(parsed.filename)}:{parsed.lineno}"
     return CodeView(
-        function.__qualname__, location, parsed.source, api.to_code(function)
+        function.__qualname__, location, parsed.source, autograph.to_code(function)
     )
 
 

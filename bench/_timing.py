@@ -1,7 +1,9 @@
 """Timing helpers shared by the benches: interleaved rounds, medians, JSON.
 
 The benches never assert on timings; they print a table and write their
-figures to ``bench/results/<name>.json``.
+figures to ``bench/out/<name>.json`` (untracked), or to the tracked
+``bench/results/<name>.json`` that README.md quotes when
+``AUTOGRAPH_BENCH_RECORD=1`` (``make bench RECORD=1``).
 
 BLAS threads are pinned to one (``OPENBLAS_NUM_THREADS=1``) so figures do
 not depend on the machine's core count. That only works before NumPy loads,
@@ -34,7 +36,8 @@ if "numpy" in sys.modules and os.environ.get("OPENBLAS_NUM_THREADS") != "1":
     )
 os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
+RECORD = os.environ.get("AUTOGRAPH_BENCH_RECORD", "") not in ("", "0")
+RESULTS_DIR = Path(__file__).resolve().parent / ("results" if RECORD else "out")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -148,7 +151,7 @@ def environment() -> dict[str, Any]:
 
 
 def write_results(name: str, payload: Mapping[str, Any]) -> Path:
-    """Writes ``payload`` plus the environment to ``bench/results/<name>.json``.
+    """Writes ``payload`` plus the environment to ``<RESULTS_DIR>/<name>.json``.
 
     Args:
         name: The bench's name, e.g. ``"overhead"``.

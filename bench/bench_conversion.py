@@ -18,7 +18,7 @@ new code object; generated functions get a new name and file per round.
 ``autograph.impl.api.clear_cache()`` is called between rounds when it exists.
 
 Run: ``python bench/bench_conversion.py`` (or ``make bench``). Writes
-``bench/results/conversion.json``. Never asserts on timings.
+``bench/out/conversion.json``. Never asserts on timings.
 """
 
 import os

@@ -14,7 +14,7 @@ Workloads:
 
 Rounds are interleaved and each figure is the median time per call; the
 ratios are against the NumPy / Python baseline of the same run. Prints a
-table and writes `bench/results/gradients.json`. Never asserts timings.
+table and writes `bench/out/gradients.json`. Never asserts timings.
 
 Usage: `python bench/bench_gradients.py [--rounds N] [--quick]`
 """

@@ -10,7 +10,7 @@ most 1.5x). For contrast it also times the unrolled alternative (a Python
 loop under plain `jax.jit`, traced 1,000 times) for the static recurrence.
 
 Run: ``python bench/bench_jax.py`` (or ``make bench``). Writes
-``bench/results/jax.json``. Never asserts on timings. Needs JAX (the ``jax``
+``bench/out/jax.json``. Never asserts on timings. Needs JAX (the ``jax``
 extra); without it the script says so and exits.
 """
 

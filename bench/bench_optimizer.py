@@ -19,7 +19,7 @@ Workloads, each through `autograph.function` with `optimize=True` and with
 
 Rounds are interleaved and each figure is the median time per call. Also
 records graph sizes (ops, subgraphs included) and the time to trace and
-optimize. Writes `bench/results/optimizer.json`; never asserts timings.
+optimize. Writes `bench/out/optimizer.json`; never asserts timings.
 
 Run: `python bench/bench_optimizer.py [--rounds N] [--quick]`
 """
@@ -172,8 +172,8 @@ def _workload(
             "unoptimized": lambda: traced[False](*args),
         },
         "ops": {
-            "traced": _count_ops(cf.unoptimized_graph),
-            "optimized": _count_ops(cf.graph),
+            "traced": _count_ops(cf.graph),
+            "optimized": _count_ops(cf.optimized_graph),
         },
         "trace_s": {"optimized": trace_s[True], "unoptimized": trace_s[False]},
     }

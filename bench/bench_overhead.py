@@ -6,7 +6,7 @@ statement as Python. This bench measures what that costs on four small
 workloads and reports the ratio converted/original (target: at most 2x).
 
 Run: ``python bench/bench_overhead.py`` (or ``make bench``). Writes
-``bench/results/overhead.json``. Never asserts on timings.
+``bench/out/overhead.json``. Never asserts on timings.
 """
 
 import os

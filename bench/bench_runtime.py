@@ -13,7 +13,7 @@ plain NumPy):
 
 Rounds are interleaved (every variant once per round, in turn) and each
 figure is the median over rounds of the time per call. Prints a table and
-writes `bench/results/runtime.json`. Never asserts timings.
+writes `bench/out/runtime.json`. Never asserts timings.
 
 Usage: `python bench/bench_runtime.py [--rounds N] [--quick]`
 """
@@ -38,10 +38,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import runtime as rt  # noqa: E402
-from bench._timing import compare  # noqa: E402
+from bench._timing import RESULTS_DIR, compare  # noqa: E402
 from runtime import executor  # noqa: E402
 
-RESULTS = ROOT / "bench" / "results" / "runtime.json"
+RESULTS = RESULTS_DIR / "runtime.json"
 
 
 # -- workloads -------------------------------------------------------------------

@@ -26,7 +26,7 @@ Figures (issue #15):
   1.5x).
 
 Run: ``python bench/bench_sessions.py`` (or ``make bench``). Writes
-``bench/results/sessions.json``. Never asserts on timings.
+``bench/out/sessions.json``. Never asserts on timings.
 """
 
 import os

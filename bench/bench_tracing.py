@@ -13,7 +13,7 @@ overhead <= 20 us):
 
 TensorFlow's figures are measured in the same run when it is importable, and
 skipped otherwise. Run: ``python bench/bench_tracing.py`` (or ``make
-bench``). Writes ``bench/results/tracing.json``. Never asserts on timings.
+bench``). Writes ``bench/out/tracing.json``. Never asserts on timings.
 """
 
 import os

@@ -2,7 +2,8 @@
 
 From "Better performance with tf.function" (Creating tf.Variables; Changing
 Python global and free variables): a Function may create Variables only on
-its first trace; a Python counter guarding a write is frozen into the graph.
+its first call, and only once (the first call traces twice to check); a
+Python counter guarding a write is frozen into the graph.
 
 Run: python examples/variables.py
 """
@@ -13,15 +14,28 @@ import runtime as rt
 
 @autograph.function
 def f(x):
-    v = rt.Variable(1.0)
+    v = rt.Variable(1.0)  # a new Variable on every call: refused
     return v + x
 
 
-print("first trace creates the Variable:", f(1.0).numpy())
 try:
-    f(2.0)  # a new Python value: a new trace, which would create another one
+    f(1.0)  # the first call traces twice; the second trace creates it again
 except ValueError as error:
-    print(f"ValueError: {error}")
+    print(f"ValueError: {error}".replace(__file__, "variables.py"))
+
+
+state = []
+
+
+@autograph.function
+def scale(x):
+    if not state:  # created once, from the first call's input
+        state.append(rt.Variable(2.0 * x))
+    return state[0] * x
+
+
+print("initial value from the input:", scale(rt.constant(1.0)).numpy())
+print("second call reuses it:", scale(rt.constant(3.0)).numpy())
 
 
 class Count:

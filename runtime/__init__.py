@@ -11,7 +11,7 @@ API.md for the contract. `runtime` never imports `autograph`.
 """
 
 from runtime import control_flow as _control_flow
-from runtime import data, errors, nest, optimizers
+from runtime import data, errors, nest, nn, optimizers, strings
 from runtime.context import name_scope
 from runtime.control_flow import cond, while_loop
 from runtime.dtypes import DType, as_dtype, float32, float64, int32, int64, string
@@ -78,6 +78,7 @@ from runtime.ops.math import (
     subtract,
     tanh,
 )
+from runtime.ops.python import executing_eagerly, py_function
 from runtime.ops.reduction import (
     argmax,
     argmin,
@@ -98,6 +99,8 @@ from runtime.tensor_spec import TensorSpec
 
 del _control_flow
 
+__version__ = "0.1.0"
+
 __all__ = [
     "Assert",
     "DType",
@@ -109,6 +112,7 @@ __all__ = [
     "TensorShape",
     "TensorSpec",
     "Variable",
+    "__version__",
     "abs",
     "add",
     "argmax",
@@ -125,6 +129,7 @@ __all__ = [
     "divide",
     "equal",
     "errors",
+    "executing_eagerly",
     "exp",
     "expand_dims",
     "eye",
@@ -153,6 +158,7 @@ __all__ = [
     "negative",
     "nest",
     "newaxis",
+    "nn",
     "not_equal",
     "ones",
     "ones_like",
@@ -160,6 +166,7 @@ __all__ = [
     "pad",
     "pow",
     "print",
+    "py_function",
     "random",
     "range",
     "reduce_all",
@@ -181,6 +188,7 @@ __all__ = [
     "stack",
     "stop_gradient",
     "string",
+    "strings",
     "subtract",
     "tanh",
     "transpose",

@@ -187,7 +187,8 @@ def check_body_structure(
                     before, after, check_types=False, expand_composites=True
                 )
             except (ValueError, TypeError):
-                raise ValueError(
+                # (API.md: a loop variable that changes structure: TypeError.)
+                raise TypeError(
                     f"{_loop_variable(name)} is {describe(before)} before the loop "
                     "but "
                     f"{describe(after)} after one iteration; it must keep the same "

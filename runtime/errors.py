@@ -14,7 +14,7 @@ build time (when shapes are static) and at run time.
 
 from __future__ import annotations
 
-__all__ = ["InvalidArgumentError", "OpError"]
+__all__ = ["InvalidArgumentError", "OpError", "OutOfRangeError", "raised_as"]
 
 
 class OpError(Exception):
@@ -75,3 +75,39 @@ class OpError(Exception):
 
 class InvalidArgumentError(OpError):
     """An op got a value it cannot work on: out-of-range index, wrong shape."""
+
+
+class OutOfRangeError(OpError):
+    """An iterator was asked for an element past its end."""
+
+
+# One subclass per builtin exception type, made on first use.
+_RAISED_AS: dict[type[BaseException], type[InvalidArgumentError]] = {}
+
+
+def raised_as(error_type: type[BaseException]) -> type[InvalidArgumentError]:
+    """The `InvalidArgumentError` a graph raises for an exception that Python
+    code raised while a branch or loop body was traced (API.md): also an
+    instance of `error_type` when that is a builtin exception, so an
+    `except KeyError` around the call catches a missing item as in Python.
+
+        >>> issubclass(raised_as(KeyError), KeyError)
+        True
+    """
+    if error_type.__module__ != "builtins" or not issubclass(error_type, Exception):
+        return InvalidArgumentError
+    cls = _RAISED_AS.get(error_type)
+    if cls is None:
+        try:
+            # Named as it is shown: `runtime.errors.InvalidArgumentError:
+            # KeyError: 'b' (...)`; its message as written (KeyError's own
+            # `str` would quote it).
+            cls = type(
+                "InvalidArgumentError",
+                (InvalidArgumentError, error_type),
+                {"__str__": Exception.__str__, "__module__": __name__},
+            )
+        except TypeError:  # a layout that cannot be combined (OSError)
+            cls = InvalidArgumentError
+        _RAISED_AS[error_type] = cls
+    return cls

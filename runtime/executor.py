@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import dtypes, overflow
 from runtime.eager import quiet_numpy, restore_numpy
 from runtime.errors import InvalidArgumentError, OpError
 from runtime.graph import Graph, Operation
@@ -193,11 +193,19 @@ class CompiledGraph:
             tb = tb.tb_next
         if op is None:
             return error
-        message = error.message if isinstance(error, OpError) else str(error)
-        return InvalidArgumentError(message, op.type, op.name, op.traceback_line)
+        if isinstance(error, OpError):  # its own class (OutOfRangeError, ...)
+            return type(error)(error.message, op.type, op.name, op.traceback_line)
+        return InvalidArgumentError(str(error), op.type, op.name, op.traceback_line)
 
     def __repr__(self) -> str:
         return f"<CompiledGraph of {self.graph.name!r}: {len(self.ops)} ops>"
+
+
+def _const_int(t: SymbolicTensor) -> int | None:
+    """The value of a scalar integer constant, else None."""
+    if t.op.type != "Const" or t.shape != ():
+        return None
+    return int(t.op.attrs["value"])
 
 
 def _forget_sources(filenames: list[str]) -> None:
@@ -346,7 +354,10 @@ class _Codegen:
         self.may_warn = self.may_warn or op.opdef.may_warn
         args = [env[id(t)] for t in op.inputs]
         symbol = op.opdef.py_operator
-        buffer = self._buffer(op, env)
+        if symbol is not None and op.outputs[0].dtype is dtypes.string:
+            symbol = None  # the kernel keeps `str + str` an array (`Add`)
+        wrapped = self._overflow_check(op, args)
+        buffer = None if wrapped else self._buffer(op, env)
         if buffer is not None:
             ufunc = self.bind(_UFUNCS[op.type], "u")
             call = f"{ufunc}({', '.join(args)}, out={buffer})"
@@ -360,12 +371,34 @@ class _Codegen:
         names = [self.fresh() for _ in op.outputs]
         for t, name in zip(op.outputs, names):
             env[id(t)] = name
-        if op.opdef.num_outputs == 0:
+        if op.opdef.num_outputs == 0 or not names:
             self.emit(indent, call, op)
         elif op.opdef.num_outputs == 1:
             self.emit(indent, f"{names[0]} = {call}", op)
         else:
             self.emit(indent, f"{', '.join(names)}, = {call}", op)
+        if wrapped:
+            condition, warn = wrapped
+            self.emit(indent, f"if {condition.format(o=names[0])}:", op)
+            self.emit(indent + 1, f"{warn}()", op)
+
+    def _overflow_check(self, op: Operation, args: list[str]) -> Any:
+        """(condition with `{o}` for the output, warn function's name) for a
+        scalar integer op inside a graph loop that may wrap around, else None
+        (`runtime/overflow.py`)."""
+        if not self.blocks or op.type not in overflow.CHECKED or not op.outputs:
+            return None
+        if len(args) != 2 or not overflow.ENABLED[0]:
+            return None
+        out = op.outputs[0]
+        if out.shape != () or out.dtype not in (dtypes.int32, dtypes.int64):
+            return None
+        consts = [_const_int(t) for t in op.inputs]
+        condition = overflow.condition(op.type, out.dtype.name, *args, *consts)
+        if condition is None:
+            return None
+        warn = overflow.warner(op.type, out.dtype.name, op.location)
+        return condition, self.bind(warn, "w")
 
     def emit_call_of_own_function(
         self, op: Operation, env: dict[int, str], indent: int

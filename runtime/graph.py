@@ -134,6 +134,12 @@ class Graph:
         captures: (outer tensor, placeholder here) pairs, in capture order.
         variables: id -> `Variable` for every variable an op here touches.
         created_variables: Variables created while this graph was the default.
+        lifts_initializers: A `Function`'s first trace: a Variable created
+            here may take an initial value computed from this graph's
+            tensors (`rt.Variable(2.0 * x)`); the tracer computes it from
+            the first call's arguments.
+        initializers: (Variable, initial-value tensor of this graph) pairs
+            waiting for that computation.
         refusals: Errors that make the graph wrong to run, raised while it
             was built (the tracer raises the first even if user code caught
             it while tracing; see `keep_refusal`).
@@ -149,6 +155,8 @@ class Graph:
         self.captures: list[tuple[SymbolicTensor, SymbolicTensor]] = []
         self.variables: dict[int, Any] = {}
         self.created_variables: list[Any] = []
+        self.lifts_initializers = False
+        self.initializers: list[tuple[Any, SymbolicTensor]] = []
         self.refusals: list[Exception] = []
         self.isolated = False
         self._ops: list[Operation] = []

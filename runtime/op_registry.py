@@ -49,6 +49,7 @@ from runtime.tensor import (
     as_numpy,
     contains_tensor,
     dtype_error,
+    packs_as,
     register_tensor_conversion,
 )
 
@@ -308,6 +309,15 @@ def _stack(
     (A function of its own, so that the callers' arguments are not cells of
     a comprehension, which every call would pay for.)"""
     items = [convert(v, dtype, dtype_hint=dtype_hint) for v in value]
+    if dtype is None and dtype_hint is not None:
+        # The eager rule (`packs_as`): `concat((v_int32, [i_int64]), 0)`
+        # packs the list as int32, as NumPy's conversion does eagerly.
+        items = [
+            apply("Cast", [t], {"dtype": dtype_hint})
+            if t.dtype is not dtype_hint and packs_as(t.dtype, dtype_hint)
+            else t
+            for t in items
+        ]
     return apply("Pack", items, {"axis": 0})
 
 

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.shapes import Shape, format_shape
+from runtime import dtypes, misuse
+from runtime.shapes import Shape, as_shape, format_shape, is_compatible
 
 if TYPE_CHECKING:
     from runtime.graph import Graph, Operation
@@ -84,6 +84,24 @@ class Tensor:
     def get_shape(self) -> Shape:
         """Same as `.shape` (TensorFlow spelling)."""
         return self.shape
+
+    def set_shape(self, shape: Any) -> None:
+        """Refines the static shape (TensorFlow's `set_shape`): a symbolic
+        tensor's unknown sizes and rank take those of `shape`; an eager
+        tensor's shape is only checked.
+
+        Raises:
+            ValueError: `shape` is incompatible with the tensor's shape.
+        """
+        own, new = self.shape, as_shape(shape)
+        if not is_compatible(own, new):
+            raise ValueError(
+                f"shapes {format_shape(own)} and {format_shape(new)} are "
+                "incompatible: set_shape can only fill in unknown sizes"
+            )
+        if type(self) is SymbolicTensor and new is not None:
+            pairs = zip(own or new, new)
+            self._shape = tuple(a if a is not None else b for a, b in pairs)
 
     def __copy__(self) -> Tensor:
         return self
@@ -223,11 +241,14 @@ class SymbolicTensor(Tensor):
 
     def __bool__(self) -> bool:
         raise TypeError(
-            f"using the symbolic tensor {self.name!r} as a Python bool is not "
-            "allowed: its value is only known when the graph runs. Convert the "
-            "function with autograph (autograph.function or autograph.to_graph) "
-            "so that `if`/`while` on it become graph ops, or use rt.cond / "
-            "rt.while_loop"
+            misuse.explain(
+                "bool",
+                f"using the symbolic tensor {self.name!r} as a Python bool is not "
+                "allowed: its value is only known when the graph runs. Convert the "
+                "function with autograph (autograph.function or autograph.to_graph) "
+                "so that `if`/`while` on it become graph ops, or use rt.cond / "
+                "rt.while_loop",
+            )
         )
 
     def __index__(self) -> int:
@@ -248,9 +269,12 @@ class SymbolicTensor(Tensor):
 
     def __iter__(self) -> Iterator[Any]:
         raise TypeError(
-            f"iterating over the symbolic tensor {self.name!r} is not allowed "
-            "in Python; convert the function with autograph so that `for` on it "
-            "becomes a graph loop, or use rt.while_loop"
+            misuse.explain(
+                "iter",
+                f"iterating over the symbolic tensor {self.name!r} is not allowed "
+                "in Python; convert the function with autograph so that `for` on "
+                "it becomes a graph loop, or use rt.while_loop",
+            )
         )
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
@@ -429,6 +453,20 @@ def _scalar_as(value: Any, dtype: dtypes.DType, *, strict: bool) -> Any:
     return None
 
 
+def packs_as(inferred: dtypes.DType, target: dtypes.DType) -> bool:
+    """Whether a list whose items are `inferred` converts to a `target`
+    tensor when an op wants that dtype (integers to any integer or float
+    dtype, numbers to float): the one rule of eager lists and of lists of
+    graph tensors (stacked, each item cast)."""
+    kind = target.np_dtype.kind
+    return (
+        (kind == "f" and inferred.is_numeric)
+        or (kind == "i" and inferred.is_integer)
+        or (kind == "b" and inferred is dtypes.bool_)
+        or (target is dtypes.string and inferred is dtypes.string)
+    )
+
+
 def _sequence_value(
     value: Any, dtype: dtypes.DType | None, dtype_hint: dtypes.DType | None
 ) -> np.ndarray:
@@ -457,14 +495,7 @@ def _sequence_value(
         # No elements: nothing to check, `[]` fits any dtype.
         return array.astype(target.np_dtype)
     if target is not None and target is not inferred:
-        t_kind = target.np_dtype.kind
-        fits = (
-            (t_kind == "f" and inferred.is_numeric)
-            or (t_kind == "i" and inferred.is_integer)
-            or (t_kind == "b" and inferred is dtypes.bool_)
-            or (target is dtypes.string and inferred is dtypes.string)
-        )
-        if fits:
+        if packs_as(inferred, target):
             return array.astype(target.np_dtype)
         if dtype is not None:
             raise TypeError(f"cannot convert {value!r} to a {dtype} tensor")

@@ -31,8 +31,27 @@ EXPECTED = [
 ]
 
 
+NOTEBOOK = ROOT / "examples" / "guide.ipynb"
+
+
+def _printed_lines(notebook: nbformat.NotebookNode) -> list[str]:
+    text = ""  # a cell's stdout may arrive in several pieces
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            if output.get("name") == "stdout":
+                text += output["text"]
+    return text.splitlines()
+
+
+def _assert_prints_the_expected_lines(lines: list[str]) -> None:
+    position = 0
+    for expected in EXPECTED:
+        assert expected in lines[position:], f"missing {expected!r} in {lines}"
+        position = lines.index(expected, position) + 1
+
+
 def test_the_guide_notebook_runs_in_a_kernel():
-    notebook = nbformat.read(ROOT / "examples" / "guide.ipynb", as_version=4)
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
     client = NotebookClient(
         notebook,
         timeout=120,
@@ -40,13 +59,24 @@ def test_the_guide_notebook_runs_in_a_kernel():
         resources={"metadata": {"path": str(ROOT)}},
     )
     client.execute()
-    text = ""  # a cell's stdout may arrive in several pieces
-    for cell in notebook.cells:
-        for output in cell.get("outputs", []):
-            if output.get("name") == "stdout":
-                text += output["text"]
-    lines = text.splitlines()
-    position = 0
-    for expected in EXPECTED:
-        assert expected in lines[position:], f"missing {expected!r} in {lines}"
-        position = lines.index(expected, position) + 1
+    _assert_prints_the_expected_lines(_printed_lines(notebook))
+
+
+def test_the_committed_notebook_holds_its_outputs():
+    """It reads on a code-hosting page without running it (`make notebook`
+    saves them): the printed lines, the loss curve and the graph picture."""
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    _assert_prints_the_expected_lines(_printed_lines(notebook))
+    kinds = {
+        kind
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+        for kind in output.get("data", {})
+    }
+    assert {"image/png", "image/svg+xml"} <= kinds, kinds
+    unrun = [
+        cell.source.splitlines()[0]
+        for cell in notebook.cells
+        if cell.cell_type == "code" and cell.execution_count is None
+    ]
+    assert not unrun, f"cells saved without running: {unrun}"

@@ -67,3 +67,41 @@ def test_readme_setup_commands_are_make_targets():
         assert re.search(rf"^{target}:", makefile, re.M), target
     ci = (ROOT / ".ci" / "run").read_text()
     assert "make test" in ci
+
+
+def _tour_as_typed_at_a_prompt() -> str:
+    """The README's first Python block as a user would type it: prompts
+    removed, a blank line ending each compound statement."""
+    block = re.search(r"```python\n(.*?)```", README.read_text(), re.S)
+    assert block is not None
+    typed = []
+    for line in block.group(1).splitlines():
+        if line.startswith(">>> "):
+            if typed and typed[-1].startswith((" ", "\t")):
+                typed.append("")
+            typed.append(line[4:])
+        elif line.startswith("... "):
+            typed.append(line[4:])
+    return "\n".join(typed) + "\n"
+
+
+def test_the_tour_typed_into_a_plain_python_prompt_raises_one_conversion_error():
+    """A plain `python` prompt keeps no source: the first call raises one
+    ConversionError that says where to put the function (API.md), not a
+    warning followed by a TypeError."""
+    typed = _tour_as_typed_at_a_prompt()
+    assert "collatz_steps(rt.constant(27))" in typed
+    done = subprocess.run(
+        [sys.executable, "-i", "-q"],
+        input=typed,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONSTARTUP": ""},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stderr.count("Traceback") == 1, done.stderr
+    assert "autograph.errors.SourceUnavailableError: cannot convert " in done.stderr
+    assert "put it in a file, an IPython session or a notebook cell" in done.stderr
+    assert "Warning" not in done.stderr
+    assert "TypeError" not in done.stderr

@@ -206,17 +206,18 @@ class ControlFlowTransformer(transformer.Base):
 
     # --- loop options ----------------------------------------------------
 
-    def _loop_options(self, loop: ast.stmt) -> ast.Dict | None:
+    def _loop_options(self, loop: ast.stmt) -> ast.expr | None:
         """Takes a leading `autograph.set_loop_options(...)` out of a loop body.
 
         Returns its keyword arguments as a dict node, for the loop operator's
         `opts`: `{'shape_invariants': [(x, (None,))]}`. They are evaluated when
-        the loop starts, which is when the graph loop needs them. A call with
-        positional, `**` or unknown arguments stays (it raises, as in Python),
-        and so does one reading a local that may be unbound when the loop
-        starts (Python would raise there, or not at all if the loop runs
-        zero times) or calling user code or `print` (whose effects would
-        happen once instead of once per iteration).
+        the loop starts, which is when the graph loop needs them. Arguments
+        that call user code or `print`, or read a local that may be unbound
+        when the loop starts, are evaluated only if the loop becomes a graph
+        loop: `opts=lambda: {...}`, and the call stays in the body, so a
+        Python loop evaluates them once per iteration, as Python does (a
+        directive is honoured or refused, never dropped). A call with
+        positional, `**` or unknown arguments stays (it raises, as in Python).
         """
         body = loop.body
         first = body[0] if body else None
@@ -228,19 +229,20 @@ class ControlFlowTransformer(transformer.Base):
             func, args = args[0], args[1:]
         if args or any(k.arg not in _LOOP_OPTIONS for k in call.keywords):
             return None
-        if (
-            not self._is_loop_options(func)
-            or self._may_be_unbound(loop, call)
-            or _calls_user_code(call.keywords)
-        ):
+        if not self._is_loop_options(func):
             return None
-        del body[0]
-        if not body:
-            body.append(b.pass_())
+        lazy = self._may_be_unbound(loop, call) or _calls_user_code(call.keywords)
+        if lazy:
+            values = [transformer.copy_node(k.value) for k in call.keywords]
+        else:
+            values = [k.value for k in call.keywords]
+            del body[0]
+            if not body:
+                body.append(b.pass_())
         # {'shape_invariants': [...], ...}
-        return b.dict_(
-            [b.const(k.arg) for k in call.keywords], [k.value for k in call.keywords]
-        )
+        options = b.dict_([b.const(k.arg) for k in call.keywords], values)
+        # lambda: {'maximum_iterations': ag__.converted_call(limit)}
+        return b.thunk(options) if lazy else options
 
     def _may_be_unbound(self, loop: ast.stmt, call: ast.Call) -> bool:
         """Whether `call` reads a local not certainly bound before `loop`."""
@@ -252,7 +254,9 @@ class ControlFlowTransformer(transformer.Base):
         )
 
     def _is_loop_options(self, func: ast.expr) -> bool:
-        """Whether `func` is `set_loop_options`, spelled through a free name."""
+        """Whether `func` is `set_loop_options`, spelled through a free name
+        (and attributes of modules or of other objects: what it resolves to
+        when the function is converted)."""
         path = []
         while isinstance(func, ast.Attribute):
             path.append(func.attr)
@@ -263,9 +267,14 @@ class ControlFlowTransformer(transformer.Base):
             return False
         value = self.ctx.lookup(func.id)
         for attr in reversed(path):
-            if not isinstance(value, types.ModuleType):
-                return False  # only modules' attributes are read statically
-            value = getattr(value, attr, None)
+            if isinstance(value, types.ModuleType):
+                value = getattr(value, attr, None)
+            else:
+                # Another object (a namespace that re-exports the directive):
+                # read without running properties or `__getattr__`.
+                value = inspect.getattr_static(value, attr, None)
+                if isinstance(value, staticmethod):
+                    value = value.__func__
         return value is set_loop_options
 
     @staticmethod

@@ -260,10 +260,21 @@ class Lowering:
             and (
                 not self.contains(stmt.finalbody)
                 # A finally block that always jumps ends the function
-                # whatever happens before; Python runs it as it is.
-                or self.always_jumps(stmt.finalbody)
+                # whatever happens before; Python runs it as it is. (Unless
+                # the body or a handler jumps inside a statement: a `return`
+                # in a graph `if` would need a value on every path, which the
+                # finally block discards; those are lowered to flags.)
+                or (
+                    self.always_jumps(stmt.finalbody)
+                    and self._jumps_only_at_top(stmt.body)
+                    and all(self._jumps_only_at_top(h.body) for h in stmt.handlers)
+                )
             )
         )
+
+    def _jumps_only_at_top(self, stmts: Sequence[ast.stmt]) -> bool:
+        """Whether every jump in `stmts` is one of them, not inside one."""
+        return all(self.is_jump(s) or not self.contains(s) for s in stmts)
 
     def _lower_tail_children(self, stmt: ast.stmt) -> None:
         """Lowers the blocks of a `with` or `try` that ends its function."""

@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-import sys
 import threading
 import types
 from collections.abc import Callable, Iterator
@@ -30,41 +29,13 @@ from typing import Any, TypeVar
 import runtime.operators.calls as operator_calls
 from autograph import errors
 from autograph.impl import error_rewriting, transpiler
+from autograph.impl.libraries import is_library_module_name
 from runtime import context
 from runtime.operators import dispatch
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 _DO_NOT_CONVERT = "__ag_do_not_convert__"
-LIBRARY_PACKAGES = frozenset(
-    {
-        "autograph",
-        "runtime",
-        "numpy",
-        "gast",
-        "scipy",
-        "pandas",
-        "matplotlib",
-        "IPython",
-        "ipykernel",
-        "pytest",
-        "_pytest",
-        "hypothesis",
-        "tensorflow",
-        "jax",
-        "torch",
-    }
-)
-_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
-
-
-def is_library_module_name(name: str | None) -> bool:
-    """Whether module `name` belongs to the standard library or a library
-    package whose calls stay unconverted (`LIBRARY_PACKAGES`)."""
-    if not name:
-        return False
-    root = name.split(".")[0]
-    return root in LIBRARY_PACKAGES or root in _STDLIB
 
 
 def _is_library_value(value: Any) -> bool:

@@ -14,12 +14,11 @@ import functools
 import threading
 import types
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
-import runtime.operators as operators
 from autograph.converters import (
     asserts,
     assignment_expressions,
@@ -230,6 +229,7 @@ def convert_node(
     is_library: Callable[[str], bool] = lambda name: False,
     lookup: Callable[[str], Any] = lambda name: None,
     recursive: bool = True,
+    handlers: Callable[[str, Mapping[int, Any]], None] | None = None,
 ) -> ast.FunctionDef | ast.Lambda:
     """Converts a function or lambda tree in place and returns it.
 
@@ -242,6 +242,9 @@ def convert_node(
         lookup: The value of a free name of the function, or None (to
             recognize directives such as `autograph.set_loop_options`).
         recursive: Whether calls to other functions are converted too.
+        handlers: Told the `try` statements around each line of a function
+            that has one (`runtime.operators.register_handlers`, for code that
+            will run); `None` where the result is only read (the CLI).
 
     Raises:
         ConversionError: The function uses syntax that is not supported.
@@ -267,10 +270,12 @@ def convert_node(
         recursive=recursive,
         kinds=kinds,
     )
-    if ast.Try in kinds or getattr(ast, "TryStar", ast.Try) in kinds:
+    if handlers is not None and (
+        ast.Try in kinds or getattr(ast, "TryStar", ast.Try) in kinds
+    ):
         # A graph cannot catch what a branch raises when it runs: the
         # backend refuses a raise that one of these `try`s would handle.
-        operators.register_handlers(filename, activity.handled_lines(node))
+        handlers(filename, activity.handled_lines(node))
     for step in PIPELINE:
         if step.triggered(ctx.kinds):
             node = step.run(node, ctx)
@@ -457,6 +462,7 @@ def _convert(
         is_library=is_library,
         lookup=lookup,
         recursive=recursive,
+        handlers=_operators().register_handlers,
     )
     entity_name = getattr(node, "name", "<lambda>")
     # def create_converted_entity(ag__, *free_vars):
@@ -494,6 +500,17 @@ def _convert(
     )
     _remember(probe.__code__)
     return ConvertedEntity(code=probe.__code__, node=node)
+
+
+def _operators() -> types.ModuleType:
+    """`runtime.operators`: what converted code calls as `ag__`."""
+    # Imported here, not at the top: converting source text (the CLI,
+    # `SourceFile.convert`) needs no runtime, and `import autograph` and the
+    # CLI load neither the runtime nor NumPy (issue 24); only loading
+    # converted code for a live function does.
+    import runtime.operators
+
+    return runtime.operators
 
 
 def enclosing_class(qualname: str) -> str | None:
@@ -548,7 +565,7 @@ def instantiate(
 ) -> types.FunctionType:
     """Binds converted code to `function`'s globals, closure cells and defaults."""
     cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
-    cells[AG] = operators
+    cells[AG] = _operators()
     closure = tuple(
         c if isinstance(c, types.CellType) else types.CellType(c)
         for c in (cells[name] for name in entity.code.co_freevars)

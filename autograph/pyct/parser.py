@@ -34,7 +34,7 @@ import types
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from autograph.errors import ConversionError
+from autograph.errors import ConversionError, SourceUnavailableError
 from autograph.pyct import origin_info, source_check
 
 __all__ = ["ParsedEntity", "parse_entity", "parse_source", "unparse"]
@@ -169,14 +169,15 @@ def _find_source(function: Any) -> tuple[list[str], int]:
         lines, start = inspect.findsource(function)
     except (OSError, TypeError) as error:
         code = function.__code__
-        raise ConversionError(
-            f"its source code is not available ({error}); functions made by "
-            "exec/eval without a linecache entry, or typed into a plain python "
-            "REPL, cannot be converted: define it in a file or a notebook cell",
+        raise SourceUnavailableError(
+            f"its source code is not available ({error}): a function typed into "
+            "the plain python prompt, or made by exec/eval without a linecache "
+            "entry, cannot be converted; put it in a file, an IPython session or "
+            "a notebook cell",
             function_name=function.__name__,
             filename=code.co_filename,
             lineno=code.co_firstlineno,
-        ) from error
+        ) from None  # the message says what `inspect` said
     return lines, start
 
 

@@ -116,7 +116,11 @@ def save(function_or_concrete: Any, path: str | os.PathLike[str]) -> None:
             {
                 "params": encode_params(name, concrete.params, writer),
                 "graph": encode_graph(
-                    concrete.graph, concrete.inputs, concrete.outputs, writer, variables
+                    concrete.optimized_graph,
+                    concrete.inputs,
+                    concrete.outputs,
+                    writer,
+                    variables,
                 ),
                 "outputs": encode_structure(
                     concrete.structured_outputs, writer, counter

@@ -250,6 +250,7 @@ SCHEMA: dict[str, OpSchema] = {
         (0, None),
     ),
     "Assert": OpSchema({"template": _template(1), "summarize": _SUMMARIZE}, (1, None)),
+    "EnsureDefined": OpSchema({"message": _text, "raises": _text}, (2, 2)),
     "TensorArrayV3": OpSchema(
         {"dtype": _dtype, "dynamic_size": _bool, "element_shape": _shape}, (1, 1)
     ),

@@ -44,7 +44,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import autograph
-from autograph.impl import api, codegen, transpiler
+from autograph.impl import codegen, libraries, transpiler
 from autograph.pyct import parser
 from autograph.pyct.static_analysis import activity
 
@@ -216,12 +216,12 @@ def _imported(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, bool]]:
             continue  # the names are unknown without importing the module
         if isinstance(node, ast.Import):
             bound = alias.asname or alias.name.split(".")[0]
-            yield bound, api.is_library_module_name(alias.name)
+            yield bound, libraries.is_library_module_name(alias.name)
         else:
             absolute = node.level == 0
             yield (
                 alias.asname or alias.name,
-                absolute and api.is_library_module_name(node.module),
+                absolute and libraries.is_library_module_name(node.module),
             )
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from autograph.tracing import pretty
+from autograph.tracing import pretty, variables
 from autograph.tracing.signatures import (
     Identity,
     Param,
@@ -49,6 +49,7 @@ from runtime.gradients import replay
 from runtime.graph import Graph
 from runtime.nest import sorted_keys
 from runtime.operators.variables import UndefinedReturnValue
+from runtime.ops.tensor_array import TensorArray
 from runtime.shapes import is_compatible
 from runtime.tensor import EagerTensor, SymbolicTensor
 from runtime.tensor_spec import TensorSpec
@@ -57,7 +58,8 @@ __all__ = ["ConcreteFunction", "register_graph_optimizer", "trace"]
 
 # Graph optimization passes, applied in order to every trace of a Function
 # created with optimize=True: fn(graph, inputs, outputs) -> (graph, inputs,
-# outputs). The traced graph stays available as `unoptimized_graph`.
+# outputs). `ConcreteFunction.graph` stays the graph as traced; the result is
+# `optimized_graph`.
 GraphOptimizer = Callable[
     [Graph, list[SymbolicTensor], list[SymbolicTensor]],
     tuple[Graph, list[SymbolicTensor], list[SymbolicTensor]],
@@ -78,10 +80,13 @@ class ConcreteFunction:
     Attributes:
         name: The Python function's name.
         params: The traced arguments (`Param`s), in call order.
-        graph: The `rt.Graph` that runs (after optimization passes, if any).
-        unoptimized_graph: The graph as traced.
-        inputs: The placeholders, in feed order.
-        outputs: The flat output tensors of `graph`.
+        graph: The `rt.Graph` as traced, as in TensorFlow: a `for` over a
+            Python list of 10 items leaves 10 copies of its body here.
+        optimized_graph: The graph that runs: `graph` after the optimization
+            passes (folded, deduplicated, pruned), or `graph` itself when
+            the Function was made with `optimize=False`.
+        inputs: The placeholders of `optimized_graph`, in feed order.
+        outputs: The flat output tensors of `optimized_graph`.
         structured_outputs: The returned structure, with graph tensors.
     """
 
@@ -98,12 +103,12 @@ class ConcreteFunction:
     ) -> None:
         self.name = name
         self.params = tuple(params)
-        self.unoptimized_graph = graph
+        self.graph = graph
         self.structured_outputs = structured_outputs
         if optimize and _OPTIMIZERS:
             for optimizer in _OPTIMIZERS:
                 graph, inputs, outputs = optimizer(graph, list(inputs), list(outputs))
-        self.graph = graph
+        self.optimized_graph = graph
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self._compiled = executor.compile(graph, self.inputs, self.outputs)
@@ -217,7 +222,7 @@ class ConcreteFunction:
         }
         inputs = [by_value.get(id(f)) for f in feeds]
         inputs = [EagerTensor(f) if t is None else t for t, f in zip(inputs, feeds)]
-        outputs = iter(replay(self.graph, inputs, self.outputs))
+        outputs = iter(replay(self.optimized_graph, inputs, self.outputs))
         return _map_tensors(self.structured_outputs, lambda t: next(outputs))
 
     # -- reading ---------------------------------------------------------------
@@ -235,9 +240,14 @@ class ConcreteFunction:
         return _map_tensors(self.structured_outputs, TensorSpec.from_tensor)
 
     @property
+    def unoptimized_graph(self) -> Graph:
+        """The graph as traced: the same as `graph` (the older name)."""
+        return self.graph
+
+    @property
     def variables(self) -> list[Any]:
         """The `rt.Variable`s the graph reads or writes."""
-        return list(self.graph.variables.values())
+        return list(self.optimized_graph.variables.values())
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
         """The signature in the guides' layout (just the header if not verbose)."""
@@ -312,6 +322,7 @@ def trace(
     arguments: Sequence[tuple[str, str, Any, bool]],
     *,
     allow_variables: bool = True,
+    check_trace: bool = False,
     optimize: bool = False,
 ) -> ConcreteFunction:
     """Traces `call` on canonical arguments into a new `ConcreteFunction`.
@@ -324,7 +335,11 @@ def trace(
             `signatures.canonicalize` gives them; tensor leaves (eager
             tensors, NumPy values or `TensorSpec`s) become placeholders.
         allow_variables: False if this function was traced before: creating
-            a `Variable` then raises ValueError.
+            a `Variable` then raises ValueError. When True, a Variable's
+            initial value may be computed from the arguments (it is, from
+            the values given, before this returns).
+        check_trace: This is the second trace of the first call, made
+            because the first created Variables (for the message).
         optimize: Whether to run the registered graph optimizer passes.
 
     Raises:
@@ -335,10 +350,14 @@ def trace(
     """
     params = [Param(n, kind, spec_structure(v), d) for n, kind, v, d in arguments]
     graph = Graph(name)
+    # A Variable may take its initial value from the arguments; a trace that
+    # may not create Variables is refused below, before any is computed.
+    graph.lifts_initializers = True
     inputs: list[SymbolicTensor] = []
+    given: list[Any] = []
     with graph.as_default():
         values = [
-            (p.name, p.kind, _feed_value(v, p.spec, graph, p.name, inputs))
+            (p.name, p.kind, _feed_value(v, p.spec, graph, p.name, (inputs, given)))
             for p, (_, _, v, _) in zip(params, arguments)
         ]
         args, kwargs = split_call(values)
@@ -358,15 +377,10 @@ def trace(
             result = None
         structured = _graph_outputs(name, result, graph)
     if graph.created_variables and not allow_variables:
-        count = len(graph.created_variables)
-        what = "a rt.Variable" if count == 1 else f"{count} rt.Variables"
-        raise ValueError(
-            f"{name}() created {what} while tracing {pretty.header(name, params)}, "
-            f"but it was traced before: a Function may create Variables only on "
-            "its first trace. Create them outside the function, or create them "
-            "once and reuse them (e.g. `if self.v is None: self.v = "
-            "rt.Variable(...)`)"
-        )
+        header = pretty.header(name, params)
+        variables.refuse_creation(name, header, graph, first_call=check_trace)
+    if graph.initializers:
+        variables.initialize(name, graph, inputs, given)
     flat = [t for t in nest.flatten(structured) if isinstance(t, SymbolicTensor)]
     return ConcreteFunction(
         name, params, graph, inputs, structured, flat, optimize=optimize
@@ -374,16 +388,24 @@ def trace(
 
 
 def _feed_value(
-    value: Any, spec: Any, graph: Graph, name: str, inputs: list[SymbolicTensor]
+    value: Any,
+    spec: Any,
+    graph: Graph,
+    name: str,
+    inputs: tuple[list[SymbolicTensor], list[Any]],
 ) -> Any:
-    """What the function sees: placeholders for tensor leaves, else the value."""
+    """What the function sees: placeholders for tensor leaves, else the value.
+
+    `inputs` collects the placeholders and, beside them, the values given."""
     if type(spec) is TensorSpec:
         placeholder = graph.placeholder(spec.dtype, spec.shape, name)
-        inputs.append(placeholder)
+        inputs[0].append(placeholder)
+        inputs[1].append(value)
         return placeholder
     if type(spec) is DatasetSpec:
         placeholder = graph.placeholder(spec.dtype, spec.shape, name)
-        inputs.append(placeholder)
+        inputs[0].append(placeholder)
+        inputs[1].append(None)
         return dataset_argument(placeholder, spec)
     if not contains_tensor(spec):
         return value
@@ -414,10 +436,16 @@ def _graph_outputs(name: str, value: Any, graph: Graph) -> Any:
             where = f" at {_path_text(value, path)}" if path else ""
             text = repr(leaf)
             text = text if len(text) <= 60 else text[:57] + "..."
+            hint = ""
+            if isinstance(leaf, TensorArray):
+                hint = (
+                    " (a list appended to in a graph loop is carried as an "
+                    "rt.TensorArray: return rt.stack(the list) for one tensor)"
+                )
             raise TypeError(
                 f"{name}() returned {text}{where}, a {type(leaf).__name__}, which "
                 "is not a tensor: a Function can return tensors, Variables, Python "
-                "scalars, None, and tuples, lists and dicts of them"
+                f"scalars, None, and tuples, lists and dicts of them{hint}"
             ) from None
 
     return nest.map_structure_with_paths(output, value)

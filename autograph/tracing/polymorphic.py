@@ -349,13 +349,25 @@ class Function:
         # Errors propagate as they are: converted code already reports the
         # user's file and line, and a note would change the message doctests
         # and users match on.
+        first = not self._traced
         concrete = trace(
             self._traced_callable(),
             self._name,
             arguments,
-            allow_variables=not self._traced,
+            allow_variables=first,
             optimize=self._optimize,
         )
+        if first and concrete.graph.created_variables:
+            # TensorFlow's rule: trace again; a function that creates
+            # Variables on every call creates them again and is refused.
+            concrete = trace(
+                self._traced_callable(),
+                self._name,
+                arguments,
+                allow_variables=False,
+                check_trace=True,
+                optimize=self._optimize,
+            )
         self._traced = True
         self._tracing_count += 1
         self._diagnostics.record(key)
@@ -533,6 +545,10 @@ def _convert(
         return api.to_graph(python_function)
     except errors.UnsupportedSyntaxError:
         raise
+    except errors.SourceUnavailableError as e:
+        # Traced as it is, it would fail later and less clearly (a plain
+        # `python` prompt keeps no source): one error, from the user's call.
+        raise e.with_traceback(None) from None
     except errors.ConversionError as e:
         if _never_traceable(python_function):
             raise  # traced as it is, it would return a generator or coroutine

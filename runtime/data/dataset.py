@@ -188,9 +188,19 @@ class Dataset:
         )
 
     def __iter__(self) -> Iterator[Any]:
-        """Eager tensors, element by element (`iter(ds)`, `next(it)`)."""
-        for values in self._flat_iter():
-            yield self._pack(values)
+        """Eager tensors, element by element (`iter(ds)`, `next(it)`).
+
+        While a graph is built (inside a `Function`), an iterator op of the
+        graph instead: `next(it)` draws the next element when the graph
+        runs, and past the end raises `rt.errors.OutOfRangeError` then; a
+        converted `for x in it` continues where the last `next` stopped.
+        """
+        # (graph_loop imports this module: the allow-listed lazy import)
+        from runtime.data.graph_loop import DatasetIterator, GraphIterator
+
+        if STATE.graph is not None:
+            return GraphIterator(self)
+        return DatasetIterator(self)
 
     def as_numpy_iterator(self) -> Iterator[Any]:
         """The elements as NumPy values (scalars as NumPy scalars)."""

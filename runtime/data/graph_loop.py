@@ -23,15 +23,22 @@ from typing import Any
 
 import numpy as np
 
-from runtime import control_flow, dtypes, nest
+from runtime import control_flow, dtypes, nest, shapes
 from runtime.context import STATE
 from runtime.data.dataset import Dataset, convert_function
 from runtime.op_registry import OpDef, apply, convert_to_tensor, register
 from runtime.operators import control_flow as operators
 from runtime.operators import dispatch
 from runtime.operators import graph_backend as _graph_backend  # noqa: F401  (while_stmt)
+from runtime.ops.state import ensure_defined
 
-__all__ = ["get_next", "make_iterator", "reduce_in_graph"]
+__all__ = [
+    "DatasetIterator",
+    "GraphIterator",
+    "get_next",
+    "make_iterator",
+    "reduce_in_graph",
+]
 
 
 class IteratorValue:
@@ -118,6 +125,114 @@ def get_next(handle: Any, dataset: Dataset) -> tuple[Any, list[Any]]:
     return has, leaves
 
 
+# Python code that iterates a graph iterator itself (`list(ds)` inside a
+# Function) would never see its end while tracing: refused past this many.
+_PYTHON_DRAWS = 10_000
+
+
+class GraphIterator:
+    """`iter(dataset)` inside a `Function`: an iterator op of the graph.
+
+    `next(it)` adds an `IteratorGetNext` (stateful: it runs on every call,
+    in program order) and gives the element, checked: past the end, the
+    graph raises `rt.errors.OutOfRangeError` when it runs, as TensorFlow
+    does. A converted `for x in it` is one graph loop over the rest.
+    """
+
+    def __init__(self, dataset: Dataset) -> None:
+        self.dataset = dataset
+        self.handle = make_iterator(dataset)
+        self.draws = 0
+
+    def __iter__(self) -> GraphIterator:
+        return self
+
+    def __next__(self) -> Any:
+        self.draws += 1
+        if self.draws > _PYTHON_DRAWS:
+            raise TypeError(
+                f"a dataset iterator was asked for more than {_PYTHON_DRAWS} elements "
+                "while a Function was traced: inside a Function its end is known "
+                "only when the graph runs, so iterate it with a converted `for` "
+                "loop (or .reduce), not with Python code such as list(ds)"
+            )
+        has, leaves = get_next(self.handle, self.dataset)
+        checked = [
+            ensure_defined(has, leaf, "End of sequence", raises="OutOfRangeError")
+            for leaf in leaves
+        ]
+        return nest.pack_sequence_as(self.dataset.element_spec, checked)
+
+    def __repr__(self) -> str:
+        return f"<graph iterator over {self.dataset!r}>"
+
+
+class DatasetIterator:
+    """`iter(dataset)` outside a `Function`: eager elements, one by one.
+
+    Passed to a `Function` (as the guide's `good_consume_next(iterator)`
+    does), `next(it)` while tracing is a graph op that draws from this very
+    iterator each time the graph runs, as a TensorFlow iterator argument
+    does: successive calls see successive elements, past the end the graph
+    raises `rt.errors.OutOfRangeError`, and a converted `for x in it` is
+    one graph loop over the rest. (The trace is keyed on the iterator's
+    identity, like any other object argument.)
+    """
+
+    def __init__(self, dataset: Dataset) -> None:
+        self.dataset = dataset
+        self.value = IteratorValue(dataset)
+
+    def __iter__(self) -> DatasetIterator:
+        return self
+
+    def __next__(self) -> Any:
+        if STATE.graph is None:
+            return self.dataset._pack(next(self.value.iterator))
+        has, leaves = get_next(self.handle, self.dataset)
+        checked = [
+            ensure_defined(has, leaf, "End of sequence", raises="OutOfRangeError")
+            for leaf in leaves
+        ]
+        return nest.pack_sequence_as(self.dataset.element_spec, checked)
+
+    @property
+    def handle(self) -> Any:
+        """A handle op of the graph being built, for this iterator."""
+        return apply(_PYTHON_HANDLE, (), {"iterator": self.value})
+
+    def __repr__(self) -> str:
+        return f"<iterator over {self.dataset!r}>"
+
+
+_PYTHON_HANDLE = register(
+    OpDef(
+        "IteratorFromPython",
+        _make_rule,
+        lambda iterator: iterator,
+        stateful=True,  # never folded into a constant, never pruned
+        default_name="iterator",
+    )
+)
+
+
+def _for_iterator(
+    iterator: GraphIterator | DatasetIterator,
+    body: Callable[..., Any],
+    state: tuple[Any, ...],
+    names: tuple[str, ...],
+    extra_test: Callable[..., Any] | None,
+    places: Sequence[Any] = (),
+    opts: dict[str, Any] | None = None,
+) -> Any:
+    """`for x in it` over a graph iterator: the rest of its elements."""
+    if STATE.graph is None:  # (a graph's iterator outside it: Python refuses)
+        return NotImplemented
+    return _loop(
+        iterator.handle, iterator.dataset, body, state, names, extra_test, places, opts
+    )
+
+
 def _for_dataset(
     dataset: Dataset,
     body: Callable[..., Any],
@@ -131,9 +246,23 @@ def _for_dataset(
         return operators.for_stmt(
             iter(dataset), body, state, names, extra_test, places=places, opts=opts
         )
+    handle = make_iterator(dataset)
+    return _loop(handle, dataset, body, state, names, extra_test, places, opts)
+
+
+def _loop(
+    handle: Any,
+    dataset: Dataset,
+    body: Callable[..., Any],
+    state: tuple[Any, ...],
+    names: tuple[str, ...],
+    extra_test: Callable[..., Any] | None,
+    places: Sequence[Any],
+    opts: dict[str, Any] | None,
+) -> Any:
+    """The graph loop over what is left of iterator `handle` of `dataset`."""
     names = names or operators.state_names(body, skip=1)
     k = len(state)
-    handle = make_iterator(dataset)
     has, leaves = get_next(handle, dataset)
     m = len(leaves)
     spec = dataset.element_spec
@@ -160,6 +289,10 @@ def _for_dataset(
         *(["the dataset's next element"] * m),
     )
     first = test(*loop_state) if places else has
+    if any(not shapes.is_fully_defined(s.shape) for s in dataset._flat_specs):
+        # Elements of unknown shape: the state's shapes relax to fit them, as
+        # TensorFlow's `Dataset.reduce` does (`loss += x` where x has no shape).
+        opts = {**(opts or {}), "relax_shapes": True}
     impl = dispatch.lookup("while_stmt", has)
     result = impl(test, step, loop_state, loop_names, first, places, opts)
     result = operators.as_state(result, k + 1 + m)
@@ -202,3 +335,5 @@ def register_dataset_type(cls: type) -> None:
 
 for _cls in _subclasses(Dataset):
     register_dataset_type(_cls)
+dispatch.register("for_stmt", GraphIterator, _for_iterator)
+dispatch.register("for_stmt", DatasetIterator, _for_iterator)

@@ -77,7 +77,7 @@ def while_stmt(
     names: tuple[str, ...] = (),
     *,
     places: Sequence[Place] = (),
-    opts: dict[str, Any] | None = None,
+    opts: dict[str, Any] | Callable[[], dict[str, Any]] | None = None,
 ) -> Any:
     """Runs `body` while `test` holds, passing the loop variables through.
 
@@ -96,7 +96,8 @@ def while_stmt(
         names: The user's names of the loop variables, for error messages.
         places: What the loop changes in place (see `places`).
         opts: Options of a graph loop (`autograph.set_loop_options`'s
-            keyword arguments); a Python loop ignores them.
+            keyword arguments, or a function that gives them); a Python
+            loop ignores them.
 
     Returns:
         The final loop variables: one bare, several as a tuple, none as None.
@@ -109,6 +110,7 @@ def while_stmt(
             # A backend's value, maybe after some Python iterations: the rest
             # of the loop is a loop, which the backend builds from here (from
             # this value of the test, which has run).
+            opts = loop_options(opts)
             result = impl(test, body, state, names, cond, places=places, opts=opts)
             if result is not NotImplemented:
                 return result
@@ -126,7 +128,7 @@ def for_stmt(
     extra_test: Callable[..., Any] | None = None,
     *,
     places: Sequence[Place] = (),
-    opts: dict[str, Any] | None = None,
+    opts: dict[str, Any] | Callable[[], dict[str, Any]] | None = None,
 ) -> Any:
     """Runs `body` once per item of `iterable`, passing the state through.
 
@@ -152,13 +154,15 @@ def for_stmt(
         extra_test: A function of the state; the loop stops when it is false.
         places: What the loop changes in place (see `places`).
         opts: Options of a graph loop (`autograph.set_loop_options`'s
-            keyword arguments); a Python loop ignores them.
+            keyword arguments, or a function that gives them); a Python
+            loop ignores them.
 
     Returns:
         The final loop variables: one bare, several as a tuple, none as None.
     """
     impl = _FOR[type(iterable)]
     if impl is not None:
+        opts = loop_options(opts)
         result = impl(
             iterable, body, state, names, extra_test, places=places, opts=opts
         )
@@ -180,6 +184,7 @@ def for_stmt(
             if impl is not None:
                 rest = iterable[drawn:]
                 args = (rest, body, state, names, extra_test)
+                opts = loop_options(opts)
                 result = impl(*args, places=places, opts=opts)
                 if result is not NotImplemented:
                     return result
@@ -193,6 +198,7 @@ def for_stmt(
                 names = names or state_names(body, 1)
                 verification.raise_python_loop_tensor_condition(names)
             rest = iterable[drawn:]
+            opts = loop_options(opts)
             result = impl(
                 rest, body, state, names, extra_test, places=places, opts=opts
             )
@@ -223,6 +229,13 @@ def _staging(state: tuple[Any, ...], places: Sequence[Place]) -> Any:
                 if impl is not None:
                     return impl
     return None
+
+
+def loop_options(opts: Any) -> dict[str, Any] | None:
+    """A loop's options as a dict: converted code passes `opts` as a dict, or
+    as a function giving one when its arguments call user code (evaluated
+    only when a backend builds the loop, once)."""
+    return opts() if callable(opts) else opts
 
 
 # The calling convention of converted code, shared with the backends: a body

@@ -50,6 +50,7 @@ __all__ = [
     "untracked",
     "var",
     "write",
+    "write_results",
 ]
 
 
@@ -95,14 +96,19 @@ class _Item(Place):
         self.key = key
 
     def get(self) -> Any:
+        container = _resolve(self.container)
+        if isinstance(container, Undefined):
+            return self.undefined  # `x['b']['a']` with no `x['b']`
         try:
-            return _resolve(self.container)[self.key]
+            return container[self.key]
         except (KeyError, IndexError):
             return self.undefined
 
     def set(self, value: Any) -> None:
         container = _resolve(self.container)
         if isinstance(value, Undefined):
+            if isinstance(container, Undefined):
+                return  # the container is missing too: nothing to remove
             with contextlib.suppress(KeyError, IndexError):
                 del container[self.key]
         else:
@@ -118,15 +124,18 @@ class _Attr(Place):
         self.attr = attr
 
     def get(self) -> Any:
+        obj = _resolve(self.obj)
+        if isinstance(obj, Undefined):
+            return self.undefined
         try:
-            return getattr(_resolve(self.obj), self.attr)
+            return getattr(obj, self.attr)
         except AttributeError:
             return self.undefined
 
     def set(self, value: Any) -> None:
         obj = _resolve(self.obj)
         if isinstance(value, Undefined):
-            if hasattr(obj, self.attr):
+            if not isinstance(obj, Undefined) and hasattr(obj, self.attr):
                 delattr(obj, self.attr)
         else:
             setattr(obj, self.attr, value)
@@ -222,4 +231,16 @@ def read(places: Sequence[Place]) -> tuple[Any, ...]:
 def write(places: Sequence[Place], values: Sequence[Any]) -> None:
     """Stores `values` into `places`, in order."""
     for place, value in zip(places, values):
+        place.set(value)
+
+
+def write_results(places: Sequence[Place], values: Sequence[Any]) -> None:
+    """Stores what a backend's loop left in `places` once it is built: like
+    `write`, except that an item or attribute the loop may be the first to
+    set (an `UnboundUntilRun`) holds its value checked where the graph reads
+    it (`read()`): its reads are not wrapped in `ag__.ld` as a name's are,
+    and Python would have set it on every run that ran an iteration."""
+    for place, value in zip(places, values):
+        if type(value) is UnboundUntilRun and not isinstance(place, _Cell):
+            value = value.read()
         place.set(value)

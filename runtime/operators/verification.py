@@ -110,13 +110,22 @@ def raise_missing_return(
     )
 
 
-def check_defined(values: Sequence[Any], names: Sequence[str], branch: str) -> None:
+def check_defined(
+    values: Sequence[Any],
+    names: Sequence[str],
+    branch: str,
+    others: Sequence[Any] | None = None,
+) -> None:
     """Raises unless each of a graph `if` branch's `values` (for `names`) is
-    defined, as the other branch defines it."""
+    defined, as the other branch defines it (`others`, when given: what the
+    other branch gave; a value undefined in both stays undefined, such as
+    an item whose container is missing)."""
     other = "else" if branch == "if" else "if"
-    for value, name in zip(values, names):
+    if others is None:
+        others = [None] * len(values)
+    for value, name, given in zip(values, names, others):
         # (A return value set in neither branch is fine: it stays undefined.)
-        if type(value) is Undefined:
+        if type(value) is Undefined and type(given) is not Undefined:
             raise ValueError(
                 f"{quote(label(name))} must also be defined in the {branch} branch: "
                 "it is set "
@@ -202,6 +211,23 @@ def not_on_every_path(name: str, loop: str, where: str = "") -> ValueError:
     )
 
 
+def unassigned_after_loop(name: str, when: str, loop: str, where: str = "") -> str:
+    """The message of a read (`when`: "in" or "after" the loop) of a name, item
+    or attribute that a loop may be the first to assign, where no iteration
+    did; it says what Python raises there."""
+    if name.endswith("]"):
+        python = "KeyError"
+    elif "." in name:
+        python = "AttributeError"
+    else:
+        python = "UnboundLocalError"
+    return (
+        f"{quote(name)} is read {when} the {loop} loop{where}, but no iteration "
+        f"has assigned it (Python: {python}); give {quote(name)} a value before "
+        "the loop"
+    )
+
+
 def untyped_loop_name(name: str, loop: str, where: str = "") -> str:
     """The message for a name read before the loop assigns it, whose type
     no candidate gives."""
@@ -219,6 +245,39 @@ def empty_list_before_loop(name: str) -> ValueError:
         f"list '{name}' is empty before a graph loop whose body does not append to "
         "it; give it an element, or use rt.TensorArray"
     )
+
+
+def refuse_grown_lists(
+    names: Sequence[str],
+    before: Sequence[Any],
+    after: Sequence[Any],
+    loop: str,
+    where: str = "",
+) -> None:
+    """Raises TypeError for a list that one iteration of a loop body
+    replaces by a list of another length (`s = s + [x]`): a loop variable
+    that changes structure (API.md). A list the body appends to (the same
+    object, longer) is carried as a TensorArray instead."""
+    for name, old, new in zip(names, before, after):
+        if (
+            type(old) is list
+            and type(new) is list
+            and new is not old
+            and len(new) != len(old)
+        ):
+            was, now = _count_items(old), _count_items(new)
+            raise TypeError(
+                f"loop variable {quote(label(name))} is a list of {was} before "
+                f"the {loop} loop{where} but a list of {now} after one "
+                "iteration; a loop variable must keep its structure, so a list "
+                f"carried by a {loop} loop keeps its length: append to it "
+                f"({label(name)}.append(...), then rt.stack({label(name)}) after "
+                "the loop), or collect the values in an rt.TensorArray"
+            )
+
+
+def _count_items(values: Sequence[Any]) -> str:
+    return f"{len(values)} item" + ("" if len(values) == 1 else "s")
 
 
 def bad_invariant_entry(n: int, pair: Any) -> TypeError:
@@ -256,15 +315,6 @@ def pop_of_tensor_array() -> TypeError:
     return TypeError(
         "pop() on a list carried through a graph loop (a TensorArray) is not "
         "supported; keep an index variable and read() instead"
-    )
-
-
-def unbound_read(name: str, when: str, loop: str) -> str:
-    """What reading loop-born `name` says when no iteration assigned it
-    (`when`: "in" or "after" `loop`, e.g. "the graph loop at f.py:3")."""
-    return (
-        f"'{name}' is read {when} {loop}, but no iteration has assigned it "
-        f"(Python: UnboundLocalError); give '{name}' a value before the loop"
     )
 
 

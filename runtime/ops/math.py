@@ -98,7 +98,13 @@ def _relu_kernel(x: Any) -> Any:
     return np.maximum(x, 0)
 
 
-_ADD = _binary("Add", operator.add, _NUMERIC | {dtypes.string}, symbol="+")
+def _add_kernel(x: Any, y: Any) -> Any:
+    out = x + y
+    # Two rank-0 string arrays add up to a Python `str`: keep it an array.
+    return np.array(out, dtype=object) if type(out) is str else out
+
+
+_ADD = _binary("Add", _add_kernel, _NUMERIC | {dtypes.string}, symbol="+")
 _SUB = _binary("Sub", operator.sub, _NUMERIC, symbol="-")
 _MUL = _binary("Mul", operator.mul, _NUMERIC, symbol="*")
 _DIV = _binary("Div", operator.truediv, _NUMERIC, "truediv", True, "/")

@@ -19,6 +19,7 @@ variable's lock.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import copy
 import sys
@@ -30,7 +31,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.context import STATE, eager_scope
-from runtime.errors import InvalidArgumentError
+from runtime.errors import InvalidArgumentError, OutOfRangeError, raised_as
 from runtime.op_registry import (
     OpDef,
     apply,
@@ -43,6 +44,7 @@ from runtime.op_registry import (
 from runtime.ops import rules
 from runtime.ops.printing import format_template
 from runtime.shapes import Shape, as_shape, broadcast, format_shape, is_compatible
+from runtime.source_locations import user_location
 from runtime.tensor import (
     EagerTensor,
     SymbolicTensor,
@@ -196,15 +198,18 @@ class Variable:
         shape: Any = None,
     ) -> None:
         dtype = None if dtype is None else dtypes.as_dtype(dtype)
+        location = user_location()
+        self.created_at = None if location is None else str(location)
+        lifted = None
+        current = STATE.graph
         with eager_scope():
             if callable(initial_value):
                 initial_value = initial_value()
             if isinstance(initial_value, SymbolicTensor):
-                raise ValueError(
-                    "a Variable's initial value must not depend on graph tensors; "
-                    "create it with a concrete value"
-                )
-            tensor = convert_to_tensor(initial_value, dtype_hint=dtype)
+                lifted = _lifted_initial_value(initial_value, current, self.created_at)
+                tensor = EagerTensor(_placeholder_value(lifted))
+            else:
+                tensor = convert_to_tensor(initial_value, dtype_hint=dtype)
             if dtype is not None and tensor.dtype is not dtype:
                 raise TypeError(
                     f"the initial value has dtype {tensor.dtype}, not {dtype}"
@@ -213,10 +218,14 @@ class Variable:
         self._value = value
         self._lock = threading.Lock()  # makes each update one atomic step
         self._dtype = tensor.dtype
-        self._shape = tuple(value.shape) if shape is None else as_shape(shape)
+        if shape is None:
+            shape = value.shape if lifted is None else lifted.shape
+        self._shape = as_shape(shape)
         self.name = name or "Variable"
         self.trainable = trainable
         self.id = register_variable(self)
+        if lifted is not None:
+            lifted.graph.initializers.append((self, lifted))
         graph = STATE.graph
         while graph is not None:
             graph.created_variables.append(self)
@@ -326,6 +335,35 @@ class Variable:
         )
 
 
+def _lifted_initial_value(
+    value: SymbolicTensor, current: Any, where: str | None
+) -> SymbolicTensor:
+    """`value` (a tensor of a Function's first trace, `current` the graph
+    being built) as an initial value the tracer computes from the first
+    call's arguments, as TensorFlow lifts it; else ValueError."""
+    graph = value.graph
+    if current is graph and graph.lifts_initializers:
+        return value
+    inside = current is not None and current.outer_graph is not None
+    problem = (
+        "is created inside a graph `if` or loop"
+        if inside
+        else "is a tensor of a graph that is not a Function's"
+    )
+    raise ValueError(
+        f"a Variable whose initial value{f' (at {where})' if where else ''} "
+        f"depends on graph tensors {problem}; create it at the top of the "
+        "function (on its first call), or outside the function with a concrete "
+        "value"
+    )
+
+
+def _placeholder_value(value: SymbolicTensor) -> np.ndarray:
+    """Zeros of `value`'s dtype and shape (unknown sizes 0) until computed."""
+    shape = () if value.shape is None else tuple(d or 0 for d in value.shape)
+    return np.zeros(shape, value.dtype.np_dtype)
+
+
 def _convert_variable(var: Variable, dtype: dtypes.DType | None) -> Tensor:
     tensor = var.read_value()
     if dtype is not None and var.dtype is not dtype:
@@ -428,8 +466,15 @@ def _ensure_defined_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[A
     return [(value.dtype, value.shape)]
 
 
-def _ensure_defined_kernel(defined: Any, value: Any, *, message: str) -> Any:
+def _ensure_defined_kernel(
+    defined: Any, value: Any, *, message: str, raises: str = ""
+) -> Any:
     if not defined:
+        if raises == "OutOfRangeError":  # `next` past a dataset's end
+            raise OutOfRangeError(message)
+        error = getattr(builtins, raises, None) if raises else None
+        if isinstance(error, type) and issubclass(error, Exception):
+            raise raised_as(error)(message)
         raise InvalidArgumentError(message)
     return value
 
@@ -442,16 +487,24 @@ _ENSURE_DEFINED = register(
 
 
 def ensure_defined(
-    defined: TensorLike, value: TensorLike, message: str, name: str | None = None
+    defined: TensorLike,
+    value: TensorLike,
+    message: str,
+    name: str | None = None,
+    raises: str = "",
 ) -> Tensor:
     """`value`, or InvalidArgumentError(`message`) when `defined` is false.
 
     Stateful, so it runs wherever the read it stands for runs, even when the
     value read is then unused: a graph raises exactly when Python would, on
-    reading a variable that no iteration of a loop assigned.
+    reading a variable that no iteration of a loop assigned. `raises` names
+    a builtin exception (`"KeyError"`) the error is also an instance of
+    (`errors.raised_as`), or is `"OutOfRangeError"` (`next` past the end of
+    a dataset) for that error instead.
     """
     defined = convert_to_tensor(defined, dtype_hint=dtypes.bool_)
-    return apply(_ENSURE_DEFINED, [defined, value], {"message": message}, name)
+    attrs = {"message": message, "raises": raises}
+    return apply(_ENSURE_DEFINED, [defined, value], attrs, name)
 
 
 # -- gradients ---------------------------------------------------------------------

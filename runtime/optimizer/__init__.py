@@ -99,7 +99,7 @@ def optimize_traced(
 
     This is what `autograph.tracing.concrete.register_graph_optimizer` takes.
     When the passes change nothing, it returns the traced graph itself (so a
-    `ConcreteFunction`'s `graph is unoptimized_graph` says nothing changed).
+    `ConcreteFunction`'s `optimized_graph is graph` says nothing changed).
     """
     new = optimize(graph, inputs, outputs)
     if same_structure(graph, outputs, new, new.outputs):

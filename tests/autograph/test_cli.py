@@ -386,6 +386,85 @@ def test_a_missing_function_is_reported_before_anything_is_printed(capsys, in_tm
     )
 
 
+MODEL = """\
+class Model:
+    def step(self, x):
+        if x > 0:
+            x = -x
+        return x
+
+
+def train(model, x):
+    return model.step(x)
+"""
+
+
+def test_a_method_name_alone_suggests_the_class_and_method(capsys, in_tmp):
+    write(in_tmp / "model.py", MODEL)
+    code, out, err = run(capsys, "model.py::step")
+    assert (code, out) == (2, "")
+    assert err == (
+        "autograph: error: no function 'step' in model.py (did you mean "
+        "'Model.step'?); it defines: Model.step, train\n"
+    )
+    _, _, err = run(capsys, "model.py::Model.stpe")
+    assert "(did you mean 'Model.step'?)" in err
+
+
+def test_a_method_name_shared_by_classes_suggests_each(capsys, in_tmp):
+    write(
+        in_tmp / "two.py",
+        "class A:\n    def f(self): pass\nclass B:\n    def f(self): pass\n",
+    )
+    _, _, err = run(capsys, "two.py::f")
+    assert "(did you mean 'A.f' or 'B.f'?)" in err
+
+
+def test_a_file_without_functions_says_there_is_nothing_to_convert(capsys, in_tmp):
+    write(in_tmp / "consts.py", "import os\nX = 1\nclass Empty:\n    pass\n")
+    assert run(capsys, "consts.py") == (
+        0,
+        "",
+        "autograph: nothing to convert: 'consts.py' defines no functions (the "
+        "command converts top-level functions and the methods of top-level "
+        "classes)\n",
+    )
+    (in_tmp / "pkg").mkdir()
+    write(in_tmp / "pkg" / "__init__.py", "")
+    _, _, err = run(capsys, "pkg")
+    assert "nothing to convert: the .py files under 'pkg' define no functions" in err
+
+
+def test_each_function_is_written_as_soon_as_it_is_converted(monkeypatch, in_tmp):
+    write(in_tmp / "model.py", MODEL)
+    stdout = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", stdout)
+    seen = []
+    convert = cli.SourceFile.convert
+
+    def spy(self, function, **kwargs):
+        seen.append(stdout.getvalue())
+        return convert(self, function, **kwargs)
+
+    monkeypatch.setattr(cli.SourceFile, "convert", spy)
+    assert cli.main(["--color=never", "model.py"]) == 0
+    assert seen[0] == ""
+    assert seen[1].startswith("# Model.step (model.py:2)\ndef step(self, x):")
+    assert stdout.getvalue().startswith(seen[1] + "\n# train (model.py:8)\n")
+
+
+def test_output_to_a_file_streams_too_and_an_empty_result_makes_an_empty_file(
+    capsys, in_tmp
+):
+    write(in_tmp / "model.py", MODEL)
+    write(in_tmp / "consts.py", "X = 1\n")
+    assert run(capsys, "model.py", "-o", "out.py")[:2] == (0, "")
+    _, expected, _ = run(capsys, "--color=never", "model.py")
+    assert (in_tmp / "out.py").read_text(encoding="utf-8") == expected
+    assert run(capsys, "consts.py", "-o", "empty.py")[:2] == (0, "")
+    assert (in_tmp / "empty.py").read_text(encoding="utf-8") == ""
+
+
 def test_a_target_ending_in_colons_is_a_usage_error(capsys):
     code, _, err = run(capsys, f"{DEMO}::")
     assert code == 2

@@ -171,6 +171,8 @@ def test_a_graph_falls_back_to_its_text_dump_without_dot(quiet, no_dot):
     )
     page = view._repr_html_()
     assert "<pre" in page and "&quot;Const&quot;" in page
+    # A notebook says how to get the picture.
+    assert "install Graphviz (e.g. `apt install graphviz`" in page
 
 
 def test_a_concrete_function_shows_its_graph_under_its_name(quiet, no_dot):
@@ -201,6 +203,7 @@ def test_a_failing_dot_falls_back_to_the_text_dump(quiet, tmp_path, monkeypatch)
     view = show(FakeGraph())
     assert view._repr_svg_() is None
     assert "&quot;Const&quot;" in view._repr_html_()
+    assert "install Graphviz" not in view._repr_html_()  # it is installed
 
 
 @pytest.mark.skipif(os.name != "posix", reason="the fake dot is a shell script")

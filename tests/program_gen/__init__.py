@@ -73,6 +73,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from tests.program_gen.core import Writer
+from tests.program_gen.reference import ReferenceFeatures
 from tests.program_gen.state import StateFeatures
 from tests.program_gen.syntax import SyntaxFeatures
 
@@ -105,6 +106,11 @@ FEATURE_ISSUES = {
     "print": "issue 11: print with sep/end, bare print",
     "generators": "issue 11: nested generator functions, local contextmanager",
     "chained": "tensor mode: chained comparisons (Python mode always has them)",
+    "directives": "issue 22 class 1: set_loop_options whose argument calls a helper",
+    "born_values": "issue 22 class 2: dicts first assigned in loops",
+    "new_items": "issue 22 class 3: items and attributes first set in loops",
+    "nested_items": "issue 22 class 4: a missing nested item written",
+    "growing_lists": "issue 22 class 7: a list that grows in a loop",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -123,6 +129,11 @@ TENSOR_FEATURES = frozenset(
         "walrus",
         "chained",
         "try",
+        "directives",
+        "born_values",
+        "new_items",
+        "nested_items",
+        "growing_lists",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""
@@ -131,12 +142,18 @@ HELPERS = """\
 import contextlib
 import types
 
+import autograph
+
 COUNTER = 0
 RESULTS = []
 
 
 def double(v):
     return v * 2
+
+
+def cap(n):
+    return n
 
 
 def clamp(v):
@@ -220,7 +237,8 @@ class Suppress:
             return True
         return False
 """
-"""Helpers every generated program may call: pure ones, ``record`` (effects),
+"""Helpers every generated program may call: pure ones (``cap``, for a loop
+option computed by user code), ``record`` (effects),
 ``apply`` (takes a builtin as a value), ``Box`` (attributes; ``add`` updates
 ``self.total`` in a loop, as a method), and the context
 managers ``Logged`` (logs entry and exit), ``ExitRaises`` (whose ``__exit__``
@@ -258,7 +276,7 @@ def fuzz_settings(examples: int = 200, fuzz_examples: int = 10_000) -> settings:
     )
 
 
-class _ProgramWriter(StateFeatures, SyntaxFeatures, Writer):
+class _ProgramWriter(ReferenceFeatures, StateFeatures, SyntaxFeatures, Writer):
     """The writer with every feature's hooks (each checks ``on(feature)``)."""
 
 

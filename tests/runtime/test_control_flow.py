@@ -387,7 +387,7 @@ def _in_graph(fn):
             lambda x: rt.while_loop(
                 lambda a, b: a < 3, lambda a, b: (a, [b]), [x, x], names=("a", "b")
             ),
-            ValueError,
+            TypeError,
             "loop variable 'b' is a tensor before the loop but a list of 1 item "
             "after one "
             "iteration; it must keep the same structure",

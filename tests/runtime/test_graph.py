@@ -148,11 +148,11 @@ def test_variables_created_while_building_are_recorded():
     assert v.dtype is rt.float64
 
 
-def test_variable_initial_values_must_not_be_graph_tensors():
+def test_variable_initial_values_must_not_be_graph_tensors_outside_a_function():
     g = rt.Graph()
     with g.as_default():
         x = g.placeholder(rt.float32, (), "x")
-        with pytest.raises(ValueError, match="must not depend on graph tensors"):
+        with pytest.raises(ValueError, match="a graph that is not a Function's"):
             rt.Variable(x)
 
 

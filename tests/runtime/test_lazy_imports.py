@@ -71,6 +71,7 @@ CORE = (
     "nest",
     "tensor_spec",
     "source_locations",
+    "misuse",
     "tensor",
     "eager",
     "op_registry",

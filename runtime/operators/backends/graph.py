@@ -18,7 +18,7 @@ from runtime.operators.variables import (
     is_undefined,
 )
 from runtime.ops import creation
-from runtime.ops.state import Assert, ensure_defined
+from runtime.ops.state import ensure_defined
 from runtime.tensor import (
     SymbolicTensor,
 )
@@ -31,10 +31,15 @@ class _GraphBackend:
     program = "a graph"
 
     def checked_read(self, flag: Any, value: Any, message: str) -> Any:
-        return ensure_defined(flag, value, message)
+        # (A dict or list of tensors: each leaf is checked where it is read.)
+        return nest.map_structure(
+            lambda leaf: ensure_defined(flag, leaf, message), value
+        )
 
     def raise_at_run(self, error: Exception, message: str) -> None:
-        Assert(False, [f"{type(error).__name__}: {message}"])
+        # InvalidArgumentError("<type>: <message> (...)") when it runs (API.md).
+        kind = type(error).__name__
+        ensure_defined(False, 0, f"{kind}: {message}", name="raise", raises=kind)
 
     def keep_refusal(self, refusal: Exception) -> None:
         keep_refusal(refusal, ours=True)  # raised when the trace ends
@@ -139,15 +144,28 @@ class TypeGuess:
     shape: tuple[int | None, ...] | None
 
 
-def zeros_like_spec(value: Any) -> Any:
-    """Zeros shaped like `value`, a (nested) value that may be of a scratch graph."""
+def zeros_like_spec(value: Any, relaxed: list[Any] | None = None) -> Any:
+    """Zeros shaped like `value`, a (nested) value that may be of a scratch graph.
+
+    A size (or rank) `value` does not know becomes 0 (a scalar); where
+    `relaxed` is given, each such leaf is added to it as a `(zeros, shape)`
+    pair, the shape invariant a loop carrying it needs (issue 22).
+    """
 
     def zeros(leaf: Any) -> Any:
         spec = leaf if isinstance(leaf, SymbolicTensor) else convert_to_tensor(leaf)
         if spec.dtype is dtypes.string:
             return convert_to_tensor("")
-        shape = tuple(0 if d is None else d for d in spec.shape)
-        return creation.zeros(shape, dtype=spec.dtype)
+        if spec.shape is None:  # unknown rank
+            out = creation.zeros((), dtype=spec.dtype)
+        else:
+            shape = tuple(0 if d is None else d for d in spec.shape)
+            out = creation.zeros(shape, dtype=spec.dtype)
+            if shape == spec.shape:
+                return out
+        if relaxed is not None:
+            relaxed.append((out, spec.shape))
+        return out
 
     return nest.map_structure(zeros, value)
 

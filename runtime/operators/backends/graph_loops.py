@@ -10,8 +10,6 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-import numpy as np
-
 from runtime import control_flow, nest
 from runtime.context import STATE
 from runtime.control_flow_checks import quote
@@ -19,6 +17,7 @@ from runtime.op_registry import convert_to_tensor
 from runtime.operators import places as places_
 from runtime.operators import verification
 from runtime.operators.backends.graph import BACKEND, TypeGuess, dry_run, staged_and
+from runtime.operators.backends.graph_shapes import loop_options, relax, relax_shapes
 from runtime.operators.backends.graph_trial import (
     LoopBorn,
     NeverSet,
@@ -37,11 +36,8 @@ from runtime.operators.variables import (
 from runtime.operators.verification import label, labels
 from runtime.ops import array as array_ops
 from runtime.ops import creation
-from runtime.shapes import as_shape
 from runtime.tensor import (
     SymbolicTensor,
-    Tensor,
-    is_symbolic,
 )
 
 
@@ -133,7 +129,11 @@ def build_while(
         return as_state(dry_run(body, args), count)
 
     try:
-        loop_vars, born, sample = loop_state(state, names, trial, sample=sample)
+        relaxed: list[Any] = []
+        loop_vars, born, sample = loop_state(
+            state, names, trial, sample=sample, relaxed=relaxed
+        )
+        opts = relax(opts, relaxed)
     except NeverSet as never:
         test_, body_, state_, names_, finish = without(
             never.position, test, body, state, names, 0
@@ -154,7 +154,9 @@ def build_while(
             sample=with_flags(sample, first),
         )
         return first.finish(result, count)
-    options = _loop_options(opts, loop_vars)
+    options = loop_options(opts, loop_vars)
+    if opts and opts.get("relax_shapes"):
+        relax_shapes(body, loop_vars, options)
     if not loop_vars:
         # A loop with no state runs for its effects only: carry a counter.
         def cond0(i: Any) -> Any:
@@ -273,7 +275,7 @@ def _while_with_places(
         places, lambda: build_while(*loop, first_cond, opts=opts, effects=False)
     )
     result = as_state(result, 1 + k + len(places))
-    places_.write(places, result[1 + k :])
+    places_.write_results(places, result[1 + k :])
     return unpack_state(result[1 : 1 + k])
 
 
@@ -302,7 +304,7 @@ def build_for(
             lambda: build_for(iterable, body_, state_, names_, test, opts=opts),
         )
         result = as_state(result, k + len(places))
-        places_.write(places, result[k:])
+        places_.write_results(places, result[k:])
         return unpack_state(result[:k])
     count = len(state)
     length = length_of(iterable)
@@ -321,7 +323,11 @@ def build_for(
 
     item_type = TypeGuess(iterable.dtype, _item_shape(iterable))
     try:
-        loop_vars, born, sample = loop_state(state, names, trial, [item_type], sample)
+        relaxed: list[Any] = []
+        loop_vars, born, sample = loop_state(
+            state, names, trial, [item_type], sample, relaxed
+        )
+        opts = relax(opts, relaxed)
     except NeverSet as never:
         test_, body_, state_, names_, finish = without(
             never.position, extra_test, body, state, names, 1
@@ -340,7 +346,7 @@ def build_for(
             sample=with_flags(sample, first),
         )
         return first.finish(result, count)
-    options = _loop_options(opts, loop_vars)
+    options = loop_options(opts, loop_vars)
     if options["shape_invariants"] is not None:
         options["shape_invariants"].insert(0, ())  # the iteration counter
 
@@ -364,56 +370,6 @@ def build_for(
         names, given.where, result, copied="before a graph loop"
     )
     return unpack_state(result)
-
-
-def _loop_options(
-    opts: dict[str, Any] | None, loop_vars: tuple[Any, ...]
-) -> dict[str, Any]:
-    """`rt.while_loop`'s keyword arguments from `autograph.set_loop_options`.
-
-    A `shape_invariants` pair `(value, shape)` applies to the loop variables
-    (or the tensors in a tuple, list or dict carried by the loop) whose value
-    when the loop starts is `value`, by identity; the others keep their own
-    shapes.
-    """
-    opts = opts or {}
-    pairs = list(opts.get("shape_invariants") or ())
-    options: dict[str, Any] = {
-        "maximum_iterations": opts.get("maximum_iterations"),
-        "shape_invariants": None,
-    }
-    for n, pair in enumerate(pairs):
-        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
-            raise verification.bad_invariant_entry(n, pair)
-    if not pairs:
-        return options
-    used = [False] * len(pairs)
-    shapes = []
-    for var in loop_vars:
-        for leaf in nest.flatten(var, expand_composites=True):
-            shape = _static_shape(leaf)
-            for n, (value, invariant) in enumerate(pairs):
-                if value is leaf:
-                    shape, used[n] = as_shape(invariant), True
-            shapes.append(shape)
-    for n, (value, _) in enumerate(pairs):
-        if not used[n]:
-            raise verification.invariant_not_a_loop_variable(n, _kind(value))
-    options["shape_invariants"] = shapes
-    return options
-
-
-def _static_shape(value: Any) -> Any:
-    shape = getattr(value, "shape", None)
-    if isinstance(value, Tensor) or isinstance(shape, tuple):
-        return shape
-    return np.shape(value)
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, Tensor):
-        return f"the tensor {value.name!r}" if is_symbolic(value) else "a tensor"
-    return f"a {type(value).__name__}"
 
 
 @contextlib.contextmanager

@@ -35,6 +35,7 @@ def loop_state(
     trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
     hints: Sequence[Any] = (),
     sample: tuple[Any, ...] | None = None,
+    relaxed: list[Any] | None = None,
 ) -> tuple[tuple[Any, ...], dict[int, Any], tuple[Any, ...] | None]:
     """Turns the loop's initial state into graph-loop variables.
 
@@ -63,7 +64,7 @@ def loop_state(
                 raise NeverSet(i, sample)
             if isinstance(sample[i], Undefined):
                 raise verification.untyped_return("graph")
-            out.append(zeros_like_spec(sample[i]))
+            out.append(zeros_like_spec(sample[i], relaxed))
         elif type(value) is Undefined:
             if sample[i] is value:  # assigned on no path the graph has
                 raise NeverSet(i, sample)
@@ -72,7 +73,7 @@ def loop_state(
                 given = given.value
             elif is_undefined(given):
                 raise verification.not_on_every_path(name, "graph")
-            out.append(zeros_like_spec(given))
+            out.append(zeros_like_spec(given, relaxed))
             born[i] = False
         elif type(value) is UnboundUntilRun:  # an earlier graph loop's
             out.append(value.value)
@@ -153,7 +154,12 @@ def _trial(
     state = [as_guess(v) for v in state]
     while True:
         try:
-            return trial(_listless(tuple(state)))
+            lists = _listless(tuple(state))
+            sample = trial(lists)
+            if any(type(v) is list for v in lists):
+                where = where_.at(user_location())
+                verification.refuse_grown_lists(names, lists, sample, "graph", where)
+            return sample
         except UnboundLocalError as e:
             unknown = [
                 i
@@ -260,7 +266,7 @@ class LoopBorn:
             BACKEND,
             {p: k + j for j, p in enumerate(born)},
             dict(enumerate(names)),
-            f"the graph loop{where_.at(user_location(2))}",
+            where_.at(user_location(2)),
         )
 
     def _unbound(self, values: Sequence[Any], when: str) -> list[Any]:

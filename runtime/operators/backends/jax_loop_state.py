@@ -73,7 +73,7 @@ class LoopState:
         self.before = places_.read(places)
         self.init = dict(zip(self.keys, state))
         self.init.update(zip(self.place_keys, self.before))
-        self.born = Born(BACKEND, {}, self.names, f"the JAX loop{where}")
+        self.born = Born(BACKEND, {}, self.names, where)
 
     # Calling the user's functions on a state dict.
 
@@ -240,7 +240,7 @@ class LoopState:
 
     def finish(self, carry: dict[str, Any]) -> Any:
         values = self._unbound({**self.python, **carry}, "after")
-        places_.write(self.places, [values[k] for k in self.place_keys])
+        places_.write_results(self.places, [values[k] for k in self.place_keys])
         return unpack_state([values[k] for k in self.keys])
 
     def build(self, make: Callable[[], dict[str, Any]]) -> Any:

@@ -49,19 +49,19 @@ def maybe_bound(
 class Born:
     """The loop-born names of one loop: `flags` maps each one's key to the
     key its flag is carried under; `names` maps keys to the user's names;
-    `loop` is how messages name the loop ("the graph loop at f.py:3")."""
+    `where` is the loop's `" at file:line"`."""
 
     def __init__(
         self,
         backend: Backend,
         flags: Mapping[Any, Any],
         names: Mapping[Any, str],
-        loop: str,
+        where: str,
     ) -> None:
         self.backend = backend
         self.flags = dict(flags)
         self.names = names
-        self.loop = loop
+        self.where = where
 
     def unbound(self, values: Mapping[Any, Any], when: str) -> dict[Any, Any]:
         """`values` (holding the flags too) with each loop-born name as an
@@ -69,7 +69,9 @@ class Born:
         out = dict(values)
         for key, flag in self.flags.items():
             name = self.names[key]
-            message = verification.unbound_read(name, when, self.loop)
+            message = verification.unassigned_after_loop(
+                name, when, self.backend.kind, self.where
+            )
             value, flag = values[key], values[flag]
             out[key] = maybe_bound(self.backend, name, value, flag, message)
         return out

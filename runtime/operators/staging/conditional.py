@@ -154,7 +154,14 @@ def if_stmt(
                         given[which][i] = out[i]
                         copies[which][i] = backend.snapshot([out[i]])[0]
             if not returns:
-                verification.check_defined(out[:count], names, which)
+                # Each branch against the other, once both are traced (an
+                # item of a missing container is undefined in both).
+                defined[which] = out[:count]
+                first = defined.get(other)
+                if first is not None:
+                    check = verification.check_defined
+                    check(out[:count], names, which, first)
+                    check(first, names, other, out[:count])
             left[which] = out[count:]
             if len(left) == 2:
                 verification.check_places_defined(places, left["if"], left["else"])
@@ -163,6 +170,7 @@ def if_stmt(
         return run
 
     left: dict[str, list[Any]] = {}
+    defined: dict[str, list[Any]] = {}
     try:
         out = backend.cond(cond, branch("if"), branch("else"), keys)
     except BaseException:

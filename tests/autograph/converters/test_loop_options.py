@@ -309,7 +309,11 @@ def invariant_of_a_name_bound_in_the_loop(n):
 
 
 def test_a_call_reading_a_name_unbound_at_loop_start_stays_and_raises_as_in_python():
-    assert "opts=" not in autograph.to_code(invariant_of_a_name_bound_in_the_loop)
+    code = autograph.to_code(invariant_of_a_name_bound_in_the_loop)
+    assert (
+        "opts=lambda: {'shape_invariants': [(ag__.ld_cell(lambda: late), ())]}" in code
+    )
+    assert "autograph.set_loop_options(shape_invariants=" in code
     assert_equivalent(invariant_of_a_name_bound_in_the_loop, 0)
     assert_equivalent(invariant_of_a_name_bound_in_the_loop, 2)
 
@@ -330,15 +334,108 @@ def options_from_a_user_function(n):
     return total
 
 
-def test_a_call_with_user_code_in_its_arguments_stays_in_the_loop():
-    assert "opts=" not in autograph.to_code(options_from_a_user_function)
+def test_a_call_with_user_code_is_lifted_lazily_and_stays_for_python_loops():
+    code = autograph.to_code(options_from_a_user_function)
+    assert "opts=lambda: {'maximum_iterations': ag__.converted_call(limit)}" in code
     CALLS.clear()
     with always_run_converted():
         assert autograph.to_graph(options_from_a_user_function)(3) == 3
-    assert CALLS == ["limit"] * 3
+    assert CALLS == ["limit"] * 3  # a Python loop evaluates it once per iteration
+    assert_equivalent(options_from_a_user_function, 3)
 
 
 def test_library_calls_in_the_arguments_are_lifted():
     assert "opts={'shape_invariants': [(x, rt.TensorShape([None, 1]))]}" in (
         autograph.to_code(grow_in_a_for)
     )
+
+
+# Issue 22, class 1: a directive whose arguments call a helper, or reach
+# TensorShape through another module's name, was left in the body (a no-op).
+
+
+def shp():
+    return rt.TensorShape([None])
+
+
+def invariant_from_a_helper(n):
+    v = rt.constant([0, 0])
+    i = 0
+    while i < n:
+        autograph.set_loop_options(shape_invariants=[(v, shp())])
+        v = rt.concat((v, [i]), 0)
+        i += 1
+    return v
+
+
+def invariant_through_a_module(n):
+    v = rt.constant([0, 0])
+    for i in rt.range(n):
+        autograph.set_loop_options(shape_invariants=[(v, OTHER.rt.TensorShape([None]))])
+        v = rt.concat((v, [i]), 0)
+    return v
+
+
+def capped_by_a_helper(n):
+    total = 0
+    i = 0
+    while i < n:
+        autograph.set_loop_options(maximum_iterations=limit() - 2)
+        total += i
+        i += 1
+    return total
+
+
+OTHER = __import__("types").SimpleNamespace(rt=rt)
+
+
+@pytest.mark.parametrize("fn", [invariant_from_a_helper, invariant_through_a_module])
+def test_shape_invariants_computed_by_user_code_are_honoured(fn):
+    result = autograph.function(fn)(rt.constant(2))
+    assert result.numpy().tolist() == [0, 0, 0, 1]
+    graph = autograph.function(fn).get_concrete_function(rt.constant(1)).graph
+    assert [op.type for op in graph.get_operations()].count("While") == 1
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_maximum_iterations_computed_by_user_code_is_honoured(backend):
+    if backend == "graph":
+        result = autograph.function(capped_by_a_helper)(rt.constant(10))
+    else:
+        jax = pytest.importorskip("jax")
+        result = jax.jit(autograph.to_graph(capped_by_a_helper))(10)
+    assert int(np.asarray(result)) == 0 + 1 + 2
+
+
+class _Shim:
+    # A namespace that re-exports the directive (as a compatibility layer
+    # would: `tf.autograph.experimental.set_loop_options`).
+    experimental = __import__("types").SimpleNamespace(
+        set_loop_options=autograph.set_loop_options
+    )
+    set_loop_options = staticmethod(autograph.set_loop_options)
+
+
+SHIM = _Shim()
+
+
+def through_a_namespace(n):
+    x = rt.constant([1])
+    while rt.size(x) < n:
+        SHIM.experimental.set_loop_options(shape_invariants=[(x, (None,))])
+        x = rt.concat([x, x], axis=0)
+    for i in rt.range(n):
+        _Shim.set_loop_options(maximum_iterations=2)
+        x = x + i
+    return x
+
+
+def test_the_directive_is_recognised_by_what_it_resolves_to():
+    code = autograph.to_code(through_a_namespace)
+    assert "set_loop_options" not in code
+    assert autograph.function(through_a_namespace)(rt.constant(4)).numpy().tolist() == [
+        2,
+        2,
+        2,
+        2,
+    ]

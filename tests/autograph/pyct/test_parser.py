@@ -290,9 +290,9 @@ def test_a_function_whose_source_is_gone_is_refused_with_its_name():
         parser.parse_entity(namespace["ghost"])
     assert str(caught.value) == (
         "cannot convert 'ghost': its source code is not available (could not get "
-        "source code); functions made by exec/eval without a linecache entry, or "
-        "typed into a plain python REPL, cannot be converted: define it in a file "
-        "or a notebook cell\n"
+        "source code): a function typed into the plain python prompt, or made by "
+        "exec/eval without a linecache entry, cannot be converted; put it in a "
+        "file, an IPython session or a notebook cell\n"
         '  File "<nowhere>", line 1, in ghost'
     )
 

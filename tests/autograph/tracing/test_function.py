@@ -274,12 +274,25 @@ def test_a_failed_trace_is_not_cached():
     assert flaky.tracing_count == 1
 
 
-def test_functions_without_source_are_traced_as_they_are_with_a_warning():
+def test_a_function_without_source_raises_one_conversion_error_and_no_warning():
+    """Typed into a plain `python` prompt: one error that says where to put
+    the function, not a warning and then a TypeError from the trace (API.md)."""
     namespace: dict = {}
     exec("def inc(x):\n    return x + 1\n", namespace)
     inc = function(namespace["inc"])
-    with pytest.warns(UserWarning, match="autograph could not convert inc"):
-        assert inc(rt.constant(1)).numpy() == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(autograph.ConversionError) as info:
+            inc(rt.constant(1))
+    assert "put it in a file, an IPython session or a notebook cell" in str(info.value)
+    assert info.value.__cause__ is None
+    assert function(namespace["inc"], autograph=False)(rt.constant(1)).numpy() == 2
+
+
+def test_a_function_that_cannot_be_converted_for_another_reason_still_warns():
+    inc = function(len)  # a builtin: no Python source, traced as it is
+    with pytest.warns(UserWarning, match="autograph could not convert len"):
+        assert inc(rt.constant([1, 2])) == 2
 
 
 def test_a_generator_function_raises_the_conversion_error_of_to_graph():

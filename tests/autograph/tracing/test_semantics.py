@@ -160,19 +160,33 @@ def test_variables_may_be_created_on_the_first_trace():
 def test_creating_a_variable_on_a_later_trace_raises_value_error():
     @function
     def f(x):
+        if x > 1.0:  # a Python float: decided while tracing
+            v = rt.Variable(1.0)
+            return v + x
+        return rt.constant(x)
+
+    assert f(1.0).numpy() == 1.0
+    assert f(1.0).numpy() == 1.0
+    with pytest.raises(ValueError) as info:
+        f(2.0)
+    line = f.python_function.__code__.co_firstlineno + 3
+    assert str(info.value) == (
+        f"f() created a rt.Variable at {__file__}:{line} while tracing f(x=2.0), "
+        "but it was traced before: a Function may create Variables only on its "
+        "first call, and only once. Create them outside the function, or create "
+        "them once and reuse them (e.g. `if self.v is None: self.v = "
+        "rt.Variable(...)`)"
+    )
+
+
+def test_a_variable_created_on_every_call_is_refused_on_the_first_call():
+    @function
+    def f(x):
         v = rt.Variable(1.0)
         return v + x
 
-    assert f(1.0).numpy() == 2.0
-    assert f(1.0).numpy() == 2.0
-    with pytest.raises(ValueError) as info:
-        f(2.0)
-    assert str(info.value) == (
-        "f() created a rt.Variable while tracing f(x=2.0), but it was traced "
-        "before: a Function may create Variables only on its first trace. Create "
-        "them outside the function, or create them once and reuse them (e.g. "
-        "`if self.v is None: self.v = rt.Variable(...)`)"
-    )
+    with pytest.raises(ValueError, match=r"creates a rt.Variable at .* on every call"):
+        f(1.0)
 
 
 def test_a_python_counter_guarding_a_write_is_frozen_into_the_graph():

@@ -494,7 +494,7 @@ def test_an_error_python_raises_in_a_branch_is_raised_when_that_branch_runs():
     with pytest.raises(rt.errors.InvalidArgumentError) as info:
         run(np.int32(-1))
     assert str(info.value).startswith(
-        "assertion failed: UnboundLocalError: cannot access local variable 'w' where "
+        "UnboundLocalError: cannot access local variable 'w' where "
         "it is not associated with a value (in the else branch of the graph `if` at "
     )
 

@@ -106,10 +106,11 @@ def test_function_runs_the_optimized_graph_and_keeps_the_traced_one(wired):
         return n
 
     traced = function(count_down).get_concrete_function(rt.constant(4))
-    assert traced.graph is not traced.unoptimized_graph
-    assert "Greater" in op_types(traced.unoptimized_graph)
-    assert "Greater" not in op_types(traced.graph)
-    assert "Mul" not in [op.type for op in all_ops(traced.graph)]
+    assert traced.optimized_graph is not traced.graph
+    assert traced.unoptimized_graph is traced.graph
+    assert "Greater" in op_types(traced.graph)
+    assert "Greater" not in op_types(traced.optimized_graph)
+    assert "Mul" not in [op.type for op in all_ops(traced.optimized_graph)]
     assert int(traced(rt.constant(4))) == 0
 
 
@@ -120,7 +121,7 @@ def test_optimize_false_runs_the_traced_graph(wired):
         return n
 
     traced = function(count_down, optimize=False).get_concrete_function(rt.constant(4))
-    assert traced.graph is traced.unoptimized_graph
+    assert traced.optimized_graph is traced.graph
     assert "Greater" in op_types(traced.graph)
 
 

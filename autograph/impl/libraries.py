@@ -1,0 +1,46 @@
+"""Which modules are library code: calls into them stay unconverted.
+
+Kept apart from `api` (which loads the runtime) so that the CLI, which reads
+source text and never runs it, can ask without importing `runtime` or NumPy.
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["LIBRARY_PACKAGES", "is_library_module_name"]
+
+LIBRARY_PACKAGES = frozenset(
+    {
+        "autograph",
+        "runtime",
+        "numpy",
+        "gast",
+        "scipy",
+        "pandas",
+        "matplotlib",
+        "IPython",
+        "ipykernel",
+        "pytest",
+        "_pytest",
+        "hypothesis",
+        "tensorflow",
+        "jax",
+        "torch",
+    }
+)
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
+
+
+def is_library_module_name(name: str | None) -> bool:
+    """Whether module `name` belongs to the standard library or a library
+    package whose calls stay unconverted (`LIBRARY_PACKAGES`).
+
+    Example:
+        >>> is_library_module_name("numpy.linalg"), is_library_module_name("model")
+        (True, False)
+    """
+    if not name:
+        return False
+    root = name.split(".")[0]
+    return root in LIBRARY_PACKAGES or root in _STDLIB

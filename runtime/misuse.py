@@ -1,0 +1,161 @@
+"""What to write instead, when Python code uses a graph tensor as a value.
+
+`SymbolicTensor.__bool__`/`__iter__` raise `TypeError`: a graph tensor has
+no value while tracing. Inside a function autograph already converted, the
+old advice ("convert the function") misleads, and the tensor's own name
+(`'greater:0'`, `'loop_var_1:0'`) is not one the user wrote. `explain`
+reads the user's line (the first frame outside this library) and names
+what the user wrote there, with the fix:
+
+    >>> print(hint_for_line("m = max(a, b)", "bool"))
+    max(a, b) compares graph tensors as a Python bool; write rt.maximum(a, b)
+    >>> print(hint_for_line("a, b = t", "iter"))  # doctest: +NORMALIZE_WHITESPACE
+    unpacking the graph tensor t into a, b iterates over it in Python; index
+    it instead: a, b = t[0], t[1]
+
+The line is parsed alone (a compound statement's header gets a body), so
+this costs nothing until an error is raised.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+from typing import Any
+
+from runtime.source_locations import user_frame
+
+__all__ = ["explain", "hint_for_line"]
+
+# Builtins that compare their arguments: name -> the graph op to use.
+_COMPARING = {"max": "rt.maximum", "min": "rt.minimum"}
+# Builtins that reduce an iterable: name -> the graph op to use.
+_REDUCING = {"sum": "rt.reduce_sum", "any": "rt.reduce_any", "all": "rt.reduce_all"}
+_ITERATING = ("list", "tuple", "sorted", "reversed", "iter", "set", "map", "filter")
+
+
+def explain(kind: str, fallback: str) -> str:
+    """The message for using a graph tensor as a Python value of `kind`
+    (`"bool"` or `"iter"`): the user's line, what it says and what to write
+    instead, or `fallback` where the line says nothing we recognise."""
+    frame = user_frame(2)
+    if frame is None:
+        return fallback
+    where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    hint = hint_for_line(line, kind) if line else None
+    converted = "ag__" in frame.f_code.co_freevars or "ag__" in frame.f_globals
+    if hint is None:
+        if not converted:
+            return f"{fallback} (at {where})"
+        return f"{_converted_fallback(kind)} (at {where}: {line})"
+    return f"{hint} (at {where})"
+
+
+def _converted_fallback(kind: str) -> str:
+    if kind == "bool":
+        return (
+            "a graph tensor is used as a Python bool, whose value is only known "
+            "when the graph runs; use it as the condition of an `if`/`while` "
+            "statement, or rt.cond / rt.where"
+        )
+    return (
+        "a graph tensor is iterated over in Python, which needs its values; "
+        "iterate over it with a `for` statement (one graph loop), or index it"
+    )
+
+
+def hint_for_line(line: str, kind: str) -> str | None:
+    """What `line` does with a graph tensor and what to write instead, or None."""
+    tree = _parse(line)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            hint = _call_hint(node, kind)
+            if hint is not None:
+                return hint
+    if kind == "iter":
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and _is_tuple(node.targets[0]):
+                return _unpack_hint(node.targets[0], node.value)
+            if isinstance(node, ast.For) and _is_tuple(node.target):
+                return _unpack_each_hint(node.target, node.iter)
+    return None
+
+
+def _is_tuple(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Tuple, ast.List))
+
+
+def _parse(line: str) -> ast.AST | None:
+    for text in (line, line + "\n    pass", line.rstrip(":") + ": pass"):
+        try:
+            return ast.parse(text)
+        except SyntaxError:
+            continue
+    return None
+
+
+def _call_hint(node: ast.Call, kind: str) -> str | None:
+    name = node.func.id  # type: ignore[attr-defined]
+    args = [ast.unparse(a) for a in node.args]
+    call = ast.unparse(node)
+    if kind == "bool" and name in _COMPARING and len(args) >= 2:
+        return (
+            f"{call} compares graph tensors as a Python bool; write "
+            f"{_COMPARING[name]}({', '.join(args[:2])})"
+        )
+    if kind != "iter" or not args:
+        return None
+    if name == "enumerate":
+        t = args[0]
+        return (
+            f"{call} iterates over the graph tensor {t} in Python; loop over an "
+            f"index instead: `for i in rt.range(rt.shape({t})[0])` and read {t}[i]"
+        )
+    if name == "zip":
+        first = args[0]
+        reads = ", ".join(f"{a}[i]" for a in args)
+        return (
+            f"{call} iterates over graph tensors in Python; loop over an index "
+            f"instead: `for i in rt.range(rt.shape({first})[0])` and read {reads}"
+        )
+    if name in _COMPARING:
+        return (
+            f"{call} iterates over the graph tensor {args[0]} in Python; write "
+            f"rt.reduce_{name}({args[0]})"
+        )
+    if name in _REDUCING:
+        return (
+            f"{call} iterates over the graph tensor {args[0]} in Python; write "
+            f"{_REDUCING[name]}({args[0]})"
+        )
+    if name in _ITERATING:
+        return (
+            f"{call} iterates over the graph tensor {args[0]} in Python, which "
+            f"needs its values; index it ({args[0]}[0], {args[0]}[1], ...) or "
+            f"loop over it with a `for` statement"
+        )
+    return None
+
+
+def _unpack_hint(target: Any, value: ast.AST) -> str:
+    names = [ast.unparse(e) for e in target.elts]
+    source = ast.unparse(value)
+    reads = ", ".join(f"{source}[{i}]" for i in range(len(names)))
+    return (
+        f"unpacking the graph tensor {source} into {', '.join(names)} iterates "
+        f"over it in Python; index it instead: {', '.join(names)} = {reads}"
+    )
+
+
+def _unpack_each_hint(target: Any, iterable: ast.AST) -> str:
+    names = [ast.unparse(e) for e in target.elts]
+    source = ast.unparse(iterable)
+    reads = ", ".join(f"row[{i}]" for i in range(len(names)))
+    return (
+        f"unpacking each element of {source} into {', '.join(names)} iterates "
+        f"over a graph tensor in Python; index it instead: `for row in {source}:` "
+        f"then {', '.join(names)} = {reads}"
+    )
