@@ -41,7 +41,4 @@ def raise_when_run(backend: Backend, error: Exception, what: str, ran: str) -> N
         )
         backend.keep_refusal(refusal)
         raise refusal from error
-    if raised is not None and statement is not None and raised != statement:
-        # (Both: the line that raised, and the statement whose path it is on.)
-        at = f" at {raised}, inside the statement at {statement}"
     backend.raise_at_run(error, f"{error} (in {what}{at}, which {ran})")
