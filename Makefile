@@ -14,7 +14,7 @@ PIP := $(BIN)/python -m pip install -q --disable-pip-version-check
 NOTEBOOK := examples/guide.ipynb
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: install test fuzz lint fmt golden examples bench size demo notebook clean
+.PHONY: install test fuzz lint fmt golden examples bench size demo notebook clean stdlib
 
 $(BIN)/python:
 	$(PY) -m venv --system-site-packages $(VENV)
@@ -49,6 +49,12 @@ golden: $(VENV)/.installed-test
 
 examples: $(VENV)/.installed-jax
 	@for f in examples/*.py examples/guides/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+# Standard-library modules converted, against CPython's own tests (not part of
+# `make test`; needs the interpreter's `test` package). STDLIB_ARGS: e.g.
+# `--only argparse,textwrap --jobs 2`.
+stdlib: $(VENV)/.installed-base
+	PYTHONPATH=. $(BIN)/python -m stdlib_check.run $(STDLIB_ARGS)
 
 # Figures go to bench/out/ (untracked); `make bench RECORD=1` writes the
 # tracked bench/results/ that README.md quotes.

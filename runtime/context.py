@@ -11,6 +11,9 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import isinstance
 from collections.abc import Iterator
 from typing import Any
 

@@ -251,6 +251,10 @@ CONSTRUCTS = {
     "attribute first set in a loop": r"^ +ob\.born = ",
     "missing nested item written": r"nn\['missing'\]\['a'\] = ",
     "list grown in a loop": r"gl = gl \+ \[",
+    # issue 21
+    "unpacking before a return": r"^ *\(?\w\b.*= \[.*\n *return \w",
+    "super() in a local class": r"super\(\)\.m\(",
+    "comprehension reusing a loop name in try": r"for t in range\(\d\)\]",
 }
 
 

@@ -9,12 +9,17 @@ output stays readable: builtins (except `print`, `range`, `len`, `int`,
 `float`, which become their `ag__` overloads), functions of library modules
 such as `numpy` or `runtime` (`np.sum(x)`, `rt.tanh(x)`), `super()` and the
 `ag__` operators themselves. With `recursive=False` only the overloads are
-rewritten.
+rewritten. `warnings.warn` and `sys._getframe`, by any name, always go
+through `converted_call`: their operators keep `stacklevel` / `depth` naming
+the frame they name in Python.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
+import types
+import warnings
 
 from autograph.core import builders as b
 from autograph.core.converter import OVERLOADED_BUILTINS
@@ -58,6 +63,11 @@ class CallTreeTransformer(transformer.Base):
     def _is_global(self, name: str) -> bool:
         return not any(name in scope for scope in self.locals)
 
+    def _counts_frames(self, func: ast.expr, root: str) -> bool:
+        """Whether `func` is `warnings.warn` or `sys._getframe` (by any name)."""
+        value = _resolve(self.ctx.lookup(root), func)
+        return value is warnings.warn or value is sys._getframe
+
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
         func = node.func
@@ -70,6 +80,11 @@ class CallTreeTransformer(transformer.Base):
                 return node
             if func.id in _FRAME_BUILTINS or self.ctx.is_builtin(func.id):
                 return node
+        if root and self._is_global(root) and self._counts_frames(func, root):
+            # Through the operator that keeps `stacklevel` / `depth` naming
+            # the frame it names in Python (converted code adds frames).
+            call = b.ag_call("converted_call", func, *node.args, keywords=node.keywords)
+            return ast.copy_location(call, node)
         if (
             isinstance(func, ast.Attribute)
             and root
@@ -80,7 +95,21 @@ class CallTreeTransformer(transformer.Base):
         if not self.ctx.recursive:
             return node
         # ag__.converted_call(f, *args, **keywords)
-        return b.ag_call("converted_call", func, *node.args, keywords=node.keywords)
+        call = b.ag_call("converted_call", func, *node.args, keywords=node.keywords)
+        return ast.copy_location(call, node)
+
+
+def _resolve(value: object, func: ast.expr) -> object:
+    """The value `func` (a name or `module.attr` chain) names, following
+    attributes of modules only (others could run code)."""
+    if isinstance(func, ast.Name):
+        return value
+    if not isinstance(func, ast.Attribute):
+        return None
+    owner = _resolve(value, func.value)
+    if not isinstance(owner, types.ModuleType):
+        return None
+    return getattr(owner, func.attr, None)
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

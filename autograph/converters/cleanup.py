@@ -28,6 +28,17 @@ def _names(node: ast.expr | None) -> list[str] | None:
     return None
 
 
+# The operators that return the state of a converted statement: a tuple of
+# the names it changes, as many as the tuple assigned from it.
+_STATE_OPERATORS = ("if_stmt", "while_stmt", "for_stmt")
+
+
+def _same_shape(target: ast.expr, returned: ast.expr) -> bool:
+    """A name assigned and a name returned, or a tuple assigned and a tuple
+    returned: `(a,) = x; return a` unpacks, it does not return `x`."""
+    return isinstance(target, ast.Tuple) == isinstance(returned, ast.Tuple)
+
+
 def _is_pure(node: ast.expr) -> bool:
     """Evaluating it has no effect and can't fail: a name or a constant."""
     return isinstance(node, (ast.Name, ast.Constant))
@@ -65,6 +76,11 @@ class CleanupTransformer(transformer.Base):
             isinstance(previous, ast.Assign)
             and len(previous.targets) == 1
             and _names(previous.targets[0]) == returned
+            and _same_shape(previous.targets[0], last.value)
+            and (
+                isinstance(last.value, ast.Name)
+                or self._makes_tuple(previous.value, len(returned))
+            )
             and self._unused_before(body[:-2], returned)
         ):
             body[-2:] = [b.ret(previous.value)]  # return <value>
@@ -99,6 +115,16 @@ class CleanupTransformer(transformer.Base):
                 continue  # its own scope
             elif isinstance(child, ast.Lambda):
                 continue
+            elif isinstance(child, ast.ClassDef):
+                lost.discard(child.name)
+                queue.extend([*child.decorator_list, *child.bases, *child.keywords])
+                continue  # its body is its own scope
+            elif isinstance(child, _COMPREHENSIONS):
+                # Its targets are its own; only its first iterable is
+                # evaluated here, and a walrus inside binds here.
+                queue.append(child.generators[0].iter)
+                lost.difference_update(_walrus_targets(child))
+                continue
             elif isinstance(child, ast.alias):
                 lost.discard((child.asname or child.name).split(".")[0])
             elif isinstance(child, ast.ExceptHandler) and child.name:
@@ -117,6 +143,23 @@ class CleanupTransformer(transformer.Base):
                 else b.undefined_init(n)
                 for n in lost
             ]
+
+    def _makes_tuple(self, value: ast.expr, n: int) -> bool:
+        """Whether `value` is a call the compiler generated (a control-flow
+        operator, a generated function), which returns a tuple of exactly the
+        unpacked names: only then is `(a, b) = value; return (a, b)` the same
+        as `return value` (unpacking a user's value checks its length and
+        makes a tuple of any iterable), or a tuple display of `n` items."""
+        if isinstance(value, ast.Tuple):
+            return len(value.elts) == n and not any(
+                isinstance(e, ast.Starred) for e in value.elts
+            )
+        if not isinstance(value, ast.Call):
+            return False
+        func = value.func
+        if isinstance(func, ast.Name):
+            return self.ctx.namer.is_generated(func.id)
+        return any(b.is_ag_attr(func, op) for op in _STATE_OPERATORS)
 
     @staticmethod
     def _unused_before(stmts: list[ast.stmt], names: list[str]) -> bool:
@@ -153,6 +196,24 @@ class CleanupTransformer(transformer.Base):
         # return (<value or name>, ...)
         elts = [values.get(n) or b.name(n) for n in returned]
         body[start:] = [b.ret(b.one_or_tuple(elts))]
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _walrus_targets(node: ast.AST) -> set[str]:
+    """Names a `:=` inside `node` binds in the enclosing function (not in a
+    nested function or lambda)."""
+    found: set[str] = set()
+    stack = list(transformer.child_nodes(node))
+    while stack:
+        child = stack.pop()
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(child, ast.NamedExpr) and isinstance(child.target, ast.Name):
+            found.add(child.target.id)
+        stack.extend(transformer.child_nodes(child))
+    return found
 
 
 def _free_reads_in_cells(nodes: list[ast.AST], bound: list[set[str]]) -> None:

@@ -24,8 +24,6 @@ _REASONS: dict[type, str] = {
     ast.AsyncFor: "'async for' is not supported: async functions cannot be converted",
     ast.AsyncWith: "'async with' is not supported: async functions cannot be converted",
     ast.AsyncFunctionDef: "async functions cannot be converted",
-    ast.ClassDef: "a class defined inside a converted function is not supported; "
-    "define the class at module level (its methods are converted when called)",
 }
 _REASONS[ast.Match] = (
     "'match' statements are not supported; use if/elif (or move the match "
@@ -53,7 +51,7 @@ def _lazy_operands(node: ast.AST) -> list[ast.AST]:
 
 
 def _walrus_in_lazy_operand(
-    node: ast.AST, generators: Sequence[ast.FunctionDef]
+    node: ast.AST, generators: Sequence[ast.FunctionDef | ast.ClassDef]
 ) -> ast.NamedExpr | None:
     """The first walrus that conversion cannot keep binding where Python does.
 
@@ -90,18 +88,23 @@ def _walrus_in_lazy_operand(
     return None
 
 
-def nested_generators(node: ast.AST) -> list[ast.FunctionDef]:
-    """The generator functions defined inside `node` (outermost ones only).
+def nested_generators(node: ast.AST) -> list[ast.FunctionDef | ast.ClassDef]:
+    """The generator functions and classes defined inside `node` (outermost
+    ones only).
 
     They are left as they are, plain Python inside the converted function:
-    their `yield`s cannot become functional control flow, and they need not.
-    A `yield` of `node` itself (or of a lambda) is refused by `check`.
+    a generator's `yield`s cannot become functional control flow, and they
+    need not; a class body runs as Python (its methods are converted when
+    they are called). A `yield` of `node` itself (or of a lambda) is refused
+    by `check`.
     """
-    found: list[ast.FunctionDef] = []
+    found: list[ast.FunctionDef | ast.ClassDef] = []
     stack = transformer.child_nodes(node)
     while stack:
         child = stack.pop()
-        if isinstance(child, ast.FunctionDef) and _yields(child):
+        if isinstance(child, ast.ClassDef) or (
+            isinstance(child, ast.FunctionDef) and _yields(child)
+        ):
             found.append(child)
             continue
         stack.extend(transformer.child_nodes(child))
@@ -121,7 +124,9 @@ def _yields(fn: ast.FunctionDef) -> bool:
     return False
 
 
-def _walk(node: ast.AST, skip: Sequence[ast.FunctionDef]) -> Iterator[ast.AST]:
+def _walk(
+    node: ast.AST, skip: Sequence[ast.FunctionDef | ast.ClassDef]
+) -> Iterator[ast.AST]:
     """`transformer.walk`, not entering the bodies of the functions `skip`."""
     skipped = {id(fn) for fn in skip}
     stack = [node]
@@ -141,7 +146,7 @@ def check(
     *,
     function_name: str,
     filename: str,
-    generators: Sequence[ast.FunctionDef] = (),
+    generators: Sequence[ast.FunctionDef | ast.ClassDef] = (),
 ) -> None:
     """Raises `UnsupportedSyntaxError` at the first construct not supported.
 
@@ -149,8 +154,8 @@ def check(
         node: The function (or lambda) about to be converted.
         function_name: The user's name for it, for the message.
         filename: Its file, for the message.
-        generators: Nested generator functions (`nested_generators`): their
-            bodies stay Python and are not checked.
+        generators: Nested generator functions and classes
+            (`nested_generators`): their bodies stay Python and are not checked.
     """
     walrus_checked = False
     for child in _walk(node, generators):

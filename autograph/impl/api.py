@@ -21,14 +21,39 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import sys
 import threading
 import types
+import warnings
+
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import (
+    any,
+    bin,
+    bool,
+    dict,
+    getattr,
+    isinstance,
+    len,
+    list,
+    set,
+    setattr,
+    type,
+    zip,
+)
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import runtime.operators.calls as operator_calls
+import runtime.operators.frames as operator_frames
 from autograph import errors
-from autograph.impl import error_rewriting, transpiler
+from autograph.impl import (
+    code_registry,
+    error_rewriting,
+    recursion,
+    tracebacks,
+    transpiler,
+)
 from autograph.impl.libraries import is_library_module_name
 from runtime import context
 from runtime.operators import dispatch
@@ -36,6 +61,7 @@ from runtime.operators import dispatch
 F = TypeVar("F", bound=Callable[..., Any])
 
 _DO_NOT_CONVERT = "__ag_do_not_convert__"
+_DISPATCHER = "<autograph dispatcher>"  # the file name of `to_graph`'s wrappers
 
 
 def _is_library_value(value: Any) -> bool:
@@ -128,6 +154,11 @@ def _call_target(f: Any) -> Callable[..., Any]:
         target = _cached_target(f)
         if target is not None:
             return target
+        converted = f.__dict__.get("__ag_converted__")
+        if converted is not None and f.__code__.co_filename == _DISPATCHER:
+            # A `to_graph` result (not a wrapper that copied its `__dict__`):
+            # converted code runs its converted function, one frame less.
+            return converted
     if isinstance(f, types.MethodType):
         inner = _call_target(f.__func__)
         return f if inner is f.__func__ else types.MethodType(inner, f.__self__)
@@ -146,9 +177,43 @@ def _call_target(f: Any) -> Callable[..., Any]:
     if _skip(f):
         target: Callable[..., Any] = f
     else:
-        target = _convert_function(f, recursive=True)
+        try:
+            target = _convert_function(f, recursive=True)
+        except errors.ConversionError as e:
+            # As Python would: a callee that cannot be converted (no source:
+            # made by exec/eval, as dataclass and namedtuple methods are;
+            # syntax not supported) runs as it is.
+            _warn_once(f, e)
+            target = f
     f.__dict__[_TARGET] = (_generation[0], target)
     return target
+
+
+_warned: set[tuple[str, int, str]] = set()
+
+
+def _warn_once(f: types.FunctionType, error: errors.ConversionError) -> None:
+    """Warns, once per function's code, that `f` runs unconverted."""
+    code = f.__code__
+    key = (code.co_filename, code.co_firstlineno, code.co_name)
+    if key in _warned:
+        return
+    _warned.add(key)
+    # Named at the user's call: past autograph's and the operators' frames.
+    internal = tracebacks.internal_dirs()
+    frame, level = sys._getframe(1), 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(internal):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(
+        f"autograph runs {f.__qualname__!r} as it is, unconverted: {error.reason}",
+        ConversionWarning,
+        stacklevel=level,
+    )
+
+
+class ConversionWarning(UserWarning):
+    """A function reached by converted code runs unconverted (it cannot be
+    converted); its graph tensors, if any, are not handled by conversion."""
 
 
 def _skip(f: types.FunctionType) -> bool:
@@ -163,6 +228,12 @@ def _skip(f: types.FunctionType) -> bool:
 
 
 operator_calls.set_converter(_call_target)
+# Frames of the compiler's wrappers and of functions it generated are not the
+# user's: `warnings.warn` and `sys._getframe` in converted code count past them.
+operator_frames.set_frame_kinds(
+    code_registry.is_generated_code,
+    (*tracebacks.internal_dirs(), _DISPATCHER),
+)
 
 
 def _unwrap_entity(entity: Any) -> Any:
@@ -192,9 +263,11 @@ def always_run_converted() -> Iterator[None]:
     """
     previous, _mode.force_converted = _mode.force_converted, True
     context.add_to_active_hint(1)
+    recursion.deeper(+1)
     try:
         yield
     finally:
+        recursion.deeper(-1)
         _mode.force_converted = previous
         context.add_to_active_hint(-1)
 
@@ -299,7 +372,7 @@ def _forwarder(code: types.CodeType) -> Callable[..., Any]:
         "    return run\n"
     )
     namespace: dict[str, Any] = {}
-    exec(compile(source, "<autograph dispatcher>", "exec"), namespace)
+    exec(compile(source, _DISPATCHER, "exec"), namespace)
     if len(_forwarders) >= _FORWARDERS_KEPT:
         _forwarders.clear()
     factory = _forwarders[shape] = namespace["_ag_factory"]

@@ -35,6 +35,8 @@ Example:
 
 from __future__ import annotations
 
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import id, set
 from typing import TypeVar
 
 from autograph.impl import tracebacks

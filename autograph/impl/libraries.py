@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["LIBRARY_PACKAGES", "is_library_module_name"]
+__all__ = ["CONVERTED_LIBRARY_MODULES", "LIBRARY_PACKAGES", "is_library_module_name"]
 
 LIBRARY_PACKAGES = frozenset(
     {
@@ -31,6 +31,11 @@ LIBRARY_PACKAGES = frozenset(
 )
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
 
+# Modules converted as if they were user code, though the standard library
+# or a library package: empty for users; only the standard-library harness
+# (stdlib_check/) fills it, to convert the modules whose tests it runs.
+CONVERTED_LIBRARY_MODULES: set[str] = set()
+
 
 def is_library_module_name(name: str | None) -> bool:
     """Whether module `name` belongs to the standard library or a library
@@ -40,7 +45,7 @@ def is_library_module_name(name: str | None) -> bool:
         >>> is_library_module_name("numpy.linalg"), is_library_module_name("model")
         (True, False)
     """
-    if not name:
+    if not name or name in CONVERTED_LIBRARY_MODULES:
         return False
     root = name.split(".")[0]
     return root in LIBRARY_PACKAGES or root in _STDLIB

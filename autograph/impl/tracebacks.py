@@ -30,6 +30,9 @@ from __future__ import annotations
 import os
 import types
 
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import len, reversed, tuple
+
 import runtime.operators
 
 __all__ = ["filter_traceback", "internal_dirs"]

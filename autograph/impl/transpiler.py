@@ -11,14 +11,33 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import linecache
 import threading
 import types
-import weakref
+
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import (
+    dict,
+    frozenset,
+    getattr,
+    hasattr,
+    id,
+    isinstance,
+    len,
+    list,
+    range,
+    set,
+    sorted,
+    tuple,
+    type,
+    zip,
+)
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
+from autograph import errors
 from autograph.converters import (
     asserts,
     assignment_expressions,
@@ -34,11 +53,11 @@ from autograph.converters import (
     variables,
 )
 from autograph.core import builders as b
-from autograph.core import jumps, unsupported
+from autograph.core import jumps, super_calls, unsupported
 from autograph.core.builders import AG
 from autograph.core.converter import Context
 from autograph.core.survey import Marker, survey
-from autograph.impl import codegen
+from autograph.impl import code_registry, codegen
 from autograph.pyct import loader, naming, parser, transformer
 from autograph.pyct.static_analysis import activity
 
@@ -229,6 +248,7 @@ def convert_node(
     is_library: Callable[[str], bool] = lambda name: False,
     lookup: Callable[[str], Any] = lambda name: None,
     recursive: bool = True,
+    class_cell: bool = False,
     handlers: Callable[[str, Mapping[int, Any]], None] | None = None,
 ) -> ast.FunctionDef | ast.Lambda:
     """Converts a function or lambda tree in place and returns it.
@@ -242,6 +262,8 @@ def convert_node(
         lookup: The value of a free name of the function, or None (to
             recognize directives such as `autograph.set_loop_options`).
         recursive: Whether calls to other functions are converted too.
+        class_cell: Whether the function has the class cell `__class__` (a
+            method using zero-argument `super()` or `__class__`).
         handlers: Told the `try` statements around each line of a function
             that has one (`runtime.operators.register_handlers`, for code that
             will run); `None` where the result is only read (the CLI).
@@ -250,10 +272,12 @@ def convert_node(
         ConversionError: The function uses syntax that is not supported.
     """
     name = getattr(node, "name", "<lambda>")
+    if class_cell and is_builtin("super"):
+        super_calls.transform(node)
     names, kinds = survey(node)
     names |= RESERVED
-    generators: list[ast.FunctionDef] = []
-    if ast.Yield in kinds or ast.YieldFrom in kinds:
+    generators: list[ast.FunctionDef | ast.ClassDef] = []
+    if not kinds.isdisjoint((ast.Yield, ast.YieldFrom, ast.ClassDef)):
         generators = unsupported.nested_generators(node)
     if not kinds.isdisjoint(unsupported.KINDS):
         unsupported.check(
@@ -285,17 +309,33 @@ def convert_node(
     return node
 
 
-def _hide_body(fn: ast.FunctionDef) -> tuple[ast.FunctionDef, list[ast.stmt]]:
-    """Gives a nested generator a stand-in body for the passes; returns the
-    function and its real body, which stays plain Python (`_restore_bodies`).
+def _hide_body(
+    fn: ast.FunctionDef | ast.ClassDef,
+) -> tuple[ast.FunctionDef | ast.ClassDef, list[ast.stmt]]:
+    """Gives a nested generator or class a stand-in body for the passes;
+    returns it and its real body, which stays plain Python
+    (`_restore_bodies`).
 
     The stand-in reads the same free names and writes the same `nonlocal`
     and `global` names, so the analyses see the function as they would.
+    For a class, the declarations of its methods count as its own: a
+    method's `nonlocal x` writes the converted function's `x`.
     """
     body = fn.body
-    declared = activity.declarations(fn)
-    reads = sorted(activity.reads(body) - activity.local_names(fn))
-    writes = sorted(activity.writes(body) & set(declared))
+    if isinstance(fn, ast.ClassDef):
+        declared = {
+            name: ("global" if isinstance(n, ast.Global) else "nonlocal")
+            for n in ast.walk(fn)
+            if isinstance(n, (ast.Global, ast.Nonlocal))
+            for name in n.names
+        }
+        inner = activity.collect(body)
+        reads = sorted(inner.read - inner.written)
+        writes = sorted(inner.written & set(declared))
+    else:
+        declared = activity.declarations(fn)
+        reads = sorted(activity.reads(body) - activity.local_names(fn))
+        writes = sorted(activity.writes(body) & set(declared))
     # nonlocal n; global g; (a, b); w = None
     stand_in: list[ast.stmt] = []
     for kind, build in (("nonlocal", b.nonlocal_), ("global", b.global_)):
@@ -310,13 +350,15 @@ def _hide_body(fn: ast.FunctionDef) -> tuple[ast.FunctionDef, list[ast.stmt]]:
 
 
 def _restore_bodies(
-    node: ast.AST, hidden: list[tuple[ast.FunctionDef, list[ast.stmt]]]
+    node: ast.AST,
+    hidden: list[tuple[ast.FunctionDef | ast.ClassDef, list[ast.stmt]]],
 ) -> None:
-    """Puts the real bodies of nested generators back (see `_hide_body`)."""
+    """Puts the real bodies of nested generators and classes back (see
+    `_hide_body`)."""
     present = {id(child) for child in transformer.walk(node)}
     for fn, body in hidden:
         if id(fn) not in present:  # a pass copied it: never run the stand-in
-            raise AssertionError(f"nested generator {fn.name!r} lost in conversion")
+            raise AssertionError(f"nested {fn.name!r} lost in conversion")
         fn.body = body
 
 
@@ -339,73 +381,17 @@ class ConvertedEntity:
         return codegen.to_source(self.node)
 
 
-class _WeakIdentityMap:
-    """A dict keyed by objects' identity, holding its keys weakly.
-
-    Not `weakref.WeakKeyDictionary`: that compares keys with `==`, and code
-    objects of different functions compare equal when their bytecode, names
-    and line match (the file is not compared). An entry made for one would
-    then serve the other, and die with the first.
-    """
-
-    def __init__(self) -> None:
-        self._data: dict[int, tuple[weakref.ref[Any], Any]] = {}
-
-    def get(self, key: Any) -> Any:
-        found = self._data.get(id(key))
-        if found is not None and found[0]() is key:
-            return found[1]
-        return None
-
-    def set(self, key: Any, value: Any) -> None:
-        data, ident = self._data, id(key)
-
-        def forget(ref: weakref.ref[Any]) -> None:
-            found = data.get(ident)
-            if found is not None and found[0] is ref:
-                del data[ident]
-
-        data[ident] = (weakref.ref(key, forget), value)
-
-    def clear(self) -> None:
-        self._data.clear()
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-
 _lock = threading.RLock()
 # Original code object -> (filename, recursive) -> its conversion. Keyed
 # weakly: when the function's module (or the closure) is dropped, its code
 # dies and the converted code and tree go with it.
-_cache = _WeakIdentityMap()
+_cache = code_registry.WeakIdentityMap()
 
 
 def clear_cache() -> None:
     """Forgets every conversion (for benchmarks measuring fresh conversions)."""
     with _lock:
         _cache.clear()
-
-
-# Code objects made by conversion, nested ones included: functions and
-# lambdas defined inside converted code are converted already.
-# Held weakly, by identity, like `_cache`.
-_converted_codes = _WeakIdentityMap()
-
-
-def is_converted_code(code: types.CodeType) -> bool:
-    """Whether `code` was produced by conversion."""
-    return _converted_codes.get(code) is not None
-
-
-def _remember(code: types.CodeType) -> None:
-    stack = [code]
-    while stack:
-        current = stack.pop()
-        _converted_codes.set(current, True)
-        for const in current.co_consts:
-            if type(const) is types.CodeType:
-                stack.append(const)
 
 
 def convert_entity(
@@ -437,6 +423,7 @@ def _convert(
     function: types.FunctionType, *, recursive: bool, is_library: Callable[[str], bool]
 ) -> ConvertedEntity:
     parsed = parser.parse_entity(function)
+    user_names = code_registry.user_names(parsed.node)
     owner = enclosing_class(function.__qualname__)
     if owner is not None:
         mangle_private_names(parsed.node, owner)
@@ -462,6 +449,7 @@ def _convert(
         is_library=is_library,
         lookup=lookup,
         recursive=recursive,
+        class_cell="__class__" in function.__code__.co_freevars,
         handlers=_operators().register_handlers,
     )
     entity_name = getattr(node, "name", "<lambda>")
@@ -488,17 +476,29 @@ def _convert(
     # own nodes need some, so it is added after they get them.
     codegen.fill_locations(factory, definition.lineno)
     factory.body.insert(len(body) - 1, definition)
-    probe = loader.load_function(
-        module,
-        located=True,
-        filename=parsed.filename,
-        entity_name=entity_name,
-        leading=[AG],
-        free_vars=free_vars,
-        globals_=function.__globals__,
-        closure_values=dict.fromkeys([AG, *free_vars]),
-    )
-    _remember(probe.__code__)
+    try:
+        probe = loader.load_function(
+            module,
+            located=True,
+            filename=parsed.filename,
+            entity_name=entity_name,
+            leading=[AG],
+            free_vars=free_vars,
+            globals_=function.__globals__,
+            closure_values=dict.fromkeys([AG, *free_vars]),
+        )
+    except SyntaxError as e:
+        # A compiler defect: never hand the user code that does not compile.
+        raise errors.ConversionError(
+            f"the converted code does not compile ({e.msg}); this is a bug in "
+            "autograph: mark the function with @autograph.do_not_convert",
+            function_name=function.__qualname__,
+            filename=parsed.filename,
+            lineno=e.lineno,
+            source_line=linecache.getline(parsed.filename, e.lineno or 0).rstrip()
+            or None,
+        ) from e
+    code_registry.remember(probe.__code__, user_names)
     return ConvertedEntity(code=probe.__code__, node=node)
 
 
@@ -594,3 +594,6 @@ __all__ = [
     "convert_node",
     "instantiate",
 ]
+
+
+is_converted_code = code_registry.is_converted_code

@@ -16,10 +16,12 @@ on graph tensors:
 from __future__ import annotations
 
 import builtins
+import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
-from runtime.operators import py_builtins
+from runtime.operators import frames, py_builtins
 
 _converter: Callable[[Any], Any] | None = None
 
@@ -31,6 +33,9 @@ _BUILTIN_OPERATORS: dict[Any, Callable[..., Any]] = {
     builtins.len: py_builtins.len_,
     builtins.int: py_builtins.int_,
     builtins.float: py_builtins.float_,
+    # Count `stacklevel` / `depth` over the user's frames:
+    warnings.warn: frames.warn_,
+    sys._getframe: frames.getframe_,
 }
 
 
@@ -44,7 +49,8 @@ def converted_call(f: Any, /, *args: Any, **kwargs: Any) -> Any:
     """Calls the converted version of `f` (or `f` itself) with the arguments.
 
     A builtin with an operator (`print`, `range`, `len`, `int`, `float`) is
-    called through that operator, as when the user names it directly.
+    called through that operator, as when the user names it directly;
+    `warnings.warn` and `sys._getframe` through `frames`.
     """
     try:
         operator = _BUILTIN_OPERATORS.get(f)

@@ -15,6 +15,8 @@ shown at the top of each docstring, which is also the code that runs.
 
 from __future__ import annotations
 
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import bool, callable, getattr, isinstance, iter, len, next, tuple, type
 from collections.abc import Callable, Sequence
 from typing import Any
 

@@ -7,6 +7,8 @@ whose `append` returns a new array. On a Python list both are the method.
 
 from __future__ import annotations
 
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import type
 from typing import Any
 
 from runtime.operators.dispatch import TABLES

@@ -40,6 +40,9 @@ from __future__ import annotations
 import contextlib
 import importlib
 import sys
+
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import any, getattr, sorted, type
 from collections.abc import Callable
 from typing import Any
 

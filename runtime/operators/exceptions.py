@@ -3,6 +3,8 @@ and which `try` statements of converted code handle which exceptions."""
 
 from __future__ import annotations
 
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import type
 from collections.abc import Callable, Mapping
 from typing import Any
 

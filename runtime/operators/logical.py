@@ -14,6 +14,9 @@ arrive as functions, so they are evaluated only when Python would:
 from __future__ import annotations
 
 import operator
+
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import type
 from collections.abc import Callable, Sequence
 from typing import Any
 

@@ -35,6 +35,9 @@ from __future__ import annotations
 
 import contextlib
 import types
+
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import delattr, getattr, hasattr, isinstance, setattr, tuple, type, zip
 from collections.abc import Callable, Sequence
 from typing import Any
 

@@ -7,6 +7,9 @@ With no graph tensor among the arguments each one *is* the builtin.
 from __future__ import annotations
 
 import builtins
+
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import len, type
 from typing import Any
 
 from runtime.operators.dispatch import TABLES
@@ -44,7 +47,7 @@ def range_(*args: Any, **kwargs: Any) -> Any:
         result = impl(*args)
         if result is not NotImplemented:
             return result
-    return range(*args, **kwargs)
+    return builtins.range(*args, **kwargs)
 
 
 def len_(*args: Any, **kwargs: Any) -> Any:
@@ -57,7 +60,7 @@ def len_(*args: Any, **kwargs: Any) -> Any:
         result = impl(*args)
         if result is not NotImplemented:
             return result
-    return len(*args, **kwargs)
+    return builtins.len(*args, **kwargs)
 
 
 def int_(value: Any = 0, *args: Any, **kwargs: Any) -> Any:
@@ -67,7 +70,7 @@ def int_(value: Any = 0, *args: Any, **kwargs: Any) -> Any:
         result = impl(value, *args, **kwargs)
         if result is not NotImplemented:
             return result
-    return int(value, *args, **kwargs)
+    return builtins.int(value, *args, **kwargs)
 
 
 def float_(*args: Any, **kwargs: Any) -> Any:
@@ -80,4 +83,4 @@ def float_(*args: Any, **kwargs: Any) -> Any:
         result = impl(*args)
         if result is not NotImplemented:
             return result
-    return float(*args, **kwargs)
+    return builtins.float(*args, **kwargs)

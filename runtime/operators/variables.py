@@ -15,6 +15,9 @@ loop) holds an `Undefined` instead. Reading it through `ld` raises the same
 from __future__ import annotations
 
 import sys
+
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import isinstance, type
 from collections.abc import Callable
 from typing import Any
 

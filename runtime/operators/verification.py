@@ -7,6 +7,17 @@ tests pin the text.
 from __future__ import annotations
 
 import re
+
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import (
+    hasattr,
+    isinstance,
+    len,
+    repr,
+    tuple,
+    type,
+    zip,
+)
 from collections.abc import Callable, Sequence
 from typing import Any
 

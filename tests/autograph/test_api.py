@@ -262,15 +262,22 @@ def test_match_statement_is_rejected():
         autograph.to_graph(namespace["f"])
 
 
-def test_nested_class_is_rejected():
-    def f():
+def test_a_nested_class_converts_and_its_methods_convert_when_called():
+    def f(n):
         class Point:
-            pass
+            def norm(self, x):
+                if x < 0:
+                    return -x
+                return x
 
-        return Point
+        return Point().norm(n), Point
 
-    with pytest.raises(autograph.ConversionError, match="class defined inside"):
-        autograph.to_graph(f)
+    with api.always_run_converted():
+        value, point = autograph.to_graph(f)(-3)
+    assert value == 3
+    norm = point.__dict__["norm"]
+    target = norm.__dict__["__ag_call_target__"][1]
+    assert target is not norm and target.__ag_original__ is norm  # converted
 
 
 def test_errors_in_converted_code_point_at_the_users_line():

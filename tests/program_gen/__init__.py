@@ -73,6 +73,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from tests.program_gen.core import Writer
+from tests.program_gen.real_python import RealPythonFeatures
 from tests.program_gen.reference import ReferenceFeatures
 from tests.program_gen.state import StateFeatures
 from tests.program_gen.syntax import SyntaxFeatures
@@ -111,6 +112,9 @@ FEATURE_ISSUES = {
     "new_items": "issue 22 class 3: items and attributes first set in loops",
     "nested_items": "issue 22 class 4: a missing nested item written",
     "growing_lists": "issue 22 class 7: a list that grows in a loop",
+    "unpacking": "issue 21 class 1: tuple unpacking right before a return",
+    "super": "issue 21 classes 2, 5: super() in branches and loops of a local class",
+    "try_comprehension": "issue 21 class 4: comprehensions reusing loop names in try",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -223,6 +227,15 @@ class ExitRaises:
         return False
 
 
+class Base:
+    def __init__(self, log):
+        self.log = log
+
+    def m(self, n):
+        self.log.append(("m", n))
+        return n * 2
+
+
 class Suppress:
     def __init__(self, log, *kinds):
         self.log = log
@@ -243,7 +256,8 @@ option computed by user code), ``record`` (effects),
 ``self.total`` in a loop, as a method), and the context
 managers ``Logged`` (logs entry and exit), ``ExitRaises`` (whose ``__exit__``
 raises ValueError when told to, discarding a pending jump) and ``Suppress``
-(swallows the given exception types)."""
+(swallows the given exception types), and ``Base``, the base class of the
+local classes of the ``super`` feature (``m`` logs and doubles)."""
 
 INPUTS = st.integers(min_value=-3, max_value=6)
 """Values for the program's arguments ``a`` and ``b``."""
@@ -276,7 +290,9 @@ def fuzz_settings(examples: int = 200, fuzz_examples: int = 10_000) -> settings:
     )
 
 
-class _ProgramWriter(ReferenceFeatures, StateFeatures, SyntaxFeatures, Writer):
+class _ProgramWriter(
+    RealPythonFeatures, ReferenceFeatures, StateFeatures, SyntaxFeatures, Writer
+):
     """The writer with every feature's hooks (each checks ``on(feature)``)."""
 
 

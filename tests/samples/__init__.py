@@ -41,6 +41,7 @@ TOPICS: tuple[str, ...] = (
     "state",
     "syntax",
     "exceptions",
+    "real_python",
 )
 """The topic modules of the corpus, in a fixed order."""
 

@@ -13,6 +13,18 @@ from __future__ import annotations
 
 import contextlib
 import threading
+
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import (
+    dict,
+    enumerate,
+    id,
+    isinstance,
+    len,
+    set,
+    tuple,
+    type,
+)
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 

@@ -1,0 +1,119 @@
+"""Which code objects conversion made, and which of them it generated.
+
+`is_converted_code`: code produced by conversion (a converted function and
+the functions and lambdas nested in it, which are converted already), so
+`converted_call` runs it as it is. `is_generated_code`: the functions the
+compiler generated from a user's (converted statements' bodies, thunks),
+whose frames stand for the user's function's frame (runtime.operators.frames).
+Both are held weakly, by identity.
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+import weakref
+
+# Own references: a user's `builtins.len = spy` does not see our calls.
+from builtins import id, isinstance, len, type
+from collections.abc import Set as AbstractSet
+from typing import Any
+
+__all__ = [
+    "WeakIdentityMap",
+    "is_converted_code",
+    "is_generated_code",
+    "remember",
+    "user_names",
+]
+
+
+class WeakIdentityMap:
+    """A dict keyed by objects' identity, holding its keys weakly.
+
+    Not `weakref.WeakKeyDictionary`: that compares keys with `==`, and code
+    objects of different functions compare equal when their bytecode, names
+    and line match (the file is not compared). An entry made for one would
+    then serve the other, and die with the first.
+    """
+
+    def __init__(self) -> None:
+        self._data: dict[int, tuple[weakref.ref[Any], Any]] = {}
+
+    def get(self, key: Any) -> Any:
+        found = self._data.get(id(key))
+        if found is not None and found[0]() is key:
+            return found[1]
+        return None
+
+    def set(self, key: Any, value: Any) -> None:
+        data, ident = self._data, id(key)
+
+        def forget(ref: weakref.ref[Any]) -> None:
+            found = data.get(ident)
+            if found is not None and found[0] is ref:
+                del data[ident]
+
+        data[ident] = (weakref.ref(key, forget), value)
+
+    def clear(self) -> None:
+        self._data.clear()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+# Code objects made by conversion, nested ones included: functions and
+# lambdas defined inside converted code are converted already.
+# Held weakly, by identity, like `_cache`.
+_converted_codes = WeakIdentityMap()
+_OPTIMIZED = 0x1  # inspect.CO_OPTIMIZED: a function's code, not a class body's
+# The functions conversion generated (a subset of `_converted_codes`).
+_generated_codes = WeakIdentityMap()
+
+
+def is_converted_code(code: types.CodeType) -> bool:
+    """Whether `code` was produced by conversion."""
+    return _converted_codes.get(code) is not None
+
+
+def remember(code: types.CodeType, user_names: AbstractSet[str]) -> None:
+    """Remembers `code` and the functions nested in it as converted, except
+    class bodies: they run as Python, and their methods are converted when
+    called (a class body's code is not `CO_OPTIMIZED`).
+
+    Also which nested functions the compiler generated (`is_generated_code`):
+    those not named in `user_names` (the user's own functions, lambdas and
+    comprehensions).
+    """
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        _converted_codes.set(current, True)
+        if current is not code and current.co_name not in user_names:
+            _generated_codes.set(current, True)
+        for const in current.co_consts:
+            if type(const) is types.CodeType and const.co_flags & _OPTIMIZED:
+                stack.append(const)
+
+
+def is_generated_code(code: types.CodeType) -> bool:
+    """Whether `code` is a function the compiler generated from a user's
+    (a converted statement's body, a thunk): its frames stand for the
+    user's function's frame."""
+    return _generated_codes.get(code) is not None
+
+
+def user_names(node: ast.AST) -> set[str]:
+    """The code names of the functions the user wrote in `node`; thunks the
+    compiler makes (`lambda: x`) are told from the user's lambdas by their
+    parameters, so a user's lambda without any counts all as the user's."""
+    names = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
+    for child in ast.walk(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(child.name)
+        elif isinstance(child, ast.Lambda):
+            a = child.args
+            if not (a.posonlyargs or a.args or a.vararg or a.kwonlyargs or a.kwarg):
+                names.add("<lambda>")
+    return names

@@ -1,0 +1,77 @@
+"""The modules `make stdlib` converts, and the CPython tests it runs on them.
+
+Each entry: the modules whose functions are converted (pure Python, much
+control flow), and the test modules of CPython's `test` package that
+exercise them. Test modules that re-import their subject fresh
+(`import_fresh_module`: decimal, datetime, heapq, bisect, json, ...) are left
+out: they would test a copy nobody converted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Entry:
+    """Modules to convert and the CPython tests that exercise them."""
+
+    modules: tuple[str, ...]
+    tests: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        """The entry's name in reports: its first module."""
+        return self.modules[0]
+
+
+ENTRIES: tuple[Entry, ...] = (
+    Entry(("argparse",), ("test.test_argparse",)),
+    Entry(("configparser",), ("test.test_configparser",)),
+    Entry(("textwrap",), ("test.test_textwrap",)),
+    Entry(("difflib",), ("test.test_difflib",)),
+    Entry(("tomllib._parser", "tomllib._re"), ("test.test_tomllib",)),
+    Entry(("re._parser", "re._compiler", "re._casefix"), ("test.test_re",)),
+    Entry(("statistics",), ("test.test_statistics",)),
+    Entry(("fractions",), ("test.test_fractions",)),
+    Entry(("ipaddress",), ("test.test_ipaddress",)),
+    Entry(("shlex",), ("test.test_shlex",)),
+    Entry(("string",), ("test.test_string",)),
+    Entry(("html.parser", "_markupbase"), ("test.test_htmlparser",)),
+    Entry(("html",), ("test.test_html",)),
+    Entry(("colorsys",), ("test.test_colorsys",)),
+    Entry(("base64",), ("test.test_base64",)),
+    Entry(("calendar",), ("test.test_calendar",)),
+    Entry(("fnmatch",), ("test.test_fnmatch",)),
+    Entry(("posixpath", "genericpath"), ("test.test_posixpath",)),
+    Entry(("ntpath",), ("test.test_ntpath",)),
+    Entry(("getopt",), ("test.test_getopt",)),
+    Entry(("optparse",), ("test.test_optparse",)),
+    Entry(("pprint",), ("test.test_pprint",)),
+    Entry(("reprlib",), ("test.test_reprlib",)),
+    Entry(("urllib.parse",), ("test.test_urlparse",)),
+    Entry(("graphlib",), ("test.test_graphlib",)),
+    Entry(("copy",), ("test.test_copy",)),
+    Entry(("gettext",), ("test.test_gettext",)),
+    Entry(("netrc",), ("test.test_netrc",)),
+    Entry(("quopri",), ("test.test_quopri",)),
+    Entry(("random",), ("test.test_random",)),
+    Entry(("plistlib",), ("test.test_plistlib",)),
+    Entry(("sched",), ("test.test_sched",)),
+    Entry(("glob",), ("test.test_glob",)),
+    Entry(("filecmp",), ("test.test_filecmp",)),
+    Entry(("collections",), ("test.test_collections",)),
+    Entry(("pathlib",), ("test.test_pathlib",)),
+    Entry(("dataclasses",), ("test.test_dataclasses",)),
+    Entry(("http.cookiejar",), ("test.test_http_cookiejar",)),
+    Entry(("http.cookies",), ("test.test_http_cookies",)),
+    Entry(("csv",), ("test.test_csv",)),
+    Entry(("mimetypes",), ("test.test_mimetypes",)),
+    Entry(("fileinput",), ("test.test_fileinput",)),
+    Entry(("cmd",), ("test.test_cmd",)),
+    Entry(("timeit",), ("test.test_timeit",)),
+    Entry(("tabnanny",), ("test.test_tabnanny",)),
+    Entry(("xml.dom.minidom",), ("test.test_minidom",)),
+    Entry(("enum",), ("test.test_enum",)),
+    Entry(("email.utils", "email._parseaddr"), ("test.test_email.test_email",)),
+)

@@ -1,0 +1,214 @@
+"""Samples: what real Python code (the standard library) showed conversion
+got wrong (issue 21): unpacking folded into a return, zero-argument
+`super()` in converted bodies, comprehensions sharing names with loops in a
+`try`, callees that cannot be converted, classes defined in functions."""
+
+from . import Sample
+
+
+def unpack_one_then_return(x, flag):
+    if flag:
+        (a,) = x
+        return a
+    return None
+
+
+def unpack_two_then_return(x, flag):
+    if flag:
+        a, b = x
+        return a, b
+    return None
+
+
+def unpack_in_one_branch(x, flag):
+    if flag:
+        (a,) = x
+    else:
+        a = 0
+    return a
+
+
+def metavar_like_argparse(action, flag):
+    # argparse's help formatter: `metavar, = ...; return metavar`.
+    result = action if isinstance(action, tuple) else (action,)
+    if flag:
+        (metavar,) = result
+        return metavar
+    return "%s" % ",".join(result)
+
+
+def comprehension_reuses_loop_name_in_else(a, fs):
+    try:
+        while a > 0:
+            a -= 1
+            t = 1
+    except Exception:
+        pass
+    else:
+        x = [t for t in fs]
+        return a, x
+    return a
+
+
+def comprehension_reuses_loop_name_in_handler(xs, fs):
+    try:
+        for t in xs:
+            if t > 1:
+                raise ValueError(t)
+    except ValueError:
+        y = [t * 2 for t in fs]
+        return y
+    finally:
+        z = {t: 1 for t in fs}
+    return len(z)
+
+
+def comprehension_reuses_loop_name_in_finally(a, fs):
+    try:
+        pass
+    finally:
+        while a > 0:
+            a -= 1
+            t = 1
+        x = [t for t in fs if (u := t)]
+    return a, x, u
+
+
+class Base:
+    def __init__(self, label):
+        self.label = label
+
+    def name(self):
+        return self.label
+
+
+class SuperInBranch(Base):
+    def name(self, flag=True):
+        if flag:
+            return "<" + super().name() + ">"
+        return "?"
+
+
+class SuperAfterRebinding(Base):
+    def pick(self, other):
+        if other is not None:
+            other, n = other, 1
+            return super().name() + str(n)
+        else:
+            n = 0
+        return other.label + str(n)
+
+
+class SuperInLoop(Base):
+    def names(self, xs):
+        out = []
+        for x in xs:
+            out.append(super().name() + str(x))
+        return out
+
+    def classes(self, xs):
+        seen = []
+        while xs:
+            xs = xs[1:]
+            seen.append(__class__.__name__)
+        return seen
+
+
+class SuperInit(Base):
+    def __init__(self, label, loud):
+        if loud:
+            super().__init__(label.upper())
+        else:
+            super().__init__(label)
+
+
+def super_in_branch(flag):
+    return SuperInBranch("x").name(flag)
+
+
+def super_after_rebinding(other):
+    return SuperAfterRebinding("me").pick(other)
+
+
+def super_in_loop(xs):
+    obj = SuperInLoop("s")
+    return obj.names(xs), obj.classes(xs)
+
+
+def super_init_in_branch(loud):
+    return SuperInit("keras", loud).label
+
+
+def class_inside_function(n, k):
+    total = 0
+
+    class Counter(Base):
+        scale = k
+
+        def bump(self, x):
+            nonlocal total
+            if x > 0:
+                total += x
+                return x * self.scale
+            return super().name()
+
+    for i in range(n):
+        Counter("c").bump(i - 1)
+    return total, Counter("d").bump(-1), Counter.scale
+
+
+def classes_in_branches_and_loops(n):
+    k = 1
+    if n > 0:
+
+        class Picked:
+            def get(self):
+                return k
+
+    else:
+
+        class Picked:
+            def get(self):
+                return -k
+
+    k = 5
+    out = []
+    for i in range(n):
+
+        class Made:
+            v = i
+
+            def get(self):
+                return self.v + k
+
+        out.append(Made().get())
+    k = 7
+    return Picked().get(), out, Made().get() if n > 0 else None
+
+
+_NAMESPACE = {}
+exec("def made_by_exec(x):\n    return x + 1\n", _NAMESPACE)  # no source
+
+
+def calls_function_without_source(n):
+    if n > 0:
+        return _NAMESPACE["made_by_exec"](n)
+    return 0
+
+
+SAMPLES = [
+    Sample(unpack_one_then_return, [(("s",), True), (("s", "t"), True), ("ab", False)]),
+    Sample(unpack_two_then_return, [("ab", True), ([1, 2, 3], True), ([1], True)]),
+    Sample(unpack_in_one_branch, [((5,), True), ((5,), False), ((), True)]),
+    Sample(metavar_like_argparse, [("spam", True), (("a", "b"), False)]),
+    Sample(comprehension_reuses_loop_name_in_else, [(3, [1, 2]), (0, [])]),
+    Sample(comprehension_reuses_loop_name_in_handler, [([1, 2], [3]), ([0], [4, 5])]),
+    Sample(comprehension_reuses_loop_name_in_finally, [(3, [1]), (0, [2])]),
+    Sample(super_in_branch, [(True,), (False,)]),
+    Sample(super_after_rebinding, [(Base("y"),), (None,)]),
+    Sample(super_in_loop, [([1, 2],), ([],)]),
+    Sample(super_init_in_branch, [(True,), (False,)]),
+    Sample(class_inside_function, [(4, 2), (0, 1)]),
+    Sample(classes_in_branches_and_loops, [(2,), (-1,)]),
+    Sample(calls_function_without_source, [(3,), (0,)]),
+]
