@@ -32,6 +32,7 @@ from runtime.operators.backends.graph_loops import (
 )
 from runtime.operators.staging import conditional
 from runtime.operators.staging.operators import Loop, install
+from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.staging.where import staged
 from runtime.operators.variables import (
     UndefinedReturnValue,
@@ -51,7 +52,11 @@ def _select(
 ) -> Any:
     """`if_true() if cond else if_false()` as a graph `cond` of one value."""
 
+    what = _LAZY.get(key, "an arm of the graph conditional expression")
+
     def arm(fn: Callable[[], Any], other: Callable[[], Any]) -> Callable[[], Any]:
+        fn = _lazy(fn, other, what)
+
         def run() -> Any:
             value = fn()
             if isinstance(value, UndefinedReturnValue):
@@ -65,6 +70,33 @@ def _select(
     return control_flow.cond(
         cond, arm(if_true, if_false), arm(if_false, if_true), names=[key]
     )
+
+
+_LAZY = {
+    "the value of the `and`": "the right operand of the graph `and`",
+    "the value of the `or`": "the right operand of the graph `or`",
+}
+
+
+def _lazy(
+    fn: Callable[[], Any], other: Callable[[], Any], what: str
+) -> Callable[[], Any]:
+    """An operand Python evaluates only on some paths (`b` of `a or b`, an
+    arm of `x if c else y`): where tracing it raises as Python does there
+    (reading a name unbound on this path), the graph raises when it
+    evaluates it, and the operand gives zeros of the `other`'s type."""
+
+    def run() -> Any:
+        try:
+            return fn()
+        except Exception as error:
+            if not verification.raised_on_path(error):
+                raise
+            sample = dry_run(other, ())
+            raise_when_run(BACKEND, error, what, "this run evaluated")
+            return BACKEND.zeros([sample])[0]
+
+    return run
 
 
 def _while(loop: Loop) -> Any:

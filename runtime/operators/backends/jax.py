@@ -42,8 +42,9 @@ class _JaxBackend:
         return raised_on_traced_path(error)
 
     def branch_args(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
-        # Each branch gets its own lists: one may append to them.
-        return tuple(list(v) if isinstance(v, list) else v for v in state)
+        # (A branch that appends to a list changes it in place: the if is
+        # built again with the list as a place, `mutations.tracked`.)
+        return state
 
     def trial(self, fn: Callable[[], list[Any]]) -> list[Any]:
         """What `fn()` gives, traced once with `jax.eval_shape`: arrays as

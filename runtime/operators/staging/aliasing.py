@@ -223,6 +223,8 @@ class UntrackedItems:
     def __init__(self, places: Sequence[Place]) -> None:
         slots = [places_.item_slot(p) for p in places]
         self._carried = {(id(s[0]), s[1]) for s in slots if s is not None}
+        # Lists and dicts carried whole (changed through methods).
+        self._whole = {id(c) for c in map(places_.whole, places) if c is not None}
         self._before: dict[int, tuple[Any, dict[Any, Any], list[str]]] = {}
         # Items a branch changed, found when the next branch started.
         self._changed: dict[int, dict[Any, Any]] = {}
@@ -253,7 +255,7 @@ class UntrackedItems:
         """Raises TypeError for an item the statement changed untracked
         (`result`: what it gave; a list or dict in it is carried whole)."""
         for ident, (obj, before, names) in self._before.items():
-            if _holds(result, obj):
+            if _holds(result, obj) or ident in self._whole:
                 continue
             now = {**_items(obj), **self._changed.get(ident, {})}
             for key, value in before.items():

@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from runtime.operators import dispatch, verification
+from runtime.operators import dispatch, mutations, verification
 from runtime.operators.control_flow import state_names
 from runtime.operators.places import Place
 from runtime.operators.staging import aliasing, conditional
@@ -177,7 +177,11 @@ def install(
     }
     if for_range is not None:
         impls["for_range"] = watching(for_stmt_of(for_range), f"{kind} loop")
-    impls = {name: staged(wrap(impl)) for name, impl in impls.items()}
+    # (Changes through methods, and recursion: `mutations.tracked`.)
+    impls = {
+        name: staged(wrap(mutations.tracked(impl, name, kind)))
+        for name, impl in impls.items()
+    }
     for name, impl in impls.items():
         dispatch.register(name, value_type, impl)
     return impls
