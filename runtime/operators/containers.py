@@ -28,7 +28,8 @@ from typing import Any
 
 from runtime.operators import places as places_
 from runtime.operators.places import Place
-from runtime.operators.verification import function_locals, is_generated
+from runtime.operators.staging.aliasing import function_locals
+from runtime.operators.verification import is_generated
 from runtime.source_locations import INTERNAL_PATHS, SourceLocation, user_frame
 
 __all__ = [
