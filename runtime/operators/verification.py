@@ -277,13 +277,23 @@ def refuse_grown_lists(
             and len(new) != len(old)
         ):
             was, now = _count_items(old), _count_items(new)
+            shown = label(name)
+            if loop == "JAX":  # a JAX loop cannot grow a list in place either
+                advice = (
+                    f"preallocate an array ({shown} = jnp.zeros(n); "
+                    f"{shown} = {shown}.at[i].set(v)), or in a `for` over an "
+                    "array collect the values as jax.lax.scan outputs"
+                )
+            else:
+                advice = (
+                    f"append to it ({shown}.append(...), then rt.stack({shown}) "
+                    "after the loop), or collect the values in an rt.TensorArray"
+                )
             raise TypeError(
-                f"loop variable {quote(label(name))} is a list of {was} before "
+                f"loop variable {quote(shown)} is a list of {was} before "
                 f"the {loop} loop{where} but a list of {now} after one "
                 "iteration; a loop variable must keep its structure, so a list "
-                f"carried by a {loop} loop keeps its length: append to it "
-                f"({label(name)}.append(...), then rt.stack({label(name)}) after "
-                "the loop), or collect the values in an rt.TensorArray"
+                f"carried by a {loop} loop keeps its length: {advice}"
             )
 
 

@@ -78,9 +78,7 @@ def run(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--mode", choices=("python", "tensor", "jax"), default="python"
-    )
+    parser.add_argument("--mode", choices=("python", "tensor", "jax"), default="python")
     parser.add_argument("--features", default="", help="comma-separated; 'all'")
     parser.add_argument("--programs", type=int, default=1000)
     parser.add_argument("--out", required=True)

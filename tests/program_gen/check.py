@@ -327,9 +327,7 @@ def _check_staged(
                 # iteration, read after it (API.md's loop-born rule).
                 return Verdict("ok")
             raised = f"{type(expected.error).__name__}: {expected.error}"
-            if isinstance(error, run_time) and raised in str(
-                error
-            ):
+            if isinstance(error, run_time) and raised in str(error):
                 return Verdict("ok")  # a raise in a graph branch or loop
             own = isinstance(error, (KeyError, ValueError)) and re.fullmatch(
                 r"'?r\d+'?", str(error)

@@ -123,6 +123,15 @@ def nested_ifs(x):
     return y
 
 
+def list_grown_in_loop(n):
+    gl = [n]
+    i = 0
+    while i < n:
+        gl = gl + [i]  # noqa: RUF005 - the replacement is the point
+        i += 1
+    return gl[0]
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
     return np.asarray(result.numpy()).tolist()
@@ -164,6 +173,15 @@ CASES = [
     (nested_ifs, (7,), VALUE),
     (nested_ifs, (2,), VALUE),
     (nested_ifs, (-1,), VALUE),
+    # One rule, one message (issue 20: JAX had its own wording).
+    (
+        list_grown_in_loop,
+        (3,),
+        (
+            "value or refused",
+            r"loop variable 'gl' is a list of 1 item before the \S+ loop",
+        ),
+    ),
 ]
 
 
