@@ -30,6 +30,7 @@ from runtime.operators.backends.jax_values import (
     zeros_keeping,
 )
 from runtime.operators.staging.aliasing import items_kept
+from runtime.operators.staging.raising import as_written
 
 
 class _JaxBackend:
@@ -89,11 +90,7 @@ class _JaxBackend:
     def raise_at_run(self, error: Exception, message: str) -> None:
         def fail(runs: Any) -> None:
             if np.any(runs):
-                try:
-                    raised = type(error)(message)
-                except Exception:  # an exception class with other arguments
-                    raised = RuntimeError(f"{type(error).__name__}: {message}")
-                raise raised
+                raise as_written(type(error), message)
 
         run_callback(fail)
 

@@ -132,6 +132,13 @@ def list_grown_in_loop(n):
     return gl[0]
 
 
+def missing_key_in_branch(a):
+    nn = {"a": {"a": 0}}
+    if a > 3:
+        nn["missing"]["a"] = 5
+    return a
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
     return np.asarray(result.numpy()).tolist()
@@ -173,6 +180,9 @@ CASES = [
     (nested_ifs, (7,), VALUE),
     (nested_ifs, (2,), VALUE),
     (nested_ifs, (-1,), VALUE),
+    (missing_key_in_branch, (1,), VALUE),
+    # The user's error as Python shows it (JAX showed the message's repr).
+    (missing_key_in_branch, (6,), ("raises", r"(KeyError: |^)'missing' \(in the if")),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,
