@@ -83,8 +83,9 @@ LEGITIMATE_REFUSALS = (
     (ValueError, r"escaped from .* which has finished"),
     # Items a graph op cannot carry (a key that changes).
     (TypeError, r"so the (graph|JAX) cannot carry it"),
-    # A raise in a graph branch or loop that a `try` around it would catch.
-    (TypeError, r"a (graph|JAX) cannot catch an exception"),
+    # A raise in a graph branch or loop that a `try` around it would catch
+    # (each backend names what it builds: "a graph", "a compiled JAX function").
+    (TypeError, r"(a graph|a compiled JAX function) cannot catch an exception"),
     # A list or dict two names share on one path of a graph statement only
     # (after it, one name would hold a copy; ARCHITECTURE.md).
     (ValueError, r"holds the same (list|dict) as"),
