@@ -4,14 +4,19 @@
 flow, with switchable features (the patterns of issues 10 and 11). Each
 program is checked by ``check_program`` (tests/program_gen/check.py) on a
 few small inputs: (a) original == converted code forced, values, exceptions,
-printed output and log; (b) in tensor mode also ``autograph.function`` on
-``rt.constant`` inputs == the original's numbers. Refusals the contract
-allows pass; mismatches fail.
+printed output and log; (b) in the staged modes also the staged program ==
+the original's numbers, under one backend per mode (``check.BACKENDS``):
+``tensor`` is ``autograph.function`` on ``rt.constant`` inputs, ``jax`` is
+``jax.jit(autograph.to_graph(program))`` on ``jnp`` inputs; the same
+programs and one judgement for every backend. Refusals the contract allows
+pass; mismatches fail.
 
 ``make test`` checks a derandomized few hundred programs per mode: each
 feature alone (over the core constructs), then all features that pass
-together. ``make fuzz`` (``HYPOTHESIS_PROFILE=fuzz``) checks 10,000 new
-programs per mode with all features, and more per feature.
+together (jax: 15 per feature, 100 with all). ``make fuzz``
+(``HYPOTHESIS_PROFILE=fuzz``) checks 10,000 new programs per mode with all
+features, and more per feature. A campaign that does not stop at the first
+failure: ``python -m tests.program_gen.campaign --mode jax --features all``.
 
 Features that fail today are listed in ``KNOWN_FAILING`` (one table, with
 the issue item): their tests are strict xfails, so a fix that makes one pass
