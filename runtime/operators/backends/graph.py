@@ -41,9 +41,6 @@ class _GraphBackend:
         kind = type(error).__name__
         ensure_defined(False, 0, f"{kind}: {message}", name="raise", raises=kind)
 
-    def after_raise(self, cond: Any, raised: str) -> None:
-        pass  # the graph's raise is an op the ops after it depend on
-
     def keep_refusal(self, refusal: Exception) -> None:
         keep_refusal(refusal, ours=True)  # raised when the trace ends
 

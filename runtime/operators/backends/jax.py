@@ -94,17 +94,6 @@ class _JaxBackend:
 
         run_callback(fail)
 
-    def after_raise(self, cond: Any, raised: str) -> None:
-        # (At the top level nothing outlives the trace; a raise there that
-        # every path reaches raises while tracing.)
-        if not _PATH.conds:
-            return
-        if raised == "both":
-            _PATH.conds.append(jnp.asarray(False))
-            return
-        pred = predicate(cond, "`if`", where_now())
-        _PATH.conds.append(jnp.logical_not(pred) if raised == "if" else pred)
-
     def keep_refusal(self, refusal: Exception) -> None:
         # No graph keeps it: if user code catches it while tracing, the
         # compiled function raises it when run rather than run without it.
@@ -192,12 +181,11 @@ _PATH = _Path()
 def traced_path(cond: Any) -> Iterator[None]:
     """Traces the block as running only where `cond` (a traced bool, or a
     function giving one when a callback needs it) holds."""
-    depth = len(_PATH.conds)
     _PATH.conds.append(cond)
     try:
         yield
     finally:
-        del _PATH.conds[depth:]  # with the conditions `after_raise` added
+        _PATH.conds.pop()
 
 
 def _path_mask() -> Any:

@@ -75,13 +75,6 @@ class Backend(Protocol):
         """Stages a point that raises `error`'s type with `message` when
         the program runs it (on the path being traced)."""
 
-    def after_raise(self, cond: Any, raised: str) -> None:
-        """The `if` on `cond` staged a raise in its `raised` branch ("if",
-        "else", or "both"): the code traced after it, up to the end of the
-        enclosing branch or loop body, runs only where the other branch was
-        taken (for run-time checks and prints staged as callbacks, which
-        the backend does not order)."""
-
     def keep_refusal(self, refusal: Exception) -> None:
         """Makes sure `refusal`, about to be raised while tracing, is not
         lost if the user's code catches it (`except Exception`, a `return`

@@ -130,7 +130,6 @@ def if_stmt(
                 shapes = sample(other, lambda: call(None, None))
                 what = f"the {which} branch of the {backend.kind} `if`"
                 raise_when_run(backend, error, what, "this run took")
-                raised.append(which)
                 given.pop(which, None)
                 return backend.zeros(shapes)
             if returns:
@@ -174,14 +173,11 @@ def if_stmt(
 
     left: dict[str, list[Any]] = {}
     defined: dict[str, list[Any]] = {}
-    raised: list[str] = []  # the branches that raise on their path
     try:
         out = backend.cond(cond, branch("if"), branch("else"), keys)
     except BaseException:
         places_.write(places, before)
         raise
-    if raised:
-        backend.after_raise(cond, raised[0] if len(set(raised)) == 1 else "both")
     if len(given) == 2:
         out[:count] = backend.keep_objects(out[:count], given, copies)
         where = {

@@ -82,9 +82,6 @@ class ToyBackend:
         if all(self.path):
             raise as_written(type(error), message)
 
-    def after_raise(self, cond, raised):
-        pass  # a raise that runs stops the Python that follows
-
     def keep_refusal(self, refusal):
         self.refusals.append(refusal)
 
