@@ -258,3 +258,33 @@ def test_a_raise_a_finally_swallows_is_refused(backend):
     # Python returns 2; a staged program cannot catch: refused, never 0.
     with pytest.raises(Exception, match="cannot catch an exception"):
         RUNNERS[backend](raise_in_loop_swallowed_by_finally, 0, 0)
+
+
+def raises_in_branch_then_after(a, b):
+    x = 0
+    for x in range(b):
+        if a < b:
+            raise KeyError("first")
+        raise KeyError("second")
+    return x
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        "graph",
+        "toy",
+        pytest.param(
+            "jax",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="issue 20: JAX does not order its callbacks, and the "
+                "raise after an `if` whose branch raised is not limited to "
+                "the other branch's path ('second' is raised)",
+            ),
+        ),
+    ],
+)
+def test_the_first_raise_on_the_path_is_the_one(backend):
+    with pytest.raises(Exception, match=r"(KeyError: |^)'first'"):
+        RUNNERS[backend](raises_in_branch_then_after, 0, 1)
