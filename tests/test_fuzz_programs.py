@@ -58,10 +58,6 @@ KNOWN_FAILING: dict[tuple[str, str], str] = {
     # (mode, feature): the issue item whose fix makes its programs pass.
     # "core" is the programs without features; "all" the programs with every
     # feature of FEATURES that is not listed here for that mode.
-    ("jax", "try"): "issue 20: JAX does not order its run-time callbacks, so "
-    "after an `if` whose branch raised, a later raise on the same iteration can "
-    "be reported instead (test_backend_table: the first raise on the path); and "
-    "a refusal that a `finally: return` swallows in a loop body is lost",
 }
 """Features whose programs fail today: delete an entry when its fix lands.
 

@@ -203,10 +203,12 @@ def _path_mask() -> Any:
 
 
 def run_callback(fn: Callable[..., None], *args: Any) -> None:
-    """`jax.debug.callback(fn, where, *args)`: `fn` gets where the path holds
-    (a bool array, one per `vmap` lane) first."""
+    """`jax.debug.callback(fn, where, *args, ordered=True)`: `fn` gets where
+    the path holds (a bool array, one per `vmap` lane) first. Ordered, so
+    that the checks run in the program's order: the first raise on a path
+    is the one reported, as in Python."""
     if not _PATH.replaying:
-        jax.debug.callback(fn, _path_mask(), *args)
+        jax.debug.callback(fn, _path_mask(), *args, ordered=True)
 
 
 def _checked(flag: Any, value: Any, message: str) -> Any:

@@ -269,22 +269,8 @@ def raises_in_branch_then_after(a, b):
     return x
 
 
-@pytest.mark.parametrize(
-    "backend",
-    [
-        "graph",
-        "toy",
-        pytest.param(
-            "jax",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="issue 20: JAX does not order its callbacks, and the "
-                "raise after an `if` whose branch raised is not limited to "
-                "the other branch's path ('second' is raised)",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
 def test_the_first_raise_on_the_path_is_the_one(backend):
+    # (JAX raised "second": its run-time checks were unordered callbacks.)
     with pytest.raises(Exception, match=r"(KeyError: |^)'first'"):
         RUNNERS[backend](raises_in_branch_then_after, 0, 1)
