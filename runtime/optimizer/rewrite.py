@@ -330,23 +330,24 @@ def link_captures(op: Operation) -> None:
 # -- reading ------------------------------------------------------------------
 
 
+def _op_print(op: Operation) -> tuple[Any, ...]:
+    """What a rewrite can change of `op`: name, wiring and attrs (by identity)."""
+    attrs = [
+        (k, _fingerprint(v, v.outputs) if isinstance(v, Graph) else id(v))
+        for k, v in op.attrs.items()
+    ]
+    return (
+        op.name,
+        op.type,
+        [_ref(t) for t in op.inputs],
+        [c.name for c in op.control_inputs],
+        attrs,
+    )
+
+
 def _fingerprint(graph: Graph, outputs: Sequence[SymbolicTensor]) -> list[Any]:
     """What a rewrite can change: ops, their wiring and attrs (by identity)."""
-    ops = []
-    for op in graph.get_operations():
-        attrs = [
-            (k, _fingerprint(v, v.outputs) if isinstance(v, Graph) else id(v))
-            for k, v in op.attrs.items()
-        ]
-        ops.append(
-            (
-                op.name,
-                op.type,
-                [_ref(t) for t in op.inputs],
-                [c.name for c in op.control_inputs],
-                attrs,
-            )
-        )
+    ops = [_op_print(op) for op in graph.get_operations()]
     return [ops, [_ref(t) for t in outputs]]
 
 
@@ -359,9 +360,15 @@ def same_structure(
     """Whether `b` is an op-for-op copy of `a` (same names, wiring, attrs).
 
     Attr values compare by identity: copies share them, and every pass that
-    changes a value makes a new op (a folded constant) instead.
+    changes a value makes a new op (a folded constant) instead. Stops at the
+    first op that differs.
     """
-    return _fingerprint(a, a_outputs) == _fingerprint(b, b_outputs)
+    a_ops, b_ops = a.get_operations(), b.get_operations()
+    if len(a_ops) != len(b_ops):
+        return False
+    if any(_op_print(x) != _op_print(y) for x, y in zip(a_ops, b_ops)):
+        return False
+    return [_ref(t) for t in a_outputs] == [_ref(t) for t in b_outputs]
 
 
 def _ref(tensor: SymbolicTensor) -> str:
