@@ -34,6 +34,10 @@ class Marker(enum.Enum):
     LIST_METHOD_CALL = "a call of a method named append or pop (lists rewrites them)"
     COMPARE_CHAIN = "a comparison chain, a < b < c (logical_expressions splits it)"
     # Set by passes:
+    UNBOUND_READ = (
+        "an ag__.ld(x) read of a maybe-unbound local (cleanup checks those that "
+        "moved into generated functions)"
+    )
     GENERATED_CODE = "helper code a pass generated (flags, functions) for cleanup"
     DROPPED_CODE = (
         "dead code jump lowering dropped: it may have been the only binding of "
