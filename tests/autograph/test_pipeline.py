@@ -67,8 +67,12 @@ def _check_pipeline(node: ast.FunctionDef) -> list[str]:
     if Marker.UNBOUND_READ not in ctx.kinds:
         # cleanup then skips its search for `ag__.ld(x)` reads that moved
         # into generated functions: there must be no such read anywhere.
-        calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
-        assert not any(cleanup._is_ld(n) for n in calls), "an untracked ag__.ld"
+        reads = [
+            n
+            for n in ast.walk(node)
+            if isinstance(n, ast.Call) and ast.unparse(n.func) == "ag__.ld"
+        ]
+        assert all(len(n.args) > 1 for n in reads), "an untracked ag__.ld(x)"
     if not _CLEANUP.triggered(ctx.kinds):
         # cleanup then skips re-binding locals whose bindings left the
         # function (dropped or moved into generated functions): there must
