@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from runtime import nest
+from runtime.context import trial_trace
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.aliasing import items_kept, mutable_parts
 from runtime.operators.variables import (
@@ -263,7 +264,7 @@ def abstract(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         python.update(other)
         return arrays
 
-    with items_kept():
+    with items_kept(), trial_trace():
         shapes = jax.eval_shape(run)
     return {**shapes, **python}
 
