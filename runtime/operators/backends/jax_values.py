@@ -99,7 +99,8 @@ def split_values(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
     return arrays, python
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
+    """How messages name a value's kind ('an array', 'a str (\'pos\')')."""
     if is_undefined(value):
         return "unassigned"
     if isinstance(value, list):
@@ -143,8 +144,8 @@ def same_kind(
     ):
         return  # unbound on both paths (e.g. each made by `after_return`)
     raise TypeError(
-        f"{key!r} {changes} {_kind(before)} {'to' if what == 'loop' else 'and'} "
-        f"{_kind(after)} in the JAX {what}{where}; a traced {what} carries "
+        f"{key!r} {changes} {kind_of(before)} {'to' if what == 'loop' else 'and'} "
+        f"{kind_of(after)} in the JAX {what}{where}; a traced {what} carries "
         "arrays (and tuples, lists, dicts of them) of a fixed structure, and "
         "other values unchanged: give it one kind of value on every path"
     )
