@@ -47,11 +47,14 @@ __all__ = [
     "Place",
     "Untracked",
     "attr",
+    "attr_slot",
+    "contents",
     "item",
     "item_slot",
     "read",
     "untracked",
     "var",
+    "whole",
     "write",
     "write_results",
 ]
@@ -208,9 +211,64 @@ def item_slot(place: Place) -> tuple[Any, Any] | None:
     return None
 
 
+def attr_slot(place: Place) -> tuple[Any, str] | None:
+    """The object and attribute name of an attribute place (None for another
+    place)."""
+    if isinstance(place, _Attr):
+        return _resolve(place.obj), place.attr
+    return None
+
+
 def attr(name: str, obj: Any, attribute: str) -> Place:
     """The place `obj.attribute`, written `name` in the user's code."""
     return _Attr(name, obj, attribute)
+
+
+class _Contents(Place):
+    """A list's or dict's items as one place: `get` gives a new list (dict)
+    of them, `set` puts the given items back into the same object, in the
+    order of keys it last read where the keys are the same."""
+
+    __slots__ = ("container", "order")
+
+    def __init__(self, name: str, container: list | dict) -> None:
+        super().__init__(name)
+        self.container = container
+        self.order: tuple[Any, ...] = ()
+
+    def get(self) -> Any:
+        if isinstance(self.container, dict):
+            self.order = tuple(self.container)
+            return dict(self.container)
+        return list(self.container)
+
+    def set(self, value: Any) -> None:
+        if isinstance(self.container, dict):
+            keys = self.order if set(self.order) == set(value) else tuple(value)
+            self.container.clear()
+            self.container.update((k, value[k]) for k in keys)
+        else:
+            self.container[:] = list(value)
+
+
+def contents(name: str, container: list | dict) -> Place:
+    """The items of the list or dict `container` (written `name`) as one
+    place, for a statement that changes its length or keys (a method call,
+    see `runtime.operators.mutations`).
+
+        >>> out = [1]
+        >>> p = contents("out", out)
+        >>> p.get()
+        [1]
+        >>> p.set([2, 3]); out
+        [2, 3]
+    """
+    return _Contents(name, container)
+
+
+def whole(place: Place) -> Any:
+    """The list or dict a `contents` place carries whole, or None."""
+    return place.container if isinstance(place, _Contents) else None
 
 
 def var(reader: Callable[[], Any]) -> Place:

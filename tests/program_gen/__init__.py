@@ -73,6 +73,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from tests.program_gen.core import Writer
+from tests.program_gen.methods import MethodFeatures
 from tests.program_gen.real_python import RealPythonFeatures
 from tests.program_gen.reference import ReferenceFeatures
 from tests.program_gen.state import StateFeatures
@@ -115,6 +116,8 @@ FEATURE_ISSUES = {
     "unpacking": "issue 21 class 1: tuple unpacking right before a return",
     "super": "issue 21 classes 2, 5: super() in branches and loops of a local class",
     "try_comprehension": "issue 21 class 4: comprehensions reusing loop names in try",
+    "methods": "issue 20: containers changed through methods in branches and loops",
+    "lazy": "issue 20: lazy operands reading names unbound on the path",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -138,6 +141,8 @@ TENSOR_FEATURES = frozenset(
         "new_items",
         "nested_items",
         "growing_lists",
+        "methods",
+        "lazy",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""
@@ -184,6 +189,14 @@ def record(log, v):
 
 def apply(f, v):
     return f(v)
+
+
+class Tally:
+    def __init__(self):
+        self.n = 0
+
+    def bump(self, v):
+        self.n = clamp(self.n + v)
 
 
 class Box:
@@ -252,7 +265,8 @@ class Suppress:
 """
 """Helpers every generated program may call: pure ones (``cap``, for a loop
 option computed by user code), ``record`` (effects),
-``apply`` (takes a builtin as a value), ``Box`` (attributes; ``add`` updates
+``apply`` (takes a builtin as a value), ``Tally`` (``bump`` sets an attribute
+of ``self``), ``Box`` (attributes; ``add`` updates
 ``self.total`` in a loop, as a method), and the context
 managers ``Logged`` (logs entry and exit), ``ExitRaises`` (whose ``__exit__``
 raises ValueError when told to, discarding a pending jump) and ``Suppress``
@@ -291,7 +305,12 @@ def fuzz_settings(examples: int = 200, fuzz_examples: int = 10_000) -> settings:
 
 
 class _ProgramWriter(
-    RealPythonFeatures, ReferenceFeatures, StateFeatures, SyntaxFeatures, Writer
+    MethodFeatures,
+    RealPythonFeatures,
+    ReferenceFeatures,
+    StateFeatures,
+    SyntaxFeatures,
+    Writer,
 ):
     """The writer with every feature's hooks (each checks ``on(feature)``)."""
 

@@ -88,6 +88,9 @@ LEGITIMATE_REFUSALS = (
     # API.md: a loop variable that changes structure (issue 22: a list that
     # a graph loop replaces by a longer one, `gl = gl + [v]`).
     (TypeError, r"is a list of \d+ items? before the graph loop"),
+    # API.md, "Mutation through methods": a list, dict, set or object that a
+    # call changes so that its structure depends on the branch or iteration.
+    (TypeError, r"is changed (by the call at \S+ )?in (a branch|the body) of the"),
 )
 """Errors a traced run may raise where Python computes a value (API.md,
 "Converted control flow on graph tensors"): (type, message pattern)."""

@@ -161,14 +161,26 @@ def test_the_loop_note_gives_dtype_advice_only_for_dtype_errors():
     )
 
 
-def keeps_a_branch_tensor_in_a_list(x):
+def _recorder():
+    # A list only a closure holds: no variable of the caller reaches it, so
+    # a graph statement cannot carry what is appended to it.
     saved = []
+
+    def record(value):
+        saved.append(value)
+        return saved
+
+    return record
+
+
+def keeps_a_branch_tensor_in_a_list(x):
+    record = _recorder()
     if x > 0:
         doubled = x * 2
-        saved.append(doubled)
+        record(doubled)
     else:
-        saved.append(x)
-    return saved[0] + 1
+        record(x)
+    return record(x)[0] + 1
 
 
 def test_a_tensor_escaping_a_graph_branch_is_reported_with_its_line():
@@ -184,16 +196,12 @@ def test_a_tensor_escaping_a_graph_branch_is_reported_with_its_line():
 
 
 def keeps_a_loop_tensor_through_a_helper(n):
-    kept = []
-
-    def keep(value):
-        kept.append(value)
-
+    keep = _recorder()
     i = 0
     while i < n:
         keep(i * 3)
         i += 1
-    return kept[-1] + 1
+    return keep(0)[-2] + 1
 
 
 def test_a_tensor_escaping_a_graph_loop_is_reported_with_its_line():

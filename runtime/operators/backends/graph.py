@@ -1,0 +1,175 @@
+"""The graph backend's primitives for the staging core (`staging.backend`):
+trial traces into scratch graphs, zeros of a value's type, the graph `cond`."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from runtime import control_flow, dtypes, nest
+from runtime.context import STATE, trial_trace
+from runtime.graph import Graph, keep_refusal
+from runtime.op_registry import convert_to_tensor
+from runtime.operators import verification
+from runtime.operators.control_flow import as_state, unpack_state
+from runtime.operators.staging import aliasing
+from runtime.operators.variables import (
+    is_undefined,
+)
+from runtime.ops import creation
+from runtime.ops.state import ensure_defined
+from runtime.tensor import (
+    SymbolicTensor,
+)
+
+
+class _GraphBackend:
+    """The graph runtime's primitives for the staging core (`staging.backend`)."""
+
+    kind = "graph"
+    program = "a graph"
+
+    def checked_read(self, flag: Any, value: Any, message: str) -> Any:
+        # (A dict or list of tensors: each leaf is checked where it is read.)
+        return nest.map_structure(
+            lambda leaf: ensure_defined(flag, leaf, message), value
+        )
+
+    def raise_at_run(self, error: Exception, message: str) -> None:
+        # InvalidArgumentError("<type>: <message> (...)") when it runs (API.md).
+        kind = type(error).__name__
+        ensure_defined(False, 0, f"{kind}: {message}", name="raise", raises=kind)
+
+    def keep_refusal(self, refusal: Exception) -> None:
+        keep_refusal(refusal, ours=True)  # raised when the trace ends
+
+    def on_path(self, error: Exception) -> bool:
+        return verification.raised_on_path(error)
+
+    def branch_args(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
+        return state
+
+    def trial(self, fn: Callable[[], Any]) -> Any:
+        return dry_run(fn, ())
+
+    def zeros(self, values: list[Any]) -> list[Any]:
+        return [
+            nest.map_structure(
+                lambda v: v if v is None or is_undefined(v) else zeros_like_spec(v),
+                value,
+            )
+            for value in values
+        ]
+
+    def fill(self, value: Any, other: Any) -> Any:
+        return _zeros_keeping_objects(other)
+
+    def snapshot(self, values: list[Any]) -> list[Any]:
+        return values  # (the graph's `cond` keeps objects itself)
+
+    def keep_objects(self, out: list[Any], given: Any, copies: Any) -> list[Any]:
+        return out
+
+    def cond(
+        self,
+        pred: Any,
+        true_fn: Callable[[], list[Any]],
+        false_fn: Callable[[], list[Any]],
+        keys: list[str],
+    ) -> list[Any]:
+        result = control_flow.cond(
+            pred,
+            lambda: unpack_state(true_fn()),
+            lambda: unpack_state(false_fn()),
+            names=keys,
+        )
+        return list(as_state(result, len(keys)))
+
+
+BACKEND = _GraphBackend()
+
+
+def _zeros_keeping_objects(value: Any) -> Any:
+    """`zeros_like_spec(value)`, except that a list or dict whose values
+    this graph can read stays the same object: a value never read, it then
+    leaves the object the other branch gives unchanged (see
+    `control_flow._keep_identity`), as Python would."""
+    if type(value) in (list, dict) and all(
+        _readable_here(leaf) for leaf in nest.flatten(value, expand_composites=True)
+    ):
+        return value
+    if nest.is_nested(value):
+        children = [_zeros_keeping_objects(c) for c in nest.children(value)]
+        return nest.rebuild(value, children)
+    return zeros_like_spec(value)
+
+
+def _readable_here(leaf: Any) -> bool:
+    """Whether the graph being built can read `leaf` (not a tensor of a
+    scratch graph)."""
+    if not isinstance(leaf, SymbolicTensor):
+        return True
+    graph: Graph | None = STATE.graph
+    while graph is not None:
+        if leaf.graph is graph:
+            return True
+        graph = graph.outer_graph
+    return False
+
+
+def dry_run(body: Callable[..., Any], args: Sequence[Any]) -> Any:
+    """Traces `body` once into a scratch graph that is thrown away.
+
+    Used to learn the dtype and shape a value gets inside the loop (a return
+    value, an empty list's elements). Python side effects of the body happen
+    once more while tracing, as in TensorFlow, except the user's `print`
+    (`context.trial_trace`).
+    """
+    outer = STATE.graph
+    scratch = Graph("dry_run", outer_graph=outer)
+    scratch.isolated = True  # what fails here may be tried another way
+    with scratch.as_default(), aliasing.items_kept(), trial_trace():
+        args = [
+            scratch.placeholder(a.dtype, a.shape) if isinstance(a, TypeGuess) else a
+            for a in args
+        ]
+        return body(*args)
+
+
+@dataclasses.dataclass(frozen=True)
+class TypeGuess:
+    """A type tried for a variable whose type a loop has not shown yet."""
+
+    dtype: dtypes.DType
+    shape: tuple[int | None, ...] | None
+
+
+def zeros_like_spec(value: Any, relaxed: list[Any] | None = None) -> Any:
+    """Zeros shaped like `value`, a (nested) value that may be of a scratch graph.
+
+    A size (or rank) `value` does not know becomes 0 (a scalar); where
+    `relaxed` is given, each such leaf is added to it as a `(zeros, shape)`
+    pair, the shape invariant a loop carrying it needs (issue 22).
+    """
+
+    def zeros(leaf: Any) -> Any:
+        spec = leaf if isinstance(leaf, SymbolicTensor) else convert_to_tensor(leaf)
+        if spec.dtype is dtypes.string:
+            return convert_to_tensor("")
+        if spec.shape is None:  # unknown rank
+            out = creation.zeros((), dtype=spec.dtype)
+        else:
+            shape = tuple(0 if d is None else d for d in spec.shape)
+            out = creation.zeros(shape, dtype=spec.dtype)
+            if shape == spec.shape:
+                return out
+        if relaxed is not None:
+            relaxed.append((out, spec.shape))
+        return out
+
+    return nest.map_structure(zeros, value)
+
+
+def staged_and(a: Any, b: Callable[[], Any]) -> Any:
+    return control_flow.cond(a, b, lambda: a, names=["the value of the `and`"])

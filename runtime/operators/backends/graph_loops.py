@@ -1,0 +1,414 @@
+"""Graph loops: `while` and `for` on graph tensors build one `while` node.
+
+Errors name the user's variables: the names come from the parameters of the
+generated loop functions, which are the loop variables' names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from runtime import control_flow, nest
+from runtime.context import STATE
+from runtime.control_flow_checks import quote
+from runtime.op_registry import convert_to_tensor
+from runtime.operators import places as places_
+from runtime.operators import verification
+from runtime.operators.backends.graph import BACKEND, TypeGuess, dry_run, staged_and
+from runtime.operators.backends.graph_shapes import loop_options, relax, relax_shapes
+from runtime.operators.backends.graph_trial import (
+    LoopBorn,
+    NeverSet,
+    as_guess,
+    loop_state,
+    with_flags,
+    without,
+)
+from runtime.operators.control_flow import as_state, state_names, unpack_state
+from runtime.operators.places import Place
+from runtime.operators.staging import aliasing
+from runtime.operators.staging.raising import raise_when_run
+from runtime.operators.variables import (
+    UndefinedReturnValue,
+)
+from runtime.operators.verification import label, labels
+from runtime.ops import array as array_ops
+from runtime.ops import creation
+from runtime.tensor import (
+    SymbolicTensor,
+)
+
+
+def raising_body(body: Callable[..., Any], skip: int) -> Callable[..., Any]:
+    """A graph loop's `body` (after `skip` leading item arguments), which
+    raises when the graph runs an iteration in which Python raises: an
+    error the user's code raised while it was traced becomes an Assert, and
+    the iteration gives back the loop variables unchanged (never used)."""
+
+    def run(*args: Any) -> Any:
+        try:
+            return body(*args)
+        except Exception as error:
+            # (An unbound read tells a trial trace a loop-born name's type.)
+            if isinstance(error, NameError) or not verification.raised_on_path(error):
+                raise
+            raise_when_run(BACKEND, error, "the body of the graph loop", "this run ran")
+            return unpack_state(args[skip:])
+
+    return run
+
+
+def _restoring(places: Sequence[Place], build: Callable[[], Any]) -> Any:
+    """`build()`; if it fails, the places get back the values they had (not
+    the tensors of a half-built graph)."""
+    before = places_.read(places)
+    try:
+        return build()
+    except BaseException:
+        places_.write(places, before)
+        raise
+
+
+def _loop_with_places(
+    test: Callable[..., Any] | None,
+    body: Callable[..., Any],
+    state: tuple[Any, ...],
+    names: tuple[str, ...],
+    places: Sequence[Place],
+    skip: int,
+) -> tuple[Any, ...]:
+    """A loop's test and body over the places as more loop variables.
+
+    Returns (test, body, state, names) to build the loop with; `skip` is
+    how many leading arguments of `body` are not state (a `for` item).
+    """
+    k = len(state)
+
+    def test_(*args: Any) -> Any:
+        places_.write(places, args[k:])
+        return test(*args[:k])
+
+    def body_(*args: Any) -> Any:
+        places_.write(places, args[skip + k :])
+        result = as_state(body(*args[: skip + k]), k)
+        return unpack_state((*result, *places_.read(places)))
+
+    return (
+        test_ if test is not None else None,
+        body_,
+        (*state, *places_.read(places)),
+        (*names, *(p.name for p in places)),
+    )
+
+
+def build_while(
+    test: Callable[..., Any],
+    body: Callable[..., Any],
+    state: tuple[Any, ...],
+    names: tuple[str, ...],
+    first_cond: Any,
+    places: Sequence[Place] = (),
+    opts: dict[str, Any] | None = None,
+    *,
+    effects: bool | None = None,
+    sample: tuple[Any, ...] | None = None,
+) -> Any:
+    # (`effects`, `sample`: what an earlier step of building this loop
+    # found, so that it is traced on trial once, see `loop_state`.)
+    names = names or state_names(test)
+    if effects is None:  # (with places the loop is rotated: no need to know)
+        effects = bool(places) or _has_effects(test, state)
+    if places or effects:
+        verification.refuse_untracked(places)
+        return _while_with_places(test, body, state, names, first_cond, places, opts)
+    count = len(state)
+
+    def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
+        return as_state(dry_run(body, args), count)
+
+    try:
+        relaxed: list[Any] = []
+        loop_vars, born, sample = loop_state(
+            state, names, trial, sample=sample, relaxed=relaxed
+        )
+        opts = relax(opts, relaxed)
+    except NeverSet as never:
+        test_, body_, state_, names_, finish = without(
+            never.position, test, body, state, names, 0
+        )
+        known = {"effects": False, "sample": never.sample}
+        loop = (test_, body_, state_, names_, first_cond)
+        return finish(build_while(*loop, opts=opts, **known))
+    if born:
+        first = LoopBorn(born, names)
+        result = build_while(
+            first.test(test, count),
+            first.body(body, count, 0),
+            (*loop_vars, *first.flags()),
+            (*names, *first.flag_names()),
+            first_cond,
+            opts=opts,
+            effects=False,
+            sample=with_flags(sample, first),
+        )
+        return first.finish(result, count)
+    options = loop_options(opts, loop_vars)
+    if opts and opts.get("relax_shapes"):
+        relax_shapes(body, loop_vars, options)
+    if not loop_vars:
+        # A loop with no state runs for its effects only: carry a counter.
+        def cond0(i: Any) -> Any:
+            return test()
+
+        def body0(i: Any) -> Any:
+            body()
+            return i + 1
+
+        control_flow.while_loop(
+            cond0,
+            body0,
+            (0,),
+            names=["iterations"],
+            maximum_iterations=options["maximum_iterations"],
+        )
+        return None
+    given = _LoopBlocks(state)
+
+    def step(*v: Any) -> tuple[Any, ...]:
+        return given.body(as_state(body(*v), count))
+
+    with _loop_context(names, loop_vars):
+        result = control_flow.while_loop(
+            lambda *v: test(*v), step, loop_vars, names=labels(names), **options
+        )
+    result = given.keep(tuple(result))
+    aliasing.refuse_lost_aliases(
+        names, given.where, result, copied="before a graph loop"
+    )
+    return unpack_state(result)
+
+
+class _LoopBlocks:
+    """What a graph loop's state was before it and what its body gave, for
+    `aliasing.refuse_lost_aliases` and `keep`."""
+
+    def __init__(self, state: tuple[Any, ...]) -> None:
+        self.state = state
+        self.where: dict[str, tuple[Any, ...]] = {"before a graph loop": state}
+        self._items: tuple[Any, ...] = ()
+
+    def body(self, values: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.where["in the body of a graph loop"] = values
+        self._items = nest.map_structure(lambda v: v, values)
+        return values
+
+    def keep(self, result: tuple[Any, ...]) -> tuple[Any, ...]:
+        """`result`, except that a list or dict the body gives as an object
+        from outside the loop stays that object (`nest.keep_shared`) where
+        the loop began with it, or with no value (a return value)."""
+        given = self.where.get("in the body of a graph loop")
+        if given is None:
+            return result
+        kept = []
+        for out, before, value, items in zip(result, self.state, given, self._items):
+            if type(before) is UndefinedReturnValue:
+                before = value  # (its value is never read: the body's)
+            kept.append(nest.keep_shared(out, before, value, items, items))
+        return tuple(kept)
+
+
+def _has_effects(test: Callable[..., Any], state: tuple[Any, ...]) -> bool:
+    """Whether a loop test adds stateful ops (a Variable update): it has run
+    once already, so the loop must not run it again before the body."""
+    if not state:
+        return False  # an effects-only loop: its test is traced as it is
+
+    def probe(*args: Any) -> bool:
+        test(*args)
+        return STATE.graph.is_stateful
+
+    return dry_run(probe, [as_guess(v) for v in state])
+
+
+def _while_with_places(
+    test: Callable[..., Any],
+    body: Callable[..., Any],
+    state: tuple[Any, ...],
+    names: tuple[str, ...],
+    first_cond: Any,
+    places: Sequence[Place],
+    opts: dict[str, Any] | None,
+) -> Any:
+    """`build_while` with the places as more loop variables, for a loop whose
+    test has effects.
+
+    The test may change places too (it may call a function that writes a
+    `nonlocal`), and a graph loop's condition cannot pass anything on; so
+    the loop is rotated: the condition is a loop variable, first the value
+    the test already gave (its effects are in the places), then the test's
+    value at the end of each iteration, computed in the body.
+
+        c = first_cond                 while c:
+        while c:               ==          state = body(*state)
+            ...                            c = test(*state)
+    """
+    k = len(state)
+
+    def test_(c: Any, *values: Any) -> Any:
+        return c
+
+    def body_(c: Any, *values: Any) -> Any:
+        places_.write(places, values[k:])
+        out = as_state(body(*values[:k]), k)
+        c = test(*out)
+        return (c, *out, *places_.read(places))
+
+    loop = (
+        test_,
+        body_,
+        (first_cond, *state, *places_.read(places)),
+        ("the loop's condition", *names, *(p.name for p in places)),
+    )
+    result = _restoring(
+        places, lambda: build_while(*loop, first_cond, opts=opts, effects=False)
+    )
+    result = as_state(result, 1 + k + len(places))
+    places_.write_results(places, result[1 + k :])
+    return unpack_state(result[1 : 1 + k])
+
+
+def build_for(
+    iterable: SymbolicTensor,
+    body: Callable[..., Any],
+    state: tuple[Any, ...],
+    names: tuple[str, ...],
+    extra_test: Callable[..., Any] | None,
+    places: Sequence[Place] = (),
+    opts: dict[str, Any] | None = None,
+    *,
+    sample: tuple[Any, ...] | None = None,
+) -> Any:
+    names = names or state_names(body, skip=1)
+    if isinstance(iterable, range):  # the rest of a Python loop (for_stmt)
+        iterable = creation.range(iterable.start, iterable.stop, iterable.step)
+    if places:
+        verification.refuse_untracked(places)
+        k = len(state)
+        test, body_, state_, names_ = _loop_with_places(
+            extra_test, body, state, names, places, 1
+        )
+        result = _restoring(
+            places,
+            lambda: build_for(iterable, body_, state_, names_, test, opts=opts),
+        )
+        result = as_state(result, k + len(places))
+        places_.write_results(places, result[k:])
+        return unpack_state(result[:k])
+    count = len(state)
+    length = length_of(iterable)
+
+    def item(i: Any) -> Any:
+        return iterable[i]
+
+    def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
+        # An item of the right type and shape, not `iterable[0]`: the iterable
+        # may be empty.
+        def run(*args: Any) -> Any:
+            element = STATE.graph.placeholder(iterable.dtype, _item_shape(iterable))
+            return body(element, *args)
+
+        return as_state(dry_run(run, args), count)
+
+    item_type = TypeGuess(iterable.dtype, _item_shape(iterable))
+    try:
+        relaxed: list[Any] = []
+        loop_vars, born, sample = loop_state(
+            state, names, trial, [item_type], sample, relaxed
+        )
+        opts = relax(opts, relaxed)
+    except NeverSet as never:
+        test_, body_, state_, names_, finish = without(
+            never.position, extra_test, body, state, names, 1
+        )
+        loop = (iterable, body_, state_, names_, test_)
+        return finish(build_for(*loop, opts=opts, sample=never.sample))
+    if born:
+        first = LoopBorn(born, names)
+        result = build_for(
+            iterable,
+            first.body(body, count, 1),
+            (*loop_vars, *first.flags()),
+            (*names, *first.flag_names()),
+            first.test(extra_test, count),
+            opts=opts,
+            sample=with_flags(sample, first),
+        )
+        return first.finish(result, count)
+    options = loop_options(opts, loop_vars)
+    if options["shape_invariants"] is not None:
+        options["shape_invariants"].insert(0, ())  # the iteration counter
+
+    def cond(i: Any, *v: Any) -> Any:
+        more = i < length
+        if extra_test is None:
+            return more
+        return staged_and(more, lambda: extra_test(*v))
+
+    given = _LoopBlocks(state)
+
+    def step(i: Any, *v: Any) -> tuple[Any, ...]:
+        return (i + 1, *given.body(as_state(body(item(i), *v), count)))
+
+    with _loop_context(names, loop_vars):
+        result = control_flow.while_loop(
+            cond, step, (0, *loop_vars), names=["iteration", *labels(names)], **options
+        )
+    result = given.keep(tuple(result[1:]))
+    aliasing.refuse_lost_aliases(
+        names, given.where, result, copied="before a graph loop"
+    )
+    return unpack_state(result)
+
+
+@contextlib.contextmanager
+def _loop_context(names: Sequence[str], values: Sequence[Any]) -> Iterator[None]:
+    """Adds the loop variables' names and dtypes to errors raised while tracing."""
+    try:
+        yield
+    except (TypeError, ValueError) as e:
+        described = []
+        for name, value in zip(names, values):
+            dtype = getattr(value, "dtype", None)
+            if dtype is None and isinstance(value, (bool, int, float)):
+                dtype = convert_to_tensor(value).dtype
+            shown = quote(label(name))
+            described.append(f"{shown} ({dtype})" if dtype is not None else shown)
+        if described and not getattr(e, "_ag_loop_note", False):
+            advice = ""
+            if isinstance(e, TypeError) and ("dtype" in str(e) or "cast" in str(e)):
+                advice = (
+                    "; a variable keeps its dtype in a graph loop, so give it the "
+                    "right one before the loop (e.g. 0.0 instead of 0)"
+                )
+            verification.add_note(
+                e,
+                "while tracing a graph loop whose variables are "
+                + ", ".join(described)
+                + f" at the start{advice}",
+            )
+            e._ag_loop_note = True  # type: ignore[attr-defined]
+        raise
+
+
+def _item_shape(value: SymbolicTensor) -> Any:
+    return None if value.shape is None else value.shape[1:]
+
+
+def length_of(value: SymbolicTensor) -> Any:
+    if not value.shape:
+        raise verification.scalar_iteration(value.name)
+    if value.shape[0] is not None:
+        return value.shape[0]
+    return array_ops.shape(value)[0]

@@ -1,0 +1,341 @@
+"""A graph loop's variables: names the loop is the first to assign, return
+values, lists (TensorArrays), found by one trial trace of the body."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from runtime import control_flow_checks as checks
+from runtime.graph import user_location
+from runtime.op_registry import convert_to_tensor
+from runtime.operators import verification
+from runtime.operators.backends.graph import BACKEND, TypeGuess, zeros_like_spec
+from runtime.operators.control_flow import as_state, unpack_state
+from runtime.operators.staging import where as where_
+from runtime.operators.staging.born import Born
+from runtime.operators.variables import (
+    UnboundUntilRun,
+    Undefined,
+    UndefinedReturnValue,
+    is_undefined,
+)
+from runtime.ops.tensor_array import TensorArray
+from runtime.tensor import (
+    EagerTensor,
+    SymbolicTensor,
+    Tensor,
+    is_symbolic,
+)
+
+
+def loop_state(
+    state: tuple[Any, ...],
+    names: Sequence[str],
+    trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
+    hints: Sequence[Any] = (),
+    sample: tuple[Any, ...] | None = None,
+    relaxed: list[Any] | None = None,
+) -> tuple[tuple[Any, ...], dict[int, Any], tuple[Any, ...] | None]:
+    """Turns the loop's initial state into graph-loop variables.
+
+    A variable not assigned yet (a return value, or a name first assigned
+    inside the loop) starts as zeros of the type the loop gives it, learnt by
+    tracing the body once; a Python list the body appends to becomes a
+    TensorArray, any other list keeps its structure.
+
+    `sample` is what the body gave in an earlier trial trace of the same
+    loop, if there was one: a loop is traced at most once on trial.
+
+    Returns:
+        The loop variables; the names the loop may be the first to assign
+        (see `LoopBorn`): their positions, each with whether the name is bound
+        on entry (False, or the flag of an earlier loop's `UnboundUntilRun`);
+        and the trial trace's sample (None if none was needed).
+    """
+    needs_trial = any(isinstance(v, (Undefined, list)) for v in state)
+    if sample is None and needs_trial:
+        sample = _trial(trial, state, names, hints)
+    out = []
+    born: dict[int, Any] = {}  # position: whether it is bound on entry
+    for i, (value, name) in enumerate(zip(state, names)):
+        if isinstance(value, UndefinedReturnValue):
+            if sample[i] is value:
+                raise NeverSet(i, sample)
+            if isinstance(sample[i], Undefined):
+                raise verification.untyped_return("graph")
+            out.append(zeros_like_spec(sample[i], relaxed))
+        elif type(value) is Undefined:
+            if sample[i] is value:  # assigned on no path the graph has
+                raise NeverSet(i, sample)
+            given = sample[i]
+            if type(given) is UnboundUntilRun:  # by a loop inside the body
+                given = given.value
+            elif is_undefined(given):
+                raise verification.not_on_every_path(name, "graph")
+            out.append(zeros_like_spec(given, relaxed))
+            born[i] = False
+        elif type(value) is UnboundUntilRun:  # an earlier graph loop's
+            out.append(value.value)
+            born[i] = value.flag
+        elif isinstance(value, list):
+            out.append(_list_state(value, name, sample[i]))
+        else:
+            out.append(value)
+    return tuple(out), born, sample
+
+
+class NeverSet(Exception):
+    """A return value no traced path of a loop's body sets (its `return` is
+    behind a condition that is false while tracing): it stays out of the
+    loop variables (see `without`)."""
+
+    def __init__(self, position: int, sample: tuple[Any, ...]) -> None:
+        super().__init__(position)
+        self.position = position
+        # (What the trial trace gave for the other variables.)
+        self.sample = (*sample[:position], *sample[position + 1 :])
+
+
+def without(
+    position: int,
+    test: Callable[..., Any] | None,
+    body: Callable[..., Any],
+    state: tuple[Any, ...],
+    names: tuple[str, ...],
+    skip: int,
+) -> tuple[Any, ...]:
+    """A loop's test, body, state and names without the state variable at
+    `position`, which keeps its value; and a function that puts it back
+    into the loop's result."""
+    kept = state[position]
+    count = len(state)
+
+    def full(values: Sequence[Any]) -> tuple[Any, ...]:
+        return (*values[:position], kept, *values[position:])
+
+    def test_(*args: Any) -> Any:
+        return test(*full(args))
+
+    def body_(*args: Any) -> Any:
+        out = as_state(body(*args[:skip], *full(args[skip:])), count)
+        if out[position] is not kept:
+            raise verification.untyped_return("graph")
+        return unpack_state((*out[:position], *out[position + 1 :]))
+
+    def finish(result: Any) -> Any:
+        return unpack_state(full(as_state(result, count - 1)))
+
+    return (
+        test_ if test is not None else None,
+        body_,
+        (*state[:position], *state[position + 1 :]),
+        (*names[:position], *names[position + 1 :]),
+        finish,
+    )
+
+
+def _trial(
+    trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
+    state: tuple[Any, ...],
+    names: Sequence[str],
+    hints: Sequence[Any],
+) -> tuple[Any, ...]:
+    """What the body returns for `state`, traced once into a scratch graph.
+
+    The body may read a variable that only an earlier iteration assigns
+    (`total += prev; prev = i`): its type is then found as a fixed point, the
+    first of the types of the loop's values (`hints` and the state) that the
+    body maps to itself.
+    """
+    # The body is traced as the loop will trace it: on tensors, not on the
+    # Python values the variables have before the loop (a Python `if` on
+    # them would take one branch only).
+    state = [as_guess(v) for v in state]
+    while True:
+        try:
+            lists = _listless(tuple(state))
+            sample = trial(lists)
+            if any(type(v) is list for v in lists):
+                where = where_.at(user_location())
+                verification.refuse_grown_lists(names, lists, sample, "graph", where)
+            return sample
+        except UnboundLocalError as e:
+            unknown = [
+                i
+                for i, (n, v) in enumerate(zip(names, state))
+                if type(v) is Undefined and f"'{n}'" in str(e)
+            ]
+            if not unknown:
+                raise
+            i = unknown[0]
+            message = verification.untyped_loop_name(names[i], "graph")
+            try:
+                guess = _fixed_point(trial, state, i, [*hints, *state])
+            except _NoFixedPoint as failed:
+                kind = f"{failed.guess.dtype.name} {failed.guess.shape}"
+                kind_of_error = type(failed.error)
+                if kind_of_error not in (TypeError, ValueError):
+                    kind_of_error = ValueError
+                raise kind_of_error(
+                    f"{message} (tracing the body with it as {kind}: {failed.error})"
+                ) from failed.error
+            if guess is None:
+                raise ValueError(message) from None
+            state[i] = guess
+
+
+def as_guess(value: Any) -> Any:
+    """A Python number or a tensor as the loop variable it becomes."""
+    if isinstance(value, (bool, int, float, Tensor)):
+        spec = value if is_symbolic(value) else convert_to_tensor(value)
+        return TypeGuess(spec.dtype, spec.shape)
+    return value
+
+
+class _NoFixedPoint(Exception):
+    def __init__(self, guess: TypeGuess, error: Exception) -> None:
+        super().__init__(guess, error)
+        self.guess, self.error = guess, error
+
+
+def _fixed_point(
+    trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
+    state: list[Any],
+    i: int,
+    candidates: Sequence[Any],
+) -> TypeGuess | None:
+    """The first candidate type for variable `i` that the body maps to
+    itself, or None. If none does and building the body failed for some,
+    `_NoFixedPoint` tells the first such failure (it may not depend on the
+    type at all: a name assigned in one branch of a graph `if`)."""
+    tried = set()
+    guesses: list[TypeGuess] = []
+    refusals: list[Exception] = []
+    for value in [*candidates, 0, 0.0]:
+        if isinstance(value, TypeGuess):
+            guess = value
+        elif is_undefined(value) or not checks.convertible(value):
+            continue
+        else:
+            spec = value if is_symbolic(value) else convert_to_tensor(value)
+            guess = TypeGuess(spec.dtype, spec.shape)
+        if guess in tried:
+            continue
+        tried.add(guess)
+        try:
+            sample = trial(_listless((*state[:i], guess, *state[i + 1 :])))
+        except UnboundLocalError:
+            # Another variable an earlier iteration assigns is read too:
+            # `_trial` finds its type next; whether this one's holds shows
+            # when the loop is built (a type that changes is refused there).
+            return guess
+        except (TypeError, ValueError) as error:
+            guesses.append(guess)
+            refusals.append(error)
+            continue
+        out = sample[i]
+        if (
+            isinstance(out, SymbolicTensor | EagerTensor)
+            and out.dtype is guess.dtype
+            and out.shape == guess.shape
+        ):
+            return guess
+    if refusals:
+        raise _NoFixedPoint(guesses[0], refusals[0])
+    return None
+
+
+def _list_state(items: list[Any], name: str, sample: Any) -> Any:
+    """A list as a loop variable: a TensorArray if the body appends to it,
+    else the list itself (a structure of loop variables)."""
+    if isinstance(sample, list) and len(sample) == len(items) and items:
+        return items
+    return _as_tensor_array(items, name, sample)
+
+
+class LoopBorn:
+    """A graph loop's loop-born names (`staging.born`), by position: the
+    loop carries each one's flag after the loop variables."""
+
+    def __init__(self, born: dict[int, Any], names: Sequence[str]) -> None:
+        self.initial = tuple(born.values())
+        self.names = names
+        k = len(names)
+        self.core = Born(
+            BACKEND,
+            {p: k + j for j, p in enumerate(born)},
+            dict(enumerate(names)),
+            where_.at(user_location(2)),
+        )
+
+    def _unbound(self, values: Sequence[Any], when: str) -> list[Any]:
+        out = self.core.unbound(dict(enumerate(values)), when)
+        return [out[i] for i in range(len(self.names))]
+
+    def flags(self) -> tuple[Any, ...]:
+        """Initial values of the flags: bound on entry or not."""
+        return self.initial
+
+    def flag_names(self) -> tuple[str, ...]:
+        return tuple(f"{self.names[i]}_assigned" for i in self.core.flags)
+
+    def test(self, test: Callable[..., Any] | None, k: int) -> Callable[..., Any]:
+        """`test` over the loop variables and the flags."""
+        if test is None:
+            return None
+
+        def run(*args: Any) -> Any:
+            return test(*self._unbound(args, "in"))
+
+        return run
+
+    def body(self, body: Callable[..., Any], k: int, skip: int) -> Callable[..., Any]:
+        """`body` over the loop variables and the flags; `skip` leading
+        arguments (a `for` item) pass through."""
+
+        def run(*args: Any) -> Any:
+            carried = dict(enumerate(args[skip:]))
+            inputs = self.core.unbound(carried, "in")
+            outputs = as_state(body(*args[:skip], *(inputs[i] for i in range(k))), k)
+            out = dict(enumerate(outputs))
+            self.core.step(carried, inputs, out, lambda: True)
+            return unpack_state([out[i] for i in range(len(carried))])
+
+        return run
+
+    def finish(self, result: Any, k: int) -> Any:
+        """The loop's result; what no iteration may have assigned is checked
+        when read."""
+        result = as_state(result, k + len(self.initial))
+        return unpack_state(tuple(self._unbound(result, "after")))
+
+
+def with_flags(sample: tuple[Any, ...] | None, born: LoopBorn) -> Any:
+    """A trial trace's `sample` for the loop that also carries `born`'s
+    flags (which no later step reads)."""
+    return None if sample is None else (*sample, *born.flags())
+
+
+def _listless(state: tuple[Any, ...]) -> tuple[Any, ...]:
+    # Fresh lists: the trial appends to them, and what it appends tells the
+    # element dtype.
+    return tuple(list(v) if isinstance(v, list) else v for v in state)
+
+
+def _as_tensor_array(items: list[Any], name: str, sample: Any) -> TensorArray:
+    if items:
+        first = convert_to_tensor(items[0])
+        array = TensorArray(first.dtype, size=0, dynamic_size=True)
+        for i, item in enumerate(items):
+            array = array.write(i, item)
+        return array
+    if isinstance(sample, list) and sample:
+        element = sample[0]
+        spec = (
+            element
+            if isinstance(element, SymbolicTensor)
+            else convert_to_tensor(element)
+        )
+        return TensorArray(spec.dtype, size=0, dynamic_size=True)
+    raise verification.empty_list_before_loop(name)

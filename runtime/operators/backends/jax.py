@@ -1,0 +1,226 @@
+"""The JAX backend's primitives for the staging core (`staging.backend`):
+`lax.cond`, trial traces with `jax.eval_shape`, zeros, run-time checks
+through `jax.debug.callback` that act only where the traced path runs."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from runtime import nest
+from runtime.context import trial_trace
+from runtime.operators.backends.jax_values import (
+    add_notes,
+    cast_to,
+    is_arrays,
+    keeping,
+    predicate,
+    raised_on_traced_path,
+    same_kind,
+    split_values,
+    state_keys,
+    weak_promotions,
+    where_now,
+    zeros_keeping,
+)
+from runtime.operators.staging.aliasing import items_kept
+
+
+class _JaxBackend:
+    """JAX's primitives for the staging core (`staging.backend`)."""
+
+    kind = "JAX"
+    program = "a compiled JAX function"
+
+    def on_path(self, error: Exception) -> bool:
+        return raised_on_traced_path(error)
+
+    def branch_args(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
+        # (A branch that appends to a list changes it in place: the if is
+        # built again with the list as a place, `mutations.tracked`.)
+        return state
+
+    def trial(self, fn: Callable[[], list[Any]]) -> list[Any]:
+        """What `fn()` gives, traced once with `jax.eval_shape`: arrays as
+        `ShapeDtypeStruct`s; a list or dict with no traced values in it,
+        and values that are not arrays, as they are."""
+        raw: list[Any] = []
+
+        def run() -> list[Any]:
+            raw[:] = fn()
+            return [v if is_arrays(v) else None for v in raw]
+
+        with items_kept(), trial_trace():
+            shapes = jax.eval_shape(run)
+        return [keeping(v, s) for v, s in zip(raw, shapes)]
+
+    def zeros(self, values: list[Any]) -> list[Any]:
+        return [zeros_keeping(v) for v in values]
+
+    def fill(self, value: Any, other: Any) -> Any:
+        return zeros_keeping(other) if is_arrays(other) else value
+
+    def snapshot(self, values: list[Any]) -> list[Any]:
+        return nest.map_structure(lambda v: v, values)
+
+    def keep_objects(
+        self, out: list[Any], given: dict[str, list[Any]], copies: dict[str, Any]
+    ) -> list[Any]:
+        """A list or dict a branch gives back as it came stays that object."""
+        return [
+            nest.keep_shared(v, a, b, ca, cb)
+            for v, a, b, ca, cb in zip(
+                out, given["if"], given["else"], copies["if"], copies["else"]
+            )
+        ]
+
+    def cond(self, *args: Any) -> list[Any]:
+        return _cond(*args)
+
+    def checked_read(self, flag: Any, value: Any, message: str) -> Any:
+        return _checked(flag, value, message)
+
+    def raise_at_run(self, error: Exception, message: str) -> None:
+        def fail(runs: Any) -> None:
+            if np.any(runs):
+                try:
+                    raised = type(error)(message)
+                except Exception:  # an exception class with other arguments
+                    raised = RuntimeError(f"{type(error).__name__}: {message}")
+                raise raised
+
+        run_callback(fail)
+
+    def keep_refusal(self, refusal: Exception) -> None:
+        # No graph keeps it: if user code catches it while tracing, the
+        # compiled function raises it when run rather than run without it.
+        def refuse(runs: Any) -> None:
+            if np.any(runs):
+                raise refusal
+
+        run_callback(refuse)
+
+
+BACKEND = _JaxBackend()
+
+
+def _cond(
+    cond: Any,
+    true_fn: Callable[[], list[Any]],
+    false_fn: Callable[[], list[Any]],
+    labels: list[str],
+) -> list[Any]:
+    """`lax.cond` of two branches giving one value per label: the arrays
+    are its outputs, the other values must agree and pass by Python; two
+    Python numbers of different types are promoted (`x = 1` in one
+    branch, `x = 2.5` in the other)."""
+    where = where_now()
+    keys = state_keys(labels)
+    pred = predicate(cond, "`if`", where)
+    seen: dict[str, dict[str, Any]] = {}  # each branch's outputs, as traced
+
+    def build(promote: dict[str, Any]) -> dict[str, Any]:
+        seen.clear()
+        python: dict[str, dict[str, Any]] = {}
+
+        def branch(which: str, fn: Callable[[], list[Any]]) -> Callable[[], Any]:
+            other = "else" if which == "if" else "if"
+
+            def run() -> dict[str, Any]:
+                # (The else branch's condition is built only if a callback
+                # needs it.)
+                taken = pred if which == "if" else lambda: jnp.logical_not(pred)
+                with traced_path(taken):
+                    out = dict(zip(keys, fn()))
+                seen[which] = out
+                if len(seen) == 2:
+                    for key in out:
+                        same_kind(key, seen[other][key], out[key], where, "`if`", "is")
+                arrays, python[which] = split_values(out)
+                return {k: cast_to(v, promote.get(k)) for k, v in arrays.items()}
+
+            return run
+
+        result = lax.cond(pred, branch("if", true_fn), branch("else", false_fn))
+        return {**python["if"], **result}
+
+    try:
+        try:
+            out = build({})
+        except TypeError as error:
+            promote = weak_promotions(error, list(seen.values()))
+            if not promote:
+                raise
+            out = build(promote)
+    except (TypeError, ValueError) as error:
+        add_notes(error, "`if`", where, keys)
+        raise
+    return [out[k] for k in keys]
+
+
+class _Path(threading.local):
+    """The traced conditions under which the code being traced runs: the
+    predicate of each enclosing `lax.cond` branch and loop iteration (or a
+    function computing it). Under `jax.vmap` a `cond` with a batched
+    predicate runs both branches, and a loop runs its body for lanes that
+    have finished, so the run-time callbacks (assert, print, unbound reads)
+    act only where the path holds."""
+
+    def __init__(self) -> None:
+        self.conds: list[Any] = []
+        self.replaying = False  # computing a lazy condition: no callbacks
+
+
+_PATH = _Path()
+
+
+@contextlib.contextmanager
+def traced_path(cond: Any) -> Iterator[None]:
+    """Traces the block as running only where `cond` (a traced bool, or a
+    function giving one when a callback needs it) holds."""
+    _PATH.conds.append(cond)
+    try:
+        yield
+    finally:
+        _PATH.conds.pop()
+
+
+def _path_mask() -> Any:
+    """Where the code being traced runs (a traced bool), or True."""
+    mask: Any = True
+    for cond in list(_PATH.conds):
+        if callable(cond):
+            _PATH.replaying, was = True, _PATH.replaying
+            try:
+                cond = cond()
+            finally:
+                _PATH.replaying = was
+        mask = cond if mask is True else jnp.logical_and(mask, cond)
+    return mask
+
+
+def run_callback(fn: Callable[..., None], *args: Any) -> None:
+    """`jax.debug.callback(fn, where, *args)`: `fn` gets where the path holds
+    (a bool array, one per `vmap` lane) first."""
+    if not _PATH.replaying:
+        jax.debug.callback(fn, _path_mask(), *args)
+
+
+def _checked(flag: Any, value: Any, message: str) -> Any:
+    """`value`, and a run-time check that `flag` is set where it is read: the
+    JAX form of Python's UnboundLocalError for a name a loop may not have
+    assigned (raised by the compiled function, inside JAX's runtime error)."""
+
+    def check(where: Any, flag: Any) -> None:
+        if not np.all(np.logical_or(flag, np.logical_not(where))):
+            raise UnboundLocalError(message)
+
+    run_callback(check, flag)
+    return value

@@ -1,0 +1,316 @@
+"""JAX loops: `while` is `lax.while_loop`; `for` over a traced array is
+`lax.scan`, over a range `lax.fori_loop`, with `break`/`return` a `scan`
+or `while_loop` that carries the condition."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from runtime.context import trial_trace
+from runtime.operators import places as places_
+from runtime.operators.backends.jax import traced_path
+from runtime.operators.backends.jax_loop_state import LoopState
+from runtime.operators.backends.jax_values import (
+    Tracer,
+    declined,
+    is_weak,
+    predicate,
+    where_now,
+)
+from runtime.operators.staging import where as where_
+from runtime.operators.staging.operators import Loop
+
+
+class UnrolledLoopWarning(UserWarning):
+    """A `for` over a Python range with traced state was unrolled, not
+    staged as one `lax.fori_loop`, because its body needs the index as a
+    Python int."""
+
+
+_COND = "the loop's condition"
+
+
+_INDEX = "the loop's iteration"
+
+
+def _max_iterations(opts: dict[str, Any] | None, where: str) -> Any:
+    opts = opts or {}
+    if opts.get("shape_invariants"):
+        raise ValueError(
+            f"autograph.set_loop_options(shape_invariants=...) in the JAX loop{where}: "
+            "JAX loop variables keep their shapes; pad the values to a fixed shape"
+        )
+    return opts.get("maximum_iterations")
+
+
+def build_while(statement: Loop) -> Any:
+    """A `while` loop as one `lax.while_loop`."""
+    test, first_cond, places, opts = (
+        statement.test,
+        statement.first_cond,
+        statement.places,
+        statement.opts,
+    )
+    where = where_now()
+    loop = LoopState(statement.body, statement.state, statement.names, places, 0, where)
+    limit = _max_iterations(opts, where)
+
+    # With places, the loop is rotated: the test's value is carried,
+    # starting from the one the test has given already, and the body
+    # computes the next, so what the test writes (a call that sets a
+    # nonlocal) is carried too. Without, the test is traced again as the
+    # loop's condition: XLA compiles that form faster.
+    rotate = bool(places)
+
+    def make() -> dict[str, Any]:
+        carry = loop.start(None)
+        if rotate:
+            carry[_COND] = predicate(first_cond, "`while` loop", where)
+        if limit is not None:
+            carry[_INDEX] = jnp.asarray(0)
+
+        def cond_fun(c: dict[str, Any]) -> Any:
+            if rotate:
+                go = c[_COND]
+            else:
+                inner = {k: v for k, v in c.items() if k != _INDEX}
+                values = loop._unbound({**loop.python, **inner}, "in")
+                go = predicate(loop.call_test(test, values), "`while` loop", where)
+            if limit is None:
+                return go
+            return jnp.logical_and(go, c[_INDEX] < limit)
+
+        def body_fun(c: dict[str, Any]) -> dict[str, Any]:
+            inner = {k: v for k, v in c.items() if k not in (_COND, _INDEX)}
+            # (Under vmap the body also runs for lanes whose loop has ended.)
+            with traced_path(lambda: cond_fun(c)):
+                new, out = loop.step((), inner)
+            if rotate:
+                test_value = loop.call_test(test, out)
+                new[_COND] = predicate(test_value, "`while` loop", where)
+                # What the test left in the places.
+                for key, value in zip(loop.place_keys, places_.read(loop.places)):
+                    if key in new:
+                        new[key] = value
+            if limit is not None:
+                new[_INDEX] = c[_INDEX] + 1
+            return new
+
+        result = lax.while_loop(cond_fun, body_fun, carry)
+        result.pop(_COND, None)
+        result.pop(_INDEX, None)
+        return result
+
+    return loop.build(make)
+
+
+class TracedRange:
+    """`range(start, stop, step)` with a traced argument: what `range(n)`
+    gives in converted code when `n` is traced. A `for` over it is one
+    `lax.fori_loop` (a `while_loop`, since its trip count is traced)."""
+
+    def __init__(self, *args: Any) -> None:
+        rng = slice(*args) if len(args) > 1 else slice(0, args[0])
+        self.start = 0 if rng.start is None else rng.start
+        self.stop = rng.stop
+        self.step = 1 if rng.step is None else rng.step
+        if isinstance(self.step, int) and self.step == 0:
+            raise ValueError("range() arg 3 must not be zero")
+
+    def __len__(self) -> int:
+        raise TypeError(
+            "len() of a range with a traced bound is traced; converted code's "
+            "len(range(n)) gives it, plain len() cannot"
+        )
+
+    def length(self, exact: bool = True) -> Any:
+        """The number of items, traced; with `exact=False` a trip count that
+        may be negative for an empty range (a loop runs 0 times either way),
+        which for `range(n)` is `n` itself."""
+        start, stop, step = self.start, self.stop, self.step
+        if not exact and isinstance(step, int) and step == 1:
+            return stop if isinstance(start, int) and start == 0 else stop - start
+        up = jnp.maximum(0, (stop - start + step - 1) // step)
+        down = jnp.maximum(0, (start - stop - step - 1) // -step)
+        if isinstance(step, int):
+            return up if step > 0 else down
+        return jnp.where(step > 0, up, down)
+
+    def __iter__(self) -> Any:
+        raise TypeError(
+            "a range with a traced bound cannot be iterated in Python; use it in a "
+            "`for` loop of a converted function (one lax.fori_loop), or give it "
+            "Python int bounds"
+        )
+
+
+def build_for(statement: Loop) -> Any:
+    """A `for` loop over a traced array or range as one `lax` loop."""
+    iterable, extra_test = statement.iterable, statement.test
+    if isinstance(iterable, Tracer) and declined(iterable):
+        return NotImplemented  # a concrete array: Python iterates its rows
+    # `for_stmt` hands over the rest of a range whose `break`/`return`
+    # condition is a tracer: decline it if its value is known.
+    if isinstance(iterable, range) and (
+        extra_test is None or declined(extra_test(*statement.state))
+    ):
+        return NotImplemented
+    return _for_loop(statement)
+
+
+def _for_loop(statement: Loop) -> Any:
+    """A `for` over a traced array, a TracedRange or a Python range as one
+    `lax` loop: `scan`, `fori_loop`, or `while_loop` with `break`/`return`."""
+    iterable, extra_test = statement.iterable, statement.test
+    where = where_now()
+    loop = LoopState(
+        statement.body, statement.state, statement.names, statement.places, 1, where
+    )
+    limit = _max_iterations(statement.opts, where)
+    if isinstance(iterable, Tracer):
+        if not iterable.shape:
+            raise TypeError(
+                f"the `for` loop{where} iterates over a 0-d JAX array; iterate "
+                "over a 1-D or higher array, or use range(n)"
+            )
+        length: Any = iterable.shape[0]
+        item_shape = jax.ShapeDtypeStruct(iterable.shape[1:], iterable.dtype)
+
+        def item(i: Any) -> Any:
+            return iterable[i]
+
+    else:  # a Python range (static bounds) or a TracedRange
+        start, step = iterable.start, iterable.step
+        if isinstance(iterable, range):
+            length = len(iterable)
+        else:
+            length = iterable.length(exact=False)
+        item_shape = jax.ShapeDtypeStruct((), jnp.asarray(start + step).dtype)
+
+        def item(i: Any) -> Any:
+            if isinstance(start, int) and isinstance(step, int):
+                return i if (start, step) == (0, 1) else start + i * step
+            return start + i * step
+
+    if extra_test is None and limit is None:
+
+        def make() -> dict[str, Any]:
+            carry = loop.start(item_shape)
+            if isinstance(iterable, Tracer):
+                return lax.scan(
+                    lambda c, x: (loop.step((x,), c)[0], None), carry, iterable
+                )[0]
+
+            def body_fun(i: Any, c: dict[str, Any]) -> dict[str, Any]:
+                # (A traced trip count is a while_loop: under vmap its body
+                # also runs for lanes whose loop has ended.)
+                with traced_path(lambda: i < length):
+                    return loop.step((item(i),), c)[0]
+
+            return lax.fori_loop(0, length, body_fun, carry)
+
+        return loop.build(make)
+
+    def make_while() -> dict[str, Any]:
+        carry = loop.start(item_shape)
+
+        def more(i: Any, out: dict[str, Any]) -> Any:
+            go = i < length
+            if limit is not None:
+                go = jnp.logical_and(go, i < limit)
+            if extra_test is None:
+                return go
+            test = predicate(loop.call_test(extra_test, out), "`for` loop", where)
+            return jnp.logical_and(test, go)
+
+        carry[_COND] = more(0, loop._unbound({**loop.python, **carry}, "in"))
+        carry[_INDEX] = jnp.asarray(0)
+
+        def body_fun(c: dict[str, Any]) -> dict[str, Any]:
+            inner = {k: v for k, v in c.items() if k not in (_COND, _INDEX)}
+            i = c[_INDEX]
+            with traced_path(c[_COND]):
+                new, out = loop.step((item(i),), inner)
+            new[_INDEX] = i + 1
+            new[_COND] = more(i + 1, out)
+            return new
+
+        if isinstance(length, int):
+            # A static trip count: a `scan` whose steps after a `break` pass
+            # the state through (`lax.cond`), so reverse mode works (a
+            # while_loop would stop early, but JAX cannot reverse it).
+            with trial_trace():
+                carry = _promote_weak(carry, jax.eval_shape(body_fun, carry))
+
+            def step(c: dict[str, Any], _: Any) -> tuple[dict[str, Any], None]:
+                return lax.cond(c[_COND], body_fun, lambda c: c, c), None
+
+            result = lax.scan(step, carry, None, length=length)[0]
+        else:
+            result = lax.while_loop(lambda c: c[_COND], body_fun, carry)
+        result.pop(_COND)
+        result.pop(_INDEX)
+        return result
+
+    return loop.build(make_while)
+
+
+def _promote_weak(carry: Any, shapes: Any) -> Any:
+    """`carry` with each Python number (weakly typed value) whose dtype the
+    loop body changes cast to the body's dtype, as `lax.while_loop` does for
+    its own carry (`total = 0` then `total += 0.5`)."""
+    leaves, tree = jax.tree_util.tree_flatten(carry)
+    out, out_tree = jax.tree_util.tree_flatten(shapes)
+    if tree != out_tree:
+        return carry  # the loop's own check names the variable
+    leaves = [
+        jnp.asarray(v, s.dtype) if is_weak(v) and jnp.result_type(v) != s.dtype else v
+        for v, s in zip(leaves, out)
+    ]
+    return jax.tree_util.tree_unflatten(tree, leaves)
+
+
+_NEEDS_PYTHON_INT = (
+    jax.errors.TracerIntegerConversionError,
+    jax.errors.ConcretizationTypeError,
+    jax.errors.TracerBoolConversionError,
+)
+
+
+def _concrete(statement: Loop) -> bool:
+    """Whether every tracer in the loop's state and places has a known value
+    (an eager `jax.grad`): the loop then runs as Python, as API.md says."""
+    values = [*statement.state, *places_.read(statement.places)]
+    tracers = [v for v in jax.tree_util.tree_leaves(values) if isinstance(v, Tracer)]
+    return all(declined(t) for t in tracers)
+
+
+def build_for_range(statement: Loop) -> Any:
+    """The rest of a `for` over a Python range whose state has become traced:
+    one `lax.fori_loop` with static bounds (a `scan`), or NotImplemented to
+    unroll it, with a warning, when the body needs the index as an int."""
+    iterable = statement.iterable
+    if len(iterable) < 2 or _concrete(statement):
+        return NotImplemented  # nothing to gain, or Python runs it
+    where = where_.current()
+    try:
+        return _for_loop(statement)
+    except _NEEDS_PYTHON_INT as error:
+        message = (
+            f"this `for` loop over range() is unrolled ({len(iterable)} iterations "
+            "traced one by one) instead of staged as one lax.fori_loop: its body "
+            f"needs the index as a Python int ({type(error).__name__}); index arrays, "
+            "not Python lists, with it to stage the loop"
+        )
+        if where is not None:
+            warnings.warn_explicit(
+                message, UnrolledLoopWarning, where.filename, where.lineno
+            )
+        else:
+            warnings.warn(message, UnrolledLoopWarning, stacklevel=2)
+        return NotImplemented

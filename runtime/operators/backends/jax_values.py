@@ -1,0 +1,291 @@
+"""JAX values in converted control flow: what a `lax` op carries (arrays,
+and pytrees of them) and what passes by Python; the checks and messages
+about them; whether an error was raised on the traced path."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from runtime import nest
+from runtime.context import trial_trace
+from runtime.operators.staging import where as where_
+from runtime.operators.staging.aliasing import items_kept, mutable_parts
+from runtime.operators.variables import (
+    UnboundAfterReturn,
+    UndefinedReturnValue,
+    is_undefined,
+)
+from runtime.operators.verification import (
+    add_note,
+    label,
+    raised_on_path,
+)
+
+try:  # where JAX keeps these has moved between versions
+    from jax._src.core import is_concrete as _is_concrete
+    from jax._src.core import trace_state_clean as trace_state_clean
+except ImportError:  # pragma: no cover - other JAX versions
+
+    def _is_concrete(value: Any) -> bool:
+        try:
+            jax.core.concrete_or_error(None, value)
+        except Exception:
+            return False
+        return True
+
+    def trace_state_clean() -> bool:
+        return False  # unknown: converted code always runs (still correct)
+
+
+Tracer = jax.core.Tracer
+
+
+# (ShapeDtypeStructs stand for arrays in what `jax.eval_shape` gives.)
+_NUMBERS = (
+    bool,
+    int,
+    float,
+    complex,
+    np.ndarray,
+    np.generic,
+    jax.Array,
+    jax.ShapeDtypeStruct,
+)
+
+
+PLACEHOLDERS = (UndefinedReturnValue, UnboundAfterReturn)
+
+
+def where_now() -> str:
+    """`' at file:line'` of the statement being staged (never a JAX frame)."""
+    return where_.at(where_.current(3))
+
+
+def declined(value: Any) -> bool:
+    """A tracer whose value is known runs as Python (eager `jax.grad`)."""
+    return _is_concrete(value)
+
+
+def state_keys(names: Sequence[str]) -> list[str]:
+    """Dict keys for `names`: their labels, made unique."""
+    keys: list[str] = []
+    for name in names:
+        key = label(name)
+        while key in keys:
+            key += "'"
+        keys.append(key)
+    return keys
+
+
+def is_arrays(value: Any) -> bool:
+    """Whether `value` is a pytree (tuple, list, dict, None) of numbers or
+    arrays: what a `lax` op can carry."""
+    leaves = jax.tree_util.tree_leaves(value)
+    return all(isinstance(leaf, _NUMBERS) for leaf in leaves)
+
+
+def split_values(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(arrays, python): the values a `lax` op carries, and the others."""
+    arrays, python = {}, {}
+    for key, value in values.items():
+        (arrays if is_arrays(value) else python)[key] = value
+    return arrays, python
+
+
+def kind_of(value: Any) -> str:
+    """How messages name a value's kind ('an array', 'a str (\'pos\')')."""
+    if is_undefined(value):
+        return "unassigned"
+    if isinstance(value, list):
+        return f"a list of {len(value)} items"
+    if is_arrays(value):
+        return "an array" if isinstance(value, _NUMBERS) else "arrays"
+    shown = repr(value)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    return f"a {type(value).__name__} ({shown})"
+
+
+def _append_error(key: str, where: str, what: str) -> TypeError:
+    return TypeError(
+        f"{key!r} is a Python list whose length changes in the JAX {what}{where}; "
+        "a traced loop or `if` cannot grow a list (list.append runs once, while "
+        "tracing). Preallocate an array (ys = jnp.zeros(n); ys = ys.at[i].set(v)) "
+        "or, in a `for` over an array, collect values with jax.lax.scan outputs"
+    )
+
+
+def same_kind(
+    key: str, before: Any, after: Any, where: str, what: str, changes: str
+) -> None:
+    """Raises unless `after` can stand where `before` was in a `lax` op."""
+    if is_arrays(before) and is_arrays(after):
+        lists = isinstance(before, list) and isinstance(after, list)
+        if lists and len(before) != len(after):
+            raise _append_error(key, where, what)
+        if jax.tree_util.tree_structure(before) == jax.tree_util.tree_structure(after):
+            return
+    elif after is before or (
+        type(after) is type(before)
+        and isinstance(after, (str, bytes, type(None)))
+        and after == before
+    ):
+        return
+    elif (
+        type(after) is type(before)
+        and is_undefined(after)
+        and after.symbol_name == before.symbol_name
+    ):
+        return  # unbound on both paths (e.g. each made by `after_return`)
+    raise TypeError(
+        f"{key!r} {changes} {kind_of(before)} {'to' if what == 'loop' else 'and'} "
+        f"{kind_of(after)} in the JAX {what}{where}; a traced {what} carries "
+        "arrays (and tuples, lists, dicts of them) of a fixed structure, and "
+        "other values unchanged: give it one kind of value on every path"
+    )
+
+
+def add_notes(error: BaseException, what: str, where: str, keys: Sequence[str]) -> None:
+    if getattr(error, "_ag_jax_note", False):
+        return
+    shown = ", ".join(repr(k) for k in keys) or "none"
+    add_note(error, f"while building the JAX {what}{where} (its variables: {shown})")
+    error._ag_jax_note = True  # type: ignore[attr-defined]
+
+
+def predicate(cond: Any, what: str, where: str) -> Any:
+    """`cond` as a scalar bool array, as Python's truth test reads it."""
+    cond = jnp.asarray(cond)
+    if cond.size != 1:
+        raise TypeError(
+            f"the condition of the {what}{where} is a JAX array of shape "
+            f"{cond.shape}; a condition must be a scalar: reduce it (jnp.any, "
+            "jnp.all), or use jnp.where to choose elementwise"
+        )
+    if cond.shape:
+        cond = cond.reshape(())
+    return cond if cond.dtype == jnp.bool_ else cond != 0
+
+
+def weak_promotions(error: TypeError, outs: list[dict[str, Any]]) -> dict:
+    """The dtypes that make two branches' outputs agree where they differ only
+    by a Python number's (weak) type: `x = 1` in one branch, `x = 2.5` in the
+    other. Empty when there is nothing to promote."""
+    if len(outs) != 2 or "dtype" not in str(error):
+        return {}
+    promote = {}
+    for key in outs[0].keys() & outs[1].keys():
+        a, b = outs[0][key], outs[1][key]
+        try:
+            la, lb = jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)
+        except Exception:
+            continue
+        if len(la) != len(lb):
+            continue
+        dtypes = []
+        for x, y in zip(la, lb):
+            dx, dy = jnp.result_type(x), jnp.result_type(y)
+            weak = is_weak(x) or is_weak(y)
+            dtypes.append(jnp.result_type(x, y) if dx != dy and weak else None)
+        if any(d is not None for d in dtypes):
+            promote[key] = dtypes
+    return promote
+
+
+def is_weak(x: Any) -> bool:
+    return isinstance(x, (bool, int, float, complex)) or bool(
+        getattr(getattr(x, "aval", None), "weak_type", False)
+    )
+
+
+def cast_to(value: Any, dtypes: list[Any] | None) -> Any:
+    if not dtypes:
+        return value
+    leaves, tree = jax.tree_util.tree_flatten(value)
+    leaves = [jnp.asarray(x, d) if d is not None else x for x, d in zip(leaves, dtypes)]
+    return jax.tree_util.tree_unflatten(tree, leaves)
+
+
+def zeros_of_shapes(shapes: Any) -> Any:
+    return jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+
+
+def keeping(raw: Any, shapes: Any) -> Any:
+    """`shapes` (what `jax.eval_shape` gave for `raw`), except that a list
+    or dict of `raw` with no traced values in it stays that object, and a
+    value that is not arrays stays as it is."""
+    if not is_arrays(raw) or _untraced_container(raw):
+        return raw
+    if nest.is_nested(raw):
+        pairs = zip(nest.children(raw), nest.children(shapes))
+        return nest.rebuild(raw, [keeping(r, s) for r, s in pairs])
+    return shapes
+
+
+def zeros_keeping(value: Any) -> Any:
+    """Zeros for the `ShapeDtypeStruct`s in `value` (a `keeping` result);
+    its untraced lists and dicts, and other values, as they are: a value
+    never read on its path, it leaves the object unchanged, as Python."""
+    if isinstance(value, jax.ShapeDtypeStruct):
+        return jnp.zeros(value.shape, value.dtype)
+    if nest.is_nested(value) and not _untraced_container(value):
+        return nest.rebuild(value, [zeros_keeping(c) for c in nest.children(value)])
+    return value
+
+
+def _staged(value: Any) -> bool:
+    """Whether `value` is carried by a `lax` op as arrays (not a list or
+    dict of Python values, which keeps its identity)."""
+    return is_arrays(value) and not _untraced_container(value)
+
+
+def _untraced_container(value: Any) -> bool:
+    """A list or dict (or a tuple holding one) with no traced values (nor
+    their shapes, from a trial trace) in it."""
+    leaves = jax.tree_util.tree_leaves(value)
+    return bool(mutable_parts(value)) and not any(
+        isinstance(leaf, (jax.core.Tracer, jax.ShapeDtypeStruct)) for leaf in leaves
+    )
+
+
+def abstract(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """What `fn()` gives, traced once with `jax.eval_shape`: arrays as
+    `ShapeDtypeStruct`s, other values as they are. Python side effects of
+    `fn` happen once more, as in a graph backend's trial trace."""
+    python: dict[str, Any] = {}
+
+    def run() -> dict[str, Any]:
+        arrays, other = split_values(fn())
+        python.update(other)
+        return arrays
+
+    with items_kept(), trial_trace():
+        shapes = jax.eval_shape(run)
+    return {**shapes, **python}
+
+
+_JAX_DIRS = tuple(
+    os.path.dirname(m.__file__) + os.sep
+    for m in (jax, sys.modules.get("jaxlib"))
+    if m is not None and getattr(m, "__file__", None)
+)
+
+
+def raised_on_traced_path(error: Exception) -> bool:
+    """Whether Python raises `error` only on the path being traced (see the
+    `verification.raised_on_path`); an error JAX raises about tracing (a tracer
+    used as a Python int or bool, a shape mismatch) is not one."""
+    if type(error).__module__.partition(".")[0] in ("jax", "jaxlib"):
+        return False
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None and tb.tb_frame.f_code.co_filename.startswith(_JAX_DIRS):
+        return False
+    return raised_on_path(error)

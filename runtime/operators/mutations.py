@@ -1,0 +1,347 @@
+"""Containers changed through methods inside a backend's `if` or loop.
+
+Converted code lists what a statement assigns (names, items, attributes:
+`places`), but not what a call changes: `out.append(v)`, `d.update(...)`,
+`del d[k]`, `s.add(v)`, a user method that sets attributes of `self`. While
+a backend traces a branch such a call runs once, whichever branch the
+compiled program takes. This module makes those changes follow the rules of
+item stores (API.md, "Mutation through methods"), for every backend, around
+the backend's own statement (`tracked`):
+
+1. Before the statement, the lists, dicts, sets and user objects reachable
+   from the user's running function are noted (`containers.Snapshot`), with the name
+   the user reaches each by (`out`, `d['xs']`, `self.acc`).
+2. The backend builds the statement as usual, but each branch and loop body
+   it traces is watched: when one ends having changed such a container (a
+   list's length, a dict's keys, a set's elements, an object's attributes),
+   the build is abandoned by `_Restart`, which no backend catches (it is a
+   BaseException, and raised before a `cond`/`while` op is made, so nothing
+   was added to the graph or jaxpr being built).
+3. The containers are put back as they were, and the statement is built
+   again with each changed list or dict as one more place (`places.contents`: its
+   value is the container's items, writing it puts them back in place) and
+   each changed attribute as an attribute place: the backend then carries
+   them as it carries item stores, one value per branch, written back after
+   the op. A set's elements are Python values: they must come out the same
+   from both branches and are then set after the statement.
+4. While rebuilding, the structure each branch leaves (length, keys,
+   elements, attribute names) is compared: branches of an `if` that leave a
+   container differently, or a loop body that changes it, are refused with a
+   TypeError naming the container and the line of the call that changed it
+   (found with a profile hook, on the rebuild only).
+
+Nothing of this runs in plain Python: `tracked` wraps only a backend's
+implementations, which run while a backend builds a graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from runtime.control_flow_checks import quote
+from runtime.operators import containers, recursion
+from runtime.operators import places as places_
+from runtime.operators.control_flow import as_state, unpack_state
+from runtime.operators.places import Place, contents
+from runtime.operators.variables import Undefined
+from runtime.source_locations import (
+    user_location,
+)
+
+__all__ = ["tracked"]
+
+
+class _Restart(BaseException):
+    """A traced branch or body changed containers the statement does not
+    carry yet: build it again with them (see the module docstring)."""
+
+    def __init__(
+        self,
+        tracker: _Tracker,
+        changed: list[int],
+        unset: int | None = None,
+        keep: int | None = None,
+    ) -> None:
+        super().__init__()
+        self.tracker = tracker
+        self.changed = changed
+        self.unset = unset  # an output to leave out (see `_Tracker.outputs`)
+        self.keep = keep  # one left out that a branch sets after all
+
+
+class _Tracker:
+    """One backend statement being built: its snapshot, the containers it
+    carries so far, and what each traced branch left."""
+
+    def __init__(self, kind: str, places: Sequence[Place], backend: str) -> None:
+        self.kind = kind  # "if" or "loop"
+        self.count = 0  # an if's outputs
+        self.unset: set[int] = set()  # outputs no branch sets, left out
+        self.kept: set[int] = set()  # outputs one branch sets (the backend refuses)
+        self.backend = backend  # for messages: "graph", "JAX"
+        self.where = user_location()
+        self.snapshot = containers.Snapshot(containers.roots(), places)
+        self.carried: list[int] = []  # containers carried (places, sets)
+        self.extra: list[Place] = []
+        self.attrs: set[tuple[int, str]] = set()
+        self.left: dict[str, dict[int, Any]] = {}  # branch -> shapes it left
+        self.lines: containers.CallLines | None = None
+
+    # Building the statement again.
+
+    def restart(self, changed: list[int]) -> None:
+        for key in changed:
+            obj, name, saved = self.snapshot.entries[key]
+            if key in self.carried and isinstance(obj, (list, dict, set)):
+                continue
+            if key not in self.carried:
+                self.carried.append(key)
+            if isinstance(obj, (list, dict)):
+                self.extra.append(contents(name, obj))
+            elif not isinstance(obj, set):
+                # Each attribute any branch changed, adds or deletes.
+                now = vars(obj)
+                for attr in sorted({*now, *saved}):
+                    same = attr in now and attr in saved and now[attr] is saved[attr]
+                    if (key, attr) in self.attrs or same:
+                        continue
+                    self.attrs.add((key, attr))
+                    self.snapshot.carried_attrs.add((key, attr))
+                    self.extra.append(places_.attr(f"{name}.{attr}", obj, attr))
+        self.snapshot.restore()
+        self.left.clear()
+        self.lines = containers.CallLines(set(self.carried))
+
+    # Watching a branch or body.
+
+    def watch(self, fn: Callable[..., Any] | None, label: str) -> Any:
+        """`fn`, checked when it returns (or raises) by `_end`."""
+        if fn is None:
+            return None
+        return _Watched(fn, self, label)
+
+    def start(self) -> dict[int, Any]:
+        if self.kind == "if":
+            for key in self.carried:  # (a set: no backend puts it back)
+                obj, _, saved = self.snapshot.entries[key]
+                if isinstance(obj, set):
+                    containers.put_back(obj, saved)
+        return self.shapes()
+
+    def shapes(self) -> dict[int, Any]:
+        return {k: containers.shape(self.snapshot.entries[k][0]) for k in self.carried}
+
+    def end(self, label: str, started: dict[int, Any], raised: bool) -> None:
+        changed = self.snapshot.changed(set(self.carried))
+        if changed:
+            raise _Restart(self, changed)
+        if raised:
+            return  # (the graph raises where this branch runs)
+        now = self.shapes()
+        if self.kind == "loop":
+            for key, shape in now.items():
+                if shape != started[key]:
+                    self._refuse(key, started[key], shape, "loop")
+            return
+        self.left[label] = now
+        other = "else" if label == "if" else "if"
+        before = self.left.get(other)
+        if before is None and self.orelse_missing:
+            before = {k: containers.saved_shape(*self._saved(k)) for k in now}
+        if before is not None:
+            for key, shape in now.items():
+                if shape != before[key]:
+                    self._refuse(key, before[key], shape, label)
+
+    def outputs(self, result: Any) -> Any:
+        """What an `if` branch gives, without the outputs no branch sets.
+
+        A name unbound on every path through a graph `if` (`w` of a Python
+        `for` over an empty list, in one branch) may still be read after
+        it where Python skips the read (`c or w > 0`): it is no output of
+        the op, and stays unbound after it. The first branch that gives a
+        plain `Undefined` has the statement built again without it; if a
+        branch then sets it, it is built once more with it, so the
+        backend's own check refuses the name set in one branch only.
+        """
+        values = list(as_state(result, self.count))
+        for i in sorted(self.unset):
+            if type(values[i]) is not Undefined:
+                raise _Restart(self, [], keep=i)
+        for i, value in enumerate(values):
+            if type(value) is Undefined and i not in self.unset | self.kept:
+                raise _Restart(self, [], unset=i)
+        return unpack_state([v for i, v in enumerate(values) if i not in self.unset])
+
+    def _saved(self, key: int) -> tuple[Any, Any]:
+        obj, _, saved = self.snapshot.entries[key]
+        if containers.is_object(obj) and not isinstance(obj, (list, dict, set)):
+            return obj, frozenset(saved)
+        return obj, saved
+
+    def finish(self) -> None:
+        """After the statement: a set gets the elements its branches agreed on."""
+        for key in self.carried:
+            obj = self.snapshot.entries[key][0]
+            if isinstance(obj, set):
+                shapes = [s[key] for s in self.left.values() if key in s]
+                if shapes:
+                    containers.put_back(obj, shapes[0])
+
+    def _refuse(self, key: int, before: Any, after: Any, label: str) -> None:
+        obj, name, _ = self.snapshot.entries[key]
+        kind = containers.kind_of(obj)
+        line = self.lines.found.get(key) if self.lines else None
+        by = f" by the call at {line}" if line else ""
+        at = f" at {self.where}" if self.where else ""
+        what = {
+            "list": "length",
+            "dict": "keys",
+            "set": "elements",
+            "object": "attributes",
+        }[kind]
+        backend, verb = self.backend, "depends" if what == "length" else "depend"
+        was, now = containers.show(before), containers.show(after)
+        if label == "loop":
+            raise TypeError(
+                f"the {kind} {quote(name)} is changed{by} in the body of the "
+                f"{backend} loop{at} so that its {what} change ({was} before the "
+                f"iteration, {now} after): a {backend} loop carries a {kind} only "
+                f"if every iteration keeps its {what}; build the values in a "
+                "tensor (rt.TensorArray, or a list the loop `append`s to and "
+                "nothing else changes), or change it after the loop"
+            )
+        other = "else" if label == "if" else "if"
+        none = " (there is none)" if other == "else" and self.orelse_missing else ""
+        raise TypeError(
+            f"the {kind} {quote(name)} is changed{by} in a branch of the {backend} "
+            f"`if`{at} so that its {what} {verb} on the branch ({now} after the "
+            f"{label} branch, {was} after the {other} branch{none}): a {backend} "
+            f"`if` carries a change to a {kind} only where both branches leave it "
+            f"with the same {what}; make the same "
+            "change in both branches, or make it after the if statement"
+        )
+
+    orelse_missing = False
+
+
+class _Watched:
+    """A branch or body the backend calls, checked when it ends; it looks
+    like the function it wraps to the backend (`__code__`, `__qualname__`:
+    messages and state names come from them)."""
+
+    def __init__(self, fn: Callable[..., Any], tracker: _Tracker, label: str) -> None:
+        self._fn = fn
+        self._tracker = tracker
+        self._label = label
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._fn, name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        tracker = self._tracker
+        started = tracker.start()
+        try:
+            result = self._fn(*args, **kwargs)
+        except Exception:
+            tracker.end(self._label, started, raised=True)
+            raise
+        tracker.end(self._label, started, raised=False)
+        if tracker.count and self._label in ("if", "else"):
+            return tracker.outputs(result)
+        return result
+
+
+def tracked(
+    impl: Callable[..., Any], operator: str, backend: str = "graph"
+) -> Callable[..., Any]:
+    """A backend's implementation of `operator` (`if_stmt`, `while_stmt`,
+    `for_stmt`, `for_range`), carrying or refusing the containers its
+    branches or body change through methods (see the module docstring), and
+    refusing recursion through it (`recursion.enter`); for `if_exp`, `and_`
+    and `or_`, only the latter; any other operator's is returned as it is.
+    `backend` names the backend's statements in messages ("graph", "JAX")."""
+    if operator in ("if_exp", "and_", "or_"):
+        return recursion.guarded(impl, operator)  # (expressions change nothing)
+    if operator not in ("if_stmt", "while_stmt", "for_stmt", "for_range"):
+        return impl
+    is_if = operator == "if_stmt"
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        args = list(args)
+        if is_if and len(args) > 5:
+            kwargs["places"] = args.pop(5)
+        places = tuple(kwargs.get("places", ()))
+        token = recursion.enter(operator)
+        try:
+            tracker = _Tracker("if" if is_if else "loop", places, backend)
+            while True:
+                call = list(args)
+                if is_if:
+                    _leave_out_unset(call, tracker)
+                    call[1] = tracker.watch(call[1], "if")
+                    call[2] = tracker.watch(call[2], "else")
+                else:
+                    # (A while's test, or a for's `extra_test`.)
+                    test = 0 if operator == "while_stmt" else 4
+                    call[1] = tracker.watch(call[1], "body")
+                    if len(call) > test:
+                        call[test] = tracker.watch(call[test], "body")
+                if tracker.extra:
+                    kwargs["places"] = (*places, *tracker.extra)
+                try:
+                    if tracker.lines is None:
+                        result = impl(*call, **kwargs)
+                    else:
+                        with tracker.lines:
+                            result = impl(*call, **kwargs)
+                except _Restart as restart:
+                    if restart.tracker is not tracker:
+                        raise
+                    if restart.unset is not None:
+                        tracker.unset.add(restart.unset)
+                    if restart.keep is not None:
+                        tracker.unset.discard(restart.keep)
+                        tracker.kept.add(restart.keep)
+                    tracker.restart(restart.changed)
+                    continue
+                break
+            if result is not NotImplemented:
+                tracker.finish()
+                if tracker.unset:  # (unbound after the `if` too)
+                    result = _put_back_unset(result, args[4], tracker.unset)
+            return result
+        finally:
+            recursion.exit(token)
+
+    return run
+
+
+def _leave_out_unset(call: list[Any], tracker: _Tracker) -> None:
+    """An `if_stmt` call (`cond, body, orelse, state, names`) without the
+    outputs `tracker.unset`; an `if` with no else block gives its state
+    unchanged, as its else branch."""
+    state, names = call[3], call[4]
+    tracker.orelse_missing = call[2] is None
+    tracker.count = len(names)
+    if not tracker.unset:
+        return
+    if call[2] is None:
+        if len(state) != len(names):  # (its state is not its outputs)
+            tracker.kept |= tracker.unset
+            tracker.unset.clear()
+            return
+        call[2] = _unchanged
+    call[4] = tuple(n for i, n in enumerate(names) if i not in tracker.unset)
+
+
+def _unchanged(*state: Any) -> Any:
+    return unpack_state(state)
+
+
+def _put_back_unset(result: Any, names: Sequence[str], unset: set[int]) -> Any:
+    """An `if`'s result with the outputs left out as unbound."""
+    given = iter(as_state(result, len(names) - len(unset)))
+    values = [Undefined(n) if i in unset else next(given) for i, n in enumerate(names)]
+    return unpack_state(values)

@@ -1,0 +1,98 @@
+"""Names a loop may be the first to assign.
+
+Such a name is carried from zeros of the type the loop gives it (or from an
+earlier loop's value), with a flag that says whether an iteration has
+assigned it yet. Until one has, the variable holds an `UnboundUntilRun`:
+reading it (`ag__.ld`, which wraps every read of a maybe-unbound name)
+checks the flag right where the read is, so the program raises exactly
+when Python would raise UnboundLocalError, naming the variable and the loop.
+
+The state is a mapping from keys (positions, or the JAX backend's names) to
+values; `Born` keeps which keys are loop-born and their flags.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from runtime.operators import exceptions, verification
+from runtime.operators.staging.backend import Backend
+from runtime.operators.variables import UnboundUntilRun
+from runtime.source_locations import user_location
+
+
+def maybe_bound(
+    backend: Backend, name: str, value: Any, flag: Any, message: str
+) -> Any:
+    """`value` if `flag` is surely true, else an `UnboundUntilRun` that
+    checks `flag` where it is read."""
+    if flag is True:
+        return value
+
+    def read() -> Any:
+        # The check raises when the program runs; a `try` around the read
+        # that would handle Python's UnboundLocalError cannot catch it there.
+        where = user_location(3)
+        handler = exceptions.handling_try(where, UnboundLocalError())
+        if handler is not None:
+            refusal = verification.unbound_inside_try(
+                name, where, handler, backend.kind, backend.program
+            )
+            backend.keep_refusal(refusal)
+            raise refusal
+        return backend.checked_read(flag, value, message)
+
+    return UnboundUntilRun(name, value, flag, message, read)
+
+
+class Born:
+    """The loop-born names of one loop: `flags` maps each one's key to the
+    key its flag is carried under; `names` maps keys to the user's names;
+    `where` is the loop's `" at file:line"`."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        flags: Mapping[Any, Any],
+        names: Mapping[Any, str],
+        where: str,
+    ) -> None:
+        self.backend = backend
+        self.flags = dict(flags)
+        self.names = names
+        self.where = where
+
+    def unbound(self, values: Mapping[Any, Any], when: str) -> dict[Any, Any]:
+        """`values` (holding the flags too) with each loop-born name as an
+        `UnboundUntilRun` that checks its flag where it is read."""
+        out = dict(values)
+        for key, flag in self.flags.items():
+            name = self.names[key]
+            message = verification.unassigned_after_loop(
+                name, when, self.backend.kind, self.where
+            )
+            value, flag = values[key], values[flag]
+            out[key] = maybe_bound(self.backend, name, value, flag, message)
+        return out
+
+    def step(
+        self,
+        carried: Mapping[Any, Any],
+        inputs: Mapping[Any, Any],
+        outputs: dict[Any, Any],
+        assigned: Callable[[], Any],
+    ) -> None:
+        """Sets the loop-born names and their flags in `outputs` (what an
+        iteration gave for `inputs`, made from the `carried` values) for the
+        next iteration: a name the iteration did not assign keeps its value
+        and flag; one an inner loop may have assigned takes that loop's flag;
+        else the flag is `assigned()` (a staged True)."""
+        for key, flag in self.flags.items():
+            output = outputs[key]
+            if output is inputs[key]:  # not assigned in this iteration
+                outputs[key], outputs[flag] = carried[key], carried[flag]
+            elif type(output) is UnboundUntilRun:  # maybe, by an inner loop
+                outputs[key], outputs[flag] = output.value, output.flag
+            else:
+                outputs[flag] = assigned()

@@ -1,0 +1,216 @@
+"""The `if` statement on a staged condition, once for every backend.
+
+Both branches are traced; each starts from the state and the places as they
+were before the `if` (the other branch's changes to lists and dicts undone),
+and gives its outputs: the state's variables (or, for an `if` that ends its
+function, the return value), then the places' values. The backend's `cond`
+builds the staged conditional from the two branches; the rules around it
+are here:
+
+- a branch that raises on its path raises when the program runs it, and
+  gives zeros of the other branch's types meanwhile (`staging.raising`);
+- a value not set on a path (a `return` not taken, a variable of a path
+  that has returned) takes the other branch's type, as zeros;
+- a return value in one branch only, or a variable or place defined in one
+  branch only, is refused;
+- a name an earlier (or inner) loop may have bound travels with its flag,
+  and comes out as a maybe-bound value again (`staging.born`);
+- a list or dict shared by two names that the branches leave as different
+  objects is refused (`aliasing.refuse_lost_aliases`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from runtime.operators import places as places_
+from runtime.operators import verification
+from runtime.operators.control_flow import as_state, unpack_state
+from runtime.operators.places import Place
+from runtime.operators.staging import aliasing
+from runtime.operators.staging.born import maybe_bound
+from runtime.operators.staging.raising import raise_when_run
+from runtime.operators.variables import (
+    UnboundAfterReturn,
+    UnboundUntilRun,
+    UndefinedReturnValue,
+    is_undefined,
+)
+
+_PLACEHOLDERS = (UndefinedReturnValue, UnboundAfterReturn)
+_BRANCHES = ("if", "else")
+
+
+def if_stmt(
+    backend: Any,
+    cond: Any,
+    body: Callable[..., Any],
+    orelse: Callable[..., Any] | None,
+    state: tuple[Any, ...],
+    names: tuple[str, ...],
+    places: Sequence[Place] = (),
+) -> Any:
+    """`ag__.if_stmt` on a condition `backend` stages (see `Backend`)."""
+    verification.refuse_untracked(places)
+    returns = not names  # no outputs: the branches give the function's value
+    count = len(names) or 1
+    keys = [verification.label("retval_")] if returns else verification.labels(names)
+    keys += [p.name for p in places]
+    before = places_.read(places)
+    unchanged = _unchanged(state, names)
+    fns = {"if": body, "else": orelse}
+    # Names an earlier graph loop may have bound: each branch gives a value
+    # and whether it is bound, by output position, with the message its read
+    # raises. A loop inside a branch may add one: the branch traced first
+    # tells, and the other then gives its value with a flag too.
+    inputs = [None] * count if returns else list(unchanged)
+    maybe = {
+        i: v.message
+        for i, v in enumerate([*inputs, *before])
+        if type(v) is UnboundUntilRun
+    }
+    every = ["retval_"] * count if returns else list(names)
+    every += [p.name for p in places]
+    given: dict[str, list[Any]] = {}  # each branch's outputs, as objects
+    copies: dict[str, list[Any]] = {}  # ... and their items as they were
+    returned: dict[str, Any] = {}
+    traced: list[str] = []
+
+    def call(fn: Callable[..., Any] | None, which: str | None) -> list[Any]:
+        aliasing.restore_items()  # the other branch's changes undone
+        places_.write(places, before)
+        args = backend.branch_args(state)
+        if fn is not None:
+            result = fn(*args)
+        else:  # no else block: the state comes out unchanged
+            result = None if returns else unpack_state(unchanged)
+        values = [result] if returns else list(as_state(result, count))
+        # (A copy of a list given back is the object Python's name holds.)
+        originals = {id(c): v for c, v in zip(args, state) if c is not v}
+        values = [originals.get(id(v), v) for v in values]
+        values += places_.read(places)
+        if which is not None:
+            traced.append(which)
+            if len(traced) == 1:  # the first branch traced
+                for i, value in enumerate(values):
+                    if type(value) is UnboundUntilRun and i not in maybe:
+                        maybe[i] = value.message
+            if not returns:
+                given[which] = values[:count]
+                copies[which] = backend.snapshot(values[:count])
+        for i in maybe:
+            if type(values[i]) is UnboundUntilRun:
+                values[i] = (values[i].value, values[i].flag)
+            elif not is_undefined(values[i]):
+                values[i] = (values[i], True)
+        return values
+
+    def sample(which: str, own: Callable[[], list[Any]]) -> list[Any]:
+        """What branch `which` gives, traced on trial; `own()` if it raises
+        on its path too (both branches raise: the values are never used)."""
+        try:
+            return backend.trial(lambda: call(fns[which], None))
+        except Exception as error:
+            if not backend.on_path(error):
+                raise
+            return own()
+
+    def branch(which: str) -> Callable[[], list[Any]]:
+        other = "else" if which == "if" else "if"
+
+        def run() -> list[Any]:
+            try:
+                out = call(fns[which], which)
+            except Exception as error:
+                if not backend.on_path(error):
+                    raise
+                # Python raises it only when this branch runs: so does the
+                # program; the branch gives the other's types meanwhile.
+                shapes = sample(other, lambda: call(None, None))
+                what = f"the {which} branch of the {backend.kind} `if`"
+                raise_when_run(backend, error, what, "this run took")
+                given.pop(which, None)
+                return backend.zeros(shapes)
+            if returns:
+                returned[which] = out[0]
+                if len(returned) == 2 and (returned["if"] is None) != (
+                    returned["else"] is None
+                ):
+                    lacking = "if" if returned["if"] is None else "else"
+                    verification.raise_missing_return(
+                        body, lacking, orelse is not None, kind=backend.kind
+                    )
+            if any(isinstance(v, _PLACEHOLDERS) for v in out):
+                # No value on this path (a `return` not taken, or a variable
+                # of a path that has returned): the other branch's type.
+                shapes = sample(other, lambda: out)
+                out = [
+                    fill(backend, v, s) if isinstance(v, _PLACEHOLDERS) else v
+                    for v, s in zip(out, shapes)
+                ]
+                for i, value in enumerate(given.get(which, ())):
+                    if isinstance(value, _PLACEHOLDERS):  # as the branch gives it
+                        given[which][i] = out[i]
+                        copies[which][i] = backend.snapshot([out[i]])[0]
+            if not returns:
+                # Each branch against the other, once both are traced (an
+                # item of a missing container is undefined in both).
+                defined[which] = out[:count]
+                first = defined.get(other)
+                if first is not None:
+                    check = verification.check_defined
+                    check(out[:count], names, which, first)
+                    check(first, names, other, out[:count])
+            left[which] = out[count:]
+            if len(left) == 2:
+                verification.check_places_defined(places, left["if"], left["else"])
+            return out
+
+        return run
+
+    left: dict[str, list[Any]] = {}
+    defined: dict[str, list[Any]] = {}
+    try:
+        out = backend.cond(cond, branch("if"), branch("else"), keys)
+    except BaseException:
+        places_.write(places, before)
+        raise
+    if len(given) == 2:
+        out[:count] = backend.keep_objects(out[:count], given, copies)
+        where = {
+            f"in the {b} branch of a {backend.kind} `if`": v for b, v in given.items()
+        }
+        aliasing.refuse_lost_aliases(names, where, out[:count])
+    for i, message in maybe.items():
+        out[i] = maybe_bound(backend, every[i], *out[i], message)
+    places_.write(places, out[count:])
+    out = out[:count]
+    return out[0] if returns else unpack_state(out)
+
+
+def fill(backend: Any, value: Any, other: Any) -> Any:
+    """A value not set on a branch's path, given what the other branch
+    gives there (as traced on trial)."""
+    if isinstance(value, UndefinedReturnValue) and isinstance(
+        other, UndefinedReturnValue
+    ):
+        return other  # the same object in both branches: it passes through
+    if is_undefined(other):
+        return value
+    return backend.fill(value, other)
+
+
+def _unchanged(state: tuple[Any, ...], names: Sequence[str]) -> tuple[Any, ...]:
+    """The outputs `names` as they were before an `if`, given its inputs
+    `state`: the same where the inputs are the outputs; else each output's
+    value in the user's function (or the input in its position from the
+    end)."""
+    count = len(names)
+    if len(state) == count:
+        return state
+    held = aliasing.function_locals()
+    tail = (
+        state[-count:] if len(state) > count else (None,) * (count - len(state)) + state
+    )
+    return tuple(held.get(n, t) for n, t in zip(names, tail))

@@ -1,0 +1,44 @@
+"""Raising on a traced path: Python raises only where the path runs, so
+does the staged program; where a `try` around the statement would catch
+the error, no staged program can, and the statement is refused."""
+
+from __future__ import annotations
+
+from runtime.operators import exceptions, verification
+from runtime.operators.staging import where as where_
+from runtime.operators.staging.backend import Backend
+from runtime.source_locations import SourceLocation
+
+
+def deepest_user_line(error: BaseException) -> SourceLocation | None:
+    """The last line of the user's code `error`'s traceback went through."""
+    found = None
+    tb = error.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not where_.foreign_file(code.co_filename):
+            found = SourceLocation(code.co_filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
+def raise_when_run(backend: Backend, error: Exception, what: str, ran: str) -> None:
+    """Stages `error` to be raised when the program runs this point (in
+    `what`, which the run `ran`), where Python raises it.
+
+    Refused (a TypeError) if a `try` around the line that raised it, or
+    around the statement, handles `error`.
+    """
+    statement = where_.current(3)
+    raised = deepest_user_line(error)
+    handler = exceptions.handling_try(raised, error) or exceptions.handling_try(
+        statement, error
+    )
+    at = where_.at(statement or raised)
+    if handler is not None:
+        refusal = verification.raised_inside_try(
+            error, f"{what}{at}", handler, backend.program
+        )
+        backend.keep_refusal(refusal)
+        raise refusal from error
+    backend.raise_at_run(error, f"{error} (in {what}{at}, which {ran})")

@@ -1,0 +1,59 @@
+"""The user's line of the statement being staged.
+
+A backend builds its control flow through library code (`jax.lax`, the
+graph runtime) whose frames are not the user's: the line of each statement
+is recorded when it starts, and errors raised deeper name it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from runtime.source_locations import INTERNAL_PATHS, SourceLocation, user_location
+
+
+class _Lines(threading.local):
+    def __init__(self) -> None:
+        self.stack: list[SourceLocation | None] = []
+
+
+_LINES = _Lines()
+
+
+def staged(impl: Callable[..., Any]) -> Callable[..., Any]:
+    """`impl` (a backend's statement operator), recording the user's line
+    that called it for the statement's duration."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        _LINES.stack.append(user_location(2))
+        try:
+            return impl(*args, **kwargs)
+        finally:
+            _LINES.stack.pop()
+
+    return run
+
+
+def current(skip: int = 2) -> SourceLocation | None:
+    """The line of the innermost statement being staged; outside one, the
+    first user frame from `skip` frames up."""
+    if _LINES.stack and _LINES.stack[-1] is not None:
+        return _LINES.stack[-1]
+    return user_location(skip + 1)
+
+
+def foreign_file(filename: str) -> bool:
+    """Whether `filename` belongs to this library or an installed package
+    (JAX's `lax` internals) rather than the user's code."""
+    return (
+        filename.startswith(INTERNAL_PATHS)
+        or "site-packages" in filename
+        or "dist-packages" in filename
+    )
+
+
+def at(where: SourceLocation | None) -> str:
+    """`' at file:line'`, or nothing."""
+    return f" at {where}" if where is not None else ""

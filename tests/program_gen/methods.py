@@ -1,0 +1,102 @@
+"""Issue 20's features: changes through methods, and lazy operands.
+
+A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
+
+* ``methods``: ``ms = [0, 0]`` and ``tally = Tally()``; ``ms.pop(0)`` then
+  ``ms.append(...)``, ``ms.insert(0, ...)`` then ``ms.pop()`` (a list
+  changed through methods, keeping its length) and ``tally.bump(...)`` (a
+  method that sets an attribute of ``self``), anywhere: in both branches of
+  an ``if``, in one only, in loop bodies. Python mode also changes the
+  length (``ms.append``, ``ms.extend``, ``ms.clear()``). A graph carries
+  such changes (API.md, "Mutation through methods").
+* ``lazy``: after a loop whose names may be unbound (``loop_names``), a
+  read of such a name in an operand Python may skip: ``w if c else 1``,
+  ``c or w > 0``, ``c and w > 0``; Python raises UnboundLocalError only
+  where it evaluates the operand, and so must a graph.
+"""
+
+from __future__ import annotations
+
+from tests.program_gen.core import NAMES
+
+
+class MethodFeatures:
+    """Issue 20's statements and reads (see the module docs)."""
+
+    def on(self, feature: str) -> bool:
+        # `lazy` reads the names `loop_names` makes maybe unbound.
+        if feature == "loop_names" and super().on("lazy"):
+            return True
+        return super().on(feature)
+
+    def prologue(self) -> list[str]:
+        lines = super().prologue()
+        if self.on("methods"):
+            lines += ["ms = [0, 0]", "tally = Tally()"]
+        return lines
+
+    def state_values(self) -> list[str]:
+        values = super().state_values()
+        if self.on("methods"):
+            values += ["ms[0]", "ms[1]", "tally.n"]
+        return values
+
+    def python_results(self) -> list[str]:
+        values = super().python_results()
+        if self.on("methods"):
+            values += ["ms", "tally.n"]
+        return values
+
+    def atoms(self, ty: str) -> list[str]:
+        found = super().atoms(ty)
+        if ty == "int" and self.on("methods"):
+            found += ["ms[0]", "ms[-1]", "tally.n"]
+        return found
+
+    def feature_statements(self, depth: int) -> list[str]:
+        kinds = super().feature_statements(depth)
+        if self.on("methods"):
+            kinds += ["method", "method"]
+        return kinds
+
+    def s_method(self, depth: int) -> tuple[list[str], bool]:
+        value = self.bounded(self.expression(1), "int")
+        if not self.tensor and self.chance(30):
+            # Python mode: the length changes too (it stays at least 2).
+            changes = [
+                f"ms.append({value})",
+                f"ms.extend([{value}, 1])",
+                "ms.clear()\nms.extend([0, 0])",
+            ]
+            return self.choice(changes).split("\n"), False
+        options = [
+            ["ms.pop(0)", f"ms.append({value})"],
+            [f"ms.insert(0, {value})", "ms.pop()"],
+            [f"tally.bump({value})"],
+        ]
+        lines: list[str] = []
+        for line in self.pick(options):
+            lines += line.split("\n")
+        return lines, False
+
+    def statement(self, depth: int) -> tuple[list[str], bool]:
+        lines, terminal = super().statement(depth)
+        unbound = self.names_of("int", self.maybe - self.defined)
+        if self.tensor:  # (tensor mode reads only names born in loops unbound)
+            unbound = [n for n in unbound if n.startswith("w")]
+        if self.on("lazy") and unbound and not terminal and self.chance(40):
+            name = self.choice(unbound)
+            targets = self.names_of("int", self.defined & set(NAMES["int"]))
+            if targets:
+                target = self.choice(targets)
+                cond = self.condition(1)
+                read = self.choice(
+                    [
+                        f"({name} if {cond} else 1)",
+                        f"(1 if {cond} else {name})",
+                        f"(2 if {cond} or {name} > 0 else 1)",
+                        f"(2 if {cond} and {name} > 0 else 1)",
+                    ]
+                )
+                lines.append(f"{target} = {self.bounded(f'{target} + {read}', 'int')}")
+        return lines, terminal

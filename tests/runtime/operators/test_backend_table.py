@@ -1,0 +1,201 @@
+"""One case table run over every staging backend.
+
+Each case is a plain Python function, the arguments it is called with, and
+what every backend must do: give Python's result, or refuse while tracing
+(or, under JAX where user code swallows the refusal, when run) with a
+message naming what to change. As JAX's own control-flow tests run one case
+list over every implementation, a new backend is one more entry in
+`RUNNERS`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import autograph
+import runtime as rt
+from tests.runtime.operators import toy_backend
+
+
+def cell_no_try(n):
+    x = 1
+    for i in range(n):
+        w = i
+    get = lambda: w  # noqa: F841 - makes `w` a cell
+    x = x + w
+    return x
+
+
+def loop_born_read_in_try(n):
+    x = 1
+    try:
+        for i in range(n):
+            w = i
+        x = x + w
+    finally:
+        return x  # noqa: B012 - swallows the UnboundLocalError when n == 0
+
+
+def loop_in_try_body(n):
+    x = 1
+    try:
+        i = 0
+        while i < n:
+            w = i
+            i += 1
+        x = x + w
+    except ZeroDivisionError:
+        x = -5
+    return x
+
+
+def helper():
+    raise KeyError("boom")
+
+
+def raise_from_helper(x):
+    y = 0
+    try:
+        if x > 0:
+            y = helper()
+        else:
+            y = 1
+    except KeyError:
+        y = 2
+    return y
+
+
+def both_assign(x):
+    if x > 0:
+        y = x * 2
+    else:
+        y = 0 - x
+    return y
+
+
+def returns_in_both(x):
+    if x > 0:
+        return x + 1
+    return x - 1
+
+
+def returns_in_one_branch_only(x):
+    if x > 0:
+        return x
+    print("not positive")
+
+
+def assigned_in_one_branch_only(x):
+    if x > 0:
+        y = 1
+    return y
+
+
+def raises_on_one_path(x):
+    if x > 10:
+        raise ValueError("too big")
+    return x
+
+
+def loop_then_if(n):
+    i = 0
+    while i < n:
+        w = i
+        i += 1
+    if n > 0:
+        r = w
+    else:
+        r = -1
+    return r
+
+
+def nested_ifs(x):
+    if x > 0:
+        if x > 5:
+            y = 2
+        else:
+            y = 1
+    else:
+        y = 0
+    return y
+
+
+def _graph(fn, *args):
+    result = autograph.function(fn)(*(rt.constant(a) for a in args))
+    return np.asarray(result.numpy()).tolist()
+
+
+def _jax(fn, *args):
+    jax = pytest.importorskip("jax", reason="JAX is not installed (the 'jax' extra)")
+    result = jax.jit(autograph.to_graph(fn))(*args)
+    return np.asarray(jax.block_until_ready(result)).tolist()
+
+
+def _toy(fn, *args):
+    return toy_backend.run(fn, *args)
+
+
+# A backend is one entry here (see ARCHITECTURE.md, "The staging core").
+RUNNERS = {"graph": _graph, "jax": _jax, "toy": _toy}
+
+VALUE = "Python's value"
+# (function, arguments, what every backend does: VALUE; ("refused", text): a
+# TypeError or ValueError while staging; ("value or refused", text): either,
+# for a refusal a backend that stages less need not make; ("raises", text):
+# an error with that text when the staged program runs)
+CASES = [
+    (cell_no_try, (3,), VALUE),
+    (loop_in_try_body, (3,), VALUE),
+    (loop_born_read_in_try, (3,), ("value or refused", r"'w' may be unbound where")),
+    (raise_from_helper, (1,), ("refused", r"KeyError\('boom'\) is raised in the if")),
+    (both_assign, (3,), VALUE),
+    (both_assign, (-2,), VALUE),
+    (returns_in_both, (3,), VALUE),
+    (returns_in_both, (-3,), VALUE),
+    (returns_in_one_branch_only, (3,), ("refused", "returns a value from the if")),
+    (assigned_in_one_branch_only, (3,), ("refused", "'y' must also be defined")),
+    (raises_on_one_path, (3,), VALUE),
+    (raises_on_one_path, (30,), ("raises", "too big")),
+    (loop_then_if, (3,), VALUE),
+    (loop_then_if, (0,), VALUE),
+    (nested_ifs, (7,), VALUE),
+    (nested_ifs, (2,), VALUE),
+    (nested_ifs, (-1,), VALUE),
+]
+
+
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
+@pytest.mark.parametrize(
+    ("fn", "args", "expected"),
+    CASES,
+    ids=[f"{c[0].__name__}{c[1]}" for c in CASES],
+)
+def test_every_backend_agrees_with_python(backend, fn, args, expected):
+    run = RUNNERS[backend]
+    if expected == VALUE:
+        assert run(fn, *args) == fn(*args)
+        return
+    what, text = expected
+    if what == "value or refused":
+        try:
+            assert run(fn, *args) == fn(*args)
+            return
+        except AssertionError:
+            raise
+        except Exception as error:
+            caught = error
+        assert re.search(text, str(caught)), caught
+    else:
+        with pytest.raises(Exception, match=text) as info:
+            run(fn, *args)
+        caught = info.value
+    if what != "raises":
+        # A refusal says what to change: never an internal error. (Under
+        # JAX, one user code swallowed while tracing comes when run.)
+        shown = f"{type(caught).__name__}: {caught}"
+        assert isinstance(caught, (TypeError, ValueError)) or (
+            "TypeError" in shown or "ValueError" in shown
+        ), shown
