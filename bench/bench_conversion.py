@@ -378,8 +378,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="autograph-bench-") as tmp:
         directory = Path(tmp)
         corpus = bench_corpus(directory)
-        tensorflow = bench_against_tensorflow(directory)
         generated = bench_generated(directory)
+        # Last: importing TensorFlow grows the heap, which slows what follows.
+        tensorflow = bench_against_tensorflow(directory)
     summary = corpus["summary"]
     cold = corpus["after_full_collection"]
     print(
