@@ -35,6 +35,7 @@ import functools
 import importlib
 import importlib.util
 import inspect
+import io
 import itertools
 import statistics
 import tempfile
@@ -151,6 +152,71 @@ def bench_corpus(directory: Path) -> dict[str, Any]:
     result["after_full_collection"] = _corpus_figures(
         times["after_full_collection"], lines
     )["summary"]
+    return result
+
+
+TF_ROUNDS = 8
+
+
+def bench_against_tensorflow(directory: Path) -> dict[str, Any] | None:
+    """Our `to_graph` / `to_code` against TensorFlow AutoGraph's on fresh
+    copies of the corpus, in the same rounds (None without TensorFlow).
+
+    Rounds alternate between `to_graph` and `to_code` (a function is
+    converted once per round, by each converter, in an order that flips from
+    round to round). Figures are medians over the 5-15 line functions both
+    convert; `tf_over_ours` is TensorFlow's median over ours.
+    """
+    try:
+        import tensorflow as tf
+    except ImportError:
+        return None
+    pairs = {
+        "to_graph": (autograph.to_graph, tf.autograph.to_graph),
+        "to_code": (autograph.to_code, tf.autograph.to_code),
+    }
+    times: dict[str, dict[str, dict[str, list[float]]]] = {
+        mode: {"ours": {}, "tensorflow": {}} for mode in pairs
+    }
+    failed: set[str] = set()
+    lines: dict[str, int] = {}
+    with contextlib.redirect_stderr(io.StringIO()):  # TF's conversion warnings
+        for round_index, samples in enumerate(corpus_copies(directory, TF_ROUNDS)):
+            mode = list(pairs)[round_index % 2]
+            clear_cache()
+            converters = list(zip(("ours", "tensorflow"), pairs[mode]))
+            if round_index % 4 >= 2:
+                converters.reverse()
+            for sample in samples:
+                lines[sample.id] = len(inspect.getsourcelines(unwrap(sample.fn))[0])
+                for who, convert in converters:
+                    try:
+                        seconds = time_in_program(functools.partial(convert, sample.fn))
+                    except Exception:  # TF converts less of Python than we do
+                        failed.add(sample.id)
+                        continue
+                    times[mode][who].setdefault(sample.id, []).append(seconds)
+    result: dict[str, Any] = {"tensorflow": tf.__version__, "rounds": TF_ROUNDS}
+    for mode, by_who in times.items():
+        common = [
+            name
+            for name in by_who["ours"]
+            if name not in failed and 5 <= lines[name] <= 15
+        ]
+        medians = {
+            who: statistics.median(
+                statistics.median(by_who[who][name]) for name in common
+            )
+            * 1e3
+            for who in by_who
+        }
+        result[mode] = {
+            "functions_5_to_15_lines": len(common),
+            "ours_median_ms": medians["ours"],
+            "tensorflow_median_ms": medians["tensorflow"],
+            "tf_over_ours": medians["tensorflow"] / medians["ours"],
+        }
+    result["tensorflow_failed"] = len(failed)
     return result
 
 
@@ -313,6 +379,8 @@ def main() -> None:
         directory = Path(tmp)
         corpus = bench_corpus(directory)
         generated = bench_generated(directory)
+        # Last: importing TensorFlow grows the heap, which slows what follows.
+        tensorflow = bench_against_tensorflow(directory)
     summary = corpus["summary"]
     cold = corpus["after_full_collection"]
     print(
@@ -323,6 +391,17 @@ def main() -> None:
         f"after a full collection: median {cold['median_ms_5_to_15_lines']:.3f} ms, "
         f"p90 {cold['p90_ms_5_to_15_lines']:.3f} ms"
     )
+    if tensorflow is None:
+        print("TensorFlow: not installed, the ratios to TF AutoGraph were not measured")
+    else:
+        for mode in ("to_graph", "to_code"):
+            row = tensorflow[mode]
+            print(
+                f"{mode} vs TF AutoGraph {tensorflow['tensorflow']} (same rounds, "
+                f"{row['functions_5_to_15_lines']} functions of 5-15 lines): ours "
+                f"{row['ours_median_ms']:.3f} ms, TF {row['tensorflow_median_ms']:.2f}"
+                f" ms: {row['tf_over_ours']:.1f}x"
+            )
     for shape_name, rows in generated.items():
         figures = ", ".join(
             f"{size}: {row['median_ms']:.1f} ms ({row['us_per_statement']:.0f} us/stmt)"
@@ -336,7 +415,12 @@ def main() -> None:
         )
     path = write_results(
         "conversion",
-        {"target_ms": TARGET_MS, "corpus": corpus, "generated": generated},
+        {
+            "target_ms": TARGET_MS,
+            "corpus": corpus,
+            "tensorflow": tensorflow,
+            "generated": generated,
+        },
     )
     print(f"wrote {path}")
 

@@ -24,6 +24,7 @@ __all__ = [
     "eager_scope",
     "get_default_graph",
     "name_scope",
+    "trial_trace",
 ]
 
 # A process-wide hint for the `ag__` dispatch: how many things that may make
@@ -47,6 +48,10 @@ class _State(threading.local):
     graph: Any = None
     # The active `GradientTape`s, innermost last (see `runtime.gradients`).
     tapes: tuple[Any, ...] = ()
+    # How many trial traces are running (a backend tracing a body once more
+    # to learn its types): the user's `print` is silent inside one, so that
+    # tracing prints what the body prints once, as TensorFlow does.
+    trials: int = 0
 
     def __init__(self) -> None:
         self.stack: list[Any] = []
@@ -75,6 +80,17 @@ def push(graph: Any) -> Iterator[Any]:
         state.graph = state.stack.pop()
         if counted:
             add_to_active_hint(-1)
+
+
+@contextlib.contextmanager
+def trial_trace() -> Iterator[None]:
+    """Marks the block as a trial trace: `ag__.print_` prints nothing in it."""
+    state = STATE
+    state.trials += 1
+    try:
+        yield
+    finally:
+        state.trials -= 1
 
 
 def eager_scope() -> contextlib.AbstractContextManager[Any]:

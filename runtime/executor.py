@@ -27,6 +27,12 @@ Only where it is safe: the temporary was made by an elementwise op of this
 same graph (so it is a fresh array, never a view or a caller's array), this
 op is its only reader, and dtype and fully known shape (not a scalar) match.
 
+Variable updates in place: before an `AssignAdd`/`AssignSub` of the
+top-level graph, the function deletes its locals that no later op reads, so
+a read of the variable earlier in the graph no longer refers to its array;
+the update then writes into that array when nothing else refers to it
+(`runtime/ops/state.py`), as a hand-written `w -= lr * grad` does.
+
 Nesting: Python allows 20 statically nested blocks and 100 indentation
 levels in one function. An `If` or `While` nested deeper than `_MAX_BLOCKS`
 loops or `_MAX_INDENT` levels is generated as a function of its own (its
@@ -112,6 +118,30 @@ def _reusable(ops: Sequence[Operation], targets: Sequence[SymbolicTensor]) -> se
         and readers.get(id(op.outputs[0])) == 1
         and _buffer_spec(op.outputs[0]) is not None
     }
+
+
+# Variable updates that may write into the variable's array: only when
+# nothing else refers to it (`runtime/ops/state.py`), so the top-level code
+# deletes its dead locals first (a read of the variable among them).
+_IN_PLACE_UPDATES = frozenset({"AssignAddVariableOp", "AssignSubVariableOp"})
+
+
+def _last_uses(
+    ops: Sequence[Operation], targets: Sequence[SymbolicTensor]
+) -> dict[int, int]:
+    """Tensor id -> index of the last op of `ops` that reads it (through
+    `Identity`s, which share their input's local); outputs never die."""
+    last: dict[int, int] = {}
+    for index, op in enumerate(ops):
+        for t in op.inputs:
+            last[id(t)] = index
+    for t in targets:
+        last[id(t)] = len(ops)
+    for op in reversed(ops):
+        if op.type == "Identity":
+            source, alias = id(op.inputs[0]), id(op.outputs[0])
+            last[source] = max(last.get(source, -1), last.get(alias, -1))
+    return last
 
 
 def compile(
@@ -311,8 +341,12 @@ class _Codegen:
         if top_level:
             self.top_level_ops = ops
         outer_reusable, self.reusable = self.reusable, _reusable(ops, targets)
-        for op in ops:
+        last_use = _last_uses(ops, targets) if top_level else None
+        made: list[tuple[int, int]] = []  # (tensor id, index of its op)
+        for index, op in enumerate(ops):
             kind = op.type
+            if last_use is not None and kind in _IN_PLACE_UPDATES:
+                made = self._delete_dead(made, last_use, index, env, indent)
             if kind == "Placeholder":
                 if id(op.outputs[0]) not in env:
                     raise ValueError(
@@ -333,8 +367,30 @@ class _Codegen:
                 self.emit_while(op, env, indent)
             else:
                 self.emit_kernel(op, env, indent)
+            if last_use is not None and kind not in (
+                "Placeholder",
+                "Const",
+                "Identity",
+            ):
+                made.extend((id(t), index) for t in op.outputs)
         self.reusable = outer_reusable
         return [env[id(t)] for t in targets]
+
+    def _delete_dead(
+        self,
+        made: list[tuple[int, int]],
+        last_use: dict[int, int],
+        index: int,
+        env: dict[int, str],
+        indent: int,
+    ) -> list[tuple[int, int]]:
+        """Emits `del` of the locals no op from `index` on reads; returns the
+        rest. Before a variable update, so that a graph's own reads of the
+        variable do not keep its old array alive (see `_IN_PLACE_UPDATES`)."""
+        dead = [env[key] for key, _ in made if last_use.get(key, -1) < index]
+        if dead:
+            self.emit(indent, "del " + ", ".join(dict.fromkeys(dead)))
+        return [(key, i) for key, i in made if last_use.get(key, -1) >= index]
 
     def _buffer(self, op: Operation, env: dict[int, str]) -> str | None:
         """The name of an input array `op` may write its result into, if any."""

@@ -15,6 +15,7 @@ import collections
 from collections.abc import Set as AbstractSet
 
 from autograph.core import builders as b
+from autograph.core.survey import Marker
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
@@ -61,7 +62,8 @@ class CleanupTransformer(transformer.Base):
         if original_locals is not None:  # a user's function
             cells = anno.getanno(node, anno.Basic.CELLS, frozenset())
             self._keep_locals(node, original_locals, cells)
-            _free_reads_in_cells(node.body, [])
+            if Marker.UNBOUND_READ in self.ctx.kinds:
+                _free_reads_in_cells(node.body, [])
             return node
         if not self.ctx.namer.is_generated(node.name) or not body:
             return node

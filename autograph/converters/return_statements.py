@@ -138,7 +138,9 @@ def _returns_to_expressions(stmts: list[ast.stmt]) -> bool:
     body, orelse = _single_return(last.body), _single_return(last.orelse)
     if body is not None and orelse is not None and not _has_walrus(body, orelse):
         # return <body> if <test> else <orelse>
-        stmts[-1] = b.ret(b.if_exp(last.test, body, orelse))
+        # (at the `if`'s line: messages about the choice name the user's `if`)
+        choice = ast.copy_location(b.if_exp(last.test, body, orelse), last)
+        stmts[-1] = ast.copy_location(b.ret(choice), last)
         return True
     return changed
 

@@ -52,7 +52,7 @@ class VariablesTransformer(transformer.Base):
         # only binding of a local, which must stay local.
         local = activity.local_names(node)
         anno.setanno(node, LOCALS, local - activity.writes(node.args))
-        cells = activity.cells(node)
+        cells = _cells(node, self.ctx)
         anno.setanno(node, CELLS, cells)
         # Locals that are not cells travel as explicit state: a nested
         # function cannot write them (it would be a cell).
@@ -144,6 +144,7 @@ class VariablesTransformer(transformer.Base):
         UnboundLocalError of the user's function."""
         if node.id in self.cells[-1]:
             return b.ag_call("ld_cell", b.thunk(node))
+        self.ctx.kinds.add(Marker.UNBOUND_READ)  # for `cleanup`
         return b.ag_call("ld", node)
 
     def visit_Delete(self, node: ast.Delete) -> list[ast.stmt]:
@@ -204,6 +205,29 @@ def _nothing_to_rewrite(node: ast.AST, ctx: Context, unbound: set[str]) -> bool:
     if unbound & local:
         return False
     anno.setanno(node, LOCALS, local - activity.writes(node.args))
-    anno.setanno(node, CELLS, activity.cells(node))
+    anno.setanno(node, CELLS, _cells(node, ctx))
     anno.setanno(node, NESTED_WRITES, set())  # it has no nested function
     return True
+
+
+# What `activity.cells` looks for: nested scopes, converted statements in a
+# `try`/`with`, jumps in a `try`, walruses. Most functions hold none.
+_CELL_TRIGGERS = frozenset(
+    {
+        Marker.NESTED_FUNCTION,
+        ast.Lambda,
+        ast.ClassDef,
+        ast.With,
+        ast.AsyncWith,
+        ast.NamedExpr,
+        *activity.TRIES,
+    }
+)
+
+
+def _cells(node: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> set[str]:
+    """`activity.cells(node)`, without its walk when the tree has no trigger
+    (`ctx.kinds`: this pass runs first, on the user's tree as surveyed)."""
+    if ctx.kinds.isdisjoint(_CELL_TRIGGERS):
+        return set()
+    return activity.cells(node)

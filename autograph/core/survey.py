@@ -29,11 +29,19 @@ class Marker(enum.Enum):
     Set by the survey:
     """
 
+    # By identity, as equality is: Enum's own hash is a Python call, and
+    # the pipeline hashes markers in every `kinds` test (~80 per function).
+    __hash__ = object.__hash__
+
     NESTED_FUNCTION = "a def inside the function"
     LOOP_ELSE = "a loop with an else block (break lowering moves it after the loop)"
     LIST_METHOD_CALL = "a call of a method named append or pop (lists rewrites them)"
     COMPARE_CHAIN = "a comparison chain, a < b < c (logical_expressions splits it)"
     # Set by passes:
+    UNBOUND_READ = (
+        "an ag__.ld(x) read of a maybe-unbound local (cleanup checks those that "
+        "moved into generated functions)"
+    )
     GENERATED_CODE = "helper code a pass generated (flags, functions) for cleanup"
     DROPPED_CODE = (
         "dead code jump lowering dropped: it may have been the only binding of "

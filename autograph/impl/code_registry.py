@@ -19,6 +19,8 @@ from builtins import id, isinstance, len, type
 from collections.abc import Set as AbstractSet
 from typing import Any
 
+from autograph.pyct import transformer
+
 __all__ = [
     "WeakIdentityMap",
     "is_converted_code",
@@ -109,7 +111,7 @@ def user_names(node: ast.AST) -> set[str]:
     compiler makes (`lambda: x`) are told from the user's lambdas by their
     parameters, so a user's lambda without any counts all as the user's."""
     names = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
-    for child in ast.walk(node):
+    for child in transformer.walk(node):  # (ast.walk visits contexts too)
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names.add(child.name)
         elif isinstance(child, ast.Lambda):

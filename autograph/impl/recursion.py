@@ -1,9 +1,10 @@
-"""The recursion limit while converted code is forced to run.
+"""The recursion limit while converted code is forced to run or traced.
 
 A converted call costs a few frames where Python's costs one (the
 operators, the functions of converted statements, `converted_call`), so a
 recursion depth Python reaches would overflow converted. While any
-`always_run_converted` block is open, the interpreter's limit is `FACTOR`
+`always_run_converted` block is open, or a `Function` traces (the converted
+code runs then), the interpreter's limit is `FACTOR`
 times the user's, and `sys.getrecursionlimit` / `sys.setrecursionlimit`
 show and set the user's limit (code that sizes its work by the limit, or
 lowers it to test a RecursionError, sees what it sees in Python).
@@ -48,7 +49,8 @@ _set_user_limit.__name__ = "setrecursionlimit"
 
 
 def deeper(step: int) -> None:
-    """`step` +1 on entering an `always_run_converted` block, -1 on leaving:
+    """`step` +1 on entering an `always_run_converted` block or a trace, -1
+    on leaving:
     the first entry scales the limit, the last exit puts back the user's."""
     with _lock:
         _state["users"] += step

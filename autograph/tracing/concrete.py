@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from autograph.impl import recursion
 from autograph.tracing import pretty, variables
 from autograph.tracing.signatures import (
     Identity,
@@ -361,6 +362,9 @@ def trace(
             for p, (_, _, v, _) in zip(params, arguments)
         ]
         args, kwargs = split_call(values)
+        # Converted calls cost a few frames where Python's cost one: a
+        # recursion depth Python reaches must trace (impl/recursion.py).
+        recursion.deeper(+1)
         try:
             result = call(*args, **kwargs)
         except Exception:
@@ -368,6 +372,8 @@ def trace(
             if graph.refusals:
                 raise graph.refusals[0]  # noqa: B904 (the user's error: context)
             raise
+        finally:
+            recursion.deeper(-1)
         if graph.refusals:  # raised while tracing, but caught by user code
             raise graph.refusals[0]
         if type(result) is UndefinedReturnValue:

@@ -58,6 +58,7 @@ from runtime.operators.backends.jax_values import (
     cast_to,
     declined,
     is_arrays,
+    kind_of,
     predicate,
     raised_on_traced_path,
     same_kind,
@@ -113,6 +114,9 @@ def _cond_value(
                 # used; it takes the other arm's type.
                 sample = abstract(lambda: {key: other()})[key]
                 value = zeros_of_shapes(sample) if is_arrays(sample) else value
+            if not is_arrays(value):
+                # (`lax.cond` would refuse it naming this file, not the user's)
+                raise not_carried(key, value, which, where)
             seen[which] = value
             if len(seen) == 2:
                 other_value = seen["true" if which == "false" else "false"]
@@ -137,6 +141,17 @@ def _cond_value(
             add_notes(error, "`if`", where, [key])
             raise
         return build(promote[key])
+
+
+def not_carried(key: str, value: Any, which: str, where: str) -> TypeError:
+    """The refusal of a conditional expression (or a tail `if` that returns)
+    whose arm gives a value `lax.cond` cannot carry."""
+    label = "if" if which == "true" else "else"
+    return TypeError(
+        f"{key} is {kind_of(value)} in the {label} branch of the JAX `if`{where}: "
+        "a traced `if` gives arrays (and tuples, lists, dicts of them); give "
+        "an array on every path, or choose with a Python value"
+    )
 
 
 def _assert(cond: Any, message: Callable[[], Any] | None) -> Any:

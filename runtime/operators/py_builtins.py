@@ -12,6 +12,7 @@ import builtins
 from builtins import len, type
 from typing import Any
 
+from runtime.context import STATE
 from runtime.operators.dispatch import TABLES
 
 _PRINT = TABLES["print_"]
@@ -32,8 +33,13 @@ def _claimed(table: dict[type, Any], args: tuple[Any, ...]) -> Any:
 def print_(*args: Any, **kwargs: Any) -> None:
     """`print(*args, **kwargs)`; with a graph tensor argument, a graph print op.
 
-    `sys.stdout` is looked up when the print runs, as `print` does.
+    `sys.stdout` is looked up when the print runs, as `print` does. Inside a
+    trial trace (`context.trial_trace`: a backend tracing a body once more
+    only to learn its types) it prints nothing, so tracing prints what the
+    user's code prints once.
     """
+    if STATE.trials:
+        return
     impl = _claimed(_PRINT, args)
     if impl is not None and impl(*args, **kwargs) is not NotImplemented:
         return

@@ -131,15 +131,20 @@ def _reduce_grad_kernel(
     g: Any, x: Any, z: Any, axis: Any, keepdims: bool, mode: str
 ) -> Any:
     x = np.asarray(x)
-    axes = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in axis)
-    if not keepdims:
-        g = np.expand_dims(g, axes)
-        z = np.expand_dims(z, axes)
+    shape = x.shape
+    axes = range(x.ndim) if axis is None else {a % x.ndim for a in axis}
+    if not keepdims:  # the reduced axes back, as 1s (a reshape: same order)
+        kept = [1 if i in axes else d for i, d in enumerate(shape)]
+        g = np.reshape(g, kept)
+        z = np.reshape(z, kept)
     if mode == "sum":
-        return np.broadcast_to(g, x.shape).astype(x.dtype)
+        return np.broadcast_to(g, shape).astype(x.dtype)
     if mode == "mean":
-        count = max(int(np.prod([x.shape[a] for a in axes])), 1)
-        return np.broadcast_to(g / count, x.shape).astype(x.dtype)
+        count = 1
+        for a in axes:
+            count *= shape[a]
+        return np.broadcast_to(g / max(count, 1), shape).astype(x.dtype)
+    axes = tuple(axes)
     if mode == "prod":
         return (g * z / x).astype(x.dtype)
     hits = x == z  # max / min: split among the tied elements

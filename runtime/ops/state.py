@@ -60,6 +60,41 @@ __all__ = ["Assert", "Variable", "print_"]
 # -- variables ---------------------------------------------------------------------
 
 
+def _value_refs(holder: Any) -> int:
+    """References to `holder._value`, as counted from inside this function."""
+    return sys.getrefcount(holder._value)
+
+
+class _Probe:
+    def __init__(self) -> None:
+        self._value = np.empty(1)
+
+
+# What `_value_refs` counts for an array only its holder's attribute refers to.
+_ONLY_HOLDER_REFS = _value_refs(_Probe())
+
+
+def _updates_in_place(var: Variable, delta: Any) -> bool:
+    """Whether `assign_add`/`assign_sub` may write into the variable's array.
+
+    Only when nothing but the variable refers to its array: no tensor read
+    earlier, no view of it (a view refers to its base), no graph's local
+    still holding a read (the executor deletes dead locals before a variable
+    update). Then no one can see the old value change. Called with the
+    variable's lock held; reads take the lock too, so none sees half an update.
+    """
+    if _value_refs(var) > _ONLY_HOLDER_REFS:
+        return False
+    old = var._value
+    return (
+        isinstance(delta, np.ndarray | np.generic)
+        and delta.dtype == old.dtype
+        and np.shape(delta) == old.shape
+        and old.flags.owndata
+        and old.flags.writeable
+    )
+
+
 def _var_spec(attrs: dict[str, Any]) -> rules.Spec:
     return (attrs["dtype"], attrs["shape"])
 
@@ -119,7 +154,13 @@ def _assign_eager_check(mode: str) -> Any:
 
 def _read_bind(attrs: dict[str, Any]) -> Any:
     var = lookup_variable(attrs["var_id"])
-    return lambda: var._value
+    lock = var._lock
+
+    def kernel() -> Any:
+        with lock:  # never half of an in-place update
+            return var._value
+
+    return kernel
 
 
 def _assign_bind(mode: str) -> Any:
@@ -145,7 +186,7 @@ _READ = register(
     OpDef(
         "ReadVariableOp",
         _read_rule,
-        lambda var_id, dtype, shape: lookup_variable(var_id)._value,
+        lambda var_id, dtype, shape: lookup_variable(var_id)._current(),
         var_access="read",
         bind=_read_bind,
         default_name="read",
@@ -248,12 +289,17 @@ class Variable:
 
     def numpy(self) -> np.ndarray:
         """The current value (eagerly)."""
-        return self._value
+        return self._current()
+
+    def _current(self) -> np.ndarray:
+        """The value array, never half of an in-place update."""
+        with self._lock:
+            return self._value
 
     def read_value(self) -> Tensor:
         """The current value: an eager tensor, or a read op while tracing."""
         if STATE.graph is None and not STATE.tapes:
-            return EagerTensor(self._value)
+            return EagerTensor(self._current())
         return apply(_READ, (), self._attrs())
 
     value = read_value
@@ -286,10 +332,11 @@ class Variable:
     def _store(self, value: Any, mode: str) -> Any:
         """Kernel side of the assign ops (values already checked); atomic."""
         with self._lock:
-            if mode == "add":
-                value = np.add(self._value, value)
-            elif mode == "sub":
-                value = np.subtract(self._value, value)
+            if mode != "set":
+                ufunc = np.add if mode == "add" else np.subtract
+                if _updates_in_place(self, value):
+                    return ufunc(self._value, value, out=self._value)
+                value = ufunc(self._value, value)
             if np.shape(value) != np.shape(self._value) and not is_compatible(
                 self._shape, np.shape(value)
             ):
@@ -297,12 +344,15 @@ class Variable:
                     f"cannot assign a value of shape {np.shape(value)} to the "
                     f"variable {self.name!r} of shape {format_shape(self._shape)}"
                 )
-            value = np.array(value, dtype=self._dtype.np_dtype)
+            # A set copies (the caller may change its array); a sum is new.
+            value = np.array(
+                value, dtype=self._dtype.np_dtype, copy=True if mode == "set" else None
+            )
             self._value = value
             return value
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        return np.asarray(self._value, dtype=dtype)
+        return np.asarray(self._current(), dtype=dtype)
 
     def __bool__(self) -> bool:
         return bool(self.read_value())

@@ -102,6 +102,6 @@ def optimize_traced(
     `ConcreteFunction`'s `optimized_graph is graph` says nothing changed).
     """
     new = optimize(graph, inputs, outputs)
-    if same_structure(graph, outputs, new, new.outputs):
+    if new is graph or same_structure(graph, outputs, new, new.outputs):
         return graph, list(inputs), list(outputs)
     return new, list(new.inputs), list(new.outputs)

@@ -99,6 +99,15 @@ class _Merger(Rewriter):
         super().__init__(source, outer)
         self._seen: dict[Any, Operation] = {}
 
+    def _materialize(self) -> None:
+        # The ops seen so far were kept as themselves, keyed by their old
+        # inputs: key them by their copies' inputs, as `lookup` now gives.
+        super()._materialize()
+        self._seen = {
+            _key(op, [self.lookup(t) for t in op.inputs]): self._ops[id(op)]
+            for op in self._seen.values()
+        }
+
     def visit(self, op: Operation) -> None:
         if op.type != "Const" and not is_pure(op):
             self.copy(op)

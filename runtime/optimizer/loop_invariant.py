@@ -213,6 +213,8 @@ class _Hoister(Rewriter):
 class _Rebuild(Rewriter):
     """Copies a loop graph without its hoisted ops, reading them as captures."""
 
+    copy_on_write = False  # it keeps books of its own (`_tensors`)
+
     def __init__(
         self,
         source: Graph,

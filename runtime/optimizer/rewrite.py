@@ -23,6 +23,13 @@ same pass (their captures included) when the op holding them is copied.
 
 The returned graph's `inputs` and `outputs` are the feeds and fetches in the
 new graph, for the top-level graph too.
+
+Copy on write: a top-level graph without `If`/`While` is not copied while
+the pass keeps every op as it is; the first change (an op added, forwarded
+or dropped, or copied with other inputs) copies the ops kept so far and the
+walk goes on as above. A pass that changes nothing returns the graph it was
+given (when that graph's `inputs`/`outputs` are the feeds and fetches), so
+an optimizer run over a graph with nothing to do copies nothing.
 """
 
 from __future__ import annotations
@@ -111,6 +118,10 @@ class Rewriter:
         graph: The graph being built.
     """
 
+    # Whether `run` may keep the source's ops instead of copying them (see the
+    # module docstring); off for rewriters that keep their own books.
+    copy_on_write = True
+
     def __init__(self, source: Graph, outer: Graph | None = None) -> None:
         self.source = source
         self.graph = Graph(source.name, outer_graph=outer)
@@ -119,6 +130,12 @@ class Rewriter:
         self._tensors: dict[int, SymbolicTensor] = {}
         self._placeholders: dict[int, SymbolicTensor] = {}
         self._ops: dict[int, Operation] = {}
+        # While `_lazy`, the ops visited so far are kept as themselves (in
+        # `_kept`, and mapped to themselves in `_ops`); nothing is built.
+        self._lazy = False
+        self._kept: list[Operation] = []
+        # After lazy mode: tensors the pass looked up then may be old ones.
+        self._stale = False
 
     # -- the walk ------------------------------------------------------------
 
@@ -130,8 +147,23 @@ class Rewriter:
         Its `inputs` are the copies of the placeholders `inputs`, and its
         `outputs` what `outputs` became.
         """
-        for op in self.source.get_operations():
+        ops = self.source.get_operations()
+        self._lazy = (
+            self.copy_on_write
+            and self.graph.outer_graph is None
+            and not any(op.type in _CONTROL_FLOW for op in ops)
+        )
+        for op in ops:
             self.visit(op)
+            if self._lazy and (not self._kept or self._kept[-1] is not op):
+                self._materialize()  # `visit` dropped `op`
+        if self._lazy:
+            source = self.source
+            if _same_tensors(source.inputs, inputs) and _same_tensors(
+                source.outputs, outputs
+            ):
+                return source
+            self._materialize()
         self.graph.inputs = [self._placeholders[id(t)] for t in inputs]
         self.graph.outputs = [self.lookup(t) for t in outputs]
         return self.graph
@@ -150,10 +182,16 @@ class Rewriter:
 
     def lookup(self, tensor: SymbolicTensor) -> SymbolicTensor:
         """What the old `tensor` is in the new graph."""
+        if self._lazy:
+            return tensor
         return self._tensors[id(tensor)]
 
     def forward(self, op: Operation, tensors: Sequence[SymbolicTensor]) -> None:
         """Makes the old `op`'s outputs stand for `tensors` (new graph)."""
+        if self._lazy:
+            self._materialize()
+        if self._stale:
+            tensors = self._fresh(tensors)
         for old, new in zip(op.outputs, tensors):
             self._tensors[id(old)] = new
 
@@ -171,9 +209,11 @@ class Rewriter:
         location: SourceLocation | None = None,
     ) -> Operation:
         """Adds a new op (named `name`, or `name_1`, ... if that is taken)."""
+        if self._lazy:
+            self._materialize()
         return self.graph.create_op(
             op_type,
-            inputs,
+            self._fresh(inputs) if self._stale else inputs,
             attrs,
             name=name,
             specs=specs,
@@ -203,6 +243,10 @@ class Rewriter:
         copies of the old ones (those dropped from the new graph, dead
         variable reads, are left out). Its outputs are forwarded to the copy.
         """
+        if self._lazy:
+            if self._keep(op, inputs, attrs, name):
+                return op
+            self._materialize()
         if inputs is None:
             inputs = [self.lookup(t) for t in op.inputs]
         control_flow = op.type in _CONTROL_FLOW
@@ -233,6 +277,45 @@ class Rewriter:
             self._placeholders[id(op.outputs[0])] = new.outputs[0]
         return new
 
+    def _keep(
+        self,
+        op: Operation,
+        inputs: Sequence[SymbolicTensor] | None,
+        attrs: dict[str, Any] | None,
+        name: str | None,
+    ) -> bool:
+        """While lazy: keeps `op` as itself if its copy would be the same."""
+        if attrs is not None or (name is not None and name != op.name):
+            return False
+        if inputs is not None and not _same_tensors(inputs, op.inputs):
+            return False
+        if not all(id(c) in self._ops for c in op.control_inputs):
+            return False
+        self._ops[id(op)] = op
+        self._kept.append(op)
+        if op.type == "Placeholder":
+            self._placeholders[id(op.outputs[0])] = op.outputs[0]
+        return True
+
+    def _materialize(self) -> None:
+        """Leaves lazy mode: copies the ops kept so far into the new graph."""
+        self._lazy = False
+        self._stale = True
+        kept, self._kept = self._kept, []
+        self._ops.clear()
+        self._placeholders.clear()
+        for op in kept:
+            Rewriter.copy(self, op)
+
+    def _fresh(self, tensors: Sequence[SymbolicTensor]) -> list[SymbolicTensor]:
+        """`tensors` with the old ones (looked up while lazy) replaced by
+        their copies: a pass may hold on to what `lookup` gave it."""
+        return [self._tensors.get(id(t), t) for t in tensors]
+
+
+def _same_tensors(a: Sequence[SymbolicTensor], b: Sequence[SymbolicTensor]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
 
 def link_captures(op: Operation) -> None:
     """Sets `captures` of the subgraphs of a new `If`/`While` node `op`."""
@@ -247,23 +330,24 @@ def link_captures(op: Operation) -> None:
 # -- reading ------------------------------------------------------------------
 
 
+def _op_print(op: Operation) -> tuple[Any, ...]:
+    """What a rewrite can change of `op`: name, wiring and attrs (by identity)."""
+    attrs = [
+        (k, _fingerprint(v, v.outputs) if isinstance(v, Graph) else id(v))
+        for k, v in op.attrs.items()
+    ]
+    return (
+        op.name,
+        op.type,
+        [_ref(t) for t in op.inputs],
+        [c.name for c in op.control_inputs],
+        attrs,
+    )
+
+
 def _fingerprint(graph: Graph, outputs: Sequence[SymbolicTensor]) -> list[Any]:
     """What a rewrite can change: ops, their wiring and attrs (by identity)."""
-    ops = []
-    for op in graph.get_operations():
-        attrs = [
-            (k, _fingerprint(v, v.outputs) if isinstance(v, Graph) else id(v))
-            for k, v in op.attrs.items()
-        ]
-        ops.append(
-            (
-                op.name,
-                op.type,
-                [_ref(t) for t in op.inputs],
-                [c.name for c in op.control_inputs],
-                attrs,
-            )
-        )
+    ops = [_op_print(op) for op in graph.get_operations()]
     return [ops, [_ref(t) for t in outputs]]
 
 
@@ -276,9 +360,15 @@ def same_structure(
     """Whether `b` is an op-for-op copy of `a` (same names, wiring, attrs).
 
     Attr values compare by identity: copies share them, and every pass that
-    changes a value makes a new op (a folded constant) instead.
+    changes a value makes a new op (a folded constant) instead. Stops at the
+    first op that differs.
     """
-    return _fingerprint(a, a_outputs) == _fingerprint(b, b_outputs)
+    a_ops, b_ops = a.get_operations(), b.get_operations()
+    if len(a_ops) != len(b_ops):
+        return False
+    if any(_op_print(x) != _op_print(y) for x, y in zip(a_ops, b_ops)):
+        return False
+    return [_ref(t) for t in a_outputs] == [_ref(t) for t in b_outputs]
 
 
 def _ref(tensor: SymbolicTensor) -> str:

@@ -26,10 +26,10 @@ from hypothesis import given
 
 from autograph import converters
 from autograph.converters import cleanup, variables
-from autograph.core.survey import survey
+from autograph.core.survey import Marker, survey
 from autograph.impl import transpiler
 from autograph.pyct import anno, parser, transformer
-from autograph.pyct.static_analysis import definedness
+from autograph.pyct.static_analysis import activity, definedness
 from tests.autograph.converters.util import context
 from tests.program_gen import fuzz_settings, programs
 from tests.samples import ALL_SAMPLES
@@ -64,6 +64,15 @@ def _check_pipeline(node: ast.FunctionDef) -> list[str]:
             )
     missing = _kinds(node) - ctx.kinds
     assert not missing, f"after the pipeline: untracked {_named(missing)}"
+    if Marker.UNBOUND_READ not in ctx.kinds:
+        # cleanup then skips its search for `ag__.ld(x)` reads that moved
+        # into generated functions: there must be no such read anywhere.
+        reads = [
+            n
+            for n in ast.walk(node)
+            if isinstance(n, ast.Call) and ast.unparse(n.func) == "ag__.ld"
+        ]
+        assert all(len(n.args) > 1 for n in reads), "an untracked ag__.ld(x)"
     if not _CLEANUP.triggered(ctx.kinds):
         # cleanup then skips re-binding locals whose bindings left the
         # function (dropped or moved into generated functions): there must
@@ -183,6 +192,12 @@ def _check_variables_shortcut(node: ast.FunctionDef) -> None:
     assert ast.dump(fast) == ast.dump(full)
     locals_ = anno.Basic.ORIGINAL_LOCALS
     assert anno.getanno(fast, locals_) == anno.getanno(full, locals_)
+    # Each function's cells, found without the walk where no trigger is in
+    # the tree, are what the walk finds.
+    functions = [n for n in ast.walk(node) if isinstance(n, ast.FunctionDef)]
+    converted = [n for n in ast.walk(fast) if isinstance(n, ast.FunctionDef)]
+    for original, fn in zip(functions, converted, strict=True):
+        assert anno.getanno(fn, anno.Basic.CELLS) == activity.cells(original)
 
 
 def test_the_variables_shortcut_changes_nothing_on_the_sample_corpus():

@@ -16,6 +16,7 @@ import warnings
 import pytest
 
 import autograph
+import runtime as rt
 from autograph.impl import api
 from tests.samples import ALL_SAMPLES
 
@@ -204,6 +205,19 @@ def test_a_recursion_depth_python_reaches_works_converted():
     with api.always_run_converted():
         assert sys.getrecursionlimit() == depth + 100  # the user's limit shows
         assert autograph.to_graph(_nest)(depth) == depth
+    assert sys.getrecursionlimit() == depth + 100
+
+
+def test_a_recursion_depth_python_reaches_traces_in_a_function():
+    # Tracing runs the converted code too: a Python-valued recursion as deep
+    # as Python goes traces, and the limit comes back afterwards.
+    depth = sys.getrecursionlimit() - 100
+
+    @autograph.function
+    def f(x, n):
+        return x + _nest(n)
+
+    assert int(f(rt.constant(1), depth)) == depth + 1
     assert sys.getrecursionlimit() == depth + 100
 
 

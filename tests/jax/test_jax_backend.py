@@ -556,8 +556,8 @@ def test_an_exception_on_a_traced_path_raises_when_that_path_runs():
     g = jax.jit(autograph.to_graph(lookup))
     assert float(g(-1.0, {})) == -1.0
     # (The statement's line, as the graph's message and README say: here the
-    # `return` lowered into one expression, which stands at the def line.)
-    with pytest.raises(Exception, match=re.escape(f"at {_line(lookup, 0)}, which")):
+    # `return` lowered into one expression, which stands at the `if`'s line.)
+    with pytest.raises(Exception, match=re.escape(f"at {_line(lookup, 1)}, which")):
         jax.block_until_ready(g(1.0, {}))
     h = jax.jit(autograph.to_graph(checked_sum))
     assert float(h(jnp.array([1.0, 2.0]))) == 3.0
@@ -652,3 +652,19 @@ def test_eager_grad_runs_a_python_range_loop_as_python():
 def test_an_item_changed_through_a_name_a_branch_assigns_is_carried(a):
     # The list changed is carried whole (`runtime.operators.mutations`).
     assert_jax_equivalent(item_through_a_name_the_branch_assigns, a)
+
+
+def _returns_a_string(x):
+    if x > 0:
+        return "pos"
+    return "neg"
+
+
+def test_a_traced_if_that_returns_a_string_names_the_users_if_line():
+    line = _returns_a_string.__code__.co_firstlineno + 1
+    with pytest.raises(TypeError) as caught:
+        jax.jit(autograph.to_graph(_returns_a_string))(jax.numpy.asarray(1))
+    message = str(caught.value)
+    assert message.startswith("the value of the `if`/`else` is a str ('pos')")
+    assert f"test_jax_backend.py:{line}:" in message
+    assert "runtime/operators" not in message and "jax/_src" not in message

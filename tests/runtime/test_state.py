@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import io
 import sys
+import weakref
 
 import numpy as np
 import pytest
 
 import runtime as rt
+from autograph import function as rt_function
 from tests.runtime.util import run_graph
 
 
@@ -19,6 +21,48 @@ def test_variable_assign_methods_return_the_new_value():
     assert v.assign_sub([1.0, 1.0]).numpy().tolist() == [3.0, 4.0]
     assert v.read_value().numpy().tolist() == [3.0, 4.0]
     assert (v.dtype, v.shape) == (rt.float32, (2,))
+
+
+def test_variable_updates_never_change_a_value_read_before_them():
+    # An update may write into the variable's array only when nothing else
+    # refers to it: earlier reads, their views and returned values keep theirs.
+    v = rt.Variable([1.0, 2.0])
+    read, array, returned = v.read_value(), v.numpy(), v.assign_add([1.0, 1.0])
+    view = returned.numpy()[::-1]
+    v.assign_sub([10.0, 10.0])
+    assert read.numpy().tolist() == [1.0, 2.0] and array.tolist() == [1.0, 2.0]
+    assert returned.numpy().tolist() == [2.0, 3.0] and view.tolist() == [3.0, 2.0]
+    assert v.numpy().tolist() == [-8.0, -7.0]
+
+
+def test_a_graph_update_keeps_the_values_the_graph_read_and_returns():
+    v = rt.Variable(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+
+    @rt_function
+    def step(delta):
+        before = rt.transpose(v.read_value())  # a view of the old array
+        v.assign_sub(delta)
+        return before, v.read_value()
+
+    before, after = step(rt.ones([2, 3]))
+    assert before.numpy().tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
+    again, _ = step(rt.ones([2, 3]))  # `after` still refers to the last value
+    assert after.numpy().tolist() == [[-1.0, 0.0, 1.0], [2.0, 3.0, 4.0]]
+    assert again.numpy().tolist() == [[-1.0, 2.0], [0.0, 3.0], [1.0, 4.0]]
+
+
+def test_a_graph_update_nothing_else_reads_writes_into_the_variable():
+    # What makes a training step as cheap as NumPy's `w -= lr * grad`.
+    v = rt.Variable(np.zeros((3, 4), np.float32))
+
+    @rt_function
+    def step(x):
+        v.assign_sub(rt.matmul(x, v) + 1.0)  # the graph's read of `v` is dead
+        return rt.reduce_sum(v.read_value())
+
+    step(rt.zeros([3, 3]))
+    array = weakref.ref(v.numpy())  # (a strong reference would forbid it)
+    assert step(rt.zeros([3, 3])).numpy() == -24.0 and array() is v.numpy()
 
 
 def test_variable_is_an_operand_everywhere():

@@ -331,7 +331,7 @@ def handled_lines(
                 found.setdefault(line, []).append(entry)
 
     for node in ast.walk(fn):  # outside in
-        if not isinstance(node, _TRIES):
+        if not isinstance(node, TRIES):
             continue
         if node.handlers:
             cover(node.body, (node.lineno, _caught(node.handlers)))
@@ -398,7 +398,7 @@ def local_names(fn: ast.FunctionDef | ast.Lambda) -> set[str]:
 
 
 _CONVERTED = (ast.If, ast.While, ast.For)
-_TRIES = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+TRIES = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 
 def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
@@ -445,7 +445,7 @@ def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         for field in child_fields(type(node)):
             # A `try` body's exceptions are caught by the same `try`; those of
             # its handlers and `else` block run its `finally` block.
-            covered = inner or (isinstance(node, _TRIES) and _seen_after(node, field))
+            covered = inner or (isinstance(node, TRIES) and _seen_after(node, field))
             stack.extend((v, covered) for v in _as_list(getattr(node, field, None)))
     if guarded:
         # What such a statement assigns matters after an exception left it
@@ -472,7 +472,7 @@ def _assigned_under_jump_guards(fn: ast.AST) -> set[str]:
     may leave half-way (as for the converted statements of `cells`)."""
     found: set[str] = set()
     for node in _walk_scope(fn.body):
-        if isinstance(node, _TRIES):
+        if isinstance(node, TRIES):
             after = _after_jumps(node.body)
             if after:
                 found |= writes(after) & reads([*node.handlers, *node.finalbody])

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from runtime import control_flow, dtypes, nest
-from runtime.context import STATE
+from runtime.context import STATE, trial_trace
 from runtime.graph import Graph, keep_refusal
 from runtime.op_registry import convert_to_tensor
 from runtime.operators import verification
@@ -123,12 +123,13 @@ def dry_run(body: Callable[..., Any], args: Sequence[Any]) -> Any:
 
     Used to learn the dtype and shape a value gets inside the loop (a return
     value, an empty list's elements). Python side effects of the body happen
-    once more while tracing, as in TensorFlow.
+    once more while tracing, as in TensorFlow, except the user's `print`
+    (`context.trial_trace`).
     """
     outer = STATE.graph
     scratch = Graph("dry_run", outer_graph=outer)
     scratch.isolated = True  # what fails here may be tried another way
-    with scratch.as_default(), aliasing.items_kept():
+    with scratch.as_default(), aliasing.items_kept(), trial_trace():
         args = [
             scratch.placeholder(a.dtype, a.shape) if isinstance(a, TypeGuess) else a
             for a in args

@@ -15,6 +15,7 @@ import numpy as np
 from jax import lax
 
 from runtime import nest
+from runtime.context import trial_trace
 from runtime.operators.backends.jax_values import (
     add_notes,
     cast_to,
@@ -57,7 +58,7 @@ class _JaxBackend:
             raw[:] = fn()
             return [v if is_arrays(v) else None for v in raw]
 
-        with items_kept():
+        with items_kept(), trial_trace():
             shapes = jax.eval_shape(run)
         return [keeping(v, s) for v, s in zip(raw, shapes)]
 

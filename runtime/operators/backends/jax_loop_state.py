@@ -9,6 +9,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from runtime.context import trial_trace
 from runtime.operators import places as places_
 from runtime.operators.backends.jax import BACKEND
 from runtime.operators.backends.jax_values import (
@@ -205,7 +206,8 @@ class LoopState:
             return arrays
 
         try:
-            shapes = jax.eval_shape(arrays_only, carry, item)
+            with trial_trace():
+                shapes = jax.eval_shape(arrays_only, carry, item)
         finally:
             places_.write(self.places, self.before)
         return {**shapes, **python}

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from runtime import nest
+from runtime.context import trial_trace
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.aliasing import items_kept, mutable_parts
 from runtime.operators.variables import (
@@ -98,7 +99,8 @@ def split_values(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
     return arrays, python
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
+    """How messages name a value's kind ('an array', 'a str (\'pos\')')."""
     if is_undefined(value):
         return "unassigned"
     if isinstance(value, list):
@@ -142,8 +144,8 @@ def same_kind(
     ):
         return  # unbound on both paths (e.g. each made by `after_return`)
     raise TypeError(
-        f"{key!r} {changes} {_kind(before)} {'to' if what == 'loop' else 'and'} "
-        f"{_kind(after)} in the JAX {what}{where}; a traced {what} carries "
+        f"{key!r} {changes} {kind_of(before)} {'to' if what == 'loop' else 'and'} "
+        f"{kind_of(after)} in the JAX {what}{where}; a traced {what} carries "
         "arrays (and tuples, lists, dicts of them) of a fixed structure, and "
         "other values unchanged: give it one kind of value on every path"
     )
@@ -263,7 +265,7 @@ def abstract(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         python.update(other)
         return arrays
 
-    with items_kept():
+    with items_kept(), trial_trace():
         shapes = jax.eval_shape(run)
     return {**shapes, **python}
 
