@@ -69,8 +69,10 @@ from a deleted attribute or item; ``OverflowError`` from ``int()`` of a float
 grown to infinity."""
 
 LEGITIMATE_REFUSALS = (
-    # API.md: a name assigned in only one branch of a graph `if`, used after.
+    # API.md: a name assigned in only one branch of a graph `if`, used after;
+    # and its loop form, a name first assigned on some paths of a loop body.
     (ValueError, r"must also be defined in the (if|else) branch"),
+    (ValueError, r"first assigned inside a \S+ loop.*not on every path through"),
     # API.md: a loop variable that changes dtype / shape.
     (TypeError, r"changed dtype from"),
     (ValueError, r"changed shape from"),
