@@ -196,6 +196,27 @@ def calls_function_without_source(n):
     return 0
 
 
+class _Quiet:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def class_after_a_return(a):
+    # (found by the generator: the class stands in code no path reaches)
+    with _Quiet():
+        if a > 0:
+            return a
+
+            class Unreached:
+                pass
+
+        return -a
+    return 0
+
+
 SAMPLES = [
     Sample(unpack_one_then_return, [(("s",), True), (("s", "t"), True), ("ab", False)]),
     Sample(unpack_two_then_return, [("ab", True), ([1, 2, 3], True), ([1], True)]),
@@ -211,4 +232,5 @@ SAMPLES = [
     Sample(class_inside_function, [(4, 2), (0, 1)]),
     Sample(classes_in_branches_and_loops, [(2,), (-1,)]),
     Sample(calls_function_without_source, [(3,), (0,)]),
+    Sample(class_after_a_return, [(3,), (-2,)]),
 ]
