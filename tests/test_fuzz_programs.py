@@ -4,14 +4,19 @@
 flow, with switchable features (the patterns of issues 10 and 11). Each
 program is checked by ``check_program`` (tests/program_gen/check.py) on a
 few small inputs: (a) original == converted code forced, values, exceptions,
-printed output and log; (b) in tensor mode also ``autograph.function`` on
-``rt.constant`` inputs == the original's numbers. Refusals the contract
-allows pass; mismatches fail.
+printed output and log; (b) in the staged modes also the staged program ==
+the original's numbers, under one backend per mode (``check.BACKENDS``):
+``tensor`` is ``autograph.function`` on ``rt.constant`` inputs, ``jax`` is
+``jax.jit(autograph.to_graph(program))`` on ``jnp`` inputs; the same
+programs and one judgement for every backend. Refusals the contract allows
+pass; mismatches fail.
 
 ``make test`` checks a derandomized few hundred programs per mode: each
 feature alone (over the core constructs), then all features that pass
-together. ``make fuzz`` (``HYPOTHESIS_PROFILE=fuzz``) checks 10,000 new
-programs per mode with all features, and more per feature.
+together (jax: 15 per feature, 100 with all). ``make fuzz``
+(``HYPOTHESIS_PROFILE=fuzz``) checks 10,000 new programs per mode with all
+features, and more per feature. A campaign that does not stop at the first
+failure: ``python -m tests.program_gen.campaign --mode jax --features all``.
 
 Features that fail today are listed in ``KNOWN_FAILING`` (one table, with
 the issue item): their tests are strict xfails, so a fix that makes one pass
@@ -31,7 +36,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, note, settings
 from hypothesis import strategies as st
 
-from tests.equivalence import run_captured
+from tests.equivalence import require_jax, run_captured
 from tests.program_gen import (
     FEATURE_ISSUES,
     FEATURES,
@@ -45,7 +50,9 @@ from tests.program_gen.check import ALLOWED_ERRORS, check_program, time_limit
 
 INPUT_PAIRS = st.lists(st.tuples(INPUTS, INPUTS), min_size=1, max_size=3)
 
-MODES = ("python", "tensor")
+MODES = ("python", "tensor", "jax")
+"""``tensor`` stages programs as graphs, ``jax`` under ``jax.jit``: the same
+programs and the same judgement (tests/program_gen/check.py) for every backend."""
 
 KNOWN_FAILING: dict[tuple[str, str], str] = {
     # (mode, feature): the issue item whose fix makes its programs pass.
@@ -92,7 +99,7 @@ def _enabled(mode: str, feature: str) -> frozenset[str]:
 def _cases() -> list:
     cases = []
     for mode in MODES:
-        offered = FEATURES & TENSOR_FEATURES if mode == "tensor" else FEATURES
+        offered = FEATURES if mode == "python" else FEATURES & TENSOR_FEATURES
         for feature in ("core", *sorted(offered), "all"):
             reason = _known_failing(mode, feature)
             marks = []
@@ -110,12 +117,17 @@ _EXAMPLES = {
     ("python", "all"): (200, 10_000),
     ("tensor", "feature"): (25, 500),
     ("tensor", "all"): (150, 10_000),
+    ("jax", "feature"): (15, 500),
+    ("jax", "all"): (100, 10_000),
 }
 
 
 @pytest.mark.parametrize(("mode", "feature"), _cases())
 def test_converted_programs_behave_like_the_original(mode: str, feature: str) -> None:
-    tensor = mode == "tensor"
+    tensor = mode != "python"
+    backend = "jax" if mode == "jax" else "graph"
+    if mode == "jax":
+        require_jax()
     known = _known_failing(mode, feature) is not None
     examples, fuzz_examples = _EXAMPLES[
         (mode, "all" if feature == "all" else "feature")
@@ -130,7 +142,7 @@ def test_converted_programs_behave_like_the_original(mode: str, feature: str) ->
     @given(source=programs(features=features, tensor=tensor), inputs=INPUT_PAIRS)
     def check(source: str, inputs: list[tuple[int, int]]) -> None:
         note(f"program source:\n{source}")
-        verdict = check_program(source, inputs, tensor)
+        verdict = check_program(source, inputs, tensor, backend)
         if verdict.kind == "invalid":
             raise AssertionError(f"generator bug: {verdict.kind_of_failure}")
         if verdict.kind == "mismatch":
@@ -145,7 +157,7 @@ def test_known_failing_names_real_features() -> None:
         assert feature in {"core", "all", *FEATURE_ISSUES}, feature
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ("python", "tensor"))  # jax's are tensor's
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(data=st.data(), inputs=INPUT_PAIRS)
 def test_generated_programs_terminate_in_plain_python(

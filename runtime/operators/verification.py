@@ -126,11 +126,13 @@ def check_defined(
     names: Sequence[str],
     branch: str,
     others: Sequence[Any] | None = None,
+    kind: str = "graph",
 ) -> None:
     """Raises unless each of a graph `if` branch's `values` (for `names`) is
     defined, as the other branch defines it (`others`, when given: what the
     other branch gave; a value undefined in both stays undefined, such as
-    an item whose container is missing)."""
+    an item whose container is missing). `kind` is what the `if` becomes
+    ("graph", "JAX"), for the message."""
     other = "else" if branch == "if" else "if"
     if others is None:
         others = [None] * len(values)
@@ -140,7 +142,7 @@ def check_defined(
             raise ValueError(
                 f"{quote(label(name))} must also be defined in the {branch} branch: "
                 "it is set "
-                f"in the {other} branch of a graph `if` and used after it; assign "
+                f"in the {other} branch of a {kind} `if` and used after it; assign "
                 "it in both branches or before the if statement"
             )
 
@@ -171,10 +173,13 @@ def raised_on_path(error: Exception) -> bool:
 
 
 def check_places_defined(
-    places: Sequence[Place], then: Sequence[Any], orelse: Sequence[Any]
+    places: Sequence[Place],
+    then: Sequence[Any],
+    orelse: Sequence[Any],
+    kind: str = "graph",
 ) -> None:
-    """Raises for a place one branch of a graph `if` leaves undefined and the
-    other defines."""
+    """Raises for a place one branch of a `kind` ("graph", "JAX") `if` leaves
+    undefined and the other defines."""
     for place, a, b in zip(places, then, orelse):
         # (A name a graph loop in one branch may leave unbound counts as set
         # there: its placeholder says whether it is, where it is read.)
@@ -183,8 +188,8 @@ def check_places_defined(
             raise ValueError(
                 f"{quote(place.name)} must also be defined in the {branch} "
                 "branch: it is set "
-                f"in the {other} branch of a graph `if`, so whether it exists after "
-                "the `if` would depend on a graph tensor; assign it in both branches "
+                f"in the {other} branch of a {kind} `if`, so whether it exists after "
+                f"the `if` would depend on a {kind} tensor; assign it in both branches "
                 "or before the if statement"
             )
 
@@ -277,13 +282,23 @@ def refuse_grown_lists(
             and len(new) != len(old)
         ):
             was, now = _count_items(old), _count_items(new)
+            shown = label(name)
+            if loop == "JAX":  # a JAX loop cannot grow a list in place either
+                advice = (
+                    f"preallocate an array ({shown} = jnp.zeros(n); "
+                    f"{shown} = {shown}.at[i].set(v)), or in a `for` over an "
+                    "array collect the values as jax.lax.scan outputs"
+                )
+            else:
+                advice = (
+                    f"append to it ({shown}.append(...), then rt.stack({shown}) "
+                    "after the loop), or collect the values in an rt.TensorArray"
+                )
             raise TypeError(
-                f"loop variable {quote(label(name))} is a list of {was} before "
+                f"loop variable {quote(shown)} is a list of {was} before "
                 f"the {loop} loop{where} but a list of {now} after one "
                 "iteration; a loop variable must keep its structure, so a list "
-                f"carried by a {loop} loop keeps its length: append to it "
-                f"({label(name)}.append(...), then rt.stack({label(name)}) after "
-                "the loop), or collect the values in an rt.TensorArray"
+                f"carried by a {loop} loop keeps its length: {advice}"
             )
 
 

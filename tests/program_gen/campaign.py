@@ -8,6 +8,8 @@ and keeps the shortest program of each failure class (for a findings report;
 Usage:
     python -m tests.program_gen.campaign --mode tensor --features items \\
         --programs 2000 --out /tmp/items.json
+
+``--mode tensor`` stages programs as graphs, ``--mode jax`` under ``jax.jit``.
 """
 
 from __future__ import annotations
@@ -27,8 +29,11 @@ from tests.program_gen.check import Verdict, check_program
 INPUT_PAIRS = st.lists(st.tuples(INPUTS, INPUTS), min_size=1, max_size=3)
 
 
-def run(features: frozenset[str], tensor: bool, count: int) -> dict[str, Any]:
-    """Checks ``count`` programs; returns counts, rate and failure classes."""
+def run(
+    features: frozenset[str], tensor: bool, count: int, backend: str = "graph"
+) -> dict[str, Any]:
+    """Checks ``count`` programs (tensor mode: staged by ``backend``); returns
+    counts, rate and failure classes."""
     counts: collections.Counter[str] = collections.Counter()
     classes: dict[str, dict[str, Any]] = {}
 
@@ -41,7 +46,7 @@ def run(features: frozenset[str], tensor: bool, count: int) -> dict[str, Any]:
     )
     @given(source=programs(features=features, tensor=tensor), inputs=INPUT_PAIRS)
     def one(source: str, inputs: list[tuple[int, int]]) -> None:
-        verdict: Verdict = check_program(source, inputs, tensor)
+        verdict: Verdict = check_program(source, inputs, tensor, backend)
         counts[verdict.kind] += 1
         if verdict.kind == "ok":
             return
@@ -62,7 +67,7 @@ def run(features: frozenset[str], tensor: bool, count: int) -> dict[str, Any]:
     total = sum(counts.values())
     return {
         "features": sorted(features),
-        "mode": "tensor" if tensor else "python",
+        "mode": backend if tensor else "python",
         "programs": total,
         "seconds": round(seconds, 1),
         "programs_per_second": round(total / seconds, 1),
@@ -73,7 +78,7 @@ def run(features: frozenset[str], tensor: bool, count: int) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mode", choices=("python", "tensor"), default="python")
+    parser.add_argument("--mode", choices=("python", "tensor", "jax"), default="python")
     parser.add_argument("--features", default="", help="comma-separated; 'all'")
     parser.add_argument("--programs", type=int, default=1000)
     parser.add_argument("--out", required=True)
@@ -82,7 +87,9 @@ def main() -> None:
         features = FEATURES
     else:
         features = frozenset(f for f in args.features.split(",") if f)
-    report = run(features, args.mode == "tensor", args.programs)
+    tensor = args.mode != "python"
+    backend = "jax" if args.mode == "jax" else "graph"
+    report = run(features, tensor, args.programs, backend)
     with open(args.out, "w") as f:
         json.dump(report, f, indent=1)
     print(args.out, report["programs"], report["counts"], report["programs_per_second"])

@@ -5,10 +5,15 @@
 (a) original == converted code forced (``assert_same_behaviour`` under
     ``always_run_converted``): values, exception types and messages, printed
     output, arguments after the call (the ``log``);
-(b) tensor mode only: ``autograph.function(program)`` called with
-    ``rt.constant(a), rt.constant(b)`` (one trace, reused for every input
-    pair) returns the original's numbers on the Python inputs, compared as
-    NumPy values (int kinds alike, floats to float32 precision).
+(b) tensor mode only, under one staging backend (``BACKENDS``):
+    ``autograph.function(program)`` called with ``rt.constant(a),
+    rt.constant(b)`` ("graph"), or ``jax.jit(autograph.to_graph(program))``
+    called with ``jnp.asarray(a), jnp.asarray(b)`` ("jax"); one trace, reused
+    for every input pair. It returns the original's numbers on the Python
+    inputs, compared as NumPy values (int kinds alike, floats to float32
+    precision). One judgement serves every backend: a backend is only how to
+    stage the program, how to pass the inputs, and which error reports a
+    failure when the staged program runs.
 
 The result is a ``Verdict``: ``ok``; ``refusal`` (an error the contract
 allows, counted separately: ``LEGITIMATE_REFUSALS``); ``mismatch`` (a wrong
@@ -25,7 +30,7 @@ import dataclasses
 import importlib
 import re
 import signal
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from tests.equivalence import (
@@ -38,6 +43,7 @@ from tests.program_gen import loaded_program
 
 __all__ = [
     "ALLOWED_ERRORS",
+    "BACKENDS",
     "LEGITIMATE_REFUSALS",
     "Verdict",
     "check_program",
@@ -63,8 +69,10 @@ from a deleted attribute or item; ``OverflowError`` from ``int()`` of a float
 grown to infinity."""
 
 LEGITIMATE_REFUSALS = (
-    # API.md: a name assigned in only one branch of a graph `if`, used after.
+    # API.md: a name assigned in only one branch of a graph `if`, used after;
+    # and its loop form, a name first assigned on some paths of a loop body.
     (ValueError, r"must also be defined in the (if|else) branch"),
+    (ValueError, r"first assigned inside a \S+ loop.*not on every path through"),
     # API.md: a loop variable that changes dtype / shape.
     (TypeError, r"changed dtype from"),
     (ValueError, r"changed shape from"),
@@ -76,9 +84,10 @@ LEGITIMATE_REFUSALS = (
     # the statement cannot see (an attribute a called method changes).
     (ValueError, r"escaped from .* which has finished"),
     # Items a graph op cannot carry (a key that changes).
-    (TypeError, r"so the graph cannot carry it"),
-    # A raise in a graph branch or loop that a `try` around it would catch.
-    (TypeError, r"a graph cannot catch an exception"),
+    (TypeError, r"so the (graph|JAX) cannot carry it"),
+    # A raise in a graph branch or loop that a `try` around it would catch
+    # (each backend names what it builds: "a graph", "a compiled JAX function").
+    (TypeError, r"(a graph|a compiled JAX function) cannot catch an exception"),
     # A list or dict two names share on one path of a graph statement only
     # (after it, one name would hold a copy; ARCHITECTURE.md).
     (ValueError, r"holds the same (list|dict) as"),
@@ -87,7 +96,7 @@ LEGITIMATE_REFUSALS = (
     (TypeError, r"through a name it assigns inside"),
     # API.md: a loop variable that changes structure (issue 22: a list that
     # a graph loop replaces by a longer one, `gl = gl + [v]`).
-    (TypeError, r"is a list of \d+ items? before the graph loop"),
+    (TypeError, r"is a list of \d+ items? before the (graph|JAX) loop"),
     # API.md, "Mutation through methods": a list, dict, set or object that a
     # call changes so that its structure depends on the branch or iteration.
     (TypeError, r"is changed (by the call at \S+ )?in (a branch|the body) of the"),
@@ -107,7 +116,8 @@ class Verdict:
 
     Attributes:
         kind: ``ok``, ``refusal``, ``mismatch`` or ``invalid``.
-        where: ``python`` (check a) or ``graph`` (check b); empty when ok.
+        where: ``python`` (check a) or the backend of check (b) (``graph``,
+            ``jax``); empty when ok.
         kind_of_failure: A normalized one-line class of the failure.
         message: The full description (inputs, outcomes, converted source).
     """
@@ -121,6 +131,70 @@ class Verdict:
 class TimeLimitExceeded(BaseException):
     """A program ran longer than its time limit (a hang). A BaseException, so
     that ``run_captured`` does not record it as the program's own error."""
+
+
+@dataclasses.dataclass(frozen=True)
+class StagedBackend:
+    """How check (b) stages a tensor-mode program under one backend.
+
+    Attributes:
+        name: The backend's name in verdicts (``where``) and test ids.
+        stage: Builds the staged callable from the loaded program, once per
+            program (its traces are reused for every input pair).
+        inputs: The staged callable's arguments for Python inputs ``(a, b)``.
+        run_time_errors: The error types that report a failure found when the
+            staged program runs (API.md: the graph's
+            ``rt.errors.InvalidArgumentError``; JAX's runtime error around a
+            callback's exception).
+    """
+
+    name: str
+    stage: Callable[[Any], Callable[..., Any]]
+    inputs: Callable[[int, int], tuple[Any, ...]]
+    run_time_errors: Callable[[], tuple[type[BaseException], ...]]
+
+
+def _graph_backend() -> StagedBackend:
+    autograph = importlib.import_module("autograph")
+    rt = importlib.import_module("runtime")
+    return StagedBackend(
+        name="graph",
+        stage=autograph.function,
+        inputs=lambda a, b: (rt.constant(a), rt.constant(b)),
+        run_time_errors=lambda: (rt.errors.InvalidArgumentError,),
+    )
+
+
+def _jax_backend() -> StagedBackend:
+    jax = importlib.import_module("jax")
+    autograph = importlib.import_module("autograph")
+    rt = importlib.import_module("runtime")
+
+    def run_time_errors() -> tuple[type[BaseException], ...]:
+        kinds: list[type[BaseException]] = [rt.errors.InvalidArgumentError]
+        for name in ("JaxRuntimeError", "XlaRuntimeError"):
+            kind = getattr(jax.errors, name, None)
+            if kind is not None:
+                kinds.append(kind)
+        return tuple(kinds)
+
+    def stage(program: Any) -> Callable[..., Any]:
+        jitted = jax.jit(autograph.to_graph(program))
+        return lambda *args: jax.block_until_ready(jitted(*args))
+
+    return StagedBackend(
+        name="jax",
+        stage=stage,
+        inputs=lambda a, b: (jax.numpy.asarray(a), jax.numpy.asarray(b)),
+        run_time_errors=run_time_errors,
+    )
+
+
+BACKENDS: dict[str, Callable[[], StagedBackend]] = {
+    "graph": _graph_backend,
+    "jax": _jax_backend,
+}
+"""Every staging backend check (b) runs a tensor-mode program under."""
 
 
 @contextlib.contextmanager
@@ -157,9 +231,21 @@ def describe_error(error: BaseException) -> str:
     return f"{type(error).__name__}: {normalize(str(error))}"
 
 
-def _legitimate(error: BaseException) -> bool:
+def _legitimate(
+    error: BaseException, run_time: tuple[type[BaseException], ...] = ()
+) -> bool:
+    """Whether `error` is a refusal the contract allows: raised while
+    tracing, or (JAX, API.md) raised by the compiled function when it runs,
+    inside the backend's run-time error, because user code caught it while
+    tracing (a `finally: return`), so that it runs as refused, never as if
+    it had not been."""
+    text = str(error)
     return any(
-        isinstance(error, kind) and re.search(pattern, str(error))
+        re.search(pattern, text)
+        and (
+            isinstance(error, kind)
+            or (isinstance(error, run_time) and f"{kind.__name__}: " in text)
+        )
         for kind, pattern in LEGITIMATE_REFUSALS
     )
 
@@ -219,16 +305,23 @@ def _names_variable(graph_error: BaseException, python_error: BaseException) -> 
     return bool(names) and f"'{names[0]}'" in str(graph_error)
 
 
-def _check_graph(
-    program: Any, function: Any, rt: Any, a: int, b: int, source: str
+def _check_staged(
+    program: Any,
+    function: Any,
+    backend: StagedBackend,
+    a: int,
+    b: int,
+    source: str,
 ) -> Verdict:
-    """Check (b): the traced graph computes the original's numbers."""
+    """Check (b): the staged program computes the original's numbers."""
     expected = run_captured(program, (a, b), {})
     try:
-        traced, error = function(rt.constant(a), rt.constant(b)), None
+        traced, error = function(*backend.inputs(a, b)), None
     except Exception as e:  # judged below
         traced, error = None, e
-    text = f"program({a}, {b}) traced vs Python\n{source}"
+    where = backend.name
+    run_time = backend.run_time_errors()
+    text = f"program({a}, {b}) staged ({where}) vs Python\n{source}"
     if error is not None:
         text += f"\ntraced run raised {type(error).__name__}: {error}"
         if expected.error is not None:
@@ -236,22 +329,20 @@ def _check_graph(
                 return Verdict("ok")
             if (
                 isinstance(expected.error, NameError)
-                and isinstance(error, rt.errors.InvalidArgumentError)
+                and isinstance(error, run_time)
                 and _names_variable(error, expected.error)
             ):
                 return Verdict("ok")
             if (
                 isinstance(expected.error, (KeyError, AttributeError))
-                and isinstance(error, rt.errors.InvalidArgumentError)
+                and isinstance(error, run_time)
                 and "no iteration has assigned it" in str(error)
             ):
                 # An item or attribute first set in a graph loop that ran no
                 # iteration, read after it (API.md's loop-born rule).
                 return Verdict("ok")
             raised = f"{type(expected.error).__name__}: {expected.error}"
-            if isinstance(error, rt.errors.InvalidArgumentError) and raised in str(
-                error
-            ):
+            if isinstance(error, run_time) and raised in str(error):
                 return Verdict("ok")  # a raise in a graph branch or loop
             own = isinstance(error, (KeyError, ValueError)) and re.fullmatch(
                 r"'?r\d+'?", str(error)
@@ -263,24 +354,27 @@ def _check_graph(
                 # A raise (or unbound read) every traced path reaches raises
                 # while tracing, for every input: before a graph `if` that
                 # raises first would.
-                return Verdict("refusal", "graph", describe_error(error), text)
-        if _legitimate(error):
-            return Verdict("refusal", "graph", describe_error(error), text)
-        return Verdict("mismatch", "graph", "raised " + describe_error(error), text)
+                return Verdict("refusal", where, describe_error(error), text)
+        if _legitimate(error, run_time):
+            return Verdict("refusal", where, describe_error(error), text)
+        return Verdict("mismatch", where, "raised " + describe_error(error), text)
     if expected.error is not None:
         what = f"no {type(expected.error).__name__} raised"
-        return Verdict("mismatch", "graph", what, text)
+        return Verdict("mismatch", where, what, text)
     try:
         _assert_close(_to_numpy(expected.result), _to_numpy(traced), "result")
     except AssertionError as e:
         text += f"\nexpected {expected.result!r}\ngot {traced!r}\n{e}"
         what = "wrong value " + normalize(str(e).replace("\n", " "))
-        return Verdict("mismatch", "graph", what, text)
+        return Verdict("mismatch", where, what, text)
     return Verdict("ok")
 
 
 def check_program(
-    source: str, inputs: Sequence[tuple[int, int]], tensor: bool = False
+    source: str,
+    inputs: Sequence[tuple[int, int]],
+    tensor: bool = False,
+    backend: str = "graph",
 ) -> Verdict:
     """Checks one program on every input pair; the first non-ok verdict wins.
 
@@ -289,24 +383,25 @@ def check_program(
         inputs: ``(a, b)`` pairs.
         tensor: Whether ``source`` is a tensor-mode program (then check (b)
             runs too, after (a) passed for that pair).
+        backend: The staging backend of check (b), a key of ``BACKENDS``.
 
     Returns:
         The ``Verdict``.
     """
-    autograph = importlib.import_module("autograph")
-    rt = importlib.import_module("runtime")
+    staged = BACKENDS[backend]() if tensor else None
     refusal = None
     with loaded_program(source) as program:
-        function = autograph.function(program) if tensor else None
+        function = staged.stage(program) if staged else None
         for a, b in inputs:
             args = (a, b) if tensor else (a, b, [])
             try:
                 with time_limit(_TIME_LIMIT_S):
                     verdict = _check_python(program, args)
-                    if verdict.kind == "ok" and tensor:
-                        verdict = _check_graph(program, function, rt, a, b, source)
+                    if verdict.kind == "ok" and staged:
+                        verdict = _check_staged(program, function, staged, a, b, source)
             except TimeLimitExceeded as e:
-                verdict = Verdict("mismatch", "graph" if tensor else "python", "hang")
+                where = staged.name if staged else "python"
+                verdict = Verdict("mismatch", where, "hang")
                 verdict = dataclasses.replace(verdict, message=f"{e}\n{source}")
             if verdict.kind in ("mismatch", "invalid"):
                 return verdict

@@ -49,7 +49,10 @@ def _candidates(lines: list[str], i: int) -> list[list[str]]:
 
 
 def minimize(
-    source: str, inputs: Sequence[tuple[int, int]], tensor: bool = False
+    source: str,
+    inputs: Sequence[tuple[int, int]],
+    tensor: bool = False,
+    backend: str = "graph",
 ) -> tuple[str, tuple[int, int] | None]:
     """The smallest program found that fails like ``source``.
 
@@ -57,6 +60,7 @@ def minimize(
         source: A module from ``programs()`` whose check fails.
         inputs: The input pairs it fails on.
         tensor: Whether it is a tensor-mode program.
+        backend: The staging backend of check (b) (``check.BACKENDS``).
 
     Returns:
         The minimized module source and one input pair it fails on (None if
@@ -65,7 +69,7 @@ def minimize(
     head, body = source.split("\ndef program", 1)
     signature, *lines = body.split("\n")
     lines = [line for line in lines if line.strip()]
-    target = check_program(source, inputs, tensor).kind_of_failure
+    target = check_program(source, inputs, tensor, backend).kind_of_failure
 
     def failing_input(candidate: list[str]) -> tuple[int, int] | None:
         text = "\n".join([f"{head}\ndef program{signature}", *candidate]) + "\n"
@@ -74,7 +78,7 @@ def minimize(
         except SyntaxError:
             return None
         for pair in inputs:
-            verdict = check_program(text, [pair], tensor)
+            verdict = check_program(text, [pair], tensor, backend)
             if verdict.kind != "ok" and verdict.kind_of_failure == target:
                 return pair
         return None
@@ -105,7 +109,9 @@ def main() -> None:
     example = entry["example"]
     source = HELPERS + "\ndef program" + example["body"]
     inputs = [tuple(pair) for pair in example["inputs"]]
-    text, pair = minimize(source, inputs, report["mode"] == "tensor")
+    mode = report["mode"]
+    backend = "jax" if mode == "jax" else "graph"
+    text, pair = minimize(source, inputs, mode != "python", backend)
     print(key)
     print(f"inputs: {pair}")
     print("def program" + text.split("\ndef program", 1)[1])

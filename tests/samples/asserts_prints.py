@@ -76,6 +76,20 @@ def assert_in_loop_bound(n):
     return total
 
 
+def check_in_loop_that_never_runs(a):
+    # Fuzz-found (issue 20): XLA's compiler crashed (a segfault) on a loop it
+    # can prove runs no iteration (`a < a`) whose body holds a run-time
+    # check (the missing key), the loop state unchanged by the body.
+    nn = {"a": {"a": 0}}
+    if a != 0:
+        return a
+    fuel = 0
+    while (a < a) and fuel > 0:
+        fuel -= 1
+        nn["missing"]["a"] = 2
+    return a + nn["a"]["a"]
+
+
 SAMPLES = [
     Sample(checked_sqrt, [(4.0,), (0,), (-1.0,)], tensors((4.0,), (0.0,))),
     Sample(checked_half, [(4,), (3,)], tensors((4,))),
@@ -87,4 +101,5 @@ SAMPLES = [
     Sample(collatz_trace, [(6,), (1,)]),
     Sample(log_and_print, [([1, 2, -3, 4], []), ([1], [0])]),
     Sample(assert_in_loop_bound, [(3,), (10,)], tensors((3,))),
+    Sample(check_in_loop_that_never_runs, [(0,), (5,)], tensors((0,), (5,))),
 ]

@@ -31,6 +31,7 @@ from runtime.operators.backends.jax_values import (
     zeros_keeping,
 )
 from runtime.operators.staging.aliasing import items_kept
+from runtime.operators.staging.raising import as_written
 
 
 class _JaxBackend:
@@ -90,11 +91,7 @@ class _JaxBackend:
     def raise_at_run(self, error: Exception, message: str) -> None:
         def fail(runs: Any) -> None:
             if np.any(runs):
-                try:
-                    raised = type(error)(message)
-                except Exception:  # an exception class with other arguments
-                    raised = RuntimeError(f"{type(error).__name__}: {message}")
-                raise raised
+                raise as_written(type(error), message)
 
         run_callback(fail)
 
@@ -207,10 +204,12 @@ def _path_mask() -> Any:
 
 
 def run_callback(fn: Callable[..., None], *args: Any) -> None:
-    """`jax.debug.callback(fn, where, *args)`: `fn` gets where the path holds
-    (a bool array, one per `vmap` lane) first."""
+    """`jax.debug.callback(fn, where, *args, ordered=True)`: `fn` gets where
+    the path holds (a bool array, one per `vmap` lane) first. Ordered, so
+    that the checks run in the program's order: the first raise on a path
+    is the one reported, as in Python."""
     if not _PATH.replaying:
-        jax.debug.callback(fn, _path_mask(), *args)
+        jax.debug.callback(fn, _path_mask(), *args, ordered=True)
 
 
 def _checked(flag: Any, value: Any, message: str) -> Any:

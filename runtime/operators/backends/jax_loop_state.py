@@ -32,6 +32,7 @@ from runtime.operators.variables import (
 )
 from runtime.operators.verification import (
     not_on_every_path,
+    refuse_grown_lists,
     refuse_untracked,
     untyped_loop_name,
     untyped_return,
@@ -231,6 +232,15 @@ class LoopState:
         self.born.step(carry, inputs, out, lambda: jnp.asarray(True))
         new = {}
         for key in self.carry_keys:
+            if key not in kept and out[key] is not carry.get(key):
+                # (`gl = gl + [v]`: the graph's rule and message.)
+                refuse_grown_lists(
+                    [self.names.get(key, key)],
+                    [before[key]],
+                    [out[key]],
+                    "JAX",
+                    self.where,
+                )
             if key not in kept and key not in flags.values():
                 same_kind(
                     key, before[key], out[key], self.where, "loop", "changes from"

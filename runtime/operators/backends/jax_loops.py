@@ -101,6 +101,10 @@ def build_while(statement: Loop) -> Any:
                 new[_INDEX] = c[_INDEX] + 1
             return new
 
+        # (XLA's compiler crashes on a loop it can prove runs no iteration
+        # whose body has a run-time check, a callback: `while a < a:`. The
+        # barrier hides the initial values from that proof.)
+        carry = lax.optimization_barrier(carry)
         result = lax.while_loop(cond_fun, body_fun, carry)
         result.pop(_COND, None)
         result.pop(_INDEX, None)

@@ -160,11 +160,13 @@ def if_stmt(
                 first = defined.get(other)
                 if first is not None:
                     check = verification.check_defined
-                    check(out[:count], names, which, first)
-                    check(first, names, other, out[:count])
+                    check(out[:count], names, which, first, backend.kind)
+                    check(first, names, other, out[:count], backend.kind)
             left[which] = out[count:]
             if len(left) == 2:
-                verification.check_places_defined(places, left["if"], left["else"])
+                verification.check_places_defined(
+                    places, left["if"], left["else"], backend.kind
+                )
             return out
 
         return run

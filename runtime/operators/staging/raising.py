@@ -42,3 +42,23 @@ def raise_when_run(backend: Backend, error: Exception, what: str, ran: str) -> N
         backend.keep_refusal(refusal)
         raise refusal from error
     backend.raise_at_run(error, f"{error} (in {what}{at}, which {ran})")
+
+
+def as_written(kind: type[Exception], message: str) -> Exception:
+    """`kind(message)`, for a backend that raises the user's error itself
+    when the program runs: shown as `<kind>: <message>`, as the graph
+    backend's error reads. A `KeyError` shows its argument's repr, so it is
+    made as a subclass of the same name that shows the message as written."""
+    try:
+        raised = kind(message)
+    except Exception:  # an exception class with other arguments
+        return RuntimeError(f"{kind.__name__}: {message}")
+    if isinstance(raised, KeyError) and type(raised).__str__ is KeyError.__str__:
+        shown = type(
+            kind.__name__,
+            (kind,),
+            {"__str__": lambda self: message, "__module__": kind.__module__},
+        )
+        shown.__qualname__ = kind.__qualname__
+        raised = shown(message)
+    return raised

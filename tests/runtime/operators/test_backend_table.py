@@ -123,6 +123,22 @@ def nested_ifs(x):
     return y
 
 
+def list_grown_in_loop(n):
+    gl = [n]
+    i = 0
+    while i < n:
+        gl = gl + [i]  # noqa: RUF005 - the replacement is the point
+        i += 1
+    return gl[0]
+
+
+def missing_key_in_branch(a):
+    nn = {"a": {"a": 0}}
+    if a > 3:
+        nn["missing"]["a"] = 5
+    return a
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
     return np.asarray(result.numpy()).tolist()
@@ -164,6 +180,18 @@ CASES = [
     (nested_ifs, (7,), VALUE),
     (nested_ifs, (2,), VALUE),
     (nested_ifs, (-1,), VALUE),
+    (missing_key_in_branch, (1,), VALUE),
+    # The user's error as Python shows it (JAX showed the message's repr).
+    (missing_key_in_branch, (6,), ("raises", r"(KeyError: |^)'missing' \(in the if")),
+    # One rule, one message (issue 20: JAX had its own wording).
+    (
+        list_grown_in_loop,
+        (3,),
+        (
+            "value or refused",
+            r"loop variable 'gl' is a list of 1 item before the \S+ loop",
+        ),
+    ),
 ]
 
 
@@ -199,3 +227,50 @@ def test_every_backend_agrees_with_python(backend, fn, args, expected):
         assert isinstance(caught, (TypeError, ValueError)) or (
             "TypeError" in shown or "ValueError" in shown
         ), shown
+
+
+def raise_in_loop_swallowed_by_finally(a, b):
+    z = b
+    try:
+        for _ in range(b, 1):
+            if (z := a + 2) > 1:
+                raise KeyError("r5")
+    finally:
+        return z  # noqa: B012 - swallows the KeyError
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        "graph",
+        pytest.param(
+            "jax",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="issue 20: the refusal raised in a lax.cond branch of a "
+                "loop body is swallowed by the user's `finally: return` and the "
+                "aborted traces drop its run-time callback (JAX returns 0)",
+            ),
+        ),
+    ],
+)
+def test_a_raise_a_finally_swallows_is_refused(backend):
+    # Python returns 2; a staged program cannot catch: refused, never 0.
+    with pytest.raises(Exception, match="cannot catch an exception"):
+        RUNNERS[backend](raise_in_loop_swallowed_by_finally, 0, 0)
+
+
+def raises_in_branch_then_after(a, b):
+    x = 0
+    for x in range(b):
+        if a < b:
+            raise KeyError("first")
+        raise KeyError("second")
+    return x
+
+
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
+def test_the_first_raise_on_the_path_is_the_one(backend):
+    # (JAX raised "second": its run-time checks were unordered callbacks.)
+    with pytest.raises(Exception, match=r"(KeyError: |^)'first'"):
+        RUNNERS[backend](raises_in_branch_then_after, 0, 1)

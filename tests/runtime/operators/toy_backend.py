@@ -20,6 +20,7 @@ from runtime.operators import dispatch, verification
 from runtime.operators.control_flow import as_state, unpack_state
 from runtime.operators.staging import aliasing
 from runtime.operators.staging.operators import install
+from runtime.operators.staging.raising import as_written
 from runtime.operators.variables import is_undefined
 
 
@@ -79,7 +80,7 @@ class ToyBackend:
 
     def raise_at_run(self, error, message):
         if all(self.path):
-            raise type(error)(message)
+            raise as_written(type(error), message)
 
     def keep_refusal(self, refusal):
         self.refusals.append(refusal)
