@@ -344,8 +344,10 @@ def _check_staged(
             raised = f"{type(expected.error).__name__}: {expected.error}"
             if isinstance(error, run_time) and raised in str(error):
                 return Verdict("ok")  # a raise in a graph branch or loop
+            # (`r#`: the program's own raise; `missing`: a missing nested
+            # item written at the top level, issue 22's `nested_items`.)
             own = isinstance(error, (KeyError, ValueError)) and re.fullmatch(
-                r"'?r\d+'?", str(error)
+                r"'?(r\d+|missing)'?", str(error)
             )
             unbound = isinstance(error, UnboundLocalError) and re.search(
                 r"'w\d+'", str(error)
