@@ -57,6 +57,7 @@ from autograph.impl import (
 from autograph.impl.libraries import is_library_module_name
 from runtime import context
 from runtime.operators import dispatch
+from runtime.operators.variables import UndefinedReturnValue
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -272,6 +273,13 @@ def always_run_converted() -> Iterator[None]:
         context.add_to_active_hint(-1)
 
 
+def _returned(value: Any) -> Any:
+    """What a converted call gives its caller: None where no traced path set
+    the return value (every path raises when the staged program runs), as
+    the graph tracer does at its boundary; JAX's `jit` sees this one."""
+    return None if type(value) is UndefinedReturnValue else value
+
+
 def _dispatcher(original: types.FunctionType, converted: types.FunctionType) -> Any:
     """Runs `converted` while a backend is active (or forced), else `original`.
 
@@ -287,6 +295,7 @@ def _dispatcher(original: types.FunctionType, converted: types.FunctionType) -> 
         converted,
         original,
         error_rewriting.with_user_frames,
+        _returned,
     )
     run.__defaults__ = original.__defaults__
     run.__kwdefaults__ = original.__kwdefaults__
@@ -307,7 +316,7 @@ _FORWARDERS_KEPT = 1024
 
 
 def _forwarder(code: types.CodeType) -> Callable[..., Any]:
-    """`factory(hint, mode, active, converted, original, rewrite)`: a function
+    """`factory(hint, mode, active, converted, original, rewrite, returned)`: a function
     with the parameters of `code`, passing its arguments on as they came, to
     `converted` while a backend is active (errors rewritten to show the
     user's frames first), else to `original`.
@@ -361,11 +370,11 @@ def _forwarder(code: types.CodeType) -> Callable[..., Any]:
     call = ", ".join(passed)
     source = (
         "def _ag_factory(_ag_hint, _ag_mode, _ag_active, _ag_converted, "
-        "_ag_original, _ag_rewrite):\n"
+        "_ag_original, _ag_rewrite, _ag_returned):\n"
         f"    def run({', '.join(params)}):\n"
         "        if _ag_hint[0] and (_ag_mode.force_converted or _ag_active()):\n"
         "            try:\n"
-        f"                return _ag_converted({call})\n"
+        f"                return _ag_returned(_ag_converted({call}))\n"
         "            except Exception as _ag_error:\n"
         "                raise _ag_rewrite(_ag_error)  # the user's frames first\n"
         f"        return _ag_original({call})\n"

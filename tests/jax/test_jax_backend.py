@@ -668,3 +668,24 @@ def test_a_traced_if_that_returns_a_string_names_the_users_if_line():
     assert message.startswith("the value of the `if`/`else` is a str ('pos')")
     assert f"test_jax_backend.py:{line}:" in message
     assert "runtime/operators" not in message and "jax/_src" not in message
+
+
+def _every_traced_path_raises(a):
+    d = {}
+    if a > 0:
+        try:
+            return d["x"]
+        finally:
+            a = a + 1
+    y = d["y"]
+    return y
+
+
+def test_a_function_whose_every_traced_path_raises_raises_when_it_runs():
+    # No traced path sets the return value: jit gets None (as the graph
+    # tracer does), and the path taken raises when the function runs.
+    g = jax.jit(autograph.to_graph(_every_traced_path_raises))
+    with pytest.raises(Exception, match="KeyError: 'x'"):
+        jax.block_until_ready(g(jnp.asarray(3)))
+    with pytest.raises(Exception, match="KeyError: 'y'"):
+        jax.block_until_ready(g(jnp.asarray(-3)))
