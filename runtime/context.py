@@ -52,6 +52,12 @@ class _State(threading.local):
     # to learn its types): the user's `print` is silent inside one, so that
     # tracing prints what the body prints once, as TensorFlow does.
     trials: int = 0
+    # How deep converted calls entered through `to_graph`'s dispatcher are
+    # nested while a backend is active, and the refusals a backend without a
+    # graph (JAX) kept for the outermost one to raise when it returns (user
+    # code may catch them while tracing, as `Graph.refusals` says).
+    calls: int = 0
+    refusals: list[Any] | None = None
 
     def __init__(self) -> None:
         self.stack: list[Any] = []

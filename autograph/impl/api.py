@@ -273,10 +273,40 @@ def always_run_converted() -> Iterator[None]:
         context.add_to_active_hint(-1)
 
 
+def _entered() -> None:
+    """A converted call through the dispatcher starts (a backend is active);
+    the outermost one starts with no kept refusals."""
+    state = context.STATE
+    if not state.calls:
+        state.refusals = []
+    state.calls += 1
+
+
+def _left() -> None:
+    state = context.STATE
+    state.calls -= 1
+    if not state.calls:
+        state.refusals = None
+
+
+def _raised(error: Exception) -> Exception:
+    """What the outermost converted call raises: a refusal a backend kept
+    (user code caught it and raised something else), else `error`."""
+    state = context.STATE
+    if state.calls == 1 and state.refusals:
+        return state.refusals[0]
+    return error
+
+
 def _returned(value: Any) -> Any:
     """What a converted call gives its caller: None where no traced path set
     the return value (every path raises when the staged program runs), as
-    the graph tracer does at its boundary; JAX's `jit` sees this one."""
+    the graph tracer does at its boundary; JAX's `jit` sees this one. The
+    outermost call raises a refusal a backend kept that user code caught
+    while tracing (a `return` in `finally`), as the graph tracer does."""
+    state = context.STATE
+    if state.calls == 1 and state.refusals:
+        raise state.refusals[0]
     return None if type(value) is UndefinedReturnValue else value
 
 
@@ -296,6 +326,9 @@ def _dispatcher(original: types.FunctionType, converted: types.FunctionType) -> 
         original,
         error_rewriting.with_user_frames,
         _returned,
+        _raised,
+        _entered,
+        _left,
     )
     run.__defaults__ = original.__defaults__
     run.__kwdefaults__ = original.__kwdefaults__
@@ -316,7 +349,8 @@ _FORWARDERS_KEPT = 1024
 
 
 def _forwarder(code: types.CodeType) -> Callable[..., Any]:
-    """`factory(hint, mode, active, converted, original, rewrite, returned)`: a function
+    """`factory(hint, mode, active, converted, original, rewrite, returned,
+    raised, entered, left)`: a function
     with the parameters of `code`, passing its arguments on as they came, to
     `converted` while a backend is active (errors rewritten to show the
     user's frames first), else to `original`.
@@ -370,13 +404,18 @@ def _forwarder(code: types.CodeType) -> Callable[..., Any]:
     call = ", ".join(passed)
     source = (
         "def _ag_factory(_ag_hint, _ag_mode, _ag_active, _ag_converted, "
-        "_ag_original, _ag_rewrite, _ag_returned):\n"
+        "_ag_original, _ag_rewrite, _ag_returned, _ag_raised, _ag_entered, "
+        "_ag_left):\n"
         f"    def run({', '.join(params)}):\n"
         "        if _ag_hint[0] and (_ag_mode.force_converted or _ag_active()):\n"
+        "            _ag_entered()\n"
         "            try:\n"
         f"                return _ag_returned(_ag_converted({call}))\n"
         "            except Exception as _ag_error:\n"
-        "                raise _ag_rewrite(_ag_error)  # the user's frames first\n"
+        "                # (the user's frames first)\n"
+        "                raise _ag_rewrite(_ag_raised(_ag_error))\n"
+        "            finally:\n"
+        "                _ag_left()\n"
         f"        return _ag_original({call})\n"
         "    return run\n"
     )

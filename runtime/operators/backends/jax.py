@@ -15,7 +15,7 @@ import numpy as np
 from jax import lax
 
 from runtime import nest
-from runtime.context import trial_trace
+from runtime.context import STATE, trial_trace
 from runtime.operators.backends.jax_values import (
     add_notes,
     cast_to,
@@ -96,13 +96,15 @@ class _JaxBackend:
         run_callback(fail)
 
     def keep_refusal(self, refusal: Exception) -> None:
-        # No graph keeps it: if user code catches it while tracing, the
-        # compiled function raises it when run rather than run without it.
-        def refuse(runs: Any) -> None:
-            if np.any(runs):
-                raise refusal
-
-        run_callback(refuse)
+        # No graph keeps it: the outermost converted call raises it when it
+        # returns (`autograph.impl.api`), where no user code can catch it,
+        # as the graph tracer does at the end of a trace. A trial trace's
+        # are thrown away with it, as a scratch graph's are.
+        state = STATE
+        if state.trials or state.refusals is None:
+            return
+        if not any(e is refusal for e in state.refusals):
+            state.refusals.append(refusal)
 
 
 BACKEND = _JaxBackend()

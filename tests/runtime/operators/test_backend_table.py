@@ -239,21 +239,7 @@ def raise_in_loop_swallowed_by_finally(a, b):
         return z  # noqa: B012 - swallows the KeyError
 
 
-@pytest.mark.parametrize(
-    "backend",
-    [
-        "graph",
-        pytest.param(
-            "jax",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="issue 20: the refusal raised in a lax.cond branch of a "
-                "loop body is swallowed by the user's `finally: return` and the "
-                "aborted traces drop its run-time callback (JAX returns 0)",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
 def test_a_raise_a_finally_swallows_is_refused(backend):
     # Python returns 2; a staged program cannot catch: refused, never 0.
     with pytest.raises(Exception, match="cannot catch an exception"):
