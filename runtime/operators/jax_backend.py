@@ -41,7 +41,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from runtime.operators import dispatch
+from runtime.operators import dispatch, verification
 from runtime.operators.backends.jax import BACKEND, run_callback, traced_path
 from runtime.operators.backends.jax_loops import (
     TracedRange,
@@ -116,7 +116,10 @@ def _cond_value(
                 value = zeros_of_shapes(sample) if is_arrays(sample) else value
             if not is_arrays(value):
                 # (`lax.cond` would refuse it naming this file, not the user's)
-                raise not_carried(key, value, which, where)
+                label = "if" if which == "true" else "else"
+                raise verification.arm_not_carried(
+                    key, kind_of(value), label, where, "JAX"
+                )
             seen[which] = value
             if len(seen) == 2:
                 other_value = seen["true" if which == "false" else "false"]
@@ -141,17 +144,6 @@ def _cond_value(
             add_notes(error, "`if`", where, [key])
             raise
         return build(promote[key])
-
-
-def not_carried(key: str, value: Any, which: str, where: str) -> TypeError:
-    """The refusal of a conditional expression (or a tail `if` that returns)
-    whose arm gives a value `lax.cond` cannot carry."""
-    label = "if" if which == "true" else "else"
-    return TypeError(
-        f"{key} is {kind_of(value)} in the {label} branch of the JAX `if`{where}: "
-        "a traced `if` gives arrays (and tuples, lists, dicts of them); give "
-        "an array on every path, or choose with a Python value"
-    )
 
 
 def _assert(cond: Any, message: Callable[[], Any] | None) -> Any:

@@ -254,6 +254,19 @@ def untyped_loop_name(name: str, loop: str, where: str = "") -> str:
     )
 
 
+def arm_not_carried(
+    key: str, shown: str, branch: str, where: str, kind: str
+) -> TypeError:
+    """The refusal of a conditional expression (or a tail `if` that returns)
+    whose `branch` ("if"/"else") gives a value, `shown` as its kind, that the
+    backend's `if` cannot carry."""
+    return TypeError(
+        f"{key} is {shown} in the {branch} branch of the {kind} `if`{where}: "
+        "a traced `if` gives arrays (and tuples, lists, dicts of them); give "
+        "an array on every path, or choose with a Python value"
+    )
+
+
 def empty_list_before_loop(name: str) -> ValueError:
     """A list a graph loop carries but never appends to, with no element to
     tell its type."""

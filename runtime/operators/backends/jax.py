@@ -15,7 +15,7 @@ import numpy as np
 from jax import lax
 
 from runtime import nest
-from runtime.context import STATE, trial_trace
+from runtime.context import STATE
 from runtime.operators.backends.jax_values import (
     add_notes,
     cast_to,
@@ -26,6 +26,7 @@ from runtime.operators.backends.jax_values import (
     same_kind,
     split_values,
     state_keys,
+    trial_shapes,
     weak_promotions,
     where_now,
     zeros_keeping,
@@ -58,8 +59,8 @@ class _JaxBackend:
             raw[:] = fn()
             return [v if is_arrays(v) else None for v in raw]
 
-        with items_kept(), trial_trace():
-            shapes = jax.eval_shape(run)
+        with items_kept():
+            shapes = trial_shapes(run)
         return [keeping(v, s) for v, s in zip(raw, shapes)]
 
     def zeros(self, values: list[Any]) -> list[Any]:

@@ -9,7 +9,6 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from runtime.context import trial_trace
 from runtime.operators import places as places_
 from runtime.operators.backends.jax import BACKEND
 from runtime.operators.backends.jax_values import (
@@ -19,6 +18,7 @@ from runtime.operators.backends.jax_values import (
     same_kind,
     split_values,
     state_keys,
+    trial_shapes,
     zeros_of_shapes,
 )
 from runtime.operators.control_flow import as_state, unpack_state
@@ -206,8 +206,7 @@ class LoopState:
             return arrays
 
         try:
-            with trial_trace():
-                shapes = jax.eval_shape(arrays_only, carry, item)
+            shapes = trial_shapes(arrays_only, carry, item)
         finally:
             places_.write(self.places, self.before)
         return {**shapes, **python}

@@ -11,7 +11,6 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from runtime.context import trial_trace
 from runtime.operators import places as places_
 from runtime.operators.backends.jax import traced_path
 from runtime.operators.backends.jax_loop_state import LoopState
@@ -20,6 +19,7 @@ from runtime.operators.backends.jax_values import (
     declined,
     is_weak,
     predicate,
+    trial_shapes,
     where_now,
 )
 from runtime.operators.staging import where as where_
@@ -248,8 +248,7 @@ def _for_loop(statement: Loop) -> Any:
             # A static trip count: a `scan` whose steps after a `break` pass
             # the state through (`lax.cond`), so reverse mode works (a
             # while_loop would stop early, but JAX cannot reverse it).
-            with trial_trace():
-                carry = _promote_weak(carry, jax.eval_shape(body_fun, carry))
+            carry = _promote_weak(carry, trial_shapes(body_fun, carry))
 
             def step(c: dict[str, Any], _: Any) -> tuple[dict[str, Any], None]:
                 return lax.cond(c[_COND], body_fun, lambda c: c, c), None

@@ -254,6 +254,13 @@ def _untraced_container(value: Any) -> bool:
     )
 
 
+def trial_shapes(fn: Callable[..., Any], *args: Any) -> Any:
+    """`jax.eval_shape(fn, *args)` as a trial trace: the user's `print` is
+    silent in it (`context.trial_trace`), as in every backend's trial."""
+    with trial_trace():
+        return jax.eval_shape(fn, *args)
+
+
 def abstract(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """What `fn()` gives, traced once with `jax.eval_shape`: arrays as
     `ShapeDtypeStruct`s, other values as they are. Python side effects of
@@ -265,8 +272,8 @@ def abstract(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         python.update(other)
         return arrays
 
-    with items_kept(), trial_trace():
-        shapes = jax.eval_shape(run)
+    with items_kept():
+        shapes = trial_shapes(run)
     return {**shapes, **python}
 
 
