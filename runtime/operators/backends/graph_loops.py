@@ -28,7 +28,7 @@ from runtime.operators.backends.graph_trial import (
 )
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place
-from runtime.operators.staging import aliasing
+from runtime.operators.staging import aliasing, born
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.variables import (
     UndefinedReturnValue,
@@ -52,7 +52,9 @@ def raising_body(body: Callable[..., Any], skip: int) -> Callable[..., Any]:
             return body(*args)
         except Exception as error:
             # (An unbound read tells a trial trace a loop-born name's type.)
-            if isinstance(error, NameError) or not verification.raised_on_path(error):
+            if not born.raises_when_run(error) and (
+                isinstance(error, NameError) or not verification.raised_on_path(error)
+            ):
                 raise
             raise_when_run(BACKEND, error, "the body of the graph loop", "this run ran")
             return unpack_state(args[skip:])

@@ -12,6 +12,7 @@ from runtime.op_registry import convert_to_tensor
 from runtime.operators import verification
 from runtime.operators.backends.graph import BACKEND, TypeGuess, zeros_like_spec
 from runtime.operators.control_flow import as_state, unpack_state
+from runtime.operators.staging import born
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.born import Born
 from runtime.operators.variables import (
@@ -173,6 +174,8 @@ def _trial(
             try:
                 guess = _fixed_point(trial, state, i, [*hints, *state])
             except _NoFixedPoint as failed:
+                if born.read_raises_when_run(names[i]):
+                    continue
                 kind = f"{failed.guess.dtype.name} {failed.guess.shape}"
                 kind_of_error = type(failed.error)
                 if kind_of_error not in (TypeError, ValueError):
@@ -180,9 +183,10 @@ def _trial(
                 raise kind_of_error(
                     f"{message} (tracing the body with it as {kind}: {failed.error})"
                 ) from failed.error
-            if guess is None:
+            if guess is not None:
+                state[i] = guess
+            elif not born.read_raises_when_run(names[i]):
                 raise ValueError(message) from None
-            state[i] = guess
 
 
 def as_guess(value: Any) -> Any:

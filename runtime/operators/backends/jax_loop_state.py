@@ -23,6 +23,7 @@ from runtime.operators.backends.jax_values import (
 )
 from runtime.operators.control_flow import as_state, unpack_state
 from runtime.operators.places import Place
+from runtime.operators.staging import born
 from runtime.operators.staging.born import Born
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.variables import (
@@ -89,7 +90,9 @@ class LoopState:
             result = as_state(self.body(*items, *args), self.count)
         except Exception as error:
             # (An unbound read tells a trial trace a loop-born name's type.)
-            if isinstance(error, NameError) or not raised_on_traced_path(error):
+            if not born.raises_when_run(error) and (
+                isinstance(error, NameError) or not raised_on_traced_path(error)
+            ):
                 raise
             # Python raises it in the iterations that reach it: so does the
             # compiled function; the iteration gives the state back.
@@ -152,11 +155,12 @@ class LoopState:
                 guess = None
                 if read.key not in guesses:
                     guess = self._fixed_point(carry, item, guesses, read.key)
-                if guess is None:
+                if guess is not None:
+                    guesses[read.key] = guess
+                elif not born.read_raises_when_run(self.names[read.key]):
                     raise ValueError(
                         untyped_loop_name(self.names[read.key], "JAX", self.where)
                     ) from None
-                guesses[read.key] = guess
 
     def _fixed_point(
         self, carry: dict[str, Any], item: Any, guesses: dict[str, Any], key: str
@@ -173,7 +177,13 @@ class LoopState:
             tried.append(guess)
             try:
                 out = self._trial({**carry, **guesses, key: guess}, item)[key]
-            except (TypeError, ValueError, _ReadFirst):
+            except _ReadFirst as other:
+                if other.key != key:
+                    # Another name an earlier iteration assigns is read too:
+                    # `_sample` finds its type next (as the graph's trial).
+                    return guess
+                continue
+            except (TypeError, ValueError):
                 continue
             if (
                 isinstance(out, jax.ShapeDtypeStruct)

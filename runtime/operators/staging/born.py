@@ -13,13 +13,60 @@ values; `Born` keeps which keys are loop-born and their flags.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from runtime.operators import exceptions, verification
 from runtime.operators.staging.backend import Backend
 from runtime.operators.variables import UnboundUntilRun
 from runtime.source_locations import user_location
+
+
+class _ReadsThatRaise(threading.local):
+    """For each loop being built (innermost last): the names its body
+    reads, unbound, before any traced path of the iteration assigns them."""
+
+    def __init__(self) -> None:
+        self.loops: list[set[str]] = []
+
+
+_READS = _ReadsThatRaise()
+
+
+@contextlib.contextmanager
+def building_loop() -> Iterator[None]:
+    """The scope of one loop's build, for `read_raises_when_run`."""
+    _READS.loops.append(set())
+    try:
+        yield
+    finally:
+        _READS.loops.pop()
+
+
+def read_raises_when_run(name: str) -> bool:
+    """Makes a read of `name` (unbound before the loop) that the body of
+    the loop being built makes before any traced path of the iteration
+    assigns it raise when the program runs it, as Python raises there in
+    the first iteration (where no type for it makes the body traceable:
+    a dict, or a name assigned only by a Python loop that runs no
+    iteration). False if it already did: the name is read elsewhere too."""
+    loop = _READS.loops[-1]
+    if name in loop:
+        return False
+    loop.add(name)
+    return True
+
+
+def raises_when_run(error: BaseException) -> bool:
+    """Whether `error`, raised by a loop body being traced, is such a read
+    (`read_raises_when_run`) of an enclosing loop's: the iteration raises it
+    when it runs, as any error on the traced path."""
+    if not isinstance(error, UnboundLocalError):
+        return False
+    text = str(error)
+    return any(f"'{n}'" in text for loop in _READS.loops for n in loop)
 
 
 def maybe_bound(

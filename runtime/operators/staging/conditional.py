@@ -92,13 +92,20 @@ def if_stmt(
         values += places_.read(places)
         if which is not None:
             traced.append(which)
-            if len(traced) == 1:  # the first branch traced
-                for i, value in enumerate(values):
-                    if type(value) is UnboundUntilRun and i not in maybe:
-                        maybe[i] = value.message
             if not returns:
                 given[which] = values[:count]
                 copies[which] = backend.snapshot(values[:count])
+        late = {
+            i: v.message
+            for i, v in enumerate(values)
+            if type(v) is UnboundUntilRun and i not in maybe
+        }
+        if late and traced == [which]:  # the first branch traced tells
+            maybe.update(late)
+        elif late:
+            # A name this path may have bound (a loop inside it) that the
+            # branch traced first gave without a flag: trace again with one.
+            raise _Retry(token, late)
         for i in maybe:
             if type(values[i]) is UnboundUntilRun:
                 values[i] = (values[i].value, values[i].flag)
@@ -173,11 +180,22 @@ def if_stmt(
 
     left: dict[str, list[Any]] = {}
     defined: dict[str, list[Any]] = {}
-    try:
-        out = backend.cond(cond, branch("if"), branch("else"), keys)
-    except BaseException:
-        places_.write(places, before)
-        raise
+    token = object()
+    while True:
+        try:
+            out = backend.cond(cond, branch("if"), branch("else"), keys)
+            break
+        except _Retry as retry:
+            if retry.token is not token:
+                places_.write(places, before)
+                raise
+            maybe.update(retry.late)
+            for seen in (given, copies, returned, left, defined):
+                seen.clear()
+            traced.clear()
+        except BaseException:
+            places_.write(places, before)
+            raise
     if len(given) == 2:
         out[:count] = backend.keep_objects(out[:count], given, copies)
         where = {
@@ -189,6 +207,17 @@ def if_stmt(
     places_.write(places, out[count:])
     out = out[:count]
     return out[0] if returns else unpack_state(out)
+
+
+class _Retry(BaseException):
+    """A branch traced after the first gives a maybe-bound name (with its
+    flag) where the first gave a plain value: the `if` is built again,
+    carrying that name's flag from both branches. A BaseException, so that
+    no `except Exception` of the user's code in a branch stops it."""
+
+    def __init__(self, token: object, late: dict[int, str]) -> None:
+        super().__init__(late)
+        self.token, self.late = token, late
 
 
 def fill(backend: Any, value: Any, other: Any) -> Any:

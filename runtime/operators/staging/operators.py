@@ -17,7 +17,7 @@ from typing import Any
 from runtime.operators import dispatch, mutations, verification
 from runtime.operators.control_flow import state_names
 from runtime.operators.places import Place
-from runtime.operators.staging import aliasing, conditional
+from runtime.operators.staging import aliasing, born, conditional
 from runtime.operators.staging.where import staged
 
 
@@ -119,7 +119,8 @@ def install(
             return NotImplemented
         names = names or state_names(test)
         loop = Loop(body, state, names, places, opts, test, first_cond=first_cond)
-        return while_loop(loop)
+        with born.building_loop():
+            return while_loop(loop)
 
     def for_stmt_of(build: Callable[[Loop], Any]) -> Callable[..., Any]:
         def for_stmt(
@@ -133,9 +134,10 @@ def install(
         ) -> Any:
             names = names or state_names(body, skip=1)
             test = extra_test
-            return build(
-                Loop(body, state, names, places, opts, test, iterable=iterable)
-            )
+            with born.building_loop():
+                return build(
+                    Loop(body, state, names, places, opts, test, iterable=iterable)
+                )
 
         return for_stmt
 

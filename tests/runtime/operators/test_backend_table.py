@@ -139,6 +139,49 @@ def missing_key_in_branch(a):
     return a
 
 
+def loop_born_in_the_else_branch(a, b):
+    y = a
+    if a > 0:
+        w = 2
+    else:
+        for _ in range(b):
+            w = 1
+            y += 1
+    return y + w
+
+
+def loop_born_after_a_return_in_a_branch(a, b):
+    y = a
+    if a > 0:
+        if b > 5:
+            return y * 3
+        for _ in range(b):
+            w = 1
+            y += 1
+    else:
+        w = 2
+    return y + w
+
+
+def read_before_a_python_loop_assigns(a, b):
+    y = b
+    for _ in range(a):
+        for _ in range(0):
+            w = y
+        y = y + w
+        y, z = z, y  # noqa: F821, F841 - `z` too is read before the loop assigns it
+    return y
+
+
+def dict_read_before_any_path_assigns(a, b):
+    y = b
+    for _ in range(a):
+        for _ in range(0):
+            w = {"k": y}
+        y = y + w["k"]
+    return y
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
     return np.asarray(result.numpy()).tolist()
@@ -158,6 +201,7 @@ def _toy(fn, *args):
 RUNNERS = {"graph": _graph, "jax": _jax, "toy": _toy}
 
 VALUE = "Python's value"
+_UNBOUND_W = r"(cannot access local variable 'w'|'w' is read in the \S+ loop)"
 # (function, arguments, what every backend does: VALUE; ("refused", text): a
 # TypeError or ValueError while staging; ("value or refused", text): either,
 # for a refusal a backend that stages less need not make; ("raises", text):
@@ -183,6 +227,21 @@ CASES = [
     (missing_key_in_branch, (1,), VALUE),
     # The user's error as Python shows it (JAX showed the message's repr).
     (missing_key_in_branch, (6,), ("raises", r"(KeyError: |^)'missing' \(in the if")),
+    # A loop inside the branch traced second (or after a `return` in the
+    # branch traced first) may bind `w`: both branches carry its flag
+    # (fuzz: "UnboundAfterReturn ... cannot be the result of a graph cond").
+    (loop_born_in_the_else_branch, (6, 2), VALUE),
+    (loop_born_in_the_else_branch, (-1, 3), VALUE),
+    (loop_born_after_a_return_in_a_branch, (6, 2), VALUE),
+    (loop_born_after_a_return_in_a_branch, (3, 7), VALUE),
+    (loop_born_after_a_return_in_a_branch, (-1, 3), VALUE),
+    # A name the body reads before any traced path assigns it, of no type
+    # a trial can tell: the read raises when run, where Python raises
+    # (fuzz: "its type cannot be told" refusals; JAX refused both).
+    (read_before_a_python_loop_assigns, (0, 1), VALUE),
+    (read_before_a_python_loop_assigns, (3, 2), ("raises", _UNBOUND_W)),
+    (dict_read_before_any_path_assigns, (0, 1), VALUE),
+    (dict_read_before_any_path_assigns, (3, 2), ("raises", _UNBOUND_W)),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,
@@ -260,3 +319,18 @@ def test_the_first_raise_on_the_path_is_the_one(backend):
     # (JAX raised "second": its run-time checks were unordered callbacks.)
     with pytest.raises(Exception, match=r"(KeyError: |^)'first'"):
         RUNNERS[backend](raises_in_branch_then_after, 0, 1)
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (loop_born_in_the_else_branch, (-3, 0)),
+        (loop_born_after_a_return_in_a_branch, (1, 0)),
+    ],
+)
+def test_a_name_a_branch_may_bind_in_no_iteration_raises_when_read(backend, fn, args):
+    # Python: UnboundLocalError. (The toy backend runs loops in Python: its
+    # zero-trip loop leaves the name unbound in one branch, a refusal.)
+    with pytest.raises(Exception, match=r"'w' is read after the \S+ loop"):
+        RUNNERS[backend](fn, *args)
