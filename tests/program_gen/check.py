@@ -352,7 +352,13 @@ def _check_staged(
             unbound = isinstance(error, UnboundLocalError) and re.search(
                 r"'w\d+'", str(error)
             )
-            if own or unbound:
+            # (`born`: an attribute `new_items` sets only in a loop, read
+            # after it outside any graph statement: Python's AttributeError
+            # while tracing, API.md, when no traced path set it.)
+            unset = isinstance(error, AttributeError) and re.search(
+                r"has no attribute 'born'", str(error)
+            )
+            if own or unbound or unset:
                 # A raise (or unbound read) every traced path reaches raises
                 # while tracing, for every input: before a graph `if` that
                 # raises first would.
