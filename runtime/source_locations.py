@@ -102,6 +102,19 @@ def raised_by_user(error: BaseException) -> SourceLocation | None:
 _PATH_ERRORS = (NameError, LookupError, ArithmeticError, StopIteration, OpError)
 
 
+def is_refusal(error: BaseException) -> bool:
+    """Whether this library raised `error` because it cannot build what
+    the user's code asks (not the user's code, Python on a path, or
+    another package such as NumPy or JAX, whose errors the user's code
+    may handle)."""
+    if isinstance(error, _PATH_ERRORS):
+        return False
+    frame = _raising_frame(error)
+    if frame is None or _user_code(*frame) is not None:
+        return False
+    return frame[0].startswith(INTERNAL_PATHS)
+
+
 def keep_refusal(error: Exception, *, ours: bool = False) -> None:
     """Records `error` on the graph being built (see `Graph.refusals`) if
     this library raised it because it cannot build what the user's code
@@ -113,12 +126,8 @@ def keep_refusal(error: Exception, *, ours: bool = False) -> None:
     graph = context.STATE.graph
     if graph is None or isinstance(error, _PATH_ERRORS):
         return
-    if not ours:
-        frame = _raising_frame(error)
-        if frame is None or _user_code(*frame) is not None:
-            return
-        if not frame[0].startswith(INTERNAL_PATHS):
-            return  # another package's (NumPy's): the user's code may handle it
+    if not ours and not is_refusal(error):
+        return
     while graph.outer_graph is not None and not graph.isolated:
         graph = graph.outer_graph
     if not any(e is error for e in graph.refusals):

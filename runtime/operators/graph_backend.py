@@ -21,7 +21,6 @@ from typing import Any
 
 from runtime import control_flow, dtypes
 from runtime.context import STATE
-from runtime.graph import keep_refusal
 from runtime.operators import dispatch, verification
 from runtime.operators.backends.graph import BACKEND, dry_run
 from runtime.operators.backends.graph_loops import (
@@ -32,7 +31,7 @@ from runtime.operators.backends.graph_loops import (
 )
 from runtime.operators.staging import conditional
 from runtime.operators.staging.operators import Loop, install
-from runtime.operators.staging.raising import raise_when_run
+from runtime.operators.staging.raising import keeping_refusals, raise_when_run
 from runtime.operators.staging.where import staged
 from runtime.operators.variables import (
     UndefinedReturnValue,
@@ -147,18 +146,7 @@ def _list_pop(array: TensorArray, *index: Any) -> Any:
 def register() -> None:
     """Installs the graph backend into the dispatch tables."""
 
-    def kept(impl: Callable[..., Any]) -> Callable[..., Any]:
-        # What the backend refuses stays refused: user code around the
-        # statement may catch the error while tracing (`keep_refusal`).
-        def run(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return impl(*args, **kwargs)
-            except Exception as error:
-                keep_refusal(error)
-                raise
-
-        return run
-
+    kept = keeping_refusals(BACKEND)
     install(
         BACKEND,
         SymbolicTensor,

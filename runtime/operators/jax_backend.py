@@ -68,7 +68,7 @@ from runtime.operators.backends.jax_values import (
     zeros_of_shapes,
 )
 from runtime.operators.staging.operators import install
-from runtime.operators.staging.raising import raise_when_run
+from runtime.operators.staging.raising import keeping_refusals, raise_when_run
 from runtime.operators.staging.where import staged
 
 __all__ = ["TracedRange", "UnrolledLoopWarning", "register"]
@@ -223,6 +223,7 @@ def _active() -> bool:
 
 def register() -> None:
     """Installs the JAX backend into the dispatch tables."""
+    kept = keeping_refusals(BACKEND)
     statements = install(
         BACKEND,
         Tracer,
@@ -232,6 +233,7 @@ def register() -> None:
         for_range=build_for_range,
         select=_cond_value,
         logical_not=jnp.logical_not,
+        wrap=kept,
     )
     for operator, impl in (
         ("assert_stmt", _assert),
@@ -240,7 +242,7 @@ def register() -> None:
         ("int_", _int),
         ("float_", _float),
     ):
-        dispatch.register(operator, Tracer, staged(impl))
+        dispatch.register(operator, Tracer, staged(kept(impl)))
     dispatch.register("for_stmt", TracedRange, statements["for_stmt"])
     dispatch.register("len_", TracedRange, _len)
     dispatch.register_activity_check(_active)

@@ -13,6 +13,11 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   read of such a name in an operand Python may skip: ``w if c else 1``,
   ``c or w > 0``, ``c and w > 0``; Python raises UnboundLocalError only
   where it evaluates the operand, and so must a graph.
+* ``branch_born``: a name that one branch of an ``if`` assigns and a loop in
+  the other may assign (maybe after a ``return`` under a condition in that
+  branch), read after the ``if``: each branch carries whether it is bound
+  (fuzz: the graph's "UnboundAfterReturn ... cannot be the result of a graph
+  cond").
 """
 
 from __future__ import annotations
@@ -57,7 +62,31 @@ class MethodFeatures:
         kinds = super().feature_statements(depth)
         if self.on("methods"):
             kinds += ["method", "method"]
+        if self.on("branch_born") and self.loop_depth < 2:
+            kinds += ["branch_born"]
         return kinds
+
+    def s_branch_born(self, depth: int) -> tuple[list[str], bool]:
+        targets = self.names_of("int", self.defined & set(NAMES["int"]))
+        if not targets:
+            return ["pass"], False
+        name, target = f"w{self.label()}", self.choice(targets)
+        assign = [f"{name} = {self.bounded(self.expression(1), 'int')}"]
+        loop = [
+            f"for i{self.label()} in {self.range_call()}:",
+            *("    " + a for a in assign),
+        ]
+        loop.append(f"    {target} = {self.bounded(f'{target} + 1', 'int')}")
+        if self.chance(50):
+            loop = [f"if {self.condition(1)}:", f"    {self.return_statement()}", *loop]
+        branches = [assign, loop] if self.chance(50) else [loop, assign]
+        lines = [f"if {self.condition(1)}:"]
+        lines += ["    " + line for line in branches[0]]
+        lines += ["else:", *("    " + line for line in branches[1])]
+        # Read after the `if`: unbound where the loop ran no iteration.
+        lines.append(f"{target} = {self.bounded(f'{target} + {name}', 'int')}")
+        self.maybe.add(name)
+        return lines, False
 
     def s_method(self, depth: int) -> tuple[list[str], bool]:
         value = self.bounded(self.expression(1), "int")

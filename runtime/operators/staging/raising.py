@@ -4,10 +4,13 @@ the error, no staged program can, and the statement is refused."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from runtime.operators import exceptions, verification
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.backend import Backend
-from runtime.source_locations import SourceLocation
+from runtime.source_locations import SourceLocation, is_refusal
 
 
 def deepest_user_line(error: BaseException) -> SourceLocation | None:
@@ -42,6 +45,26 @@ def raise_when_run(backend: Backend, error: Exception, what: str, ran: str) -> N
         backend.keep_refusal(refusal)
         raise refusal from error
     backend.raise_at_run(error, f"{error} (in {what}{at}, which {ran})")
+
+
+def keeping_refusals(backend: Backend) -> Callable[[Callable[..., Any]], Any]:
+    """Wraps an operator so that what the backend refuses stays refused
+    (`backend.keep_refusal`): user code around the statement may catch the
+    error while tracing (`except Exception`, `finally: break`), which must
+    not leave a program that runs as if it had not been raised."""
+
+    def wrap(impl: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return impl(*args, **kwargs)
+            except Exception as error:
+                if is_refusal(error):
+                    backend.keep_refusal(error)
+                raise
+
+        return run
+
+    return wrap
 
 
 def as_written(kind: type[Exception], message: str) -> Exception:

@@ -182,6 +182,30 @@ def dict_read_before_any_path_assigns(a, b):
     return y
 
 
+def list_grown_in_a_try_that_breaks(a, b):
+    x = a
+    for _ in [1, 2]:
+        try:
+            gl = [0]
+            for _ in range(a):
+                gl = gl + [x]  # noqa: RUF005 - the replacement is the point
+            x = x + 1
+        finally:
+            break  # noqa: B012 - swallows the refusal while staging
+    return x
+
+
+def one_branch_name_in_a_try(a, b):
+    x = b
+    try:
+        if x > 2:
+            w = x + 1
+        x = x + (2 if (b != 2) and w > 0 else 1)
+    except ValueError:
+        x = 0 - x
+    return x
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
     return np.asarray(result.numpy()).tolist()
@@ -201,6 +225,7 @@ def _toy(fn, *args):
 RUNNERS = {"graph": _graph, "jax": _jax, "toy": _toy}
 
 VALUE = "Python's value"
+_GROWN = r"loop variable 'gl' is a list of 1 item before the \S+ loop"
 _UNBOUND_W = r"(cannot access local variable 'w'|'w' is read in the \S+ loop)"
 # (function, arguments, what every backend does: VALUE; ("refused", text): a
 # TypeError or ValueError while staging; ("value or refused", text): either,
@@ -242,6 +267,10 @@ CASES = [
     (read_before_a_python_loop_assigns, (3, 2), ("raises", _UNBOUND_W)),
     (dict_read_before_any_path_assigns, (0, 1), VALUE),
     (dict_read_before_any_path_assigns, (3, 2), ("raises", _UNBOUND_W)),
+    # A refusal the user's `try` would swallow while staging stays refused
+    # (fuzz: JAX returned wrong values, or no UnboundLocalError).
+    (list_grown_in_a_try_that_breaks, (3, 0), ("value or refused", _GROWN)),
+    (one_branch_name_in_a_try, (0, 5), ("refused", r"'w' must also be defined")),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,

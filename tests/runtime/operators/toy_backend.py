@@ -20,7 +20,7 @@ from runtime.operators import dispatch, verification
 from runtime.operators.control_flow import as_state, unpack_state
 from runtime.operators.staging import aliasing
 from runtime.operators.staging.operators import install
-from runtime.operators.staging.raising import as_written
+from runtime.operators.staging.raising import as_written, keeping_refusals
 from runtime.operators.variables import is_undefined
 
 
@@ -144,6 +144,7 @@ install(
     for_loop=_for,
     select=lambda c, t, f, key: t() if value(c) else f(),
     logical_not=lambda a: Staged(not value(a)),
+    wrap=keeping_refusals(TOY),
 )
 dispatch.register("range_", Staged, lambda *args: Staged(range(*map(value, args))))
 
