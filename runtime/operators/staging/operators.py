@@ -88,7 +88,8 @@ def install(
             None: Python runs it.
         declines: Whether a value of the type is concrete: the statement
             then runs as Python (`NotImplemented`).
-        wrap: Wraps each operator (the graph keeps its refusals).
+        wrap: Wraps each operator (every backend's keeps its refusals:
+            `staging.raising.keeping_refusals`).
 
     Returns:
         The operators by name, also for a backend's extra registrations.
