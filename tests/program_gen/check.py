@@ -345,9 +345,11 @@ def _check_staged(
             if isinstance(error, run_time) and raised in str(error):
                 return Verdict("ok")  # a raise in a graph branch or loop
             # (`r#`: the program's own raise; `missing`: a missing nested
-            # item written at the top level, issue 22's `nested_items`.)
+            # item written at the top level, issue 22's `nested_items`;
+            # `born`: an item `new_items` sets only in a loop, where no
+            # traced path set it.)
             own = isinstance(error, (KeyError, ValueError)) and re.fullmatch(
-                r"'?(r\d+|missing)'?", str(error)
+                r"'?(r\d+|missing|born)'?", str(error)
             )
             unbound = isinstance(error, UnboundLocalError) and re.search(
                 r"'w\d+'", str(error)

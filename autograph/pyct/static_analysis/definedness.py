@@ -326,7 +326,15 @@ class _Analyzer:
             if handler.name is not None:
                 start = start.bind({handler.name})
             ends.append(self.block(handler.body, start))
-        after = _merge(self.block(node.orelse, body), *ends)
+        if body is None:
+            # No path of the body ends normally: Python never runs the else
+            # block, but converted code may trace it (behind a `return`'s
+            # flag), its reads marked as `dead` code's are.
+            self.dead(node.orelse, entry.must)
+            orelse = None
+        else:
+            orelse = self.block(node.orelse, body)
+        after = _merge(orelse, *ends)
         if not node.finalbody:
             return after
         # The finally block may also start anywhere in the other blocks.

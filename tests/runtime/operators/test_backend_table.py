@@ -206,6 +206,24 @@ def one_branch_name_in_a_try(a, b):
     return x
 
 
+def try_else_after_a_body_that_returns(a, b):
+    x = a
+    i = 0
+    while i < b:
+        i += 1
+        w = 3
+    try:
+        if b <= 1:
+            return 1
+        else:
+            return 2
+    except KeyError:
+        x = 5
+    else:  # never runs in Python; traced behind the return's flag
+        x = x + (1 if b > 7 else w)
+    return x
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
     return np.asarray(result.numpy()).tolist()
@@ -271,6 +289,10 @@ CASES = [
     # (fuzz: JAX returned wrong values, or no UnboundLocalError).
     (list_grown_in_a_try_that_breaks, (3, 0), ("value or refused", _GROWN)),
     (one_branch_name_in_a_try, (0, 5), ("refused", r"'w' must also be defined")),
+    # (fuzz: "the value of the `if`/`else` is a UnboundUntilRun": the
+    # else block's read of `w` was not checked, `ag__.ld`.)
+    (try_else_after_a_body_that_returns, (1, 0), VALUE),
+    (try_else_after_a_body_that_returns, (1, 5), VALUE),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,

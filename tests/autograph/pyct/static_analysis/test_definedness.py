@@ -121,6 +121,19 @@ def test_reads_in_code_python_never_runs_are_marked_as_if_it_fell_through():
     assert anno.getanno(dead.value, Defined.DEFINITELY) is False  # w
 
 
+def test_reads_in_the_else_block_of_a_try_whose_body_always_returns_are_marked():
+    # (Python never runs the else block; a graph traces it behind the
+    # return's flag, where `w` may hold a graph loop's placeholder.)
+    src = (
+        "def f(n):\n  for i in n:\n    w = i\n  try:\n    return 1\n"
+        "  except KeyError:\n    pass\n  else:\n    n += w\n  return n"
+    )
+    fn = _fn(src)
+    dead = fn.body[1].orelse[0]
+    assert anno.getanno(dead.target, Defined.DEFINITELY) is True  # n: a parameter
+    assert anno.getanno(dead.value, Defined.DEFINITELY) is False  # w
+
+
 def test_a_jump_through_a_finally_that_deletes_leaves_the_name_maybe_unbound():
     # The continue runs the finally (del x) on its way to the next iteration.
     src = (
