@@ -77,6 +77,24 @@ def _merge(*states: _State | None) -> _State | None:
     return _State(may, must)
 
 
+_COMPOUND = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.Try,
+    ast.With,
+    ast.AsyncWith,
+    ast.Match,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+)
+"""Statements whose bindings `_Analyzer.dead` does not follow."""
+if hasattr(ast, "TryStar"):
+    _COMPOUND += (ast.TryStar,)
+
+
 class _ReadMarker(transformer.Visitor):
     """Marks each Name read (outside nested scopes) as definitely bound or not."""
 
@@ -149,8 +167,12 @@ class _Analyzer:
         reads."""
         if self.converted:
             return
+        state = _State(must, must)
         for stmt in stmts:
-            _ReadMarker(must, self.unbound).visit(stmt)
+            if isinstance(stmt, _COMPOUND):
+                _ReadMarker(state.must, self.unbound).visit(stmt)
+            else:  # (what it binds is bound for the next statements)
+                state = self.simple(stmt, state)
 
     def simple(self, node: ast.stmt, state: _State) -> _State:
         self.mark(node, state)

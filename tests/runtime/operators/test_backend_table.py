@@ -11,6 +11,7 @@ list over every implementation, a new backend is one more entry in
 from __future__ import annotations
 
 import re
+import types
 
 import numpy as np
 import pytest
@@ -224,6 +225,19 @@ def try_else_after_a_body_that_returns(a, b):
     return x
 
 
+def attribute_set_in_dead_code_after_a_loop_else_that_returns(a, b):
+    x = a
+    for _ in range(a):
+        if x > 100:
+            return 0
+        x = x + 1
+    else:
+        return x
+    ob = types.SimpleNamespace()  # never runs in Python; traced behind the flag
+    ob.born = x
+    return ob.born
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
     return np.asarray(result.numpy()).tolist()
@@ -293,6 +307,9 @@ CASES = [
     # else block's read of `w` was not checked, `ag__.ld`.)
     (try_else_after_a_body_that_returns, (1, 0), VALUE),
     (try_else_after_a_body_that_returns, (1, 5), VALUE),
+    # (fuzz: "ag__.ld(ob).born is assigned ... with a key that changes":
+    # `ob`, bound just before in the dead code, was read as maybe unbound.)
+    (attribute_set_in_dead_code_after_a_loop_else_that_returns, (2, 0), VALUE),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,

@@ -134,6 +134,14 @@ def test_reads_in_the_else_block_of_a_try_whose_body_always_returns_are_marked()
     assert anno.getanno(dead.value, Defined.DEFINITELY) is False  # w
 
 
+def test_dead_code_binds_names_for_its_later_statements():
+    src = "def f(n):\n  return n\n  ob = n\n  ob.x = w\n  return ob"
+    fn = _fn(src)
+    store = fn.body[2].targets[0]
+    assert anno.getanno(store.value, Defined.DEFINITELY) is True  # ob
+    assert anno.getanno(fn.body[2].value, Defined.DEFINITELY) is False  # w
+
+
 def test_a_jump_through_a_finally_that_deletes_leaves_the_name_maybe_unbound():
     # The continue runs the finally (del x) on its way to the next iteration.
     src = (
