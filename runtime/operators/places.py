@@ -184,11 +184,12 @@ class Untracked(Place):
     def set(self, value: Any) -> None:
         raise TypeError(self.message())
 
-    def message(self) -> str:
-        """Why a graph op cannot carry this item, and what to do instead."""
+    def message(self, kind: str = "graph") -> str:
+        """Why a `kind` ("graph", "JAX") op cannot carry this item, and what
+        to do instead."""
         return (
-            f"{self.name} is assigned inside a graph `if` or loop with a key that "
-            "changes there (or is computed, or is a slice), so the graph cannot "
+            f"{self.name} is assigned inside a {kind} `if` or loop with a key that "
+            f"changes there (or is computed, or is a slice), so the {kind} cannot "
             "carry it; assign it outside, or keep the values in a tensor "
             "(e.g. rt.TensorArray in a loop) or in a variable"
         )

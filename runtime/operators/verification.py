@@ -147,11 +147,12 @@ def check_defined(
             )
 
 
-def refuse_untracked(places: Sequence[Place]) -> None:
-    """Raises for a place a backend cannot carry (`places.Untracked`)."""
+def refuse_untracked(places: Sequence[Place], kind: str = "graph") -> None:
+    """Raises for a place a `kind` ("graph", "JAX") backend cannot carry
+    (`places.Untracked`)."""
     for place in places:
         if isinstance(place, places_.Untracked):
-            raise TypeError(place.message())
+            raise TypeError(place.message(kind))
 
 
 # Errors Python raises on a path of the program, not about building the

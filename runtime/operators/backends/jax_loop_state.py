@@ -63,7 +63,7 @@ class LoopState:
         skip: int,
         where: str,
     ) -> None:
-        refuse_untracked(places)
+        refuse_untracked(places, "JAX")
         self.body = body
         self.count = len(state)
         self.keys = state_keys(names)

@@ -52,7 +52,7 @@ def if_stmt(
     places: Sequence[Place] = (),
 ) -> Any:
     """`ag__.if_stmt` on a condition `backend` stages (see `Backend`)."""
-    verification.refuse_untracked(places)
+    verification.refuse_untracked(places, backend.kind)
     returns = not names  # no outputs: the branches give the function's value
     count = len(names) or 1
     keys = [verification.label("retval_")] if returns else verification.labels(names)

@@ -402,3 +402,18 @@ def test_a_name_a_branch_may_bind_in_no_iteration_raises_when_read(backend, fn, 
     # zero-trip loop leaves the name unbound in one branch, a refusal.)
     with pytest.raises(Exception, match=r"'w' is read after the \S+ loop"):
         RUNNERS[backend](fn, *args)
+
+
+def item_keyed_by_the_loop(n):
+    d = {0: 0, 1: 0, 2: 0}
+    for i in range(n):
+        d[i] = i
+    return d[0]
+
+
+@pytest.mark.parametrize(("backend", "kind"), [("graph", "graph"), ("jax", "JAX")])
+def test_an_item_no_backend_can_carry_is_refused_naming_the_backend(backend, kind):
+    # (JAX's refusal said "a graph `if` or loop".)
+    message = rf"d\[i\] is assigned inside a {kind} `if` or loop .* so the {kind} "
+    with pytest.raises(TypeError, match=message):
+        RUNNERS[backend](item_keyed_by_the_loop, 3)
