@@ -30,10 +30,13 @@ class _GraphBackend:
     kind = "graph"
     program = "a graph"
 
-    def checked_read(self, flag: Any, value: Any, message: str) -> Any:
+    def checked_read(
+        self, flag: Any, value: Any, message: str, used_only: bool = False
+    ) -> Any:
         # (A dict or list of tensors: each leaf is checked where it is read.)
         return nest.map_structure(
-            lambda leaf: ensure_defined(flag, leaf, message), value
+            lambda leaf: ensure_defined(flag, leaf, message, when_used=used_only),
+            value,
         )
 
     def raise_at_run(self, error: Exception, message: str) -> None:

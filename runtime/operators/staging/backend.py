@@ -67,9 +67,13 @@ class Backend(Protocol):
         """Whether Python raises `error` only on the path being traced (the
         user's `raise`, `d[k]`), not about staging it."""
 
-    def checked_read(self, flag: Any, value: Any, message: str) -> Any:
+    def checked_read(
+        self, flag: Any, value: Any, message: str, used_only: bool = False
+    ) -> Any:
         """`value`, staged so that the program raises (with `message`)
-        where it reads it while `flag` (a staged bool) is false."""
+        where it reads it while `flag` (a staged bool) is false; with
+        `used_only` (an item a loop may set, checked where it is stored
+        back), only where the program uses the value, if the backend can."""
 
     def raise_at_run(self, error: Exception, message: str) -> None:
         """Stages a point that raises `error`'s type with `message` when
