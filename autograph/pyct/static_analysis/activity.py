@@ -310,7 +310,8 @@ def handled_lines(
     A `try`'s handlers cover its body: their classes by name (None for a
     bare `except`, or a class given by an expression that is no name). A
     `finally` that jumps (`return`, or `break`/`continue` of the loop
-    around the `try`) swallows whatever its body, handlers and `else` raise.
+    around the `try`) swallows whatever its body, handlers and `else` raise;
+    one that raises an exception of its own replaces it.
 
         >>> fn = ast.parse(
         ...     "def f(a):\\n"
@@ -356,12 +357,15 @@ def _caught(handlers: list[ast.ExceptHandler]) -> frozenset[str] | None:
 
 
 def _jumps_out(stmts: list[ast.stmt]) -> bool:
-    """Whether the block holds a `return`, or a `break`/`continue` of a loop
-    around it (not of a loop inside it)."""
+    """Whether the block holds a `return`, a `raise` of an exception (not a
+    bare `raise`, which raises the one it is handling), or a `break`/
+    `continue` of a loop around it (not of a loop inside it)."""
     stack: list[tuple[ast.AST, bool]] = [(s, False) for s in stmts]
     while stack:
         node, in_loop = stack.pop()
         if isinstance(node, ast.Return):
+            return True
+        if isinstance(node, ast.Raise) and node.exc is not None:
             return True
         if isinstance(node, (ast.Break, ast.Continue)) and not in_loop:
             return True

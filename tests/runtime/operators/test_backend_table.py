@@ -238,6 +238,17 @@ def attribute_set_in_dead_code_after_a_loop_else_that_returns(a, b):
     return ob.born
 
 
+def raise_a_finally_replaces(a):
+    y = 1
+    if a > 0:
+        try:
+            if a > 2:
+                raise ValueError("r2")
+        finally:
+            raise KeyError("r4")  # replaces the ValueError
+    return y
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
     return np.asarray(result.numpy()).tolist()
@@ -310,6 +321,9 @@ CASES = [
     # (fuzz: "ag__.ld(ob).born is assigned ... with a key that changes":
     # `ob`, bound just before in the dead code, was read as maybe unbound.)
     (attribute_set_in_dead_code_after_a_loop_else_that_returns, (2, 0), VALUE),
+    # Python raises the finally's KeyError; a staged program raised the
+    # body's ValueError first (fuzz): a finally that raises handles it.
+    (raise_a_finally_replaces, (3,), ("refused", "cannot catch an exception")),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,

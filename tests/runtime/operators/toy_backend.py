@@ -164,8 +164,14 @@ def _active():
 def run(fn, *args):
     """`autograph.to_graph(fn)` on staged `args`: its result's Python value,
     or a refusal user code caught (and swallowed) while staging."""
-    with _active():
-        result = autograph.to_graph(fn)(*(Staged(a) for a in args))
+    try:
+        with _active():
+            result = autograph.to_graph(fn)(*(Staged(a) for a in args))
+    except Exception:
+        # (User code caught a refusal and raised something else.)
+        if TOY.refusals:
+            raise TOY.refusals[0] from None
+        raise
     if TOY.refusals:
         raise TOY.refusals[0]
     return value(result)
