@@ -279,6 +279,7 @@ def _entered() -> None:
     state = context.STATE
     if not state.calls:
         state.refusals = []
+        state.formatted = []
     state.calls += 1
 
 
@@ -287,6 +288,7 @@ def _left() -> None:
     state.calls -= 1
     if not state.calls:
         state.refusals = None
+        state.formatted = None
 
 
 def _raised(error: Exception) -> Exception:

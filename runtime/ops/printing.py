@@ -68,13 +68,16 @@ def format_value(value: Any, summarize: int = 3) -> str:
 
 
 def format_template(template: Any, values: Any, summarize: int = 3) -> str:
-    """Fills a print template: ("text", s), ("tensor", k) or a bracketed
-    ("seq", open, close, items) / ("dict", [(key text, item)])."""
+    """Fills a print template: ("text", s), ("tensor", k), a bracketed
+    ("seq", open, close, items) / ("dict", [(key text, item)]), or
+    ("join", items) written one after the other."""
     kind = template[0]
     if kind == "text":
         return template[1]
     if kind == "tensor":
         return format_value(values[template[1]], summarize)
+    if kind == "join":  # a message: its text and the values it shows
+        return "".join(format_template(t, values, summarize) for t in template[1])
     if kind == "seq":
         _, opening, closing, items = template
         inner = ", ".join(format_template(t, values, summarize) for t in items)

@@ -1,0 +1,115 @@
+"""What a JAX run-time error says: the values it shows, and said once.
+
+- A tracer notes the text it gives (`str`, `repr`, an f-string) while a
+  converted function is traced (`runtime.formatted`), so that a `raise` or
+  `assert` staged into a `jax.debug.callback` shows the values of the run
+  (`x too big: 5`) instead of `JitTracer(int32[])`. The text a tracer gives
+  is unchanged; a format spec on one (`f"{x:.3}"`), which JAX cannot
+  format either, is refused naming the user's line.
+- JAX logs every exception a callback raises ("jax.debug.callback failed"
+  and its traceback) before the compiled function raises it again inside
+  its `JaxRuntimeError`: the user would read it twice. The log of an error
+  this backend raised on purpose is dropped (`staged`); others stay.
+
+Under plain `jax.jit` the error reaches the caller as JAX's
+`JaxRuntimeError` (an XLA status: JAX keeps neither the exception's type
+nor its object), whose text ends with the user's exception type, message
+and line.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from jax._src import core
+
+from runtime import formatted
+from runtime.context import STATE
+
+Tracer = core.Tracer
+
+_STAGED = "__autograph_staged__"  # marks an error raised by a staged check
+
+
+def staged(error: BaseException) -> BaseException:
+    """`error`, marked as raised by a check this backend staged."""
+    setattr(error, _STAGED, True)
+    return error
+
+
+class _DropStagedErrors(logging.Filter):
+    """Drops JAX's log of an exception a staged check raised on purpose."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not getattr(error, _STAGED, False)
+
+
+def live(value: Any) -> bool:
+    """Whether `value` is a tracer of a trace still being built (not one of
+    a finished trial trace): one a callback can take."""
+    trace = getattr(value, "_trace", None)
+    return isinstance(value, Tracer) and trace is not None and trace.is_valid()
+
+
+def shown(message: str) -> formatted.Shown:
+    """`message` split at the live tracers it shows (`formatted.shown_in`)."""
+    return formatted.shown_in(message, live)
+
+
+def run_texts(values: Sequence[Any], shown: formatted.Shown) -> list[str]:
+    """The texts the values of a run (NumPy arrays, in a callback) give, as
+    a concrete JAX array's `str`/`repr` would."""
+    texts = []
+    for value, (conversion, _) in zip(values, shown.conversions):
+        array = np.asarray(value)
+        if conversion == "repr":
+            body = np.array2string(array, separator=", ")
+            texts.append(f"Array({body}, dtype={array.dtype})")
+        else:
+            texts.append(str(array))
+    return texts
+
+
+_REPR = Tracer.__repr__
+
+
+def _text(tracer: Any) -> str:
+    method = type(tracer).__repr__
+    return _REPR(tracer) if method is _noted_repr else method(tracer)
+
+
+def _noted_repr(self: Any) -> str:
+    text = _REPR(self)
+    formatted.note(text, self, "repr")
+    return text
+
+
+def _noted_str(self: Any) -> str:
+    text = _text(self)
+    formatted.note(text, self, "str")
+    return text
+
+
+def _noted_format(self: Any, spec: str) -> str:
+    if not spec:
+        return str(self)
+    if STATE.formatted is not None:
+        raise formatted.unsupported_spec(spec, "JAX", _text(self))
+    return object.__format__(self, spec)  # JAX's own TypeError
+
+
+def install() -> None:
+    """Makes tracers note their texts and drops the logs of staged errors
+    (once, when the JAX backend loads)."""
+    if Tracer.__repr__ is not _noted_repr:
+        Tracer.__repr__ = _noted_repr  # type: ignore[method-assign]
+        Tracer.__str__ = _noted_str  # type: ignore[method-assign]
+        Tracer.__format__ = _noted_format  # type: ignore[method-assign]
+    for name in ("jax._src.debugging", "jax._src.callback"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _DropStagedErrors) for f in logger.filters):
+            logger.addFilter(_DropStagedErrors())
