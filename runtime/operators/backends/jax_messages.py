@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 from jax._src import core
+from jax.errors import TracerBoolConversionError
 
-from runtime import formatted
+from runtime import formatted, misuse
 from runtime.context import STATE
 
 Tracer = core.Tracer
@@ -102,6 +103,32 @@ def _noted_format(self: Any, spec: str) -> str:
     return object.__format__(self, spec)  # JAX's own TypeError
 
 
+_BOOL = Tracer.__bool__
+
+
+class ComparedAsBool(TracerBoolConversionError):
+    """JAX's error for a tracer used as a Python bool, with the user's line
+    and what to write instead (`max(a, b)`: `jnp.maximum(a, b)`); the same
+    class, so code that catches JAX's still does (a loop unrolled)."""
+
+    def __init__(self, message: str) -> None:
+        TypeError.__init__(self, message)  # (not JAX's: it takes a tracer)
+
+
+def _explained_bool(self: Any) -> bool:
+    # `max(a, b)` on tracers: JAX's error names `to_graph`'s wrapper as the
+    # function traced; the user's line, and what to write, are said here.
+    try:
+        return _BOOL(self)
+    except TracerBoolConversionError as error:
+        hint = None if STATE.formatted is None else misuse.hint_here(
+            "bool", "jnp", "JAX tracers"
+        )
+        if hint is None:
+            raise
+        raise ComparedAsBool(hint) from error
+
+
 def install() -> None:
     """Makes tracers note their texts and drops the logs of staged errors
     (once, when the JAX backend loads)."""
@@ -109,6 +136,7 @@ def install() -> None:
         Tracer.__repr__ = _noted_repr  # type: ignore[method-assign]
         Tracer.__str__ = _noted_str  # type: ignore[method-assign]
         Tracer.__format__ = _noted_format  # type: ignore[method-assign]
+        Tracer.__bool__ = _explained_bool  # type: ignore[method-assign]
     for name in ("jax._src.debugging", "jax._src.callback"):
         logger = logging.getLogger(name)
         if not any(isinstance(f, _DropStagedErrors) for f in logger.filters):
