@@ -23,6 +23,12 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
 * ``growing_lists``: ``gl = [0]`` / ``for i in range(...): gl = gl + [...]``
   / ``x = clamp(x + gl[0])``: a graph loop refuses it (a loop variable that
   changes structure), a Python one runs it.
+* ``aliases``: a list or dict two names share across a loop (issue 20
+  item 4): ``sa = [0]`` / ``sb = sa`` / ``for i in range(...): sa = [...]``
+  (or ``sb[0] = ...``: changed in place, which every backend carries), or
+  ``se = sd`` inside the loop, then a change through one name and a read
+  through the other. A staged loop would copy the object: refused (it
+  returned a wrong value under JAX), a Python loop runs it.
 """
 
 from __future__ import annotations
@@ -61,6 +67,8 @@ class ReferenceFeatures:
             kinds += ["nested_item", "nested_item"]
         if self.on("growing_lists"):
             kinds.append("growing_list")
+        if self.on("aliases"):
+            kinds.append("shared_container")
         return kinds
 
     # Loops: the directive first in the body, dicts born in the body.
@@ -144,3 +152,19 @@ class ReferenceFeatures:
         self.loop_depth -= 1
         loop = [f"for {index} in {self.range_call()}:", f"    gl = gl + [{value}]"]
         return ["gl = [0]", *loop, *self._after("gl[-1]")], False
+
+    def s_shared_container(self, depth: int) -> tuple[list[str], bool]:
+        index = f"i{self.loop_depth}"
+        self.loop_depth += 1
+        self.defined.add(index)
+        value = self.bounded(self.expression(1), "int")
+        self.defined.discard(index)
+        self.loop_depth -= 1
+        header = f"for {index} in {self.range_call()}:"
+        shape = self.choice(("replaced", "in_place", "shared_in_body"))
+        if shape == "shared_in_body":
+            lines = ["sd = {'b': 0}", "se = {'b': 5}", header, "    se = sd"]
+            return [*lines, "sd['b'] += 2", *self._after("se['b']")], False
+        body = f"    sa = [{value}]" if shape == "replaced" else f"    sb[0] = {value}"
+        lines = ["sa = [0]", "sb = sa", header, body, "sb[0] += 1"]
+        return [*lines, *self._after("sa[0] + sb[0]")], False

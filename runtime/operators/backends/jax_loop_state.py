@@ -39,7 +39,6 @@ from runtime.operators.verification import (
     untyped_return,
 )
 
-
 # Where a loop's values are, in messages (`aliasing.refuse_lost_aliases`).
 _BEFORE = "before a JAX loop"
 _IN_BODY = "in the body of a JAX loop"

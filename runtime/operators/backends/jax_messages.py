@@ -121,8 +121,10 @@ def _explained_bool(self: Any) -> bool:
     try:
         return _BOOL(self)
     except TracerBoolConversionError as error:
-        hint = None if STATE.formatted is None else misuse.hint_here(
-            "bool", "jnp", "JAX tracers"
+        hint = (
+            None
+            if STATE.formatted is None
+            else misuse.hint_here("bool", "jnp", "JAX tracers")
         )
         if hint is None:
             raise
