@@ -13,7 +13,6 @@ user's code computes changes: the texts are the ones the values always
 gave; only the staged message reads them back.
 
     >>> from runtime.context import STATE
-from runtime.source_locations import user_location
     >>> STATE.formatted = []
     >>> class T:
     ...     def __repr__(self):
