@@ -122,12 +122,7 @@ class ReferenceFeatures:
 
     def _filled_loop(self, setup: str, target: str, read: str) -> list[str]:
         """``setup``, a loop whose body sets ``target``, then a read of it."""
-        index = f"i{self.loop_depth}"
-        self.loop_depth += 1
-        self.defined.add(index)
-        value = self.bounded(self.expression(1), "int")
-        self.defined.discard(index)
-        self.loop_depth -= 1
+        index, value = self._loop_value()
         loop = [f"for {index} in {self.range_call()}:", f"    {target} = {value}"]
         return [setup, *loop, *self._after(read)]
 
@@ -143,23 +138,23 @@ class ReferenceFeatures:
         value = self.bounded(self.expression(1), "int")
         return [f"nn[{key}]['a'] = {value}"], False
 
-    def s_growing_list(self, depth: int) -> tuple[list[str], bool]:
+    def _loop_value(self) -> tuple[str, str]:
+        """A new loop's index name and an int expression that may read it."""
         index = f"i{self.loop_depth}"
         self.loop_depth += 1
         self.defined.add(index)
         value = self.bounded(self.expression(1), "int")
         self.defined.discard(index)
         self.loop_depth -= 1
+        return index, value
+
+    def s_growing_list(self, depth: int) -> tuple[list[str], bool]:
+        index, value = self._loop_value()
         loop = [f"for {index} in {self.range_call()}:", f"    gl = gl + [{value}]"]
         return ["gl = [0]", *loop, *self._after("gl[-1]")], False
 
     def s_shared_container(self, depth: int) -> tuple[list[str], bool]:
-        index = f"i{self.loop_depth}"
-        self.loop_depth += 1
-        self.defined.add(index)
-        value = self.bounded(self.expression(1), "int")
-        self.defined.discard(index)
-        self.loop_depth -= 1
+        index, value = self._loop_value()
         header = f"for {index} in {self.range_call()}:"
         shape = self.choice(("replaced", "in_place", "shared_in_body"))
         if shape == "shared_in_body":
