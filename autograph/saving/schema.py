@@ -106,7 +106,7 @@ def _template_item(item: Any, data: int, depth: int = 0) -> bool:
     kind, rest = item[0], item[1:]
     if kind == "text":
         return len(rest) == 1 and type(rest[0]) is str
-    if kind == "tensor":
+    if kind in ("tensor", "value"):
         return len(rest) == 1 and type(rest[0]) is int and 0 <= rest[0] < data
     if kind == "join":
         return (

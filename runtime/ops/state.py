@@ -433,7 +433,8 @@ def _template(value: Any, parts: list[Any]) -> tuple[Any, ...]:
     if isinstance(value, formatted.Shown):  # a message showing tensors' values
         items = [("text", value.texts[0])]
         for shown, text in zip(value.values, value.texts[1:]):
-            items += [_template(shown, parts), ("text", text)]
+            parts.append(convert_to_tensor(shown))
+            items += [("value", len(parts) - 1), ("text", text)]
         return ("join", tuple(items))
     if isinstance(value, np.ndarray) or stands_for_tensor(value):
         parts.append(convert_to_tensor(value))

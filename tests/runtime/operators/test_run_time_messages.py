@@ -213,3 +213,14 @@ def test_a_list_two_names_share_that_a_loop_copies_is_refused(backend, fn, where
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_list_two_names_share_that_a_loop_changes_in_place_works(backend):
     assert _run(backend, shared_but_not_copied, 3) == shared_but_not_copied(3)
+
+
+def test_a_saved_graph_shows_the_values_of_the_run(tmp_path):
+    # The values travel as inputs of the raise op (a `template` attr that a
+    # loaded graph checks and keeps); a float shows as Python shows it.
+    f = autograph.function(raises_with_value)
+    assert float(f(rt.constant(1.0)).numpy()) == 2.0
+    autograph.save(f, str(tmp_path))
+    loaded = autograph.load(str(tmp_path))
+    with pytest.raises(rt.errors.InvalidArgumentError, match=r"x too big: 5\.0 \("):
+        loaded(rt.constant(5.0))
