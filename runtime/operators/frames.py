@@ -19,14 +19,32 @@ must not import it); the operators' frames are always plumbing.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import types
 import warnings
-from builtins import isinstance, range  # own references (issue 21)
+from builtins import frozenset, getattr, hasattr, isinstance, range  # (issue 21)
 from collections.abc import Callable
 from typing import Any
 
+LOGGER_METHODS = frozenset(
+    getattr(cls, name)
+    for cls in (logging.Logger, logging.LoggerAdapter)
+    for name in (
+        "debug",
+        "info",
+        "warning",
+        "warn",
+        "error",
+        "exception",
+        "log",
+        "critical",
+        "fatal",
+    )
+    if hasattr(cls, name)
+)
+"""The logging methods that find their caller's frame: `log_` calls them."""
 _OPERATORS = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _plumbing: tuple[str, ...] = (_OPERATORS,)
 _generated: Callable[[types.CodeType], bool] = lambda code: False
@@ -97,6 +115,22 @@ def warn_(
             distance = _depth(caller)
         stacklevel = distance + 3
     warnings.warn(message, category, stacklevel, source, **kwargs)
+
+
+def log_(method: Any, /, *args: Any, stacklevel: Any = 1, **kwargs: Any) -> Any:
+    """A logger's `debug`/`info`/.../`log` (bound `method`), with
+    `stacklevel` counted over the user's frames, so the record's file, line
+    and function are the caller's Python's would name (`logging` skips only
+    its own frames, and counts the other frames it passes)."""
+    if isinstance(stacklevel, int) and stacklevel >= 1:
+        # Frame 0: this function; 1: converted_call; 2: the user's call.
+        caller = sys._getframe(2)
+        distance = user_frame_distance(caller, stacklevel)
+        if distance is not None:
+            # The frames logging counts past its own: this one and
+            # converted_call, then the user's.
+            stacklevel = distance + 3
+    return method(*args, stacklevel=stacklevel, **kwargs)
 
 
 def _depth(frame: types.FrameType | None) -> int:

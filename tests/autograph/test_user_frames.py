@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import logging
 import sys
 import traceback
 import types
@@ -138,3 +139,32 @@ def test_the_lines_of_the_frames_are_the_users(depth):
         return _run(_outer, 1, probe, converted=converted)
 
     assert lines(True) == lines(False)
+
+
+_log = logging.getLogger("tests.user_frames")
+
+
+def _log_here(message, x):
+    _log.warning(message)  # at the top of the function
+    if x > 0:
+        _log.warning(message)  # in a branch
+    for _ in range(1):
+        logging.LoggerAdapter(_log, {}).warning(message)  # in a loop, adapted
+    _log_for_caller(message)
+
+
+def _log_for_caller(message):
+    if message:
+        _log.warning(message, stacklevel=2)  # names the caller
+
+
+def test_a_log_record_names_the_line_python_names(caplog):
+    def places(converted):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger=_log.name):
+            _run(_log_here, "m", 1, converted=converted)
+        return [(r.filename, r.lineno) for r in caplog.records]
+
+    expected = places(False)
+    assert len(expected) == 4 and {f for f, _ in expected} == {"test_user_frames.py"}
+    assert places(True) == expected
