@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import builtins
 import sys
+import types
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -24,6 +25,8 @@ from typing import Any
 from runtime.operators import frames, py_builtins
 
 _converter: Callable[[Any], Any] | None = None
+_METHOD = types.MethodType
+_LOGGER_METHODS = frames.LOGGER_METHODS
 
 # Builtins that converted code routes through an operator when named
 # directly (autograph's OVERLOADED_BUILTINS), by identity.
@@ -58,6 +61,8 @@ def converted_call(f: Any, /, *args: Any, **kwargs: Any) -> Any:
         operator = None
     if operator is not None:
         return operator(*args, **kwargs)
+    if type(f) is _METHOD and f.__func__ in _LOGGER_METHODS:
+        return frames.log_(f, *args, **kwargs)
     if _converter is None:
         return f(*args, **kwargs)
     return _converter(f)(*args, **kwargs)
