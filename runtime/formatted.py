@@ -99,14 +99,13 @@ def shown_in(message: str, usable: Callable[[Any], bool] = lambda v: True) -> Sh
     return Shown(tuple(texts), tuple(values), tuple(conversions))
 
 
-def unsupported_spec(spec: str, backend: str, value: str) -> TypeError:
+def unsupported_spec(spec: str, backend: str, value: str, fix: str) -> TypeError:
     """The refusal of `format(value, spec)` with a non-empty `spec` on a
-    traced value while tracing (`f"{x:.3}"`), naming the user's line."""
+    traced value while tracing (`f"{x:.3}"`), naming the user's line and
+    `fix`, what prints the value formatted when the program runs."""
     at = user_location(1)
     return TypeError(
         f"format spec {spec!r} used on a traced {backend} value "
-        f"({value}){f' at {at}' if at else ''}: "
-        "it has no value to format while tracing. Pass the value itself to "
-        "`print` (it prints when the program runs), or format it outside the "
-        "compiled function"
+        f"({value}){f' at {at}' if at else ''}: it has no value to format "
+        f"while tracing; to print it when the program runs, write {fix}"
     )

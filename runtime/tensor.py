@@ -295,7 +295,8 @@ class SymbolicTensor(Tensor):
         # message staged to raise when the graph runs shows the value
         # (`runtime.formatted`). A format spec needs a value.
         if spec:
-            raise formatted.unsupported_spec(spec, "graph", repr(self))
+            fix = "rt.print(value), which formats it itself"
+            raise formatted.unsupported_spec(spec, "graph", repr(self), fix)
         return str(self)
 
     __str__ = __repr__

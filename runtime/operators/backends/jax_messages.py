@@ -99,7 +99,8 @@ def _noted_format(self: Any, spec: str) -> str:
     if not spec:
         return str(self)
     if STATE.formatted is not None:
-        raise formatted.unsupported_spec(spec, "JAX", _text(self))
+        fix = f'jax.debug.print("{{:{spec}}}", value) (or print(value))'
+        raise formatted.unsupported_spec(spec, "JAX", _text(self), fix)
     return object.__format__(self, spec)  # JAX's own TypeError
 
 
