@@ -228,3 +228,28 @@ def test_a_saved_graph_shows_the_values_of_the_run(tmp_path):
     loaded = autograph.load(str(tmp_path))
     with pytest.raises(rt.errors.InvalidArgumentError, match=r"x too big: 5\.0 \("):
         loaded(rt.constant(5.0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_each_run_shows_its_own_values(backend):
+    # One trace, three runs (JAX: the compiled function's cached path too).
+    if backend == "graph":
+        f = autograph.function(raises_with_value)
+        call = lambda v: f(rt.constant(v))
+    else:
+        jax = pytest.importorskip("jax")
+        g = jax.jit(autograph.to_graph(raises_with_value))
+        call = lambda v: jax.block_until_ready(g(np.int32(v)))
+    assert int(np.asarray(call(2))) == 3
+    for value in (5, 7):
+        with pytest.raises(Exception) as info:
+            call(value)
+        assert f"ValueError: x too big: {value} (" in str(info.value)
+
+
+def test_under_vmap_the_message_shows_the_lane_that_raised():
+    jax = pytest.importorskip("jax", reason="JAX is not installed (the 'jax' extra)")
+    f = jax.jit(jax.vmap(autograph.to_graph(raises_with_value)))
+    assert f(np.arange(3, dtype=np.int32)).tolist() == [1, 2, 3]
+    with pytest.raises(Exception, match=r"ValueError: x too big: 4 \(in the if"):
+        f(np.arange(6, dtype=np.int32))
