@@ -24,6 +24,8 @@ gave; only the staged message reads them back.
     (('', ' and ', '!'), True)
     >>> shown.fill(["1", "2"])
     '1 and 2!'
+    >>> shown.fill([])  # the values could not be staged
+    'T() and T()!'
     >>> STATE.formatted = None
 """
 
@@ -62,10 +64,14 @@ class Shown:
     texts: tuple[str, ...]
     values: tuple[Any, ...]
     conversions: tuple[tuple[str, str], ...]
+    traced: tuple[str, ...]  # the texts the values gave while tracing
 
     def fill(self, shown: Sequence[str]) -> str:
         """The message with `shown[i]` (the text of `values[i]` when the
-        program ran) in place of each value."""
+        program ran) in place of each value; as traced if `shown` does not
+        hold one text per value (the values could not be staged)."""
+        if len(shown) != len(self.values):
+            shown = self.traced
         parts = [self.texts[0]]
         for text, rest in zip(shown, self.texts[1:]):
             parts += [text, rest]
@@ -89,14 +95,15 @@ def shown_in(message: str, usable: Callable[[Any], bool] = lambda v: True) -> Sh
         found.append((start, start + len(text), value, (conversion, spec)))
         end = start
     found.reverse()
-    texts, values, conversions, at = [], [], [], 0
+    texts, values, conversions, traced, at = [], [], [], [], 0
     for start, stop, value, conversion in found:
         texts.append(message[at:start])
         values.append(value)
         conversions.append(conversion)
+        traced.append(message[start:stop])
         at = stop
     texts.append(message[at:])
-    return Shown(tuple(texts), tuple(values), tuple(conversions))
+    return Shown(tuple(texts), tuple(values), tuple(conversions), tuple(traced))
 
 
 def unsupported_spec(spec: str, backend: str, value: str, fix: str) -> TypeError:

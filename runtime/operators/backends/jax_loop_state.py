@@ -81,6 +81,7 @@ class LoopState:
         self.init = dict(zip(self.keys, state))
         self.init.update(zip(self.place_keys, self.before))
         self.born = Born(BACKEND, {}, self.names, where)
+        self.body_out: dict[str, Any] | None = None  # the last traced iteration's
 
     # Calling the user's functions on a state dict.
 
@@ -259,7 +260,7 @@ class LoopState:
         values = self._unbound({**self.python, **carry}, "after")
         result = [values[k] for k in self.keys]
         given = {_BEFORE: [self.init[k] for k in self.keys]}
-        if getattr(self, "body_out", None) is not None:
+        if self.body_out is not None:
             given[_IN_BODY] = [self.body_out[k] for k in self.keys]
         names = [self.names[k] for k in self.keys]
         refuse_lost_aliases(names, given, result, _BEFORE, BACKEND.program)
