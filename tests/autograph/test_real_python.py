@@ -271,3 +271,25 @@ def test_a_wrapper_that_copied_a_to_graph_results_dict_still_runs():
     with api.always_run_converted():
         assert autograph.to_graph(caller)(2) == 2
     assert log == [2]
+
+
+class _Odd:
+    """A class whose `__module__` is not a string (CPython's traceback
+    tests make one: `X.__module__ = 42`)."""
+
+    def __bool__(self):
+        return True
+
+
+_Odd.__module__ = 42
+
+
+def _conditions_on(value):
+    if value:
+        return value and 1
+    return 0
+
+
+def test_a_value_whose_class_has_a_non_string_module_runs_as_python():
+    with api.always_run_converted():
+        assert autograph.to_graph(_conditions_on)(_Odd()) == 1
