@@ -293,3 +293,26 @@ def _conditions_on(value):
 def test_a_value_whose_class_has_a_non_string_module_runs_as_python():
     with api.always_run_converted():
         assert autograph.to_graph(_conditions_on)(_Odd()) == 1
+
+
+def _drives(m, x):
+    if x > 0:
+        r = m(x)
+        m.method(x + 1)
+    else:
+        r = None
+    for i in range(2):
+        m.other(i)
+    return r
+
+
+def test_a_mock_records_only_the_calls_python_makes():
+    # Converted code looked its callees up by hash: a MagicMock recorded
+    # `call.__hash__()` among the user's calls.
+    from unittest import mock
+
+    plain, converted = mock.MagicMock(return_value=5), mock.MagicMock(return_value=5)
+    assert _drives(plain, 1) == 5
+    with api.always_run_converted():
+        assert autograph.to_graph(_drives)(converted, 1) == 5
+    assert converted.mock_calls == plain.mock_calls
