@@ -316,3 +316,40 @@ def test_a_mock_records_only_the_calls_python_makes():
     with api.always_run_converted():
         assert autograph.to_graph(_drives)(converted, 1) == 5
     assert converted.mock_calls == plain.mock_calls
+
+
+def _calls(cb):
+    if cb is not None:
+        return cb()
+    return None
+
+
+def _make_callback():
+    res = []
+
+    def callback():
+        if res is not None:
+            res.append(1)
+        return 7
+
+    return callback
+
+
+def test_a_converted_callee_dies_with_its_last_reference():
+    # weakref.finalize and WeakValueDictionary users see it go at once, as
+    # in Python (CPython's test_weakref), not when the cyclic GC runs.
+    import gc
+    import weakref
+
+    callback = _make_callback()
+    alive = weakref.ref(callback)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with api.always_run_converted():
+            assert autograph.to_graph(_calls)(callback) == 7
+        del callback
+        assert alive() is None
+    finally:
+        if enabled:
+            gc.enable()
