@@ -105,6 +105,7 @@ def _marked(func: Any) -> bool:
 def _library_predicate(func: types.FunctionType) -> Callable[[str], bool]:
     """`is_library(name)` for the free names of `func` (closure, then globals)."""
     cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+    globals_ = func.__globals__  # not `func`: see transpiler._convert
 
     def is_library(name: str) -> bool:
         if name in cells:
@@ -112,8 +113,8 @@ def _library_predicate(func: types.FunctionType) -> Callable[[str], bool]:
                 return _is_library_value(cells[name].cell_contents)
             except ValueError:  # empty cell
                 return False
-        if name in func.__globals__:
-            return _is_library_value(func.__globals__[name])
+        if name in globals_:
+            return _is_library_value(globals_[name])
         return False
 
     return is_library
@@ -144,7 +145,10 @@ def _cached_target(f: Any) -> Callable[..., Any] | None:
     if entry is None or entry[0] != _generation[0]:
         return None
     target = entry[1]
-    if target is f or getattr(target, "__ag_original__", None) is f:
+    if target is f:
+        return target
+    original = getattr(target, "__ag_original__", None)  # a weakref.ref
+    if original is not None and original() is f:
         return target
     return None
 

@@ -19,6 +19,7 @@ import builtins
 import sys
 import types
 import warnings
+from builtins import id  # own reference (issue 21)
 from collections.abc import Callable
 from typing import Any
 
@@ -42,6 +43,9 @@ _BUILTIN_OPERATORS: dict[Any, Callable[..., Any]] = {
 }
 
 
+_OPERATORS_BY_ID = {id(f): operator for f, operator in _BUILTIN_OPERATORS.items()}
+
+
 def set_converter(converter: Callable[[Any], Any] | None) -> None:
     """Installs `converter(f) -> callable to run instead of f`."""
     global _converter
@@ -55,10 +59,8 @@ def converted_call(f: Any, /, *args: Any, **kwargs: Any) -> Any:
     called through that operator, as when the user names it directly;
     `warnings.warn` and `sys._getframe` through `frames`.
     """
-    try:
-        operator = _BUILTIN_OPERATORS.get(f)
-    except TypeError:  # an unhashable callable
-        operator = None
+    # By identity: hashing `f` would run its `__hash__` (a mock records it).
+    operator = _OPERATORS_BY_ID.get(id(f))
     if operator is not None:
         return operator(*args, **kwargs)
     if type(f) is _METHOD and f.__func__ in _LOGGER_METHODS:

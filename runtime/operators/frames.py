@@ -229,4 +229,18 @@ def getframe_(depth: Any = 0) -> types.FrameType:
         frame = frame.f_back
     found = _user_frame(frame)
     assert found is not None  # `frame` is on the stack, past the plumbing
+    if found._line is found._frame and _only_users_above(found._frame):
+        # The frame itself, where its callers are the user's own frames:
+        # code that compares frames by identity (`inspect.stack()`) sees it.
+        return found._frame
     return found  # type: ignore[return-value]
+
+
+def _only_users_above(frame: types.FrameType) -> bool:
+    """Whether every frame above `frame` is one of the user's own."""
+    current = frame.f_back
+    while current is not None:
+        if not _is_users(current):
+            return False
+        current = current.f_back
+    return True

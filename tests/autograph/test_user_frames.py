@@ -168,3 +168,17 @@ def test_a_log_record_names_the_line_python_names(caplog):
     expected = places(False)
     assert len(expected) == 4 and {f for f, _ in expected} == {"test_user_frames.py"}
     assert places(True) == expected
+
+
+def _callers_frame():
+    return sys._getframe(1)
+
+
+def test_a_callers_frame_is_the_frame_itself_where_no_converted_code_is_above():
+    # inspect.stack() compares frames by identity (CPython's test_inspect).
+    with api.always_run_converted():
+        found = autograph.to_graph(_callers_frame).__ag_converted__()
+    assert found is sys._getframe()
+    with api.always_run_converted():
+        found = autograph.to_graph(_through_a_branch)(True)[0]
+    assert type(found) is not types.FrameType  # a caller is converted code
