@@ -532,6 +532,12 @@ def jit(func: Callable[..., Any], **jit_kwargs: Any) -> Any:
     JAX is imported here, not by `import autograph`; it is the `jax` extra
     (`pip install -e '.[jax]'`).
 
+    A `raise` or `assert` that fires when the compiled function runs raises
+    the user's exception (`ValueError: x too big: 5 (in the if branch of
+    the JAX `if` at f.py:3, which this run took)`); under plain `jax.jit`
+    the same text is the last line of JAX's `JaxRuntimeError`. The other
+    attributes (`lower`, `trace`, ...) are `jax.jit`'s.
+
     Raises:
         ImportError: JAX is not installed.
 
@@ -552,7 +558,9 @@ def jit(func: Callable[..., Any], **jit_kwargs: Any) -> Any:
         raise ImportError(
             "autograph.jit needs JAX: pip install 'autograph[jax]' (or jax)"
         ) from e
-    return jax.jit(to_graph(func), **jit_kwargs)
+    from runtime.operators.backends import jax_messages
+
+    return jax_messages.RaisesUsersErrors(jax.jit(to_graph(func), **jit_kwargs))
 
 
 def convert(*, recursive: bool = True) -> Callable[[F], F]:

@@ -19,13 +19,16 @@ and line.
 
 from __future__ import annotations
 
+import collections
+import functools
 import logging
+import traceback
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from jax._src import core
-from jax.errors import TracerBoolConversionError
+from jax.errors import JaxRuntimeError, TracerBoolConversionError
 
 from runtime import formatted, misuse
 from runtime.context import STATE
@@ -35,10 +38,55 @@ Tracer = core.Tracer
 _STAGED = "__autograph_staged__"  # marks an error raised by a staged check
 
 
+# The errors staged checks raised lately, newest last: `autograph.jit`
+# raises the one a `JaxRuntimeError` carries as text (`raised_by`).
+_RAISED: collections.deque[BaseException] = collections.deque(maxlen=16)
+
+
 def staged(error: BaseException) -> BaseException:
     """`error`, marked as raised by a check this backend staged."""
     setattr(error, _STAGED, True)
+    _RAISED.append(error)
     return error
+
+
+def raised_by(runtime_error: BaseException) -> BaseException | None:
+    """The error a staged check raised that `runtime_error` (JAX's
+    `JaxRuntimeError`, which keeps only its text) ends with, if any."""
+    text = str(runtime_error).rstrip()
+    for error in reversed(_RAISED):
+        last = traceback.format_exception_only(type(error), error)[-1].strip()
+        if text.endswith(last):
+            _RAISED.remove(error)
+            return error
+    return None
+
+
+class RaisesUsersErrors:
+    """A `jax.jit`-compiled function whose run-time `raise`/`assert` reaches
+    the caller as the user's exception (type, message with the run's values,
+    line) instead of JAX's `JaxRuntimeError` with it as its last line; the
+    compiled function's attributes (`lower`, `trace`, ...) are its own."""
+
+    def __init__(self, compiled: Any) -> None:
+        self._compiled = compiled
+        functools.update_wrapper(self, compiled)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return self._compiled(*args, **kwargs)
+        except JaxRuntimeError as e:
+            error = raised_by(e)
+            if error is None:
+                raise
+        # Outside the handler: JAX's text would be its context otherwise.
+        raise error.with_traceback(None)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._compiled, name)
+
+    def __repr__(self) -> str:
+        return f"<autograph.jit of {self._compiled!r}>"
 
 
 class _DropStagedErrors(logging.Filter):
