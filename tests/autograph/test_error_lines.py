@@ -102,7 +102,34 @@ def _augmented(x):
     return total
 
 
+def _augmented_after_del_in_loop(x):
+    for y in range(1):
+        k = 2
+        while k > 0:
+            k -= 1
+            y += x
+            del y
+    return 0
+
+
+def _return_after_a_loop_that_returns(x):
+    for i in range(0):  # noqa: B007 - read after the loop
+        return x
+    return i  # unbound here: the loop ran no iteration
+
+
+def _in_an_elif_comparison(x):
+    if x > 0 and x > 1:
+        y = x
+    elif y < y <= y:  # y is unbound here
+        y = 1
+    return y
+
+
 _CASES = [
+    _augmented_after_del_in_loop,
+    _return_after_a_loop_that_returns,
+    _in_an_elif_comparison,
     _assert,
     _assert_bare,
     _raise_in_branch,
