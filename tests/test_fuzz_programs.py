@@ -267,6 +267,9 @@ CONSTRUCTS = {
     "unpacking before a return": r"^ *\(?\w\b.*= \[.*\n *return \w",
     "super() in a local class": r"super\(\)\.m\(",
     "comprehension reusing a loop name in try": r"for t in range\(\d\)\]",
+    # real code
+    "a spy called": r"= clamp\(Spy\(log\)\(",
+    "a spy's method kept in a name": r"^ *fn\d+ = Spy\(log\)\.method$",
 }
 
 
@@ -324,6 +327,8 @@ TENSOR_CONSTRUCTS = {
     "item first set in a loop": r"nd\['born'\] = ",
     "missing nested item written": r"nn\['missing'\]\['a'\] = ",
     "list grown in a loop": r"gl = gl \+ \[",
+    "list two names share across a loop": r"^ *sb = sa$",
+    "dict shared in a loop body": r"^ *se = sd$",
 }
 
 

@@ -118,6 +118,8 @@ FEATURE_ISSUES = {
     "try_comprehension": "issue 21 class 4: comprehensions reusing loop names in try",
     "methods": "issue 20: containers changed through methods in branches and loops",
     "lazy": "issue 20: lazy operands reading names unbound on the path",
+    "aliases": "issue 20: a list or dict two names share across a loop",
+    "spies": "real code: callees that log what is asked of them, as mocks do",
     "branch_born": "issue 20: a name one branch assigns, a loop in the other may",
 }
 """Each switchable feature and the issue item its programs prove."""
@@ -144,6 +146,7 @@ TENSOR_FEATURES = frozenset(
         "growing_lists",
         "methods",
         "lazy",
+        "aliases",
         "branch_born",
     }
 )
@@ -249,6 +252,32 @@ class Base:
     def m(self, n):
         self.log.append(("m", n))
         return n * 2
+
+
+class Spy:
+    # Logs what is asked of it besides its call and method, as a mock does.
+    def __init__(self, log):
+        object.__setattr__(self, "log", log)
+
+    def __call__(self, v):
+        self.log.append(("called", v))
+        return v
+
+    def method(self, v):
+        self.log.append(("method", v))
+        return v
+
+    def __hash__(self):
+        self.log.append("hash")
+        return 0
+
+    def __eq__(self, other):
+        self.log.append("eq")
+        return self is other
+
+    def __getattr__(self, name):
+        self.log.append(("getattr", name))
+        raise AttributeError(name)
 
 
 class Suppress:
