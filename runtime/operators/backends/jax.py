@@ -121,6 +121,21 @@ class _JaxBackend:
 BACKEND = _JaxBackend()
 
 
+@contextlib.contextmanager
+def tentative() -> Iterator[None]:
+    """A block whose failure its caller recovers from (a staged range that
+    falls back to unrolling): refusals kept in it are forgotten if it
+    raises, so they do not end the trace when the function returns."""
+    state = STATE
+    count = len(state.refusals) if state.refusals is not None else 0
+    try:
+        yield
+    except BaseException:
+        if state.refusals is not None:
+            del state.refusals[count:]
+        raise
+
+
 def _cond(
     cond: Any,
     true_fn: Callable[[], list[Any]],

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from runtime.operators import places as places_
-from runtime.operators.backends.jax import traced_path
+from runtime.operators.backends.jax import tentative, traced_path
 from runtime.operators.backends.jax_loop_state import LoopState
 from runtime.operators.backends.jax_values import (
     Tracer,
@@ -304,7 +304,8 @@ def build_for_range(statement: Loop) -> Any:
         return NotImplemented  # nothing to gain, or Python runs it
     where = where_.current()
     try:
-        return _for_loop(statement)
+        with tentative():
+            return _for_loop(statement)
     except (*_NEEDS_PYTHON_INT, TypeError, ValueError) as error:
         if isinstance(error, _NEEDS_PYTHON_INT):
             why = (
