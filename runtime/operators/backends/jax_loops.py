@@ -303,10 +303,14 @@ def build_for_range(statement: Loop) -> Any:
     if len(iterable) < 2 or _concrete(statement):
         return NotImplemented  # nothing to gain, or Python runs it
     where = where_.current()
+    before = places_.read(statement.places)
     try:
         with tentative():
             return _for_loop(statement)
     except (*_NEEDS_PYTHON_INT, TypeError, ValueError) as error:
+        # (The staged form may have stored its results, tracers of the
+        # failed loop, before it was refused: Python's loop starts afresh.)
+        places_.write(statement.places, before)
         if isinstance(error, _NEEDS_PYTHON_INT):
             why = (
                 f"its body needs the index as a Python int ({type(error).__name__}); "

@@ -249,6 +249,26 @@ def raise_a_finally_replaces(a):
     return y
 
 
+def _bounded(v):
+    if v > 9:
+        return 9
+    return v
+
+
+def range_loop_unrolled_after_its_staged_form_is_refused(a):
+    def bump(k):
+        nonlocal z  # `z` is a cell: a place of the loop
+        z = z + k
+
+    x = a
+    z = a
+    sa = [0]
+    sb = sa
+    for _ in range(4, 1, -2):
+        sa = [_bounded(0 - z)]  # staged, refused: `sa` and `sb` share a list
+    return x + sa[0] + sb[0]
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
     return np.asarray(result.numpy()).tolist()
@@ -324,6 +344,9 @@ CASES = [
     # Python raises the finally's KeyError; a staged program raised the
     # body's ValueError first (fuzz): a finally that raises handles it.
     (raise_a_finally_replaces, (3,), ("refused", "cannot catch an exception")),
+    # (JAX: UnexpectedTracerError: the refused staged range had left its
+    # tracer in the cell `z` for the unrolled loop to read.)
+    (range_loop_unrolled_after_its_staged_form_is_refused, (-2,), VALUE),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,
