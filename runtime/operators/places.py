@@ -304,5 +304,5 @@ def write_results(places: Sequence[Place], values: Sequence[Any]) -> None:
     and Python would have set it on every run that ran an iteration."""
     for place, value in zip(places, values):
         if type(value) is UnboundUntilRun and not isinstance(place, _Cell):
-            value = value.read(used_only=True)
+            value = value.read()
         place.set(value)

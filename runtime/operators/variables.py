@@ -88,7 +88,7 @@ class UnboundUntilRun(Undefined):
         value: Any,
         flag: Any,
         message: str,
-        read: Callable[..., Any],
+        read: Callable[[], Any],
     ) -> None:
         super().__init__(symbol_name)
         self.value = value

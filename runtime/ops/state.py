@@ -549,13 +549,6 @@ _ENSURE_DEFINED = register(
 )
 
 
-# Not stateful: it runs only where its value is used (an item a graph loop
-# may have set, checked where it is stored back, not where it is read).
-_ENSURE_DEFINED_WHEN_USED = register(
-    OpDef("EnsureDefinedWhenUsed", _ensure_defined_rule, _ensure_defined_kernel)
-)
-
-
 def ensure_defined(
     defined: TensorLike,
     value: TensorLike,
@@ -563,7 +556,6 @@ def ensure_defined(
     name: str | None = None,
     raises: str = "",
     shown: formatted.Shown | None = None,
-    when_used: bool = False,
 ) -> Tensor:
     """`value`, or InvalidArgumentError(`message`) when `defined` is false.
 
@@ -575,22 +567,19 @@ def ensure_defined(
     reading a variable that no iteration of a loop assigned. `raises` names
     a builtin exception (`"KeyError"`) the error is also an instance of
     (`errors.raised_as`), or is `"OutOfRangeError"` (`next` past the end of
-    a dataset) for that error instead. `when_used`: not stateful, it runs
-    only where the graph uses the value.
+    a dataset) for that error instead.
     """
     defined = convert_to_tensor(defined, dtype_hint=dtypes.bool_)
     attrs: dict[str, Any] = {"message": message, "raises": raises}
     parts: list[Any] = []
     if shown is not None and shown.values:
         attrs["template"] = (_template(shown, parts),)
-    op = _ENSURE_DEFINED_WHEN_USED if when_used else _ENSURE_DEFINED
-    return apply(op, [defined, value, *parts], attrs, name)
+    return apply(_ENSURE_DEFINED, [defined, value, *parts], attrs, name)
 
 
 # -- gradients ---------------------------------------------------------------------
 
 
-@gradient("EnsureDefinedWhenUsed")
 @gradient("EnsureDefined")
 def _ensure_defined_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
     return [None, grads[0]] + [None] * (len(op.inputs) - 2)

@@ -30,13 +30,10 @@ class _GraphBackend:
     kind = "graph"
     program = "a graph"
 
-    def checked_read(
-        self, flag: Any, value: Any, message: str, used_only: bool = False
-    ) -> Any:
+    def checked_read(self, flag: Any, value: Any, message: str) -> Any:
         # (A dict or list of tensors: each leaf is checked where it is read.)
         return nest.map_structure(
-            lambda leaf: ensure_defined(flag, leaf, message, when_used=used_only),
-            value,
+            lambda leaf: ensure_defined(flag, leaf, message), value
         )
 
     def raise_at_run(self, error: Exception, message: str) -> None:

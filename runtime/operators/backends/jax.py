@@ -88,11 +88,7 @@ class _JaxBackend:
     def cond(self, *args: Any) -> list[Any]:
         return _cond(*args)
 
-    def checked_read(
-        self, flag: Any, value: Any, message: str, used_only: bool = False
-    ) -> Any:
-        # (`used_only` is not honoured: a callback runs where it is staged,
-        # so an item a loop may set is checked where it is stored back.)
+    def checked_read(self, flag: Any, value: Any, message: str) -> Any:
         return _checked(flag, value, message)
 
     def raise_at_run(self, error: Exception, message: str) -> None:

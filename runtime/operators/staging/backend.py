@@ -67,13 +67,9 @@ class Backend(Protocol):
         """Whether Python raises `error` only on the path being traced (the
         user's `raise`, `d[k]`), not about staging it."""
 
-    def checked_read(
-        self, flag: Any, value: Any, message: str, used_only: bool = False
-    ) -> Any:
+    def checked_read(self, flag: Any, value: Any, message: str) -> Any:
         """`value`, staged so that the program raises (with `message`)
-        where it reads it while `flag` (a staged bool) is false; with
-        `used_only` (an item a loop may set, checked where it is stored
-        back), only where the program uses the value, if the backend can."""
+        where it reads it while `flag` (a staged bool) is false."""
 
     def raise_at_run(self, error: Exception, message: str) -> None:
         """Stages a point that raises `error`'s type with `message` when

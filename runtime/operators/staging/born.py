@@ -77,7 +77,7 @@ def maybe_bound(
     if flag is True:
         return value
 
-    def read(used_only: bool = False) -> Any:
+    def read() -> Any:
         # The check raises when the program runs; a `try` around the read
         # that would handle Python's UnboundLocalError cannot catch it there.
         where = user_location(3)
@@ -88,7 +88,7 @@ def maybe_bound(
             )
             backend.keep_refusal(refusal)
             raise refusal
-        return backend.checked_read(flag, value, message, used_only)
+        return backend.checked_read(flag, value, message)
 
     return UnboundUntilRun(name, value, flag, message, read)
 

@@ -73,7 +73,7 @@ class ToyBackend:
     def __init__(self):
         self.path, self.refusals = [], []
 
-    def checked_read(self, flag, v, message, used_only=False):
+    def checked_read(self, flag, v, message):
         if all(self.path) and not value(flag):
             raise UnboundLocalError(message)
         return v
