@@ -268,14 +268,16 @@ class LoopState:
 
     def finish(self, carry: dict[str, Any]) -> Any:
         values = self._unbound({**self.python, **carry}, "after")
-        result = [values[k] for k in self.keys]
-        given = {_BEFORE: [self.init[k] for k in self.keys]}
+        # (Places too: a name a `try` body's loop writes is a cell.)
+        keys = [*self.keys, *self.place_keys]
+        result = [values[k] for k in keys]
+        given = {_BEFORE: [self.init[k] for k in keys]}
         if self.body_out is not None:
-            given[_IN_BODY] = [self.body_out[k] for k in self.keys]
-        names = [self.names[k] for k in self.keys]
+            given[_IN_BODY] = [self.body_out[k] for k in keys]
+        names = [self.names[k] for k in keys]
         refuse_lost_aliases(names, given, result, _BEFORE, BACKEND.program)
         places_.write_results(self.places, [values[k] for k in self.place_keys])
-        return unpack_state(result)
+        return unpack_state(result[: len(self.keys)])
 
     def build(self, make: Callable[[], dict[str, Any]]) -> Any:
         """`make()` (which builds the `lax` loop and returns its final

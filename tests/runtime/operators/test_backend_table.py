@@ -269,6 +269,20 @@ def range_loop_unrolled_after_its_staged_form_is_refused(a):
     return x + sa[0] + sb[0]
 
 
+def shared_list_replaced_in_a_loop_in_a_try(a, b):
+    z = 0
+    try:
+        sa = [0]
+        sb = sa
+        for _ in range(b):
+            sa = [_bounded(1)]  # a place (a cell) of the loop, in a `try`
+        sb[0] += 1
+        z = z + sa[0] + sb[0]
+    finally:
+        z = z * 1
+    return z
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
     return np.asarray(result.numpy()).tolist()
@@ -347,6 +361,13 @@ CASES = [
     # (JAX: UnexpectedTracerError: the refused staged range had left its
     # tracer in the cell `z` for the unrolled loop to read.)
     (range_loop_unrolled_after_its_staged_form_is_refused, (-2,), VALUE),
+    # (JAX returned a wrong value: the aliases of a loop's places were not
+    # checked, only those of its variables.)
+    (
+        shared_list_replaced_in_a_loop_in_a_try,
+        (4, -1),
+        ("value or refused", r"'sa' holds the same list as 'sb' before a \S+ loop"),
+    ),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,
