@@ -183,17 +183,20 @@ _NESTED_SCOPES = (Marker.NESTED_FUNCTION, ast.Lambda, *activity.COMPREHENSIONS)
 def transform(node: ast.AST, ctx: Context) -> ast.AST:
     """Runs definedness (Python semantics), then rewrites `node`."""
     unbound: set[str] | None = None
+    cache = activity.Cache()  # the statements' names, found by definedness
     for fn in transformer.walk(node):
         if isinstance(fn, activity.FUNCTIONS):
-            unbound = definedness.annotate(fn)
+            unbound = definedness.annotate(fn, cache=cache)
             break  # annotate() covers nested functions itself
-    if unbound is not None and _nothing_to_rewrite(node, ctx, unbound):
+    if unbound is not None and _nothing_to_rewrite(node, ctx, unbound, cache):
         ctx.rewrote = False
         return node
     return VariablesTransformer(ctx).visit(node)
 
 
-def _nothing_to_rewrite(node: ast.AST, ctx: Context, unbound: set[str]) -> bool:
+def _nothing_to_rewrite(
+    node: ast.AST, ctx: Context, unbound: set[str], cache: activity.Cache
+) -> bool:
     """Whether `node` is a function with no `del`, no nested scope and no
     read of a local that may be unbound; if so its locals are noted here,
     sparing the walk that finds nothing (the common case)."""
@@ -201,7 +204,7 @@ def _nothing_to_rewrite(node: ast.AST, ctx: Context, unbound: set[str]) -> bool:
         return False
     if ast.Delete in ctx.kinds or not ctx.kinds.isdisjoint(_NESTED_SCOPES):
         return False
-    local = activity.local_names(node)
+    local = cache.local_names(node)
     if unbound & local:
         return False
     anno.setanno(node, LOCALS, local - activity.writes(node.args))

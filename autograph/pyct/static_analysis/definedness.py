@@ -31,6 +31,7 @@ from typing import NamedTuple
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 from autograph.pyct.static_analysis.liveness import Live
+from autograph.pyct.transformer import statement_fields
 
 
 class Defined(enum.Enum):
@@ -106,6 +107,46 @@ class _ReadMarker(transformer.Visitor):
     visit_DictComp = visit_GeneratorExp = _skip
 
 
+class _MarkingCollector(activity._Collector):
+    """`activity.collect` of a simple statement that also marks its reads
+    as `_ReadMarker` does: one walk of the statement rather than two."""
+
+    def __init__(self, must: frozenset[str], unbound: set[str]) -> None:
+        super().__init__()
+        self.must = must
+        self.unbound = unbound
+        self.marking = True  # off inside nested scopes (read later)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        ctx = node.ctx
+        if isinstance(ctx, ast.Load):
+            self.read.add(node.id)
+        else:
+            self.written.add(node.id)
+            if not isinstance(ctx, ast.Del):
+                return
+            self.deleted.add(node.id)  # `del x` reads x too
+        if self.marking:
+            bound = node.id in self.must
+            anno.setanno(node, Defined.DEFINITELY, bound)
+            if not bound:
+                self.unbound.add(node.id)
+
+    def _unmarked(self, node: ast.AST) -> None:
+        marking, self.marking = self.marking, False
+        try:
+            if isinstance(node, activity.COMPREHENSIONS):
+                self._visit_comprehension(node)
+            else:
+                self._visit_nested(node)
+        finally:
+            self.marking = marking
+
+    visit_Lambda = visit_FunctionDef = visit_AsyncFunctionDef = _unmarked
+    visit_ClassDef = visit_ListComp = visit_SetComp = _unmarked
+    visit_DictComp = visit_GeneratorExp = _unmarked
+
+
 class _Analyzer:
     def __init__(self, converted: bool, cache: activity.Cache) -> None:
         self.converted = converted
@@ -153,8 +194,15 @@ class _Analyzer:
             _ReadMarker(must, self.unbound).visit(stmt)
 
     def simple(self, node: ast.stmt, state: _State) -> _State:
-        self.mark(node, state)
-        names = self.cache.of(node)  # loop bodies are walked twice
+        names = self.cache.known(node)  # loop bodies are walked twice
+        if names is None and not self.converted and not statement_fields(type(node)):
+            # Its names and its reads' marks in one walk.
+            names = _MarkingCollector(state.must, self.unbound)
+            names.visit(node)
+            self.cache.put(node, names)
+        else:
+            self.mark(node, state)
+            names = self.cache.of(node)
         bound = names.written - names.deleted
         if names.walrus:  # some may be bound only sometimes
             always, sometimes = activity.walrus_binds(node)
