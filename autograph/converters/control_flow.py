@@ -676,5 +676,6 @@ def transform(node: ast.AST, ctx: object) -> ast.AST:
         return node  # a lambda has no statements
     cache = activity.Cache()
     liveness.annotate(node, cache)
-    definedness.annotate(node, converted=True, cache=cache)
+    walrus = ast.NamedExpr in ctx.kinds  # (no pass emits one)
+    definedness.annotate(node, converted=True, cache=cache, walrus=walrus)
     return ControlFlowTransformer(ctx, cache).visit(node)

@@ -186,7 +186,9 @@ def transform(node: ast.AST, ctx: Context) -> ast.AST:
     cache = activity.Cache()  # the statements' names, found by definedness
     for fn in transformer.walk(node):
         if isinstance(fn, activity.FUNCTIONS):
-            unbound = definedness.annotate(fn, cache=cache)
+            unbound = definedness.annotate(
+                fn, cache=cache, walrus=ast.NamedExpr in ctx.kinds
+            )
             break  # annotate() covers nested functions itself
     if unbound is not None and _nothing_to_rewrite(node, ctx, unbound, cache):
         ctx.rewrote = False

@@ -37,6 +37,8 @@ from autograph.pyct.transformer import statement_fields
 class Defined(enum.Enum):
     """Definedness annotations."""
 
+    __hash__ = object.__hash__  # by identity (see anno.NoValue)
+
     DEFINITELY = "On a Name being read: is it bound on every path here? A bool."
     MAY_IN = "On a statement: names bound on some path before it: a frozenset."
     MUST_IN = "On a statement: names bound on every path before it: a frozenset."
@@ -148,9 +150,10 @@ class _MarkingCollector(activity._Collector):
 
 
 class _Analyzer:
-    def __init__(self, converted: bool, cache: activity.Cache) -> None:
+    def __init__(self, converted: bool, cache: activity.Cache, walrus: bool) -> None:
         self.converted = converted
         self.cache = cache
+        self.walrus = walrus
         # Per enclosing loop: states at its `break`s and its `continue`s.
         self.breaks: list[list[_State | None]] = []
         self.continues: list[list[_State | None]] = []
@@ -159,6 +162,11 @@ class _Analyzer:
         self.final_deletes: list[set[str]] = []
         self.finals_outside_loop: list[int] = []
         self.unbound: set[str] = set()
+
+    def after(self, state: _State, expr: ast.AST | None) -> _State:
+        """The state after evaluating `expr`: what its walruses bind (no
+        walk of it where the function holds no walrus)."""
+        return state.bind_walrus(expr) if self.walrus else state
 
     def mark(self, node: ast.AST | None, state: _State) -> None:
         # Converted semantics are for statements' states only: reads keep
@@ -224,7 +232,7 @@ class _Analyzer:
             self.mark(node.target, state)
         # The target, and what a walrus in the value binds on every path
         # (one inside a comprehension may bind only if it iterates).
-        return state.bind(activity.writes(node.target)).bind_walrus(node.value)
+        return self.after(state.bind(activity.writes(node.target)), node.value)
 
     def _converted_outputs(self, node: ast.stmt, state: _State | None) -> _State | None:
         if state is None or not self.converted:
@@ -245,7 +253,7 @@ class _Analyzer:
 
     def visit_If(self, node: ast.If, state: _State) -> _State | None:
         self.mark(node.test, state)
-        state = state.bind_walrus(node.test)
+        state = self.after(state, node.test)
         live_in = anno.getanno(node, Live.BODY_IN, frozenset()) | anno.getanno(
             node, Live.ORELSE_IN, frozenset()
         )
@@ -270,7 +278,7 @@ class _Analyzer:
         )
         params = self._converted_params(node, live)
         # A while test runs before every iteration (and once more at the end).
-        tested = header.bind_walrus(test)
+        tested = self.after(header, test)
         start = tested.bind(item_names | params)
         for _ in range(2):  # a second pass sees what the first iteration bound
             self.breaks.append([])
@@ -281,7 +289,7 @@ class _Analyzer:
             breaks = self.breaks.pop()
             # Never None: the loop may run no iteration at all.
             header = _merge(state, body, *self.continues.pop())
-            tested = header.bind_walrus(test)
+            tested = self.after(header, test)
             entry, start = start, tested.bind(item_names | params)
             if start == entry:
                 break  # a second pass would start where the first did
@@ -306,7 +314,7 @@ class _Analyzer:
 
     def visit_For(self, node: ast.For, state: _State) -> _State | None:
         self.mark(node.iter, state)
-        state = state.bind_walrus(node.iter)
+        state = self.after(state, node.iter)
         return self._loop(node, state, activity.writes(node.target))
 
     def _through_finals(self, state: _State) -> _State:
@@ -400,7 +408,7 @@ class _Analyzer:
         self.mark(node.args, state)
         for decorator in node.decorator_list:
             self.mark(decorator, state)
-        annotate(node, converted=self.converted, cache=self.cache)
+        annotate(node, converted=self.converted, cache=self.cache, walrus=self.walrus)
         return state.bind({node.name})
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -411,6 +419,7 @@ def annotate(
     *,
     converted: bool = False,
     cache: activity.Cache | None = None,
+    walrus: bool = True,
 ) -> set[str]:
     """Annotates `fn`'s statements and reads (and nested functions') with `Defined`.
 
@@ -421,12 +430,14 @@ def annotate(
             `liveness.annotate(fn)` first.
         cache: Statements' names, when the caller shares them with other
             analyses of the same tree.
+        walrus: Whether `fn` may hold a walrus (`:=`); False spares looking
+            for one in each test and iterable (`survey`'s kinds tell).
 
     Returns:
         The names `fn` itself (not a nested scope) may read while unbound,
         globals and builtins included (Python semantics only).
     """
     params = activity.writes(fn.args)
-    analyzer = _Analyzer(converted, cache or activity.Cache())
+    analyzer = _Analyzer(converted, cache or activity.Cache(), walrus)
     analyzer.block(fn.body, _State(frozenset(params), frozenset(params)))
     return analyzer.unbound

@@ -30,6 +30,8 @@ from autograph.pyct.static_analysis import activity
 class Live(enum.Enum):
     """Liveness annotations on statements."""
 
+    __hash__ = object.__hash__  # by identity (see anno.NoValue)
+
     IN = "Names possibly read after entering this statement: a set."
     OUT = "Names possibly read after this statement completes: a set."
     BODY_IN = "For if/loops: names live on entry to the body: a set."
