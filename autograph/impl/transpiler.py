@@ -432,10 +432,12 @@ def _convert(
     owner = enclosing_class(function.__qualname__)
     if owner is not None:
         mangle_private_names(parsed.node, owner)
-    scope = {**function.__globals__, **dict.fromkeys(function.__code__.co_freevars)}
+    globals_ = function.__globals__
+    free = function.__code__.co_freevars
 
     def is_builtin(name: str) -> bool:
-        return name not in scope and hasattr(builtins, name)
+        # (no merged copy of the module's globals: it cost a dict copy per function)
+        return name not in globals_ and name not in free and hasattr(builtins, name)
 
     cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
 
