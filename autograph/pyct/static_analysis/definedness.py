@@ -134,6 +134,18 @@ class _MarkingCollector(activity._Collector):
             if not bound:
                 self.unbound.add(node.id)
 
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        target = node.target
+        if not isinstance(target, ast.Name):
+            super().visit_AugAssign(node)
+            return
+        # `x += 1` reads x too (marked as `_ReadMarker` marks it)
+        self.read.add(target.id)
+        self.written.add(target.id)
+        if self.marking:
+            anno.setanno(target, Defined.DEFINITELY, target.id in self.must)
+        self.visit(node.value)
+
     def _unmarked(self, node: ast.AST) -> None:
         marking, self.marking = self.marking, False
         try:
