@@ -32,8 +32,11 @@ NESTED_WRITES = anno.Basic.NESTED_WRITES
 class VariablesTransformer(transformer.Base):
     """Rewrites `del` of locals and reads of maybe-unbound locals."""
 
-    def __init__(self, ctx: object) -> None:
+    def __init__(self, ctx: object, cache: activity.Cache | None = None) -> None:
         super().__init__(ctx)
+        # The statements' names definedness found (the tree as it was then:
+        # a function's statements are read before they are rewritten).
+        self.cache = cache or activity.Cache()
         # One entry per enclosing function, innermost last.
         self.locals: list[set[str]] = []
         # Its locals that live in cells (`activity.cells`): converted code
@@ -50,13 +53,15 @@ class VariablesTransformer(transformer.Base):
     def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         # Remembered for `cleanup`: lowering may drop dead code that was the
         # only binding of a local, which must stay local.
-        local = activity.local_names(node)
+        local = self.cache.local_names(node)
         anno.setanno(node, LOCALS, local - activity.writes(node.args))
         cells = _cells(node, self.ctx)
         anno.setanno(node, CELLS, cells)
         # Locals that are not cells travel as explicit state: a nested
         # function cannot write them (it would be a cell).
-        nested = activity.written_by_nested(node) - (local - cells)
+        nested = set()
+        if not self.ctx.kinds.isdisjoint(_SCOPES):  # (else none to look at)
+            nested = activity.written_by_nested(node) - (local - cells)
         anno.setanno(node, NESTED_WRITES, nested)
         self.locals.append(local)
         self.cells.append(cells)
@@ -176,6 +181,9 @@ class VariablesTransformer(transformer.Base):
         return out
 
 
+# What `activity.written_by_nested` looks at: nested functions, lambdas, classes.
+_SCOPES = (Marker.NESTED_FUNCTION, ast.Lambda)
+
 # Where reads happen later than the statement they sit in.
 _NESTED_SCOPES = (Marker.NESTED_FUNCTION, ast.Lambda, *activity.COMPREHENSIONS)
 
@@ -193,7 +201,7 @@ def transform(node: ast.AST, ctx: Context) -> ast.AST:
     if unbound is not None and _nothing_to_rewrite(node, ctx, unbound, cache):
         ctx.rewrote = False
         return node
-    return VariablesTransformer(ctx).visit(node)
+    return VariablesTransformer(ctx, cache).visit(node)
 
 
 def _nothing_to_rewrite(
