@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ast
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from autograph.pyct import anno, transformer
@@ -196,8 +196,9 @@ class _Analyzer:
             before = state
             anno.setanno(stmt, Defined.MAY_IN, state.may)
             anno.setanno(stmt, Defined.MUST_IN, state.must)
-            method = getattr(self, "visit_" + type(stmt).__name__, self.simple)
-            state = method(stmt, state)
+            kind = type(stmt)
+            method = _METHODS.get(kind) or _method(kind)
+            state = method(self, stmt, state)
         return state
 
     def dead(self, stmts: Sequence[ast.stmt], must: frozenset[str]) -> None:
@@ -424,6 +425,16 @@ class _Analyzer:
         return state.bind({node.name})
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+
+# Statement class -> the `_Analyzer` method that visits it (looked up once).
+_METHODS: dict[type, Callable[..., _State | None]] = {}
+
+
+def _method(kind: type) -> Callable[..., _State | None]:
+    method = getattr(_Analyzer, "visit_" + kind.__name__, _Analyzer.simple)
+    _METHODS[kind] = method
+    return method
 
 
 def annotate(
