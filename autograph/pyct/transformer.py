@@ -271,7 +271,11 @@ class Base(_Dispatch, ast.NodeTransformer):
                 if new is not None:
                     old[:] = new
             elif isinstance(old, ast.AST):
-                result = self.visit(old)
+                if direct:
+                    kind = type(old)
+                    result = (table.get(kind) or self._method(kind))(self, old)
+                else:
+                    result = self.visit(old)
                 if result is None:
                     delattr(node, field)
                 elif result is not old:
