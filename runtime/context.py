@@ -58,6 +58,10 @@ class _State(threading.local):
     # code may catch them while tracing, as `Graph.refusals` says).
     calls: int = 0
     refusals: list[Any] | None = None
+    # While a converted call traces (`calls` > 0): the texts traced values
+    # gave, for the messages staged to show their values when the program
+    # runs (`runtime.operators.staging.formatted`).
+    formatted: list[Any] | None = None
 
     def __init__(self) -> None:
         self.stack: list[Any] = []

@@ -52,6 +52,20 @@ def explain(kind: str, fallback: str) -> str:
     return f"{hint} (at {where})"
 
 
+def hint_here(kind: str, library: str, values: str) -> str | None:
+    """`hint_for_line` for the user's line (the first frame outside this
+    library), for another library's values (`"jnp"`, `"JAX tracers"`),
+    with `(at file:line)`; None where the line says nothing we recognise."""
+    frame = user_frame(2)
+    if frame is None:
+        return None
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    hint = hint_for_line(line, kind, library, values) if line else None
+    if hint is None:
+        return None
+    return f"{hint} (at {frame.f_code.co_filename}:{frame.f_lineno})"
+
+
 def _converted_fallback(kind: str) -> str:
     if kind == "bool":
         return (
@@ -65,16 +79,22 @@ def _converted_fallback(kind: str) -> str:
     )
 
 
-def hint_for_line(line: str, kind: str) -> str | None:
-    """What `line` does with a graph tensor and what to write instead, or None."""
+def hint_for_line(
+    line: str, kind: str, library: str = "rt", values: str = "graph tensors"
+) -> str | None:
+    """What `line` does with a graph tensor and what to write instead, or
+    None. (Only `max`/`min` of two values has a hint for another
+    `library`'s `values`.)"""
     tree = _parse(line)
     if tree is None:
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            hint = _call_hint(node, kind)
+            hint = _call_hint(node, kind, library, values)
             if hint is not None:
                 return hint
+    if library != "rt":
+        return None
     if kind == "iter":
         for node in ast.walk(tree):
             if isinstance(node, ast.Assign) and _is_tuple(node.targets[0]):
@@ -97,16 +117,17 @@ def _parse(line: str) -> ast.AST | None:
     return None
 
 
-def _call_hint(node: ast.Call, kind: str) -> str | None:
+def _call_hint(node: ast.Call, kind: str, library: str, values: str) -> str | None:
     name = node.func.id  # type: ignore[attr-defined]
     args = [ast.unparse(a) for a in node.args]
     call = ast.unparse(node)
     if kind == "bool" and name in _COMPARING and len(args) >= 2:
+        op = _COMPARING[name].replace("rt.", f"{library}.")
         return (
-            f"{call} compares graph tensors as a Python bool; write "
-            f"{_COMPARING[name]}({', '.join(args[:2])})"
+            f"{call} compares {values} as a Python bool; write "
+            f"{op}({', '.join(args[:2])})"
         )
-    if kind != "iter" or not args:
+    if kind != "iter" or not args or library != "rt":
         return None
     if name == "enumerate":
         t = args[0]

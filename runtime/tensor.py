@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from runtime import dtypes, misuse
+from runtime import dtypes, formatted, misuse
 from runtime.shapes import Shape, as_shape, format_shape, is_compatible
 
 if TYPE_CHECKING:
@@ -283,10 +283,21 @@ class SymbolicTensor(Tensor):
         )
 
     def __repr__(self) -> str:
-        return (
+        text = (
             f"<rt.Tensor {self.name!r} shape={format_shape(self._shape)} "
             f"dtype={self._dtype}>"
         )
+        formatted.note(text, self, "repr")
+        return text
+
+    def __format__(self, spec: str) -> str:
+        # `str()` and an f-string's `{x}` give the repr, noted so that a
+        # message staged to raise when the graph runs shows the value
+        # (`runtime.formatted`). A format spec needs a value.
+        if spec:
+            fix = "rt.print(value), which formats it itself"
+            raise formatted.unsupported_spec(spec, "graph", repr(self), fix)
+        return str(self)
 
     __str__ = __repr__
 

@@ -29,6 +29,7 @@ import importlib
 import io
 import math
 import re
+import sys
 import traceback
 from collections.abc import Callable
 from types import ModuleType
@@ -209,8 +210,21 @@ def _messages_match(expected: BaseException, actual: BaseException) -> bool:
     return False
 
 
-def _outcome_difference(expected: Outcome, actual: Outcome) -> str | None:
-    """Describes the first observable difference between two outcomes."""
+def _raising_line(error: BaseException, filename: str | None) -> int | None:
+    """The line of `filename` innermost in `error`'s traceback, if any."""
+    lines = [
+        frame.lineno
+        for frame in traceback.extract_tb(error.__traceback__)
+        if frame.filename == filename
+    ]
+    return lines[-1] if lines else None
+
+
+def _outcome_difference(
+    expected: Outcome, actual: Outcome, filename: str | None = None
+) -> str | None:
+    """Describes the first observable difference between two outcomes
+    (`filename`: the user's file, whose line an error names)."""
     if expected.error is not None or actual.error is not None:
         if expected.error is None or actual.error is None:
             return "one raised and the other did not"
@@ -218,6 +232,18 @@ def _outcome_difference(expected: Outcome, actual: Outcome) -> str | None:
             return "they raised different exception types"
         if not _messages_match(expected.error, actual.error):
             return "they raised different messages"
+        lines = (
+            _raising_line(expected.error, filename),
+            _raising_line(actual.error, filename),
+        )
+        # CPython 3.11 reports an UnboundLocalError raised by the second half
+        # of a quickened superinstruction (STORE_FAST__LOAD_FAST) at the
+        # first half's line: Python's own line is unreliable there.
+        quirk = sys.version_info < (3, 12) and isinstance(
+            expected.error, UnboundLocalError
+        )
+        if filename is not None and lines[0] != lines[1] and not quirk:
+            return f"they raised at different lines of the user's file: {lines}"
     else:
         found = first_difference(expected.result, actual.result, "result")
         if found:
@@ -276,7 +302,9 @@ def assert_same_behaviour(
 
     with always_run_converted():
         actual = run_captured(converted, args, kwargs)
-    difference = _outcome_difference(expected, actual)
+    code = getattr(original, "__code__", None)
+    filename = code.co_filename if code is not None else None
+    difference = _outcome_difference(expected, actual, filename)
     if difference:
         call = ", ".join(
             [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
@@ -289,6 +317,8 @@ def assert_same_behaviour(
             "converted source:",
             _converted_source(_autograph(), original),
         ]
+        if expected.error is not None and actual.error is not None:
+            parts += ["original traceback:", _format_error(expected.error)]
         if actual.error is not None:
             parts += ["converted traceback:", _format_error(actual.error)]
         raise AssertionError("\n".join(parts))

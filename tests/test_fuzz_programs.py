@@ -324,6 +324,8 @@ TENSOR_CONSTRUCTS = {
     "item first set in a loop": r"nd\['born'\] = ",
     "missing nested item written": r"nn\['missing'\]\['a'\] = ",
     "list grown in a loop": r"gl = gl \+ \[",
+    "list two names share across a loop": r"^ *sb = sa$",
+    "dict shared in a loop body": r"^ *se = sd$",
 }
 
 

@@ -24,7 +24,8 @@ class AssertTransformer(transformer.Base):
         self.generic_visit(node)
         # ag__.assert_stmt(test, lambda: msg)
         args = [node.test] if node.msg is None else [node.test, b.thunk(node.msg)]
-        return b.expr(b.ag_call("assert_stmt", *args))
+        call = ast.copy_location(b.ag_call("assert_stmt", *args), node)
+        return ast.copy_location(b.expr(call), node)  # tracebacks name its line
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

@@ -105,6 +105,7 @@ def _marked(func: Any) -> bool:
 def _library_predicate(func: types.FunctionType) -> Callable[[str], bool]:
     """`is_library(name)` for the free names of `func` (closure, then globals)."""
     cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+    globals_ = func.__globals__  # not `func`: see transpiler._convert
 
     def is_library(name: str) -> bool:
         if name in cells:
@@ -112,8 +113,8 @@ def _library_predicate(func: types.FunctionType) -> Callable[[str], bool]:
                 return _is_library_value(cells[name].cell_contents)
             except ValueError:  # empty cell
                 return False
-        if name in func.__globals__:
-            return _is_library_value(func.__globals__[name])
+        if name in globals_:
+            return _is_library_value(globals_[name])
         return False
 
     return is_library
@@ -144,7 +145,10 @@ def _cached_target(f: Any) -> Callable[..., Any] | None:
     if entry is None or entry[0] != _generation[0]:
         return None
     target = entry[1]
-    if target is f or getattr(target, "__ag_original__", None) is f:
+    if target is f:
+        return target
+    original = getattr(target, "__ag_original__", None)  # a weakref.ref
+    if original is not None and original() is f:
         return target
     return None
 
@@ -279,6 +283,7 @@ def _entered() -> None:
     state = context.STATE
     if not state.calls:
         state.refusals = []
+        state.formatted = []
     state.calls += 1
 
 
@@ -287,6 +292,7 @@ def _left() -> None:
     state.calls -= 1
     if not state.calls:
         state.refusals = None
+        state.formatted = None
 
 
 def _raised(error: Exception) -> Exception:
@@ -526,6 +532,12 @@ def jit(func: Callable[..., Any], **jit_kwargs: Any) -> Any:
     JAX is imported here, not by `import autograph`; it is the `jax` extra
     (`pip install -e '.[jax]'`).
 
+    A `raise` or `assert` that fires when the compiled function runs raises
+    the user's exception (`ValueError: x too big: 5 (in the if branch of
+    the JAX `if` at f.py:3, which this run took)`); under plain `jax.jit`
+    the same text is the last line of JAX's `JaxRuntimeError`. The other
+    attributes (`lower`, `trace`, ...) are `jax.jit`'s.
+
     Raises:
         ImportError: JAX is not installed.
 
@@ -546,7 +558,9 @@ def jit(func: Callable[..., Any], **jit_kwargs: Any) -> Any:
         raise ImportError(
             "autograph.jit needs JAX: pip install 'autograph[jax]' (or jax)"
         ) from e
-    return jax.jit(to_graph(func), **jit_kwargs)
+    from runtime.operators.backends import jax_messages
+
+    return jax_messages.RaisesUsersErrors(jax.jit(to_graph(func), **jit_kwargs))
 
 
 def convert(*, recursive: bool = True) -> Callable[[F], F]:

@@ -14,6 +14,7 @@ import functools
 import linecache
 import threading
 import types
+import weakref
 
 # Own references: a user's `builtins.len = spy` does not see our calls.
 from builtins import (
@@ -432,14 +433,14 @@ def _convert(
     owner = enclosing_class(function.__qualname__)
     if owner is not None:
         mangle_private_names(parsed.node, owner)
+    # The analyses' closures name the globals and cells, not `function`:
+    # what conversion leaves to the cyclic GC must not keep the function
+    # alive (a callee would outlive its last reference, weakrefs late).
     globals_ = function.__globals__
-    free = function.__code__.co_freevars
+    cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
 
     def is_builtin(name: str) -> bool:
-        # (no merged copy of the module's globals: it cost a dict copy per function)
-        return name not in globals_ and name not in free and hasattr(builtins, name)
-
-    cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
+        return name not in globals_ and name not in cells and hasattr(builtins, name)
 
     def lookup(name: str) -> Any:
         if name in cells:
@@ -447,7 +448,7 @@ def _convert(
                 return cells[name].cell_contents
             except ValueError:  # an empty cell
                 return None
-        return function.__globals__.get(name)
+        return globals_.get(name)
 
     node = convert_node(
         parsed.node,
@@ -590,7 +591,10 @@ def instantiate(
     new.__module__ = function.__module__
     new.__annotations__ = function.__annotations__
     new.__dict__.update(function.__dict__)
-    new.__ag_original__ = function
+    # Weakly: the function keeps its converted version (`api._TARGET`), and
+    # a strong reference back would make a cycle, so a callee would outlive
+    # its last reference until the cyclic GC runs (weakref callbacks late).
+    new.__ag_original__ = weakref.ref(function)
     return new
 
 

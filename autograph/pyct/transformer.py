@@ -213,6 +213,25 @@ class Visitor(_Dispatch, ast.NodeVisitor):
         return None
 
 
+def keep_position(new: Any, old: ast.AST) -> None:
+    """Gives `new` (a node or a list of them, replacing `old`) `old`'s
+    source position where it has none: code generated for a statement or
+    expression stands at its line (tracebacks and messages name it), not at
+    the enclosing statement's or the `def`'s."""
+    if isinstance(new, list):
+        for item in new:
+            keep_position(item, old)
+        return
+    position = old.__dict__
+    if (
+        isinstance(new, ast.AST)
+        and "lineno" in new._attributes
+        and new.__dict__.get("lineno") is None
+        and position.get("lineno") is not None
+    ):
+        ast.copy_location(new, old)
+
+
 class Base(_Dispatch, ast.NodeTransformer):
     """An ast NodeTransformer carrying the conversion context `ctx`.
 
@@ -264,6 +283,7 @@ class Base(_Dispatch, ast.NodeTransformer):
                         new = old[:i]
                     if result is None:
                         continue
+                    keep_position(result, item)
                     if isinstance(result, list):
                         new.extend(result)
                     else:
@@ -279,6 +299,7 @@ class Base(_Dispatch, ast.NodeTransformer):
                 if result is None:
                     delattr(node, field)
                 elif result is not old:
+                    keep_position(result, old)
                     setattr(node, field, result)
         return node
 
@@ -293,6 +314,8 @@ class Base(_Dispatch, ast.NodeTransformer):
             result = self.visit(stmt)
             if result is None:
                 continue
+            if result is not stmt:
+                keep_position(result, stmt)
             if isinstance(result, list):
                 out.extend(result)
             else:

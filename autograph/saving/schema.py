@@ -106,8 +106,14 @@ def _template_item(item: Any, data: int, depth: int = 0) -> bool:
     kind, rest = item[0], item[1:]
     if kind == "text":
         return len(rest) == 1 and type(rest[0]) is str
-    if kind == "tensor":
+    if kind in ("tensor", "value"):
         return len(rest) == 1 and type(rest[0]) is int and 0 <= rest[0] < data
+    if kind == "join":
+        return (
+            len(rest) == 1
+            and type(rest[0]) is tuple
+            and all(_template_item(t, data, depth + 1) for t in rest[0])
+        )
     if kind == "seq":
         return (
             len(rest) == 3
@@ -200,6 +206,7 @@ class OpSchema:
     attrs: dict[str, Check]
     inputs: tuple[int, int | None]
     handles: frozenset[int] | None = frozenset()
+    optional: frozenset[str] = frozenset()  # attrs a node may leave out
 
 
 def _same(names: str, attrs: dict[str, Check], n: int) -> dict[str, OpSchema]:
@@ -250,7 +257,12 @@ SCHEMA: dict[str, OpSchema] = {
         (0, None),
     ),
     "Assert": OpSchema({"template": _template(1), "summarize": _SUMMARIZE}, (1, None)),
-    "EnsureDefined": OpSchema({"message": _text, "raises": _text}, (2, 2)),
+    # (`template` only where the message shows the values of inputs 2...)
+    "EnsureDefined": OpSchema(
+        {"message": _text, "raises": _text, "template": _template(2)},
+        (2, None),
+        optional=frozenset({"template"}),
+    ),
     "TensorArrayV3": OpSchema(
         {"dtype": _dtype, "dynamic_size": _bool, "element_shape": _shape}, (1, 1)
     ),
@@ -314,12 +326,14 @@ def check_node(
             if (dtype is dtypes.variant) != (i in schema.handles):
                 what = "must" if i in schema.handles else "cannot"
                 raise fail(where, f"input {i} {what} be a TensorArray handle")
-    if set(attrs) != set(schema.attrs):
+    if not set(schema.attrs) - schema.optional <= set(attrs) <= set(schema.attrs):
         raise fail(
             where,
             f"{op_type} takes the attrs {sorted(schema.attrs)}, got {sorted(attrs)}",
         )
     for key, check in schema.attrs.items():
+        if key not in attrs:
+            continue  # an optional one
         problem = check(attrs[key], n)
         if problem is not None:
             text = repr(attrs[key])

@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import builtins
 import sys
+import types
 import warnings
+from builtins import id  # own reference (issue 21)
 from collections.abc import Callable
 from typing import Any
 
 from runtime.operators import frames, py_builtins
 
 _converter: Callable[[Any], Any] | None = None
+_METHOD = types.MethodType
+_LOGGER_METHODS = frames.LOGGER_METHODS
 
 # Builtins that converted code routes through an operator when named
 # directly (autograph's OVERLOADED_BUILTINS), by identity.
@@ -39,6 +43,9 @@ _BUILTIN_OPERATORS: dict[Any, Callable[..., Any]] = {
 }
 
 
+_OPERATORS_BY_ID = {id(f): operator for f, operator in _BUILTIN_OPERATORS.items()}
+
+
 def set_converter(converter: Callable[[Any], Any] | None) -> None:
     """Installs `converter(f) -> callable to run instead of f`."""
     global _converter
@@ -52,12 +59,12 @@ def converted_call(f: Any, /, *args: Any, **kwargs: Any) -> Any:
     called through that operator, as when the user names it directly;
     `warnings.warn` and `sys._getframe` through `frames`.
     """
-    try:
-        operator = _BUILTIN_OPERATORS.get(f)
-    except TypeError:  # an unhashable callable
-        operator = None
+    # By identity: hashing `f` would run its `__hash__` (a mock records it).
+    operator = _OPERATORS_BY_ID.get(id(f))
     if operator is not None:
         return operator(*args, **kwargs)
+    if type(f) is _METHOD and f.__func__ in _LOGGER_METHODS:
+        return frames.log_(f, *args, **kwargs)
     if _converter is None:
         return f(*args, **kwargs)
     return _converter(f)(*args, **kwargs)

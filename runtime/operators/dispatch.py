@@ -42,7 +42,7 @@ import importlib
 import sys
 
 # Own references: a user's `builtins.len = spy` does not see our calls.
-from builtins import any, getattr, sorted, type
+from builtins import any, getattr, isinstance, sorted, type
 from collections.abc import Callable
 from typing import Any
 
@@ -222,7 +222,10 @@ def _load_backend_for(value_type: type) -> bool:
     """Loads the lazy backend for `value_type`'s library, if there is one."""
     if not _LAZY:
         return False
-    library = getattr(value_type, "__module__", "").partition(".")[0]
+    module = getattr(value_type, "__module__", None)
+    if not isinstance(module, str):  # a class may set any __module__
+        return False
+    library = module.partition(".")[0]
     if library not in _LAZY:
         return False
     _load(library)

@@ -6,7 +6,9 @@ converted functions through `converted_call`. Code that counts frames sees
 them. `warn_` is `warnings.warn` and `getframe_` is `sys._getframe` for
 converted code: they count `stacklevel` / `depth` over the user's frames
 only, so the warning names (and the frame returned is) the one Python's
-would. Code that walks `frame.f_back` itself still sees every frame.
+would. The frame `getframe_` returns is a `UserFrame`: its `f_back` walks
+the user's frames only, so code that walks callers itself (gettext's
+`_as_int`, a logger's caller search) sees the frames Python would.
 
 Two kinds of frames are not the user's own: plumbing (the operators, the
 compiler's wrappers), never a frame of the user's; and functions generated
@@ -17,14 +19,32 @@ must not import it); the operators' frames are always plumbing.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import types
 import warnings
-from builtins import isinstance, range  # own references (issue 21)
+from builtins import frozenset, getattr, hasattr, isinstance, range  # (issue 21)
 from collections.abc import Callable
 from typing import Any
 
+LOGGER_METHODS = frozenset(
+    getattr(cls, name)
+    for cls in (logging.Logger, logging.LoggerAdapter)
+    for name in (
+        "debug",
+        "info",
+        "warning",
+        "warn",
+        "error",
+        "exception",
+        "log",
+        "critical",
+        "fatal",
+    )
+    if hasattr(cls, name)
+)
+"""The logging methods that find their caller's frame: `log_` calls them."""
 _OPERATORS = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _plumbing: tuple[str, ...] = (_OPERATORS,)
 _generated: Callable[[types.CodeType], bool] = lambda code: False
@@ -97,6 +117,22 @@ def warn_(
     warnings.warn(message, category, stacklevel, source, **kwargs)
 
 
+def log_(method: Any, /, *args: Any, stacklevel: Any = 1, **kwargs: Any) -> Any:
+    """A logger's `debug`/`info`/.../`log` (bound `method`), with
+    `stacklevel` counted over the user's frames, so the record's file, line
+    and function are the caller's Python's would name (`logging` skips only
+    its own frames, and counts the other frames it passes)."""
+    if isinstance(stacklevel, int) and stacklevel >= 1:
+        # Frame 0: this function; 1: converted_call; 2: the user's call.
+        caller = sys._getframe(2)
+        distance = user_frame_distance(caller, stacklevel)
+        if distance is not None:
+            # The frames logging counts past its own: this one and
+            # converted_call, then the user's.
+            stacklevel = distance + 3
+    return method(*args, stacklevel=stacklevel, **kwargs)
+
+
 def _depth(frame: types.FrameType | None) -> int:
     depth = 0
     while frame is not None:
@@ -105,8 +141,83 @@ def _depth(frame: types.FrameType | None) -> int:
     return depth
 
 
+class UserFrame:
+    """A frame as the user's code sees it: one frame per call of the user's.
+
+    Converted code runs statement bodies in functions of their own, called
+    by the operators; a real frame's `f_back` shows them. This stands for
+    the frame of the user's function (`f_code`, `f_locals`, `f_globals` are
+    that frame's) at the line it is at (`f_lineno`, from the innermost
+    frame standing for it), and its `f_back` is its caller's `UserFrame`,
+    past those frames. It passes `isinstance(f, types.FrameType)`, so
+    `inspect` and `traceback` take it; other attributes are the frame's.
+
+        >>> here = sys._getframe()
+        >>> isinstance(UserFrame(here, here), types.FrameType)
+        True
+    """
+
+    __slots__ = ("_frame", "_line")
+
+    def __init__(self, frame: types.FrameType, line: types.FrameType) -> None:
+        object.__setattr__(self, "_frame", frame)
+        object.__setattr__(self, "_line", line)
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # isinstance(f, types.FrameType)
+        return types.FrameType
+
+    @property
+    def f_back(self) -> UserFrame | None:
+        """The caller's frame, as Python would have it."""
+        return _user_frame(self._frame.f_back)
+
+    @property
+    def f_lineno(self) -> int:
+        """The line the user's function is at."""
+        return self._line.f_lineno
+
+    def clear(self) -> None:
+        """`frame.clear()`."""
+        self._frame.clear()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._frame, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._frame, name, value)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, UserFrame):
+            other = other._frame
+        return self._frame is other
+
+    def __hash__(self) -> int:
+        return hash(self._frame)
+
+    def __repr__(self) -> str:
+        code = self._frame.f_code
+        return (
+            f"<frame at {id(self._frame):#x}, file {code.co_filename!r}, "
+            f"line {self.f_lineno}, code {code.co_name}>"
+        )
+
+
+def _user_frame(frame: types.FrameType | None) -> UserFrame | None:
+    """The `UserFrame` of the first user's function at or above `frame`."""
+    while frame is not None and _is_plumbing(frame):
+        frame = frame.f_back
+    line = frame
+    while frame is not None and not _is_users(frame):
+        frame = frame.f_back
+    if frame is None or line is None:
+        return None
+    return UserFrame(frame, line)
+
+
 def getframe_(depth: Any = 0) -> types.FrameType:
-    """`sys._getframe(depth)`, with `depth` counted over the user's frames."""
+    """`sys._getframe(depth)`, with `depth` counted over the user's frames;
+    the frame is a `UserFrame`, whose callers are the user's frames too."""
     if not isinstance(depth, int):
         return sys._getframe(depth)  # raises what Python raises
     # Frame 0: this function; 1: converted_call; 2: the user's call.
@@ -116,8 +227,20 @@ def getframe_(depth: Any = 0) -> types.FrameType:
         raise ValueError("call stack is not deep enough")
     for _ in range(distance):
         frame = frame.f_back
-    # The user's function's own frame (its name, its locals), not the one
-    # of a function generated from it.
-    while not _is_users(frame) and frame.f_back is not None:
-        frame = frame.f_back
-    return frame
+    found = _user_frame(frame)
+    assert found is not None  # `frame` is on the stack, past the plumbing
+    if found._line is found._frame and _only_users_above(found._frame):
+        # The frame itself, where its callers are the user's own frames:
+        # code that compares frames by identity (`inspect.stack()`) sees it.
+        return found._frame
+    return found  # type: ignore[return-value]
+
+
+def _only_users_above(frame: types.FrameType) -> bool:
+    """Whether every frame above `frame` is one of the user's own."""
+    current = frame.f_back
+    while current is not None:
+        if not _is_users(current):
+            return False
+        current = current.f_back
+    return True

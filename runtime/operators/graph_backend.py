@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from runtime import control_flow, dtypes
+from runtime import control_flow, dtypes, formatted
 from runtime.context import STATE
 from runtime.graph import keep_refusal
 from runtime.operators import dispatch, verification
-from runtime.operators.backends.graph import BACKEND, dry_run
+from runtime.operators.backends.graph import BACKEND, dry_run, readable_here
 from runtime.operators.backends.graph_loops import (
     build_for,
     build_while,
@@ -115,6 +115,9 @@ def _for(loop: Loop) -> Any:
 
 def _assert(cond: Any, message: Callable[[], Any] | None) -> None:
     data = [] if message is None else [message()]
+    if data and isinstance(data[0], str):  # shows the values of this run
+        shown = formatted.shown_in(data[0], readable_here)
+        data = [shown] if shown.values else data
     Assert(cond, data)
 
 

@@ -42,7 +42,13 @@ import numpy as np
 from jax import lax
 
 from runtime.operators import dispatch, verification
-from runtime.operators.backends.jax import BACKEND, run_callback, traced_path
+from runtime.operators.backends import jax_messages
+from runtime.operators.backends.jax import (
+    BACKEND,
+    run_callback,
+    run_shown,
+    traced_path,
+)
 from runtime.operators.backends.jax_loops import (
     TracedRange,
     UnrolledLoopWarning,
@@ -155,15 +161,29 @@ def _assert(cond: Any, message: Callable[[], Any] | None) -> Any:
     pred = predicate(cond, "`assert`", where)
     text = None if message is None else message()
     traced = is_arrays(text) and text is not None and not isinstance(text, bool)
+    # A message that shows traced values shows those of the run.
+    shown = jax_messages.shown(text if isinstance(text, str) else "")
 
-    def check(runs: Any, ok: Any, *shown: Any) -> None:
+    def check(runs: Any, ok: Any, *values: Any) -> None:
         if not np.all(np.logical_or(ok, np.logical_not(runs))):
-            detail = shown[0] if traced else text
-            raise AssertionError(
-                f"{detail}" if detail is not None else f"assertion failed{where}"
+            if traced:
+                detail = values[0]
+            elif shown.values:
+                detail = shown.fill(jax_messages.run_texts(values, shown))
+            else:
+                detail = text
+            raise jax_messages.staged(
+                AssertionError(
+                    f"{detail} (the `assert`{where})"
+                    if detail is not None
+                    else f"assertion failed{where}"
+                )
             )
 
-    run_callback(check, pred, *((text,) if traced else ()))
+    if traced:
+        run_callback(check, pred, text)
+    else:
+        run_shown(check, shown, pred)
     return None
 
 
@@ -223,6 +243,7 @@ def _active() -> bool:
 
 def register() -> None:
     """Installs the JAX backend into the dispatch tables."""
+    jax_messages.install()
     statements = install(
         BACKEND,
         Tracer,

@@ -68,13 +68,22 @@ def format_value(value: Any, summarize: int = 3) -> str:
 
 
 def format_template(template: Any, values: Any, summarize: int = 3) -> str:
-    """Fills a print template: ("text", s), ("tensor", k) or a bracketed
-    ("seq", open, close, items) / ("dict", [(key text, item)])."""
+    """Fills a print template: ("text", s), ("tensor", k), a bracketed
+    ("seq", open, close, items) / ("dict", [(key text, item)]), or
+    ("join", items) written one after the other, in which ("value", k) is
+    the text an f-string gives for an eager scalar (`5.0`)."""
     kind = template[0]
     if kind == "text":
         return template[1]
     if kind == "tensor":
         return format_value(values[template[1]], summarize)
+    if kind == "value":  # as an f-string shows an eager tensor's value
+        value = np.asarray(values[template[1]])
+        if value.ndim == 0 and value.dtype.kind != "O":
+            return str(value.item())
+        return format_value(value, summarize)
+    if kind == "join":  # a message: its text and the values it shows
+        return "".join(format_template(t, values, summarize) for t in template[1])
     if kind == "seq":
         _, opening, closing, items = template
         inner = ", ".join(format_template(t, values, summarize) for t in items)

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import dtypes, formatted
 from runtime.context import STATE, eager_scope
 from runtime.errors import InvalidArgumentError, OutOfRangeError, raised_as
 from runtime.op_registry import (
@@ -430,6 +430,12 @@ register_tensor_conversion(Variable, _convert_variable)
 
 
 def _template(value: Any, parts: list[Any]) -> tuple[Any, ...]:
+    if isinstance(value, formatted.Shown):  # a message showing tensors' values
+        items = [("text", value.texts[0])]
+        for shown, text in zip(value.values, value.texts[1:]):
+            parts.append(convert_to_tensor(shown))
+            items += [("value", len(parts) - 1), ("text", text)]
+        return ("join", tuple(items))
     if isinstance(value, np.ndarray) or stands_for_tensor(value):
         parts.append(convert_to_tensor(value))
         return ("tensor", len(parts) - 1)
@@ -517,9 +523,16 @@ def _ensure_defined_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[A
 
 
 def _ensure_defined_kernel(
-    defined: Any, value: Any, *, message: str, raises: str = ""
+    defined: Any,
+    value: Any,
+    *shown: Any,
+    message: str,
+    raises: str = "",
+    template: Any = (),
 ) -> Any:
     if not defined:
+        if template:  # the message with the values of this run
+            message = "".join(format_template(t, shown, 3) for t in template)
         if raises == "OutOfRangeError":  # `next` past a dataset's end
             raise OutOfRangeError(message)
         error = getattr(builtins, raises, None) if raises else None
@@ -542,8 +555,12 @@ def ensure_defined(
     message: str,
     name: str | None = None,
     raises: str = "",
+    shown: formatted.Shown | None = None,
 ) -> Tensor:
     """`value`, or InvalidArgumentError(`message`) when `defined` is false.
+
+    `shown` (the message split at the graph tensors it shows) makes the
+    error show their values when it runs instead.
 
     Stateful, so it runs wherever the read it stands for runs, even when the
     value read is then unused: a graph raises exactly when Python would, on
@@ -553,8 +570,11 @@ def ensure_defined(
     a dataset) for that error instead.
     """
     defined = convert_to_tensor(defined, dtype_hint=dtypes.bool_)
-    attrs = {"message": message, "raises": raises}
-    return apply(_ENSURE_DEFINED, [defined, value], attrs, name)
+    attrs: dict[str, Any] = {"message": message, "raises": raises}
+    parts: list[Any] = []
+    if shown is not None and shown.values:
+        attrs["template"] = (_template(shown, parts),)
+    return apply(_ENSURE_DEFINED, [defined, value, *parts], attrs, name)
 
 
 # -- gradients ---------------------------------------------------------------------
@@ -562,7 +582,7 @@ def ensure_defined(
 
 @gradient("EnsureDefined")
 def _ensure_defined_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
-    return [None, grads[0]]
+    return [None, grads[0]] + [None] * (len(op.inputs) - 2)
 
 
 def _no_gradient_through_assign(op: Any, grads: Sequence[Any]) -> list[Any]:

@@ -277,7 +277,7 @@ def test_a_nested_class_converts_and_its_methods_convert_when_called():
     assert value == 3
     norm = point.__dict__["norm"]
     target = norm.__dict__["__ag_call_target__"][1]
-    assert target is not norm and target.__ag_original__ is norm  # converted
+    assert target is not norm and target.__ag_original__() is norm  # converted
 
 
 def test_errors_in_converted_code_point_at_the_users_line():

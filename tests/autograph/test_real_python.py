@@ -271,3 +271,85 @@ def test_a_wrapper_that_copied_a_to_graph_results_dict_still_runs():
     with api.always_run_converted():
         assert autograph.to_graph(caller)(2) == 2
     assert log == [2]
+
+
+class _Odd:
+    """A class whose `__module__` is not a string (CPython's traceback
+    tests make one: `X.__module__ = 42`)."""
+
+    def __bool__(self):
+        return True
+
+
+_Odd.__module__ = 42
+
+
+def _conditions_on(value):
+    if value:
+        return value and 1
+    return 0
+
+
+def test_a_value_whose_class_has_a_non_string_module_runs_as_python():
+    with api.always_run_converted():
+        assert autograph.to_graph(_conditions_on)(_Odd()) == 1
+
+
+def _drives(m, x):
+    if x > 0:
+        r = m(x)
+        m.method(x + 1)
+    else:
+        r = None
+    for i in range(2):
+        m.other(i)
+    return r
+
+
+def test_a_mock_records_only_the_calls_python_makes():
+    # Converted code looked its callees up by hash: a MagicMock recorded
+    # `call.__hash__()` among the user's calls.
+    from unittest import mock
+
+    plain, converted = mock.MagicMock(return_value=5), mock.MagicMock(return_value=5)
+    assert _drives(plain, 1) == 5
+    with api.always_run_converted():
+        assert autograph.to_graph(_drives)(converted, 1) == 5
+    assert converted.mock_calls == plain.mock_calls
+
+
+def _calls(cb):
+    if cb is not None:
+        return cb()
+    return None
+
+
+def _make_callback():
+    res = []
+
+    def callback():
+        if res is not None:
+            res.append(1)
+        return 7
+
+    return callback
+
+
+def test_a_converted_callee_dies_with_its_last_reference():
+    # weakref.finalize and WeakValueDictionary users see it go at once, as
+    # in Python (CPython's test_weakref), not when the cyclic GC runs.
+    import gc
+    import weakref
+
+    callback = _make_callback()
+    alive = weakref.ref(callback)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with api.always_run_converted():
+            assert autograph.to_graph(_calls)(callback) == 7
+        del callback
+        assert alive() is None
+    finally:
+        if enabled:
+            gc.enable()

@@ -288,6 +288,33 @@ def test_autograph_jit():
     np.testing.assert_allclose(f(0.5, 1.5), recurrence_lax(0.5, 1.5), rtol=1e-6)
 
 
+def _checks(x):
+    if x > 3:
+        raise ValueError(f"x too big: {x}")
+    assert x > -5, f"x too small: {x}"
+    return x + 1
+
+
+def test_autograph_jit_raises_the_users_error_with_the_values_of_the_run():
+    checked = autograph.jit(_checks)
+    assert int(checked(1)) == 2
+    with pytest.raises(ValueError) as raised:
+        checked(5)
+    line = _checks.__code__.co_firstlineno
+    assert str(raised.value) == (
+        f"x too big: 5 (in the if branch of the JAX `if` at {__file__}:{line + 1}, "
+        "which this run took)"
+    )
+    with pytest.raises(AssertionError, match=rf"x too small: -7 .*:{line + 3}\)"):
+        checked(-7)
+    # jax.jit's own attributes; under plain jax.jit the same text ends
+    # JAX's JaxRuntimeError.
+    assert checked.lower(1) is not None and checked.__name__ == "_checks"
+    with pytest.raises(jax.errors.JaxRuntimeError) as plain:
+        jax.jit(autograph.to_graph(_checks))(5)
+    assert str(plain.value).rstrip().endswith("ValueError: " + str(raised.value))
+
+
 # -- errors name the variable and the line ----------------------------------------
 
 

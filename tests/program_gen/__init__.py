@@ -118,6 +118,7 @@ FEATURE_ISSUES = {
     "try_comprehension": "issue 21 class 4: comprehensions reusing loop names in try",
     "methods": "issue 20: containers changed through methods in branches and loops",
     "lazy": "issue 20: lazy operands reading names unbound on the path",
+    "aliases": "issue 20: a list or dict two names share across a loop",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -143,6 +144,7 @@ TENSOR_FEATURES = frozenset(
         "growing_lists",
         "methods",
         "lazy",
+        "aliases",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""

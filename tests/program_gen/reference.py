@@ -23,6 +23,12 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
 * ``growing_lists``: ``gl = [0]`` / ``for i in range(...): gl = gl + [...]``
   / ``x = clamp(x + gl[0])``: a graph loop refuses it (a loop variable that
   changes structure), a Python one runs it.
+* ``aliases``: a list or dict two names share across a loop (issue 20
+  item 4): ``sa = [0]`` / ``sb = sa`` / ``for i in range(...): sa = [...]``
+  (or ``sb[0] = ...``: changed in place, which every backend carries), or
+  ``se = sd`` inside the loop, then a change through one name and a read
+  through the other. A staged loop would copy the object: refused (it
+  returned a wrong value under JAX), a Python loop runs it.
 """
 
 from __future__ import annotations
@@ -61,6 +67,8 @@ class ReferenceFeatures:
             kinds += ["nested_item", "nested_item"]
         if self.on("growing_lists"):
             kinds.append("growing_list")
+        if self.on("aliases"):
+            kinds.append("shared_container")
         return kinds
 
     # Loops: the directive first in the body, dicts born in the body.
@@ -114,12 +122,7 @@ class ReferenceFeatures:
 
     def _filled_loop(self, setup: str, target: str, read: str) -> list[str]:
         """``setup``, a loop whose body sets ``target``, then a read of it."""
-        index = f"i{self.loop_depth}"
-        self.loop_depth += 1
-        self.defined.add(index)
-        value = self.bounded(self.expression(1), "int")
-        self.defined.discard(index)
-        self.loop_depth -= 1
+        index, value = self._loop_value()
         loop = [f"for {index} in {self.range_call()}:", f"    {target} = {value}"]
         return [setup, *loop, *self._after(read)]
 
@@ -135,12 +138,28 @@ class ReferenceFeatures:
         value = self.bounded(self.expression(1), "int")
         return [f"nn[{key}]['a'] = {value}"], False
 
-    def s_growing_list(self, depth: int) -> tuple[list[str], bool]:
+    def _loop_value(self) -> tuple[str, str]:
+        """A new loop's index name and an int expression that may read it."""
         index = f"i{self.loop_depth}"
         self.loop_depth += 1
         self.defined.add(index)
         value = self.bounded(self.expression(1), "int")
         self.defined.discard(index)
         self.loop_depth -= 1
+        return index, value
+
+    def s_growing_list(self, depth: int) -> tuple[list[str], bool]:
+        index, value = self._loop_value()
         loop = [f"for {index} in {self.range_call()}:", f"    gl = gl + [{value}]"]
         return ["gl = [0]", *loop, *self._after("gl[-1]")], False
+
+    def s_shared_container(self, depth: int) -> tuple[list[str], bool]:
+        index, value = self._loop_value()
+        header = f"for {index} in {self.range_call()}:"
+        shape = self.choice(("replaced", "in_place", "shared_in_body"))
+        if shape == "shared_in_body":
+            lines = ["sd = {'b': 0}", "se = {'b': 5}", header, "    se = sd"]
+            return [*lines, "sd['b'] += 2", *self._after("se['b']")], False
+        body = f"    sa = [{value}]" if shape == "replaced" else f"    sb[0] = {value}"
+        lines = ["sa = [0]", "sb = sa", header, body, "sb[0] += 1"]
+        return [*lines, *self._after("sa[0] + sb[0]")], False

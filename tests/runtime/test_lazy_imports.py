@@ -71,6 +71,7 @@ CORE = (
     "nest",
     "tensor_spec",
     "source_locations",
+    "formatted",
     "misuse",
     "tensor",
     "eager",

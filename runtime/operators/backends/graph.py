@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from runtime import control_flow, dtypes, nest
+from runtime import control_flow, dtypes, formatted, nest
 from runtime.context import STATE, trial_trace
 from runtime.graph import Graph, keep_refusal
 from runtime.op_registry import convert_to_tensor
@@ -38,8 +38,11 @@ class _GraphBackend:
 
     def raise_at_run(self, error: Exception, message: str) -> None:
         # InvalidArgumentError("<type>: <message> (...)") when it runs (API.md).
+        # The message shows the values of the graph tensors it shows.
         kind = type(error).__name__
-        ensure_defined(False, 0, f"{kind}: {message}", name="raise", raises=kind)
+        message = f"{kind}: {message}"
+        shown = formatted.shown_in(message, readable_here)
+        ensure_defined(False, 0, message, name="raise", raises=kind, shown=shown)
 
     def keep_refusal(self, refusal: Exception) -> None:
         keep_refusal(refusal, ours=True)  # raised when the trace ends
@@ -96,7 +99,7 @@ def _zeros_keeping_objects(value: Any) -> Any:
     leaves the object the other branch gives unchanged (see
     `control_flow._keep_identity`), as Python would."""
     if type(value) in (list, dict) and all(
-        _readable_here(leaf) for leaf in nest.flatten(value, expand_composites=True)
+        readable_here(leaf) for leaf in nest.flatten(value, expand_composites=True)
     ):
         return value
     if nest.is_nested(value):
@@ -105,7 +108,7 @@ def _zeros_keeping_objects(value: Any) -> Any:
     return zeros_like_spec(value)
 
 
-def _readable_here(leaf: Any) -> bool:
+def readable_here(leaf: Any) -> bool:
     """Whether the graph being built can read `leaf` (not a tensor of a
     scratch graph)."""
     if not isinstance(leaf, SymbolicTensor):

@@ -14,8 +14,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from runtime import nest
+from runtime import formatted, nest
 from runtime.context import STATE
+from runtime.operators.backends.jax_messages import run_texts, staged
+from runtime.operators.backends.jax_messages import shown as shown_in
 from runtime.operators.backends.jax_values import (
     add_notes,
     cast_to,
@@ -90,11 +92,15 @@ class _JaxBackend:
         return _checked(flag, value, message)
 
     def raise_at_run(self, error: Exception, message: str) -> None:
-        def fail(runs: Any) -> None:
-            if np.any(runs):
-                raise as_written(type(error), message)
+        kind = type(error)
+        shown = shown_in(message)
 
-        run_callback(fail)
+        def fail(runs: Any, *values: Any) -> None:
+            if np.any(runs):
+                text = shown.fill(run_texts(values, shown))
+                raise staged(as_written(kind, text))
+
+        run_shown(fail, shown)
 
     def keep_refusal(self, refusal: Exception) -> None:
         # No graph keeps it: the outermost converted call raises it when it
@@ -215,6 +221,16 @@ def run_callback(fn: Callable[..., None], *args: Any) -> None:
         jax.debug.callback(fn, _path_mask(), *args, ordered=True)
 
 
+def run_shown(fn: Callable[..., None], shown: formatted.Shown, *args: Any) -> None:
+    """`run_callback(fn, *args, *shown.values)`; with none of the values if
+    JAX refuses one (a tracer of another trace): the message then shows
+    their texts as traced."""
+    try:
+        run_callback(fn, *args, *shown.values)
+    except jax.errors.UnexpectedTracerError:
+        run_callback(fn, *args)
+
+
 def _checked(flag: Any, value: Any, message: str) -> Any:
     """`value`, and a run-time check that `flag` is set where it is read: the
     JAX form of Python's UnboundLocalError for a name a loop may not have
@@ -222,7 +238,7 @@ def _checked(flag: Any, value: Any, message: str) -> Any:
 
     def check(where: Any, flag: Any) -> None:
         if not np.all(np.logical_or(flag, np.logical_not(where))):
-            raise UnboundLocalError(message)
+            raise staged(UnboundLocalError(message))
 
     run_callback(check, flag)
     return value

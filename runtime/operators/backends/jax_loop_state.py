@@ -23,6 +23,7 @@ from runtime.operators.backends.jax_values import (
 )
 from runtime.operators.control_flow import as_state, unpack_state
 from runtime.operators.places import Place
+from runtime.operators.staging.aliasing import refuse_lost_aliases
 from runtime.operators.staging.born import Born
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.variables import (
@@ -37,6 +38,10 @@ from runtime.operators.verification import (
     untyped_loop_name,
     untyped_return,
 )
+
+# Where a loop's values are, in messages (`aliasing.refuse_lost_aliases`).
+_BEFORE = "before a JAX loop"
+_IN_BODY = "in the body of a JAX loop"
 
 
 class _ReadFirst(Exception):
@@ -76,6 +81,7 @@ class LoopState:
         self.init = dict(zip(self.keys, state))
         self.init.update(zip(self.place_keys, self.before))
         self.born = Born(BACKEND, {}, self.names, where)
+        self.body_out: dict[str, Any] | None = None  # the last traced iteration's
 
     # Calling the user's functions on a state dict.
 
@@ -226,6 +232,7 @@ class LoopState:
         # (A list the body appends to changes in place: keep its length.)
         before = {k: list(v) if isinstance(v, list) else v for k, v in carry.items()}
         out = self.apply(items, inputs)
+        self.body_out = out  # (for `aliasing.refuse_lost_aliases`)
         flags = self.born.flags
         kept = {k for k in flags if out[k] is inputs[k]}  # not assigned here
         self.born.step(carry, inputs, out, lambda: jnp.asarray(True))
@@ -251,8 +258,14 @@ class LoopState:
 
     def finish(self, carry: dict[str, Any]) -> Any:
         values = self._unbound({**self.python, **carry}, "after")
+        result = [values[k] for k in self.keys]
+        given = {_BEFORE: [self.init[k] for k in self.keys]}
+        if self.body_out is not None:
+            given[_IN_BODY] = [self.body_out[k] for k in self.keys]
+        names = [self.names[k] for k in self.keys]
+        refuse_lost_aliases(names, given, result, _BEFORE, BACKEND.program)
         places_.write_results(self.places, [values[k] for k in self.place_keys])
-        return unpack_state([values[k] for k in self.keys])
+        return unpack_state(result)
 
     def build(self, make: Callable[[], dict[str, Any]]) -> Any:
         """`make()` (which builds the `lax` loop and returns its final

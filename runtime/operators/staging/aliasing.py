@@ -40,6 +40,7 @@ def refuse_lost_aliases(
     given: dict[str, Sequence[Any]],
     result: Sequence[Any],
     copied: str = "",
+    program: str = "a graph",
 ) -> None:
     """Refuses a graph statement after which a list or dict would be a copy
     that Python shares with another variable.
@@ -61,6 +62,7 @@ def refuse_lost_aliases(
             as copies ("before a graph loop": the body works on the loop
             variables): an object shared there is refused even if it comes
             out of the statement whole.
+        program: What picks values, not objects, in the message.
     """
     held: dict[str, Any] | None = None
     for where, outs in given.items():
@@ -97,7 +99,7 @@ def refuse_lost_aliases(
                             if where == copied
                             else f"after it {quote(name)} would hold a copy"
                         )
-                        + " (a graph picks values, "
+                        + f" ({program} picks values, "
                         f"not objects), so a change through one would not show "
                         f"in the other; give it its own {kind} (`{kind}(...)`) "
                         f"or keep one name for the object"

@@ -183,7 +183,7 @@ def if_stmt(
         where = {
             f"in the {b} branch of a {backend.kind} `if`": v for b, v in given.items()
         }
-        aliasing.refuse_lost_aliases(names, where, out[:count])
+        aliasing.refuse_lost_aliases(names, where, out[:count], program=backend.program)
     for i, message in maybe.items():
         out[i] = maybe_bound(backend, every[i], *out[i], message)
     places_.write(places, out[count:])
