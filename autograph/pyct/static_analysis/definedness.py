@@ -109,7 +109,7 @@ class _ReadMarker(transformer.Visitor):
     visit_DictComp = visit_GeneratorExp = _skip
 
 
-class _MarkingCollector(activity._Collector):
+class _MarkingCollector(activity.Collector):
     """`activity.collect` of a simple statement that also marks its reads
     as `_ReadMarker` does: one walk of the statement rather than two."""
 
