@@ -319,7 +319,7 @@ def test_skipped_analyses_change_nothing_on_the_sample_corpus():
             _check_gates(node, fn.__code__)
 
 
-@fuzz_settings()
+@fuzz_settings(examples=100)
 @given(source=programs(features=FEATURES))
 def test_skipped_analyses_change_nothing_on_generated_programs(source):
     _check_gates(_program(source), _code_of(source, "program"))
