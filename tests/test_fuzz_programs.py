@@ -270,6 +270,8 @@ CONSTRUCTS = {
     # real code
     "a spy called": r"= clamp\(Spy\(log\)\(",
     "a spy's method kept in a name": r"^ *fn\d+ = Spy\(log\)\.method$",
+    "a logger's record": r"^ *LOGGER\.info\(",
+    "a record for the caller": r"log_for_caller\(",
 }
 
 
