@@ -233,7 +233,9 @@ CONSTRUCTS = {
     "del of an item": r"^ *del (d\['a'\]|xs\[0\])",
     "del of a loop target": r"^ *del i\d$",
     "del in finally": r"^ *finally:\n +del ",
-    "raising test of a continue": r"if \{'k': -?\d\}\['missing'\]:\n +continue",
+    "raising test of a continue": (
+        r"if (\{'k': -?\d\}\['missing'\]|\(.* // \w+\)|\(2\.0 / \w+\)):\n +continue"
+    ),
     # issue 11
     "try/except/else/finally": r"^ *try:(.|\n)*^ *else:(.|\n)*^ *finally:",
     "raise": r"^ *raise (KeyError|ValueError)\(",
