@@ -315,6 +315,26 @@ def test_autograph_jit_raises_the_users_error_with_the_values_of_the_run():
     assert str(plain.value).rstrip().endswith("ValueError: " + str(raised.value))
 
 
+def _every_other(x, steps):
+    history = []
+    for t in range(steps):
+        x = x * 0.5 + 1.0
+        if t % 2 == 0:
+            history.append(x)
+    return x, jnp.stack(history)
+
+
+def test_a_range_loop_whose_python_effects_need_the_index_runs_as_python():
+    # The state is traced, so the rest of the range would be one staged
+    # loop; there `t % 2 == 0` is traced and the append in its branch is
+    # refused: the loop is Python's, so it unrolls (with a warning).
+    expected = _every_other(jnp.float32(1.0), 6)
+    with pytest.warns(UserWarning, match="unrolled .* its body is refused: the list"):
+        got = autograph.jit(_every_other, static_argnums=1)(jnp.float32(1.0), 6)
+    np.testing.assert_allclose(got[0], expected[0])
+    np.testing.assert_allclose(got[1], expected[1])
+
+
 # -- errors name the variable and the line ----------------------------------------
 
 

@@ -119,6 +119,8 @@ FEATURE_ISSUES = {
     "methods": "issue 20: containers changed through methods in branches and loops",
     "lazy": "issue 20: lazy operands reading names unbound on the path",
     "aliases": "issue 20: a list or dict two names share across a loop",
+    "spies": "real code: callees that log what is asked of them, as mocks do",
+    "logging": "real code: a logger's records name the program's lines",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -151,12 +153,31 @@ TENSOR_FEATURES = frozenset(
 
 HELPERS = """\
 import contextlib
+import logging
 import types
 
 import autograph
 
 COUNTER = 0
 RESULTS = []
+
+
+class LineHandler(logging.Handler):
+    # Prints each record's message and line: a record names the line of
+    # the program that logged it (stdout is compared).
+    def emit(self, record):
+        print("logged", record.getMessage(), record.lineno)
+
+
+LOGGER = logging.getLogger("program_gen")
+LOGGER.propagate = False
+LOGGER.setLevel(logging.INFO)
+LOGGER.handlers[:] = [LineHandler()]
+
+
+def log_for_caller(v):
+    LOGGER.info("for caller %s", v, stacklevel=2)
+    return v
 
 
 def double(v):
@@ -249,6 +270,32 @@ class Base:
     def m(self, n):
         self.log.append(("m", n))
         return n * 2
+
+
+class Spy:
+    # Logs what is asked of it besides its call and method, as a mock does.
+    def __init__(self, log):
+        object.__setattr__(self, "log", log)
+
+    def __call__(self, v):
+        self.log.append(("called", v))
+        return v
+
+    def method(self, v):
+        self.log.append(("method", v))
+        return v
+
+    def __hash__(self):
+        self.log.append("hash")
+        return 0
+
+    def __eq__(self, other):
+        self.log.append("eq")
+        return self is other
+
+    def __getattr__(self, name):
+        self.log.append(("getattr", name))
+        raise AttributeError(name)
 
 
 class Suppress:

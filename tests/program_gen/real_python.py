@@ -12,6 +12,13 @@ Python mode only:
 * ``try_comprehension``: a ``try`` whose body loops with target ``t`` (or
   assigns ``t`` in a loop), and whose handler, ``else`` or ``finally`` has
   a comprehension over ``t`` (its own ``t``).
+* ``spies``: calls of a ``Spy`` (called, its method, a bound method kept in
+  a name, passed to ``apply``), which logs every ``__hash__``, ``__eq__``
+  and missing-attribute lookup: converted code may ask a user's object
+  nothing Python does not (a MagicMock recorded ``call.__hash__()``).
+* ``logging``: records of a logger (its method, one kept in a name, one
+  with ``stacklevel=2`` in a helper) print their line: converted code's
+  records name the program's lines.
 """
 
 from __future__ import annotations
@@ -34,7 +41,39 @@ class RealPythonFeatures:
             kinds.append("super_class")
         if self.on("try_comprehension") and depth < 3 and self.loop_depth < 3:
             kinds.append("try_comprehension")
+        if self.on("spies"):
+            kinds += ["spy", "spy"]
+        if self.on("logging"):
+            kinds.append("log_record")
         return kinds
+
+    def s_log_record(self, depth: int) -> tuple[list[str], bool]:
+        value = self.expression(1)
+        kind = self.choice(("method", "kept", "for_caller"))
+        if kind == "method":
+            return [f"LOGGER.info('at %s', {value})"], False
+        if kind == "kept":
+            label = self.label()
+            return [f"lg{label} = LOGGER.warning", f"lg{label}('w %s', {value})"], False
+        return [f"record(log, log_for_caller({value}))"], False
+
+    def s_spy(self, depth: int) -> tuple[list[str], bool]:
+        value = self.bounded(self.expression(1), "int")
+        target = self.choice(("x", "y", "z"))
+        kind = self.choice(("call", "method", "bound", "passed"))
+        lines = []
+        if kind == "call":
+            call = f"Spy(log)({value})"
+        elif kind == "method":
+            call = f"Spy(log).method({value})"
+        elif kind == "bound":
+            label = self.label()
+            lines.append(f"fn{label} = Spy(log).method")
+            call = f"fn{label}({value})"
+        else:
+            call = f"apply(Spy(log), {value})"
+        self.assigned(target)
+        return [*lines, f"{target} = clamp({call})"], False
 
     def s_unpack(self, depth: int) -> tuple[list[str], bool]:
         first, second = self.two_variables()

@@ -296,19 +296,26 @@ def _concrete(statement: Loop) -> bool:
 def build_for_range(statement: Loop) -> Any:
     """The rest of a `for` over a Python range whose state has become traced:
     one `lax.fori_loop` with static bounds (a `scan`), or NotImplemented to
-    unroll it, with a warning, when the body needs the index as an int."""
+    unroll it, with a warning, when the body needs the index as an int or
+    staged breaks a rule the Python loop does not (a list appended to under
+    `if i % 2 == 0`): Python's range loop is Python's, unrolled."""
     iterable = statement.iterable
     if len(iterable) < 2 or _concrete(statement):
         return NotImplemented  # nothing to gain, or Python runs it
     where = where_.current()
     try:
         return _for_loop(statement)
-    except _NEEDS_PYTHON_INT as error:
+    except (*_NEEDS_PYTHON_INT, TypeError, ValueError) as error:
+        if isinstance(error, _NEEDS_PYTHON_INT):
+            why = (
+                f"its body needs the index as a Python int ({type(error).__name__}); "
+                "index arrays, not Python lists, with it to stage the loop"
+            )
+        else:  # a rule a staged body breaks that Python's loop does not
+            why = f"staged, its body is refused: {str(error).splitlines()[0]}"
         message = (
             f"this `for` loop over range() is unrolled ({len(iterable)} iterations "
-            "traced one by one) instead of staged as one lax.fori_loop: its body "
-            f"needs the index as a Python int ({type(error).__name__}); index arrays, "
-            "not Python lists, with it to stage the loop"
+            f"traced one by one) instead of staged as one lax.fori_loop: {why}"
         )
         if where is not None:
             warnings.warn_explicit(
