@@ -233,7 +233,9 @@ CONSTRUCTS = {
     "del of an item": r"^ *del (d\['a'\]|xs\[0\])",
     "del of a loop target": r"^ *del i\d$",
     "del in finally": r"^ *finally:\n +del ",
-    "raising test of a continue": r"if \{'k': -?\d\}\['missing'\]:\n +continue",
+    "raising test of a continue": (
+        r"if (\{'k': -?\d\}\['missing'\]|\(.* // \w+\)|\(2\.0 / \w+\)):\n +continue"
+    ),
     # issue 11
     "try/except/else/finally": r"^ *try:(.|\n)*^ *else:(.|\n)*^ *finally:",
     "raise": r"^ *raise (KeyError|ValueError)\(",
@@ -270,6 +272,8 @@ CONSTRUCTS = {
     # real code
     "a spy called": r"= clamp\(Spy\(log\)\(",
     "a spy's method kept in a name": r"^ *fn\d+ = Spy\(log\)\.method$",
+    "a logger's record": r"^ *LOGGER\.info\(",
+    "a record for the caller": r"log_for_caller\(",
 }
 
 

@@ -22,7 +22,7 @@ import types
 import warnings
 
 from autograph.core import builders as b
-from autograph.core.converter import OVERLOADED_BUILTINS
+from autograph.core.converter import OVERLOADED_BUILTINS, user_locals
 from autograph.pyct import transformer
 from autograph.pyct.static_analysis import activity
 
@@ -44,7 +44,7 @@ class CallTreeTransformer(transformer.Base):
         self.locals: list[set[str]] = []
 
     def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
-        self.locals.append(activity.local_names(node))
+        self.locals.append(user_locals(node))
         self.generic_visit(node)
         self.locals.pop()
         return node

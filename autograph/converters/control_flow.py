@@ -165,10 +165,11 @@ class ControlFlowTransformer(transformer.Base):
         written = self.cache.writes(stmts) | written
         in_place = self.scope.in_place
         names = written & in_place
-        evaluated = [*stmts, test] if test is not None else stmts
-        calls = any(calls_anything(node) for node in evaluated)
-        if self.scope.written_by_nested and calls:
-            names |= self.scope.written_by_nested
+        nested = self.scope.written_by_nested
+        if nested:  # (most functions have no nested function: no walk)
+            evaluated = [*stmts, test] if test is not None else stmts
+            if any(calls_anything(node) for node in evaluated):
+                names |= nested
         # places=(ag__.var(lambda: a), ag__.item("d['k']", d, 'k'), ...)
         keyword = b.var_places(names)
         keyword.value.elts += _item_places(stmts, written)
@@ -675,5 +676,6 @@ def transform(node: ast.AST, ctx: object) -> ast.AST:
         return node  # a lambda has no statements
     cache = activity.Cache()
     liveness.annotate(node, cache)
-    definedness.annotate(node, converted=True, cache=cache)
+    walrus = ast.NamedExpr in ctx.kinds  # (no pass emits one)
+    definedness.annotate(node, converted=True, cache=cache, walrus=walrus)
     return ControlFlowTransformer(ctx, cache).visit(node)

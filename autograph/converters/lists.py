@@ -13,8 +13,8 @@ from __future__ import annotations
 import ast
 
 from autograph.core import builders as b
+from autograph.core.converter import user_locals
 from autograph.pyct import transformer
-from autograph.pyct.static_analysis import activity
 
 
 def _method_call(node: ast.expr, method: str) -> ast.Call | None:
@@ -50,7 +50,7 @@ class ListTransformer(transformer.Base):
 
     def _visit_function(self, node: ast.AST) -> ast.AST:
         depth, self.loop_depth = self.loop_depth, 0
-        self.locals.append(activity.local_names(node))
+        self.locals.append(user_locals(node))
         self.generic_visit(node)
         self.locals.pop()
         self.loop_depth = depth

@@ -123,20 +123,26 @@ def _has_walrus(*nodes: ast.AST) -> bool:
     return any(isinstance(n, ast.NamedExpr) for node in nodes for n in ast.walk(node))
 
 
-def _returns_to_expressions(stmts: list[ast.stmt]) -> bool:
+def _returns_to_expressions(stmts: list[ast.stmt], walrus: bool = True) -> bool:
     """`if c: return a / else: return b` at the end -> `return a if c else b`.
 
-    Returns whether it rewrote something.
+    `walrus`: whether the function may hold a walrus (survey's kinds); the
+    returned values are searched for one only then. Returns whether it
+    rewrote something.
     """
     if not stmts:
         return False
     last = stmts[-1]
     if not isinstance(last, ast.If):
         return False
-    changed = _returns_to_expressions(last.body)
-    changed |= _returns_to_expressions(last.orelse)
+    changed = _returns_to_expressions(last.body, walrus)
+    changed |= _returns_to_expressions(last.orelse, walrus)
     body, orelse = _single_return(last.body), _single_return(last.orelse)
-    if body is not None and orelse is not None and not _has_walrus(body, orelse):
+    if (
+        body is not None
+        and orelse is not None
+        and not (walrus and _has_walrus(body, orelse))
+    ):
         # return <body> if <test> else <orelse>
         # (at the `if`'s line: messages about the choice name the user's `if`)
         choice = ast.copy_location(b.if_exp(last.test, body, orelse), last)
@@ -159,7 +165,8 @@ class ReturnTransformer(transformer.Base):
         low = _FunctionReturns(self.ctx).lowering
         body = low.tail_block(node.body)
         # (flags were set up if the flag has a name)
-        if _returns_to_expressions(body) or low.moved or low.flag_named:
+        walrus = ast.NamedExpr in self.ctx.kinds  # (no pass before emits one)
+        if _returns_to_expressions(body, walrus) or low.moved or low.flag_named:
             self.rewrote = True
         if low.dropped:
             self.ctx.kinds.add(Marker.DROPPED_CODE)

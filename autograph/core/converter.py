@@ -18,6 +18,7 @@ from typing import Any
 from autograph.core import builders as b
 from autograph.core.survey import Marker
 from autograph.pyct import anno, naming, transformer
+from autograph.pyct.static_analysis import activity
 
 
 def calls_anything(node: ast.AST) -> bool:
@@ -35,6 +36,17 @@ def calls_anything(node: ast.AST) -> bool:
             if not is_operator:
                 return True
     return False
+
+
+def user_locals(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The local names of a user's function as the `variables` pass found
+    them (`anno.Basic.ORIGINAL_LOCALS`, plus its parameters), sparing a
+    walk of the whole function; `activity.local_names` for other functions.
+    (The locals jump lowering added since, its flags, are never called.)"""
+    original = anno.getanno(node, anno.Basic.ORIGINAL_LOCALS, None)
+    if original is None:
+        return activity.local_names(node)
+    return original | activity.writes(node.args)
 
 
 class LazyOperands(transformer.Base):

@@ -58,6 +58,7 @@ def survey(node: ast.AST) -> tuple[set[str], set[type | Marker]]:
     """
     names: set[str] = set()
     kinds: set[type | Marker] = set()
+    child_fields_of = transformer.CHILD_FIELDS  # (a lookup, not a call, per node)
     stack: list = [node]
     while stack:  # a walk, in no particular order
         child = stack.pop()
@@ -66,7 +67,8 @@ def survey(node: ast.AST) -> tuple[set[str], set[type | Marker]]:
         kind = type(child)
         kinds.add(kind)
         fields = child.__dict__
-        for name in transformer.child_fields(kind):
+        names_ = child_fields_of.get(kind)
+        for name in transformer.child_fields(kind) if names_ is None else names_:
             value = fields.get(name)
             if type(value) is list:
                 stack.extend(value)

@@ -106,16 +106,31 @@ def is_generated_code(code: types.CodeType) -> bool:
     return _generated_codes.get(code) is not None
 
 
-def user_names(node: ast.AST) -> set[str]:
+def user_names(node: ast.AST, code: types.CodeType | None = None) -> set[str]:
     """The code names of the functions the user wrote in `node`; thunks the
     compiler makes (`lambda: x`) are told from the user's lambdas by their
-    parameters, so a user's lambda without any counts all as the user's."""
+    parameters, so a user's lambda without any counts all as the user's.
+
+    With `code`, the code object compiled from `node`: when it holds no
+    nested code (most functions: no nested function, lambda or
+    comprehension), `node` is not walked. (Nested code the compiler dropped
+    as unreachable is code that converted code never runs either.)
+    """
     names = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
+    if code is not None and not any(type(c) is types.CodeType for c in code.co_consts):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Lambda) and not _has_parameters(node):
+            names.add("<lambda>")
+        return names
     for child in transformer.walk(node):  # (ast.walk visits contexts too)
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names.add(child.name)
-        elif isinstance(child, ast.Lambda):
-            a = child.args
-            if not (a.posonlyargs or a.args or a.vararg or a.kwonlyargs or a.kwarg):
-                names.add("<lambda>")
+        elif isinstance(child, ast.Lambda) and not _has_parameters(child):
+            names.add("<lambda>")
     return names
+
+
+def _has_parameters(node: ast.Lambda) -> bool:
+    a = node.args
+    return bool(a.posonlyargs or a.args or a.vararg or a.kwonlyargs or a.kwarg)

@@ -20,6 +20,7 @@ import tokenize
 from autograph.pyct import parser, transformer
 
 MAX_LINE = 100
+_CHILD_FIELDS = transformer.CHILD_FIELDS
 
 
 def fill_locations(node: ast.AST, lineno: int = 1, col_offset: int = 0) -> None:
@@ -31,7 +32,9 @@ def fill_locations(node: ast.AST, lineno: int = 1, col_offset: int = 0) -> None:
             node.col_offset = node.end_col_offset = col_offset
         else:
             lineno, col_offset = fields["lineno"], fields["col_offset"]
-    for field in transformer.child_fields(type(node)):
+    cls = type(node)
+    names = _CHILD_FIELDS.get(cls)  # (a lookup, not a call, per node)
+    for field in transformer.child_fields(cls) if names is None else names:
         value = fields.get(field)
         if type(value) is list:
             for item in value:

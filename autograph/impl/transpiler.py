@@ -429,7 +429,7 @@ def _convert(
     function: types.FunctionType, *, recursive: bool, is_library: Callable[[str], bool]
 ) -> ConvertedEntity:
     parsed = parser.parse_entity(function)
-    user_names = code_registry.user_names(parsed.node)
+    user_names = code_registry.user_names(parsed.node, function.__code__)
     owner = enclosing_class(function.__qualname__)
     if owner is not None:
         mangle_private_names(parsed.node, owner)

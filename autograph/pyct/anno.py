@@ -42,6 +42,10 @@ ANNO_FIELD = "___pyct_anno"
 class NoValue(enum.Enum):
     """An enum whose values are documentation: shows members by name only."""
 
+    # By identity, as equality is: Enum's own hash is a Python call, made
+    # for every annotation read and written (~100 per function converted).
+    __hash__ = object.__hash__
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}.{self.name}"
 

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from autograph.errors import ConversionError, SourceUnavailableError
-from autograph.pyct import origin_info, source_check
+from autograph.pyct import origin_info, source_check, transformer
 
 __all__ = ["ParsedEntity", "parse_entity", "parse_source", "unparse"]
 
@@ -94,14 +94,23 @@ def unparse(node: ast.AST | Sequence[ast.AST]) -> str:
             node = ast.Module(body=list(node), type_ignores=[])
         else:
             return "\n".join(unparse(item) for item in node)
-    if any(
-        isinstance(n, ast.stmt) and getattr(n, "lineno", None) is None
-        for n in ast.walk(node)
-    ):
+    if _has_unlocated_statement(node):
         # ast.unparse reads statements' line numbers (for type comments); a
         # fragment not yet given positions is unparsed from a located copy.
         node = ast.fix_missing_locations(copy.deepcopy(node))
     return ast.unparse(node)
+
+
+def _has_unlocated_statement(node: ast.AST) -> bool:
+    """Whether a statement in `node` has no line number. Statements sit only
+    in statement blocks: the expressions (most of a tree) are not walked."""
+    stack = list(node.body) if isinstance(node, ast.Module) else [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ast.stmt) and getattr(item, "lineno", None) is None:
+            return True
+        stack.extend(transformer.child_statements(item))
+    return False
 
 
 def parse_entity(entity: Callable[..., Any]) -> ParsedEntity:

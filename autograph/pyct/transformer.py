@@ -53,6 +53,9 @@ _LEAF_FIELDS = frozenset(
 # Node classes whose `name` is a node: 3.12's `type X = ...` (ast.TypeAlias).
 _NODE_NAMED = frozenset({"TypeAlias"})
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
+CHILD_FIELDS = _CHILD_FIELDS
+"""`child_fields`' cache, class -> fields, for walks that look a class up
+per node without a call (a class not in it yet: call `child_fields`)."""
 _BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 _STATEMENT_FIELDS: dict[type, tuple[str, ...]] = {}
 
@@ -84,7 +87,9 @@ def statement_fields(cls: type) -> tuple[str, ...]:
 def child_nodes(node: ast.AST) -> list[ast.AST]:
     """The children of `node` in field order (contexts and operators left out)."""
     children: list[ast.AST] = []
-    for field in child_fields(type(node)):
+    cls = type(node)
+    fields = _CHILD_FIELDS.get(cls)
+    for field in child_fields(cls) if fields is None else fields:
         value = getattr(node, field, None)
         if type(value) is list:
             children.extend(item for item in value if isinstance(item, ast.AST))
@@ -183,7 +188,9 @@ class Visitor(_Dispatch, ast.NodeVisitor):
         direct = self._direct
         # The two branches dispatch alike but stay unrolled: wrapping a
         # single child in a tuple made every walk ~15% slower.
-        for field in child_fields(type(node)):
+        cls = type(node)
+        fields = _CHILD_FIELDS.get(cls)  # (inlined `child_fields`: a call per node)
+        for field in child_fields(cls) if fields is None else fields:
             value = getattr(node, field, None)
             if type(value) is list:
                 for item in value:
@@ -246,7 +253,14 @@ class Base(_Dispatch, ast.NodeTransformer):
         a visit changed something.
         """
         cls = type(node)
-        fields = statement_fields(cls) if self.statements_only else child_fields(cls)
+        if self.statements_only:
+            fields = _STATEMENT_FIELDS.get(cls)
+            if fields is None:
+                fields = statement_fields(cls)
+        else:
+            fields = _CHILD_FIELDS.get(cls)
+            if fields is None:
+                fields = child_fields(cls)
         table = self._table
         direct = self._direct
         for field in fields:
@@ -277,7 +291,11 @@ class Base(_Dispatch, ast.NodeTransformer):
                 if new is not None:
                     old[:] = new
             elif isinstance(old, ast.AST):
-                result = self.visit(old)
+                if direct:
+                    kind = type(old)
+                    result = (table.get(kind) or self._method(kind))(self, old)
+                else:
+                    result = self.visit(old)
                 if result is None:
                     delattr(node, field)
                 elif result is not old:

@@ -20,18 +20,20 @@ import copy
 import inspect
 import pkgutil
 import textwrap
+import types
 
 import pytest
 from hypothesis import given
 
 from autograph import converters
-from autograph.converters import cleanup, variables
+from autograph.converters import call_trees, cleanup, variables
+from autograph.core.converter import user_locals
 from autograph.core.survey import Marker, survey
-from autograph.impl import transpiler
+from autograph.impl import code_registry, transpiler
 from autograph.pyct import anno, parser, transformer
-from autograph.pyct.static_analysis import activity, definedness
+from autograph.pyct.static_analysis import activity, definedness, liveness
 from tests.autograph.converters.util import context
-from tests.program_gen import fuzz_settings, programs
+from tests.program_gen import FEATURES, fuzz_settings, programs
 from tests.samples import ALL_SAMPLES
 
 
@@ -231,3 +233,93 @@ def test_an_emptied_if_kept_for_its_test_is_tracked():
 def test_every_converter_is_declared_once_in_the_pipeline():
     modules = sorted(info.name for info in pkgutil.iter_modules(converters.__path__))
     assert sorted(step.name for step in transpiler.PIPELINE) == modules
+
+
+def _defined(fn: ast.FunctionDef, **kwargs) -> tuple[set[str], list]:
+    """Definedness of a copy of `fn`: the unbound reads and every mark."""
+    fn = copy.deepcopy(fn)
+    cache = activity.Cache()
+    if kwargs.get("converted"):
+        liveness.annotate(fn, cache)
+    unbound = definedness.annotate(fn, cache=cache, **kwargs)
+    marks = [
+        sorted(
+            (key.name, anno.getanno(n, key))
+            for key in anno.keys(n)
+            if isinstance(key, definedness.Defined)
+        )
+        for n in transformer.walk(fn)
+    ]
+    return unbound, marks
+
+
+def _check_gates(node: ast.FunctionDef, code: types.CodeType) -> None:
+    """Work the analyses skip where its trigger is missing (issue 24) would
+    have found nothing; walks they share give what separate walks give."""
+    _, kinds = survey(node)
+    if ast.NamedExpr not in kinds:
+        for converted in (False, True):
+            assert _defined(node, converted=converted, walrus=False) == _defined(
+                node, converted=converted
+            )
+    # One walk marks a simple statement's reads and finds its names.
+    for stmt in transformer.walk(node):
+        if not isinstance(stmt, ast.stmt) or transformer.statement_fields(type(stmt)):
+            continue
+        read = sorted(activity.reads(stmt))
+        must = frozenset(read[::2])
+        marked, both = copy.deepcopy(stmt), copy.deepcopy(stmt)
+        unbound_marked: set[str] = set()
+        unbound_both: set[str] = set()
+        definedness._ReadMarker(must, unbound_marked).visit(marked)
+        names = activity.collect(marked)
+        walk = definedness._MarkingCollector(must, unbound_both)
+        walk.visit(both)
+        assert unbound_both == unbound_marked
+        for field in ("read", "written", "deleted", "walrus", "declared"):
+            assert getattr(walk, field) == getattr(names, field), field
+        for a, b in zip(transformer.walk(marked), transformer.walk(both), strict=True):
+            assert anno.getanno(a, definedness.Defined.DEFINITELY, None) == (
+                anno.getanno(b, definedness.Defined.DEFINITELY, None)
+            )
+    # The user's names for the code registry, without the walk.
+    assert code_registry.user_names(node, code) == code_registry.user_names(node)
+    # call_trees and lists take the locals the variables pass found: the
+    # lowering before them adds only generated names (its flags).
+    ctx = context(node)
+    node = copy.deepcopy(node)
+    for step in transpiler.PIPELINE:
+        if step.module is call_trees:
+            break
+        if step.triggered(ctx.kinds):
+            node = step.run(node, ctx)
+    for fn in transformer.walk(node):
+        if anno.hasanno(fn, anno.Basic.ORIGINAL_LOCALS):
+            added = activity.local_names(fn) - user_locals(fn)
+            assert added <= set(ctx.namer.generated), sorted(added)
+
+
+def _code_of(source: str, name: str) -> types.CodeType:
+    (code,) = [
+        c
+        for c in compile(textwrap.dedent(source), "<test>", "exec").co_consts
+        if isinstance(c, types.CodeType) and c.co_name == name
+    ]
+    return code
+
+
+def test_skipped_analyses_change_nothing_on_the_sample_corpus():
+    for sample in ALL_SAMPLES:
+        fn = inspect.unwrap(sample.fn)
+        while hasattr(fn, "func"):  # functools.partial
+            fn = fn.func
+        fn = getattr(fn, "__func__", fn)
+        node = _function_node(sample.fn)
+        if isinstance(node, ast.FunctionDef):
+            _check_gates(node, fn.__code__)
+
+
+@fuzz_settings(examples=100)
+@given(source=programs(features=FEATURES))
+def test_skipped_analyses_change_nothing_on_generated_programs(source):
+    _check_gates(_program(source), _code_of(source, "program"))

@@ -736,3 +736,20 @@ def test_a_function_whose_every_traced_path_raises_raises_when_it_runs():
         jax.block_until_ready(g(jnp.asarray(3)))
     with pytest.raises(Exception, match="KeyError: 'y'"):
         jax.block_until_ready(g(jnp.asarray(-3)))
+
+
+def _grows_in_a_branch(x):
+    history = []
+    i = 0
+    while i < x:
+        if i % 2 == 0:
+            history.append(i)
+        i += 1
+    return history
+
+
+def test_a_refusal_note_names_each_variable_once():
+    with pytest.raises(TypeError) as refused:
+        autograph.jit(_grows_in_a_branch)(jnp.int32(4))
+    notes = [n for n in refused.value.__notes__ if "its variables" in n]
+    assert notes and notes[0].endswith("(its variables: 'history')")

@@ -120,6 +120,7 @@ FEATURE_ISSUES = {
     "lazy": "issue 20: lazy operands reading names unbound on the path",
     "aliases": "issue 20: a list or dict two names share across a loop",
     "spies": "real code: callees that log what is asked of them, as mocks do",
+    "logging": "real code: a logger's records name the program's lines",
     "branch_born": "issue 20: a name one branch assigns, a loop in the other may",
 }
 """Each switchable feature and the issue item its programs prove."""
@@ -154,12 +155,31 @@ TENSOR_FEATURES = frozenset(
 
 HELPERS = """\
 import contextlib
+import logging
 import types
 
 import autograph
 
 COUNTER = 0
 RESULTS = []
+
+
+class LineHandler(logging.Handler):
+    # Prints each record's message and line: a record names the line of
+    # the program that logged it (stdout is compared).
+    def emit(self, record):
+        print("logged", record.getMessage(), record.lineno)
+
+
+LOGGER = logging.getLogger("program_gen")
+LOGGER.propagate = False
+LOGGER.setLevel(logging.INFO)
+LOGGER.handlers[:] = [LineHandler()]
+
+
+def log_for_caller(v):
+    LOGGER.info("for caller %s", v, stacklevel=2)
+    return v
 
 
 def double(v):

@@ -16,6 +16,9 @@ Python mode only:
   a name, passed to ``apply``), which logs every ``__hash__``, ``__eq__``
   and missing-attribute lookup: converted code may ask a user's object
   nothing Python does not (a MagicMock recorded ``call.__hash__()``).
+* ``logging``: records of a logger (its method, one kept in a name, one
+  with ``stacklevel=2`` in a helper) print their line: converted code's
+  records name the program's lines.
 """
 
 from __future__ import annotations
@@ -40,7 +43,19 @@ class RealPythonFeatures:
             kinds.append("try_comprehension")
         if self.on("spies"):
             kinds += ["spy", "spy"]
+        if self.on("logging"):
+            kinds.append("log_record")
         return kinds
+
+    def s_log_record(self, depth: int) -> tuple[list[str], bool]:
+        value = self.expression(1)
+        kind = self.choice(("method", "kept", "for_caller"))
+        if kind == "method":
+            return [f"LOGGER.info('at %s', {value})"], False
+        if kind == "kept":
+            label = self.label()
+            return [f"lg{label} = LOGGER.warning", f"lg{label}('w %s', {value})"], False
+        return [f"record(log, log_for_caller({value}))"], False
 
     def s_spy(self, depth: int) -> tuple[list[str], bool]:
         value = self.bounded(self.expression(1), "int")

@@ -32,8 +32,10 @@ SCOPES = (*FUNCTIONS, ast.Lambda, ast.ClassDef)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-class _Collector(Visitor):
-    """Collects names read and bound, treating nested scopes as one read."""
+class Collector(Visitor):
+    """Collects names read and bound, treating nested scopes as one read (what
+    `collect` returns: its `read`, `written`, `deleted`, `walrus` and
+    `declared` sets)."""
 
     def __init__(self) -> None:
         self.read: set[str] = set()
@@ -43,7 +45,7 @@ class _Collector(Visitor):
         # Names declared `global`/`nonlocal` in the scope being collected.
         self.declared: set[str] = set()
 
-    def merge(self, other: _Collector) -> None:
+    def merge(self, other: Collector) -> None:
         """Adds what `other` collected (from code in the same scope)."""
         self.read |= other.read
         self.written |= other.written
@@ -104,7 +106,7 @@ class _Collector(Visitor):
 
     def _visit_nested(self, node: ast.AST) -> None:
         self._visit_scope_outside(node)
-        inner = _Collector()
+        inner = Collector()
         if isinstance(node, ast.Lambda):
             inner.visit(node.args)
             inner.visit(node.body)
@@ -134,7 +136,7 @@ class _Collector(Visitor):
         generators = node.generators
         # The first iterable is evaluated in the enclosing scope.
         self.visit(generators[0].iter)
-        inner = _Collector()
+        inner = Collector()
         for i, gen in enumerate(generators):
             if i:
                 inner.visit(gen.iter)
@@ -156,10 +158,10 @@ class _Collector(Visitor):
     visit_GeneratorExp = _visit_comprehension
 
 
-def collect(nodes: ast.AST | Iterable[ast.AST]) -> _Collector:
+def collect(nodes: ast.AST | Iterable[ast.AST]) -> Collector:
     """All of `reads`, `writes` and `deletes` of the nodes, in one walk: the
     result's `read`, `written` and `deleted` sets."""
-    collector = _Collector()
+    collector = Collector()
     if isinstance(nodes, ast.AST):
         nodes = [nodes]
     for node in nodes:
@@ -178,9 +180,9 @@ class Cache:
     """
 
     def __init__(self) -> None:
-        self._found: dict[ast.AST, _Collector] = {}
+        self._found: dict[ast.AST, Collector] = {}
 
-    def of(self, node: ast.AST) -> _Collector:
+    def of(self, node: ast.AST) -> Collector:
         """`collect(node)` for a statement (or an except handler)."""
         found = self._found.get(node)
         if found is not None:
@@ -189,7 +191,7 @@ class Cache:
         if not blocks or isinstance(node, SCOPES):
             found = collect(node)
         else:
-            found = _Collector()
+            found = Collector()
             for field in child_fields(type(node)):
                 value = getattr(node, field, None)
                 if field in blocks:
@@ -203,6 +205,25 @@ class Cache:
                 found.written.add(node.name)
         self._found[node] = found
         return found
+
+    def known(self, node: ast.AST) -> Collector | None:
+        """What `of(node)` found, if it was asked already (or `put`)."""
+        return self._found.get(node)
+
+    def put(self, node: ast.AST, found: Collector) -> None:
+        """Records `found`, which the caller collected from `node` itself
+        (as `collect(node)` would), while walking it for its own ends."""
+        self._found[node] = found
+
+    def local_names(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+        """`local_names(fn)`, from the names of its statements."""
+        written = writes(fn.args)
+        declared: set[str] = set()
+        for stmt in fn.body:
+            found = self.of(stmt)
+            written |= found.written
+            declared |= found.declared
+        return written - declared
 
     def writes(self, stmts: Iterable[ast.AST]) -> set[str]:
         """`writes(stmts)` for a list of statements."""
@@ -393,7 +414,7 @@ def declarations(fn: ast.AST) -> dict[str, str]:
 
 def local_names(fn: ast.FunctionDef | ast.Lambda) -> set[str]:
     """Names local to function `fn`: its parameters and the names it binds."""
-    collector = _Collector()
+    collector = Collector()
     collector.visit(fn.args)
     if isinstance(fn, ast.Lambda):
         return collector.written
@@ -540,7 +561,7 @@ def written_by_nested(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     while stack:
         node = stack.pop()
         if isinstance(node, SCOPES):
-            collector = _Collector()
+            collector = Collector()
             collector.visit(node)
             found |= collector.written - {getattr(node, "name", None)}
             continue
@@ -560,7 +581,7 @@ def _as_list(value: object) -> list[ast.AST]:
 
 def _free_names(scope: ast.AST) -> set[str]:
     """Names a nested function, lambda or class reads or writes from outside."""
-    outer = _Collector()
+    outer = Collector()
     outer.visit(scope)
     named = getattr(scope, "name", None)
     return (outer.read | outer.written) - {named}

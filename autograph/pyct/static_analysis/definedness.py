@@ -25,16 +25,19 @@ from __future__ import annotations
 
 import ast
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 from autograph.pyct.static_analysis.liveness import Live
+from autograph.pyct.transformer import statement_fields
 
 
 class Defined(enum.Enum):
     """Definedness annotations."""
+
+    __hash__ = object.__hash__  # by identity (see anno.NoValue)
 
     DEFINITELY = "On a Name being read: is it bound on every path here? A bool."
     MAY_IN = "On a statement: names bound on some path before it: a frozenset."
@@ -124,10 +127,63 @@ class _ReadMarker(transformer.Visitor):
     visit_DictComp = visit_GeneratorExp = _skip
 
 
+class _MarkingCollector(activity.Collector):
+    """`activity.collect` of a simple statement that also marks its reads
+    as `_ReadMarker` does: one walk of the statement rather than two."""
+
+    def __init__(self, must: frozenset[str], unbound: set[str]) -> None:
+        super().__init__()
+        self.must = must
+        self.unbound = unbound
+        self.marking = True  # off inside nested scopes (read later)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        ctx = node.ctx
+        if isinstance(ctx, ast.Load):
+            self.read.add(node.id)
+        else:
+            self.written.add(node.id)
+            if not isinstance(ctx, ast.Del):
+                return
+            self.deleted.add(node.id)  # `del x` reads x too
+        if self.marking:
+            bound = node.id in self.must
+            anno.setanno(node, Defined.DEFINITELY, bound)
+            if not bound:
+                self.unbound.add(node.id)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        target = node.target
+        if not isinstance(target, ast.Name):
+            super().visit_AugAssign(node)
+            return
+        # `x += 1` reads x too (marked as `_ReadMarker` marks it)
+        self.read.add(target.id)
+        self.written.add(target.id)
+        if self.marking:
+            anno.setanno(target, Defined.DEFINITELY, target.id in self.must)
+        self.visit(node.value)
+
+    def _unmarked(self, node: ast.AST) -> None:
+        marking, self.marking = self.marking, False
+        try:
+            if isinstance(node, activity.COMPREHENSIONS):
+                self._visit_comprehension(node)
+            else:
+                self._visit_nested(node)
+        finally:
+            self.marking = marking
+
+    visit_Lambda = visit_FunctionDef = visit_AsyncFunctionDef = _unmarked
+    visit_ClassDef = visit_ListComp = visit_SetComp = _unmarked
+    visit_DictComp = visit_GeneratorExp = _unmarked
+
+
 class _Analyzer:
-    def __init__(self, converted: bool, cache: activity.Cache) -> None:
+    def __init__(self, converted: bool, cache: activity.Cache, walrus: bool) -> None:
         self.converted = converted
         self.cache = cache
+        self.walrus = walrus
         # Per enclosing loop: states at its `break`s and its `continue`s.
         self.breaks: list[list[_State | None]] = []
         self.continues: list[list[_State | None]] = []
@@ -136,6 +192,11 @@ class _Analyzer:
         self.final_deletes: list[set[str]] = []
         self.finals_outside_loop: list[int] = []
         self.unbound: set[str] = set()
+
+    def after(self, state: _State, expr: ast.AST | None) -> _State:
+        """The state after evaluating `expr`: what its walruses bind (no
+        walk of it where the function holds no walrus)."""
+        return state.bind_walrus(expr) if self.walrus else state
 
     def mark(self, node: ast.AST | None, state: _State) -> None:
         # Converted semantics are for statements' states only: reads keep
@@ -153,8 +214,9 @@ class _Analyzer:
             before = state
             anno.setanno(stmt, Defined.MAY_IN, state.may)
             anno.setanno(stmt, Defined.MUST_IN, state.must)
-            method = getattr(self, "visit_" + type(stmt).__name__, self.simple)
-            state = method(stmt, state)
+            kind = type(stmt)
+            method = _METHODS.get(kind) or _method(kind)
+            state = method(self, stmt, state)
         return state
 
     def dead(self, stmts: Sequence[ast.stmt], must: frozenset[str]) -> None:
@@ -175,8 +237,15 @@ class _Analyzer:
                 state = self.simple(stmt, state)
 
     def simple(self, node: ast.stmt, state: _State) -> _State:
-        self.mark(node, state)
-        names = self.cache.of(node)  # loop bodies are walked twice
+        names = self.cache.known(node)  # loop bodies are walked twice
+        if names is None and not self.converted and not statement_fields(type(node)):
+            # Its names and its reads' marks in one walk.
+            names = _MarkingCollector(state.must, self.unbound)
+            names.visit(node)
+            self.cache.put(node, names)
+        else:
+            self.mark(node, state)
+            names = self.cache.of(node)
         bound = names.written - names.deleted
         if names.walrus:  # some may be bound only sometimes
             always, sometimes = activity.walrus_binds(node)
@@ -198,7 +267,7 @@ class _Analyzer:
             self.mark(node.target, state)
         # The target, and what a walrus in the value binds on every path
         # (one inside a comprehension may bind only if it iterates).
-        return state.bind(activity.writes(node.target)).bind_walrus(node.value)
+        return self.after(state.bind(activity.writes(node.target)), node.value)
 
     def _converted_outputs(self, node: ast.stmt, state: _State | None) -> _State | None:
         if state is None or not self.converted:
@@ -219,7 +288,7 @@ class _Analyzer:
 
     def visit_If(self, node: ast.If, state: _State) -> _State | None:
         self.mark(node.test, state)
-        state = state.bind_walrus(node.test)
+        state = self.after(state, node.test)
         live_in = anno.getanno(node, Live.BODY_IN, frozenset()) | anno.getanno(
             node, Live.ORELSE_IN, frozenset()
         )
@@ -244,7 +313,7 @@ class _Analyzer:
         )
         params = self._converted_params(node, live)
         # A while test runs before every iteration (and once more at the end).
-        tested = header.bind_walrus(test)
+        tested = self.after(header, test)
         start = tested.bind(item_names | params)
         for _ in range(2):  # a second pass sees what the first iteration bound
             self.breaks.append([])
@@ -255,7 +324,7 @@ class _Analyzer:
             breaks = self.breaks.pop()
             # Never None: the loop may run no iteration at all.
             header = _merge(state, body, *self.continues.pop())
-            tested = header.bind_walrus(test)
+            tested = self.after(header, test)
             entry, start = start, tested.bind(item_names | params)
             if start == entry:
                 break  # a second pass would start where the first did
@@ -280,7 +349,7 @@ class _Analyzer:
 
     def visit_For(self, node: ast.For, state: _State) -> _State | None:
         self.mark(node.iter, state)
-        state = state.bind_walrus(node.iter)
+        state = self.after(state, node.iter)
         return self._loop(node, state, activity.writes(node.target))
 
     def _through_finals(self, state: _State) -> _State:
@@ -382,10 +451,20 @@ class _Analyzer:
         self.mark(node.args, state)
         for decorator in node.decorator_list:
             self.mark(decorator, state)
-        annotate(node, converted=self.converted, cache=self.cache)
+        annotate(node, converted=self.converted, cache=self.cache, walrus=self.walrus)
         return state.bind({node.name})
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+
+# Statement class -> the `_Analyzer` method that visits it (looked up once).
+_METHODS: dict[type, Callable[..., _State | None]] = {}
+
+
+def _method(kind: type) -> Callable[..., _State | None]:
+    method = getattr(_Analyzer, "visit_" + kind.__name__, _Analyzer.simple)
+    _METHODS[kind] = method
+    return method
 
 
 def annotate(
@@ -393,6 +472,7 @@ def annotate(
     *,
     converted: bool = False,
     cache: activity.Cache | None = None,
+    walrus: bool = True,
 ) -> set[str]:
     """Annotates `fn`'s statements and reads (and nested functions') with `Defined`.
 
@@ -403,12 +483,14 @@ def annotate(
             `liveness.annotate(fn)` first.
         cache: Statements' names, when the caller shares them with other
             analyses of the same tree.
+        walrus: Whether `fn` may hold a walrus (`:=`); False spares looking
+            for one in each test and iterable (`survey`'s kinds tell).
 
     Returns:
         The names `fn` itself (not a nested scope) may read while unbound,
         globals and builtins included (Python semantics only).
     """
     params = activity.writes(fn.args)
-    analyzer = _Analyzer(converted, cache or activity.Cache())
+    analyzer = _Analyzer(converted, cache or activity.Cache(), walrus)
     analyzer.block(fn.body, _State(frozenset(params), frozenset(params)))
     return analyzer.unbound

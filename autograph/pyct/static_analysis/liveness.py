@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from autograph.pyct import anno
 from autograph.pyct.static_analysis import activity
@@ -29,6 +29,8 @@ from autograph.pyct.static_analysis import activity
 
 class Live(enum.Enum):
     """Liveness annotations on statements."""
+
+    __hash__ = object.__hash__  # by identity (see anno.NoValue)
 
     IN = "Names possibly read after entering this statement: a set."
     OUT = "Names possibly read after this statement completes: a set."
@@ -78,9 +80,10 @@ class _Analyzer:
             self.on_raise = outer
 
     def stmt(self, node: ast.stmt, out: frozenset[str]) -> frozenset[str]:
-        method = getattr(self, "visit_" + type(node).__name__, None)
+        kind = type(node)
+        method = _METHODS[kind] if kind in _METHODS else _method(kind)
         if method is not None:
-            return method(node, out)
+            return method(self, node, out)
         names = self.cache.of(node)  # loop bodies are walked more than once
         killed = names.written
         if names.walrus:  # one in a comprehension binds only if it iterates
@@ -200,6 +203,17 @@ class _Analyzer:
         return (out - {node.name}) | self.cache.of(node).read
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+
+# Statement class -> the `_Analyzer` method that visits it, or None for a
+# simple statement (looked up once).
+_METHODS: dict[type, Callable[..., frozenset[str]] | None] = {}
+
+
+def _method(kind: type) -> Callable[..., frozenset[str]] | None:
+    method = getattr(_Analyzer, "visit_" + kind.__name__, None)
+    _METHODS[kind] = method
+    return method
 
 
 def annotate(

@@ -154,7 +154,10 @@ def same_kind(
 def add_notes(error: BaseException, what: str, where: str, keys: Sequence[str]) -> None:
     if getattr(error, "_ag_jax_note", False):
         return
-    shown = ", ".join(repr(k) for k in keys) or "none"
+    # (A name a statement carries twice, as a value and as a place, has a
+    # key made unique with primes: the user's name is shown once.)
+    shown = ", ".join(repr(k) for k in dict.fromkeys(k.rstrip("'") for k in keys))
+    shown = shown or "none"
     add_note(error, f"while building the JAX {what}{where} (its variables: {shown})")
     error._ag_jax_note = True  # type: ignore[attr-defined]
 
