@@ -234,13 +234,15 @@ CONSTRUCTS = {
     "del of a loop target": r"^ *del i\d$",
     "del in finally": r"^ *finally:\n +del ",
     "raising test of a continue": (
-        r"if (\{'k': -?\d\}\['missing'\]|\(.* // \w+\)|\(2\.0 / \w+\)):\n +continue"
+        # (Bounded: an unbounded `.*` here backtracks for minutes on a long line.)
+        r"if (\{'k': -?\d\}\['missing'\]|\([^\n]{0,200} // \w+\)|\(2\.0 / \w+\))"
+        r":\n +continue"
     ),
     # issue 11
     "try/except/else/finally": r"^ *try:(.|\n)*^ *else:(.|\n)*^ *finally:",
     "raise": r"^ *raise (KeyError|ValueError)\(",
     "except as": r"^ *except .* as e:",
-    "return in finally": r"^ *finally:\n( {8,}.*\n)* +return\b",
+    "return in finally": r"^ *finally:\n( {8}.*\n)* +return\b",  # one way per line
     "continue in an except clause": r"except .*:\n( .*\n)* +continue\n",
     "with that logs": r"with Logged\(log",
     "with that suppresses": r"with Suppress\(log",
