@@ -107,14 +107,7 @@ def warn_(
     **kwargs: Any,
 ) -> None:
     """`warnings.warn`, with `stacklevel` counted over the user's frames."""
-    if isinstance(stacklevel, int) and stacklevel >= 1:
-        # Frame 0: this function; 1: converted_call; 2: the user's call.
-        caller = sys._getframe(2)
-        distance = user_frame_distance(caller, stacklevel)
-        if distance is None:  # past the top, as Python's would be
-            distance = _depth(caller)
-        stacklevel = distance + 3
-    warnings.warn(message, category, stacklevel, source, **kwargs)
+    warnings.warn(message, category, _users_stacklevel(stacklevel), source, **kwargs)
 
 
 def log_(method: Any, /, *args: Any, stacklevel: Any = 1, **kwargs: Any) -> Any:
@@ -122,15 +115,22 @@ def log_(method: Any, /, *args: Any, stacklevel: Any = 1, **kwargs: Any) -> Any:
     `stacklevel` counted over the user's frames, so the record's file, line
     and function are the caller's Python's would name (`logging` skips only
     its own frames, and counts the other frames it passes)."""
-    if isinstance(stacklevel, int) and stacklevel >= 1:
-        # Frame 0: this function; 1: converted_call; 2: the user's call.
-        caller = sys._getframe(2)
-        distance = user_frame_distance(caller, stacklevel)
-        if distance is not None:
-            # The frames logging counts past its own: this one and
-            # converted_call, then the user's.
-            stacklevel = distance + 3
-    return method(*args, stacklevel=stacklevel, **kwargs)
+    return method(*args, stacklevel=_users_stacklevel(stacklevel), **kwargs)
+
+
+def _users_stacklevel(stacklevel: Any) -> Any:
+    """`stacklevel` as `warn_` or `log_` (called by converted_call for the
+    user's call) pass it on: Python's level counted over the user's frames,
+    plus the two frames they and converted_call add (`warnings` and
+    `logging` count those too)."""
+    if not isinstance(stacklevel, int) or stacklevel < 1:
+        return stacklevel  # what Python makes of it
+    # Frame 0: this function; 1: warn_/log_; 2: converted_call; 3: the user's.
+    caller = sys._getframe(3)
+    distance = user_frame_distance(caller, stacklevel)
+    if distance is None:  # past the top, as Python's would be
+        distance = _depth(caller)
+    return distance + 3
 
 
 def _depth(frame: types.FrameType | None) -> int:
