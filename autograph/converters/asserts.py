@@ -24,8 +24,7 @@ class AssertTransformer(transformer.Base):
         self.generic_visit(node)
         # ag__.assert_stmt(test, lambda: msg)
         args = [node.test] if node.msg is None else [node.test, b.thunk(node.msg)]
-        call = ast.copy_location(b.ag_call("assert_stmt", *args), node)
-        return ast.copy_location(b.expr(call), node)  # tracebacks name its line
+        return b.expr(b.ag_call("assert_stmt", *args))
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

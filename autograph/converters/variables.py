@@ -139,8 +139,7 @@ class VariablesTransformer(transformer.Base):
         ):
             # x += v -> x = ag__.ld(x) + v
             read = self._load_maybe_unbound(b.name(target.id))
-            value = b.binop(read, node.op, self.visit(node.value))
-            return ast.copy_location(b.assign(target, value), node)  # its line
+            return b.assign(target, b.binop(read, node.op, self.visit(node.value)))
         self.generic_visit(node)
         return node
 
@@ -171,7 +170,6 @@ class VariablesTransformer(transformer.Base):
                 read = self._load_maybe_unbound(b.name(name))
                 stmts.insert(0, b.expr(read))  # ag__.ld(x)
             for stmt in stmts:
-                ast.copy_location(stmt, node)  # an error names the `del` line
                 if (
                     isinstance(stmt, ast.Delete)
                     and out
