@@ -62,6 +62,10 @@ class _State(threading.local):
     # gave, for the messages staged to show their values when the program
     # runs (`runtime.operators.staging.formatted`).
     formatted: list[Any] | None = None
+    # How many items or attributes a graph loop left holding an
+    # `UnboundUntilRun` during this converted call (`places.write_results`):
+    # the outermost call checks those its result holds.
+    unbound_items: int = 0
 
     def __init__(self) -> None:
         self.stack: list[Any] = []

@@ -46,6 +46,9 @@ class VariablesTransformer(transformer.Base):
         self.deleted: list[set[str]] = []
         # Its locals that may be unbound at the statement being visited.
         self.maybe_unbound: list[set[str]] = []
+        # Its items and attributes a loop stores (`loop_stored_places`),
+        # as written: their reads are `ag__.ld` reads.
+        self.loop_places: list[set[str]] = []
         # Lambdas/comprehensions being visited: (function depth, own names,
         # whether Python reads outer names there as a closure).
         self.nested: list[tuple[int, set[str], bool]] = []
@@ -69,7 +72,11 @@ class VariablesTransformer(transformer.Base):
             activity.deletes(node.body) if ast.Delete in self.ctx.kinds else set()
         )
         self.maybe_unbound.append(set())
+        self.loop_places.append(
+            loop_stored_places(node, local) if self.ctx.kinds & _LOOPS_KINDS else set()
+        )
         node.body = self.visit_block(node.body)
+        self.loop_places.pop()
         self.maybe_unbound.pop()
         self.deleted.pop()
         self.cells.pop()
@@ -129,8 +136,34 @@ class VariablesTransformer(transformer.Base):
                 break
         return node
 
+    def _visit_place(self, node: ast.Subscript | ast.Attribute) -> ast.expr:
+        # A read of an item or attribute a loop of this function may be the
+        # first to set: `ag__.ld(nd['born'])` checks it where it is read.
+        loaded = (
+            isinstance(node.ctx, ast.Load)
+            and self.loop_places
+            and self.loop_places[-1]
+            and ast.unparse(node) in self.loop_places[-1]
+        )
+        self.generic_visit(node)
+        if loaded:
+            return b.ag_call("ld", node)
+        return node
+
+    visit_Subscript = visit_Attribute = _visit_place
+
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.stmt:
         target = node.target
+        if (
+            isinstance(target, (ast.Subscript, ast.Attribute))
+            and self.loop_places
+            and ast.unparse(target) in self.loop_places[-1]
+        ):
+            # nd['born'] += v -> nd['born'] = ag__.ld(nd['born']) + v
+            load = ast.parse(ast.unparse(target), mode="eval").body
+            read = self.visit(ast.copy_location(load, target))
+            self.generic_visit(node)
+            return b.assign(node.target, b.binop(read, node.op, node.value))
         if (
             isinstance(target, ast.Name)
             and self.locals
@@ -181,6 +214,115 @@ class VariablesTransformer(transformer.Base):
         return out
 
 
+_LOOPS_KINDS = frozenset({ast.For, ast.While, ast.AsyncFor})
+
+
+def _place_root(node: ast.expr) -> str | None:
+    """The name an item or attribute chain with constant keys starts from
+    (`nd` of `nd['a'].b`), or None for another expression."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant):
+            return None
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _holds(literal: ast.expr, place: ast.expr) -> bool:
+    """Whether the literal a place's root name is assigned (`{'a': 0}`,
+    `SimpleNamespace(total=0)`) holds the item or attribute `place`."""
+    path: list[ast.expr] = []
+    while isinstance(place, (ast.Subscript, ast.Attribute)):
+        path.append(place)
+        place = place.value
+    for step in reversed(path):
+        if isinstance(step, ast.Attribute) and isinstance(literal, ast.Call):
+            found = [k.value for k in literal.keywords if k.arg == step.attr]
+        elif isinstance(step, ast.Subscript) and isinstance(literal, ast.Dict):
+            key = step.slice.value  # (a constant: `_place_root`)
+            found = [
+                v
+                for k, v in zip(literal.keys, literal.values)
+                if isinstance(k, ast.Constant) and k.value == key
+            ]
+        elif isinstance(step, ast.Subscript) and isinstance(
+            literal, (ast.List, ast.Tuple)
+        ):
+            key = step.slice.value
+            n = len(literal.elts)
+            ok = type(key) is int and -n <= key < n
+            found = [literal.elts[key]] if ok else []
+        else:
+            return False
+        if not found:
+            return False
+        literal = found[-1]
+    return True
+
+
+def loop_stored_places(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, local: set[str]
+) -> set[str]:
+    """The items and attributes (as written: `nd['born']`, `ob.born`) that a
+    loop of `node` may be the first to set: a loop assigns them (`=`), of a
+    container a local of `node` holds (not a parameter: `self.total` keeps
+    its plain reads), and no assignment outside loops sets them (a literal
+    the container is made from, or the item's own). A graph loop leaves such
+    an item holding an `UnboundUntilRun` when it may have set it in no
+    iteration (`places.write_results`), which `ag__.ld` checks where it is
+    read."""
+    own = local - activity.writes(node.args)
+    stored: dict[str, ast.expr] = {}
+    before: set[str] = set()
+    literals: dict[str, list[ast.expr]] = {}
+
+    def walk(stmts: list[ast.AST], in_loop: bool) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, (*activity.FUNCTIONS, ast.ClassDef)):
+                continue
+            for t in _assigned(stmt):
+                if isinstance(t, ast.Name):
+                    literals.setdefault(t.id, []).append(stmt.value)
+                elif _place_root(t) in own:
+                    text = ast.unparse(t)
+                    if in_loop:
+                        stored.setdefault(text, t)
+                    else:
+                        before.add(text)
+            inner = in_loop or isinstance(stmt, tuple(_LOOPS_KINDS))
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                block = getattr(stmt, field, None)
+                if isinstance(block, list):
+                    walk([s for s in block if isinstance(s, ast.AST)], inner)
+
+    walk(node.body, False)
+    return {
+        text
+        for text, place in stored.items()
+        if text not in before
+        and not any(_holds(v, place) for v in literals.get(_place_root(place), ()))
+    }
+
+
+def _assigned(stmt: ast.AST) -> list[ast.expr]:
+    """The targets `stmt` assigns with `=` (tuples unpacked)."""
+    if isinstance(stmt, ast.Assign):
+        out = list(stmt.targets)
+    elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        out = [stmt.target]
+    else:
+        return []
+    flat: list[ast.expr] = []
+    while out:
+        t = out.pop()
+        if isinstance(t, (ast.Tuple, ast.List)):
+            out.extend(t.elts)
+        elif isinstance(t, ast.Starred):
+            out.append(t.value)
+        else:
+            flat.append(t)
+    return flat
+
+
 # What `activity.written_by_nested` looks at: nested functions, lambdas, classes.
 _SCOPES = (Marker.NESTED_FUNCTION, ast.Lambda)
 
@@ -216,6 +358,8 @@ def _nothing_to_rewrite(
         return False
     local = cache.local_names(node)
     if unbound & local:
+        return False
+    if ctx.kinds & _LOOPS_KINDS and loop_stored_places(node, local):
         return False
     anno.setanno(node, LOCALS, local - activity.writes(node.args))
     anno.setanno(node, CELLS, _cells(node, ctx))

@@ -56,7 +56,7 @@ from autograph.impl import (
 )
 from autograph.impl.libraries import is_library_module_name
 from runtime import context
-from runtime.operators import dispatch
+from runtime.operators import dispatch, places
 from runtime.operators.variables import UndefinedReturnValue
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -284,6 +284,7 @@ def _entered() -> None:
     if not state.calls:
         state.refusals = []
         state.formatted = []
+        state.unbound_items = 0
     state.calls += 1
 
 
@@ -311,8 +312,12 @@ def _returned(value: Any) -> Any:
     outermost call raises a refusal a backend kept that user code caught
     while tracing (a `return` in `finally`), as the graph tracer does."""
     state = context.STATE
-    if state.calls == 1 and state.refusals:
-        raise state.refusals[0]
+    if state.calls == 1:
+        if state.refusals:
+            raise state.refusals[0]
+        if state.unbound_items:  # (a loop left an item it may not have set)
+            state.unbound_items = 0
+            value = places.checked_results(value)
     return None if type(value) is UndefinedReturnValue else value
 
 

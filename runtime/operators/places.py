@@ -41,6 +41,8 @@ from builtins import delattr, getattr, hasattr, isinstance, setattr, tuple, type
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from runtime import nest
+from runtime.context import STATE
 from runtime.operators.variables import UnboundUntilRun, Undefined
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "Untracked",
     "attr",
     "attr_slot",
+    "checked_results",
     "contents",
     "item",
     "item_slot",
@@ -112,7 +115,7 @@ class _Item(Place):
 
     def set(self, value: Any) -> None:
         container = _resolve(self.container)
-        if isinstance(value, Undefined):
+        if isinstance(value, Undefined) and type(value) is not UnboundUntilRun:
             if isinstance(container, Undefined):
                 return  # the container is missing too: nothing to remove
             with contextlib.suppress(KeyError, IndexError):
@@ -140,7 +143,7 @@ class _Attr(Place):
 
     def set(self, value: Any) -> None:
         obj = _resolve(self.obj)
-        if isinstance(value, Undefined):
+        if isinstance(value, Undefined) and type(value) is not UnboundUntilRun:
             if not isinstance(obj, Undefined) and hasattr(obj, self.attr):
                 delattr(obj, self.attr)
         else:
@@ -297,12 +300,26 @@ def write(places: Sequence[Place], values: Sequence[Any]) -> None:
 
 
 def write_results(places: Sequence[Place], values: Sequence[Any]) -> None:
-    """Stores what a backend's loop left in `places` once it is built: like
-    `write`, except that an item or attribute the loop may be the first to
-    set (an `UnboundUntilRun`) holds its value checked where the graph reads
-    it (`read()`): its reads are not wrapped in `ag__.ld` as a name's are,
-    and Python would have set it on every run that ran an iteration."""
+    """Stores what a backend's loop left in `places` once it is built. An
+    item or attribute the loop may be the first to set holds its
+    `UnboundUntilRun`, as a name does: the function's reads of it are
+    `ag__.ld` reads (the compiler wraps reads of an item a loop of the
+    function stores), which check it where they are; any other use checks
+    it where it uses it (`UnboundUntilRun`'s operators, `checked_results`)."""
     for place, value in zip(places, values):
-        if type(value) is UnboundUntilRun and not isinstance(place, _Cell):
-            value = value.read()
+        if type(value) is UnboundUntilRun:
+            STATE.unbound_items += 1
         place.set(value)
+
+
+def checked_results(value: Any) -> Any:
+    """`value` (what a converted function returns to the program's caller)
+    with each `UnboundUntilRun` it holds in a list, tuple or dict read
+    checked: the program returns it, so the program raises where no
+    iteration of its loop set it (a returned structure cannot depend on a
+    run-time flag; see ARCHITECTURE "Loop-born names")."""
+
+    def leaf(v: Any) -> Any:
+        return v.read() if type(v) is UnboundUntilRun else v
+
+    return nest.map_structure(leaf, value)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 # Own references: a user's `builtins.len = spy` does not see our calls.
-from builtins import isinstance, type
+from builtins import getattr, isinstance, setattr, type
 from collections.abc import Callable
 from typing import Any
 
@@ -95,6 +95,62 @@ class UnboundUntilRun(Undefined):
         self.flag = flag
         self.message = message
         self.read = read
+
+    def __repr__(self) -> str:
+        return f"<{self.symbol_name}: unbound unless a graph loop set it>"
+
+
+def _checked_operator(name: str) -> Callable[..., Any]:
+    def operator(self: UnboundUntilRun, *args: Any) -> Any:
+        # Code the compiler did not wrap in `ag__.ld` (a helper reading an
+        # item a loop of its caller may set): checked where it is used.
+        return getattr(self.read(), name)(*args)
+
+    operator.__name__ = name
+    return operator
+
+
+# An item or attribute a graph loop may be the first to set holds an
+# `UnboundUntilRun` after it (`places.write_results`); these operators read
+# it checked, so it never takes part in an expression unchecked.
+_OPERATORS = (
+    "__add__",
+    "__radd__",
+    "__sub__",
+    "__rsub__",
+    "__mul__",
+    "__rmul__",
+    "__truediv__",
+    "__rtruediv__",
+    "__floordiv__",
+    "__rfloordiv__",
+    "__mod__",
+    "__rmod__",
+    "__pow__",
+    "__rpow__",
+    "__matmul__",
+    "__rmatmul__",
+    "__neg__",
+    "__pos__",
+    "__abs__",
+    "__invert__",
+    "__and__",
+    "__rand__",
+    "__or__",
+    "__ror__",
+    "__xor__",
+    "__rxor__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    "__getitem__",
+    "__int__",
+    "__float__",
+    "__index__).split(",
+)
+for _name in _OPERATORS:
+    setattr(UnboundUntilRun, _name, _checked_operator(_name))
 
 
 class UnboundAfterReturn(Undefined):

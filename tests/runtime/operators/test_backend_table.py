@@ -475,34 +475,3 @@ def test_an_item_no_backend_can_carry_is_refused_naming_the_backend(backend, kin
     message = rf"d\[i\] is assigned inside a {kind} `if` or loop .* so the {kind} "
     with pytest.raises(TypeError, match=message):
         RUNNERS[backend](item_keyed_by_the_loop, 3)
-
-
-def item_a_loop_may_set_never_read(a, b):
-    nd = {}
-    for _ in range(b, -1):
-        nd["born"] = a * 2
-    return a
-
-
-def item_a_loop_may_set_read(a, b):
-    nd = {}
-    for _ in range(b, -1):
-        nd["born"] = a * 2
-    return a + nd["born"]
-
-
-@pytest.mark.parametrize("backend", ["graph", "jax"])
-def test_an_item_a_loop_set_in_no_iteration_raises_where_read(backend):
-    with pytest.raises(Exception, match=r"nd\['born'\] is read after the \S+ loop"):
-        RUNNERS[backend](item_a_loop_may_set_read, 6, 2)
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="known (fuzz, 2-3 in 5,000 graph programs): the item is checked "
-    "where the loop stores it back, not where it is read; a check that runs "
-    "only where the value is used misses a read whose value is unused",
-)
-@pytest.mark.parametrize("backend", ["graph", "jax"])
-def test_an_item_a_loop_set_in_no_iteration_and_never_read_does_not_raise(backend):
-    assert RUNNERS[backend](item_a_loop_may_set_never_read, 6, 2) == 6

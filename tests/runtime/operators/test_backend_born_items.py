@@ -1,0 +1,138 @@
+"""Items and attributes a graph loop may be the first to set, on every
+backend (`test_backend_table.RUNNERS`): Python's value when the loop ran;
+when it ran no iteration, the program raises exactly where it reads the
+item (`ag__.ld`, also a read whose value is unused), and not at all when
+nothing reads it (ARCHITECTURE.md, "Loop-born names")."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+import autograph
+import runtime as rt
+from tests.runtime.operators.test_backend_table import RUNNERS
+
+_BACKENDS = sorted(RUNNERS)
+_UNSET = r"(nd\['born'\]|ob\.born) is read after the \S+ loop"
+
+
+def never_read(a, b):
+    nd = {}
+    for _ in range(b, -1):
+        nd["born"] = a * 2
+    return a
+
+
+def read(a, b):
+    nd = {}
+    for _ in range(b, -1):
+        nd["born"] = a * 2
+    return a + nd["born"]
+
+
+def read_unused(a, b):
+    nd = {}
+    for _ in range(b, -1):
+        nd["born"] = a * 2
+    x = nd["born"]  # noqa: F841 - Python raises KeyError here all the same
+    return a
+
+
+def attribute_read_unused(a, b):
+    ob = types.SimpleNamespace()
+    for _ in range(b, -1):
+        ob.born = a * 2
+    x = ob.born  # noqa: F841
+    return a
+
+
+def attribute_never_read(a, b):
+    ob = types.SimpleNamespace()
+    for _ in range(b, -1):
+        ob.born = a * 2
+    return a
+
+
+def read_by_augmented_assignment(a, b):
+    nd = {}
+    for _ in range(b, -1):
+        nd["born"] = a * 2
+    nd["born"] += 1
+    return a
+
+
+def helper_adds(d, a):
+    return d["born"] + a
+
+
+def read_by_a_helper(a, b):
+    nd = {}
+    for _ in range(b, -1):
+        nd["born"] = a * 2
+    return helper_adds(nd, a)
+
+
+@pytest.mark.parametrize("backend", _BACKENDS)
+@pytest.mark.parametrize("fn", [never_read, attribute_never_read])
+def test_an_item_a_loop_set_in_no_iteration_and_never_read_does_not_raise(backend, fn):
+    # (fuzz: "nd['born'] is read after the graph loop" where nothing read it)
+    assert RUNNERS[backend](fn, 6, 2) == 6
+    assert RUNNERS[backend](fn, 6, -4) == 6
+
+
+@pytest.mark.parametrize("backend", _BACKENDS)
+@pytest.mark.parametrize(
+    "fn",
+    [read, read_unused, attribute_read_unused, read_by_augmented_assignment],
+)
+def test_an_item_a_loop_set_in_no_iteration_raises_where_read(backend, fn):
+    expected = fn(6, -4)
+    assert RUNNERS[backend](fn, 6, -4) == expected
+    with pytest.raises((KeyError, AttributeError)):
+        fn(6, 2)
+    # (The toy backend runs loops in Python: it raises Python's error.)
+    match = _UNSET if backend != "toy" else "'born'"
+    with pytest.raises(Exception, match=match):
+        RUNNERS[backend](fn, 6, 2)
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_an_item_read_by_a_helper_is_checked_where_the_helper_uses_it(backend):
+    assert RUNNERS[backend](read_by_a_helper, 6, -4) == 18
+    with pytest.raises(Exception, match=_UNSET):
+        RUNNERS[backend](read_by_a_helper, 6, 2)
+
+
+def returns_the_dict(a, b):
+    nd = {}
+    for _ in range(b, -1):
+        nd["born"] = a * 2
+    return nd
+
+
+def test_a_returned_dict_holding_such_an_item_is_checked_when_returned():
+    f = autograph.function(returns_the_dict)
+    assert f(rt.constant(6), rt.constant(-4))["born"].numpy() == 12
+    with pytest.raises(rt.errors.InvalidArgumentError, match=_UNSET):
+        f(rt.constant(6), rt.constant(2))
+
+
+def test_reads_of_items_set_before_the_loop_stay_plain():
+    def counts(n):
+        d = {"a": 0}
+        box = types.SimpleNamespace(total=0)
+        for i in range(n):
+            d["a"] = d["a"] + i
+            box.total = box.total + 1
+        return d["a"] + box.total
+
+    def reader(n):
+        nd = {}
+        for i in range(n):
+            nd["born"] = i
+        return nd["born"]
+
+    assert "ag__.ld" not in autograph.to_code(counts)
+    assert "return ag__.ld(nd['born'])" in autograph.to_code(reader)
