@@ -66,6 +66,10 @@ class _State(threading.local):
     # `UnboundUntilRun` during this converted call (`places.write_results`):
     # the outermost call checks those its result holds.
     unbound_items: int = 0
+    # While a converted call traces: where the staged program may raise when
+    # it runs (`file`, `line`), for a `finally` block that raises too
+    # (`runtime.operators.exceptions.replaced_by_finally`).
+    staged_raises: list[tuple[str, int]] | None = None
 
     def __init__(self) -> None:
         self.stack: list[Any] = []

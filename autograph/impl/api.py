@@ -285,6 +285,7 @@ def _entered() -> None:
         state.refusals = []
         state.formatted = []
         state.unbound_items = 0
+        state.staged_raises = []
     state.calls += 1
 
 
@@ -294,6 +295,7 @@ def _left() -> None:
     if not state.calls:
         state.refusals = None
         state.formatted = None
+        state.staged_raises = None
 
 
 def _raised(error: Exception) -> Exception:

@@ -250,7 +250,7 @@ def convert_node(
     lookup: Callable[[str], Any] = lambda name: None,
     recursive: bool = True,
     class_cell: bool = False,
-    handlers: Callable[[str, Mapping[int, Any]], None] | None = None,
+    handlers: Callable[[str, Mapping[int, Any], Mapping[int, Any]], None] | None = None,
 ) -> ast.FunctionDef | ast.Lambda:
     """Converts a function or lambda tree in place and returns it.
 
@@ -266,8 +266,9 @@ def convert_node(
         class_cell: Whether the function has the class cell `__class__` (a
             method using zero-argument `super()` or `__class__`).
         handlers: Told the `try` statements around each line of a function
-            that has one (`runtime.operators.register_handlers`, for code that
-            will run); `None` where the result is only read (the CLI).
+            that has one, and its `finally` blocks
+            (`runtime.operators.register_handlers`, for code that will run);
+            `None` where the result is only read (the CLI).
 
     Raises:
         ConversionError: The function uses syntax that is not supported.
@@ -300,7 +301,7 @@ def convert_node(
     ):
         # A graph cannot catch what a branch raises when it runs: the
         # backend refuses a raise that one of these `try`s would handle.
-        handlers(filename, activity.handled_lines(node))
+        handlers(filename, activity.handled_lines(node), activity.finally_blocks(node))
     for step in PIPELINE:
         if step.triggered(ctx.kinds):
             node = step.run(node, ctx)

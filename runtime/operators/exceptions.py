@@ -8,6 +8,7 @@ from builtins import type
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from runtime.context import STATE
 from runtime.operators.dispatch import TABLES
 
 _ASSERT = TABLES["assert_stmt"]
@@ -38,14 +39,48 @@ def assert_stmt(cond: Any, message: Callable[[], Any] | None = None) -> None:
 _HANDLERS: dict[tuple[str, int], tuple[tuple[int, frozenset[str] | None], ...]] = {}
 
 
+# (user's file, line of a `finally` block that does not jump) -> the `try`'s
+# line and the first and last lines of what the block runs after.
+_FINALLY: dict[tuple[str, int], tuple[int, int, int]] = {}
+
+
 def register_handlers(
     filename: str,
     lines: Mapping[int, tuple[tuple[int, frozenset[str] | None], ...]],
+    finally_lines: Mapping[int, tuple[int, int, int]] | None = None,
 ) -> None:
-    """Records the `try` statements around lines of a converted function
-    (the compiler calls it; see `handling_try`)."""
+    """Records the `try` statements around lines of a converted function,
+    and its `finally` blocks (the compiler calls it; see `handling_try`,
+    `replaced_by_finally`)."""
     for line, tries in lines.items():
         _HANDLERS[(filename, line)] = tries
+    for line, entry in (finally_lines or {}).items():
+        _FINALLY[(filename, line)] = entry
+
+
+def staged_a_raise(location: Any) -> None:
+    """Notes that the program being staged may raise when it runs at
+    `location` (a `SourceLocation`, or None), for `replaced_by_finally`."""
+    if location is not None and STATE.staged_raises is not None:
+        STATE.staged_raises.append((location.filename, location.lineno))
+
+
+def replaced_by_finally(location: Any) -> str | None:
+    """`file:line` of a point the program being staged may raise at, in
+    what a `finally` block holding `location` runs after, or None: an
+    exception raised at `location` replaces that one in Python, while the
+    staged program raises the first (it cannot run the block's check
+    first)."""
+    if location is None or not STATE.staged_raises:
+        return None
+    entry = _FINALLY.get((location.filename, location.lineno))
+    if entry is None:
+        return None
+    _, first, last = entry
+    for filename, line in STATE.staged_raises:
+        if filename == location.filename and first <= line <= last:
+            return f"{filename}:{line}"
+    return None
 
 
 def handling_try(location: Any, error: BaseException) -> str | None:

@@ -97,7 +97,7 @@ class UnboundUntilRun(Undefined):
         self.read = read
 
     def __repr__(self) -> str:
-        return f"<{self.symbol_name}: unbound unless a graph loop set it>"
+        return f"<{self.symbol_name}: unset unless a staged loop set it>"
 
 
 def _checked_operator(name: str) -> Callable[..., Any]:

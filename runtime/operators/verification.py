@@ -382,3 +382,16 @@ def raised_inside_try(
         "decide with a Python value, or return a value that says what happened "
         "instead of raising"
     )
+
+
+def raises_in_finally(what: str, where: Any, first: str, program: str) -> TypeError:
+    """`what` (a maybe-unbound read, a raise) may raise when the program
+    runs at `where`, in a `finally` block whose `try` may already raise at
+    `first`: Python raises the block's exception, `program` the first."""
+    return TypeError(
+        f"{what} may raise at {where}, in a `finally` block whose `try` may "
+        f"already raise at {first} when {program} runs; Python would raise the "
+        f"`finally`'s exception in its place, but {program} raises the first one "
+        "it meets; make the `finally` block unable to raise (give its variables "
+        "values before the `try`)"
+    )

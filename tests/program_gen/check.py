@@ -100,6 +100,14 @@ LEGITIMATE_REFUSALS = (
     # API.md, "Mutation through methods": a list, dict, set or object that a
     # call changes so that its structure depends on the branch or iteration.
     (TypeError, r"is changed (by the call at \S+ )?in (a branch|the body) of the"),
+    # A name a graph `if` (in a `try`: a cell, always carried) rebinds to
+    # another object than the other branch gives, while one holds tensors
+    # (a loop-born `ob.born`); each message names the variable and the line.
+    (TypeError, r"cannot be the result of a graph cond, at the graph `if` at"),
+    (TypeError, r"is a \w+ \(.*\) and a \w+ \(.*\) in the JAX `if` at"),
+    # A `finally` block that may raise (an unset loop-born read) after its
+    # `try` may already raise when the program runs.
+    (TypeError, r"in a `finally` block whose `try` may already raise at"),
 )
 """Errors a traced run may raise where Python computes a value (API.md,
 "Converted control flow on graph tensors"): (type, message pattern)."""

@@ -362,6 +362,33 @@ def handled_lines(
     return {line: tuple(reversed(tries)) for line, tries in found.items()}
 
 
+def finally_blocks(fn: ast.AST) -> dict[int, tuple[int, int, int]]:
+    """For each line of a `finally` block that does not jump (one that does
+    swallows everything: `handled_lines`): the `try`'s line and the first
+    and last lines of what it runs the block after (body, handlers,
+    `else`), whose exception an exception the block raises replaces.
+
+        >>> fn = ast.parse(
+        ...     "def f(a):\\n  try:\\n    a = 1\\n  finally:\\n    a = 2"
+        ... ).body[0]
+        >>> finally_blocks(fn)
+        {5: (2, 3, 3)}
+    """
+    found: dict[int, tuple[int, int, int]] = {}
+    for node in ast.walk(fn):  # outside in: an inner `try` wins
+        if not isinstance(node, TRIES) or not node.finalbody:
+            continue
+        if _jumps_out(node.finalbody):
+            continue
+        guarded = [*node.body, *node.handlers, *node.orelse]
+        last = max(s.end_lineno or s.lineno for s in guarded)
+        entry = (node.lineno, guarded[0].lineno, last)
+        block = node.finalbody
+        for line in range(block[0].lineno, (block[-1].end_lineno or 0) + 1):
+            found[line] = entry
+    return found
+
+
 def _caught(handlers: list[ast.ExceptHandler]) -> frozenset[str] | None:
     """The names of the classes the handlers catch, or None for anything."""
     caught: set[str] = set()

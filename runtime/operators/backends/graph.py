@@ -14,6 +14,7 @@ from runtime.op_registry import convert_to_tensor
 from runtime.operators import verification
 from runtime.operators.control_flow import as_state, unpack_state
 from runtime.operators.staging import aliasing
+from runtime.operators.staging import where as where_
 from runtime.operators.variables import (
     is_undefined,
 )
@@ -81,12 +82,24 @@ class _GraphBackend:
         false_fn: Callable[[], list[Any]],
         keys: list[str],
     ) -> list[Any]:
-        result = control_flow.cond(
-            pred,
-            lambda: unpack_state(true_fn()),
-            lambda: unpack_state(false_fn()),
-            names=keys,
-        )
+        try:
+            result = control_flow.cond(
+                pred,
+                lambda: unpack_state(true_fn()),
+                lambda: unpack_state(false_fn()),
+                names=keys,
+            )
+        except TypeError as error:
+            if "cannot be the result of a graph cond" not in str(error):
+                raise
+            # (e.g. an object a branch replaces while one holds tensors.)
+            at = where_.at(where_.current())
+            raise TypeError(
+                f"{error}, at the graph `if`{at}: a graph `if` carries tensors "
+                "(and tuples, lists, dicts of them), and other values only "
+                "where both branches give the same object; keep the object and "
+                "assign its tensors, or choose with a Python value"
+            ) from None
         return list(as_state(result, len(keys)))
 
 

@@ -88,6 +88,15 @@ def maybe_bound(
             )
             backend.keep_refusal(refusal)
             raise refusal
+        first = exceptions.replaced_by_finally(where)
+        if first is not None:
+            what = f"reading '{name}' (which a {backend.kind} loop may not set)"
+            refusal = verification.raises_in_finally(
+                what, where, first, backend.program
+            )
+            backend.keep_refusal(refusal)
+            raise refusal
+        exceptions.staged_a_raise(where)
         return backend.checked_read(flag, value, message)
 
     return UnboundUntilRun(name, value, flag, message, read)

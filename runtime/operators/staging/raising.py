@@ -44,6 +44,15 @@ def raise_when_run(backend: Backend, error: Exception, what: str, ran: str) -> N
         )
         backend.keep_refusal(refusal)
         raise refusal from error
+    first = exceptions.replaced_by_finally(raised or statement)
+    if first is not None:
+        refusal = verification.raises_in_finally(
+            f"{error!r}", raised or statement, first, backend.program
+        )
+        backend.keep_refusal(refusal)
+        raise refusal from error
+    exceptions.staged_a_raise(raised)
+    exceptions.staged_a_raise(statement)
     backend.raise_at_run(error, f"{error} (in {what}{at}, which {ran})")
 
 

@@ -6,6 +6,7 @@ nothing reads it (ARCHITECTURE.md, "Loop-born names")."""
 
 from __future__ import annotations
 
+import inspect
 import types
 
 import pytest
@@ -136,3 +137,65 @@ def test_reads_of_items_set_before_the_loop_stay_plain():
 
     assert "ag__.ld" not in autograph.to_code(counts)
     assert "return ag__.ld(nd['born'])" in autograph.to_code(reader)
+
+
+def _line_of(fn, text):
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+def finally_reads_a_loop_born_name(a, b):
+    for i in range(a):
+        w0 = i
+    for i in range(b):
+        w1 = i
+    z = 0
+    try:
+        z = z + w0
+    finally:
+        z = z + w1  # Python raises this UnboundLocalError in place of w0's
+    return z
+
+
+@pytest.mark.parametrize("backend", _BACKENDS)
+def test_a_finally_that_may_raise_after_a_body_that_may_raise(backend):
+    # (fuzz: the graph raised the body's check for w0 where Python raises
+    # the finally's UnboundLocalError for w1.) A staged program raises the
+    # first error it meets, so it is refused, naming the read and the line.
+    fn = finally_reads_a_loop_born_name
+    line = _line_of(fn, "z = z + w1")
+    if backend == "toy":  # (loops run in Python: Python's behaviour)
+        assert RUNNERS[backend](fn, 3, 5) == 6
+        with pytest.raises(UnboundLocalError, match="'w1'"):
+            RUNNERS[backend](fn, 0, 0)
+        return
+    message = rf"reading 'w1' .* may raise at \S+:{line}, in a `finally` block"
+    for args in ((3, 5), (0, 0)):
+        with pytest.raises(TypeError, match=message):
+            RUNNERS[backend](fn, *args)
+
+
+def object_replaced_in_a_branch_inside_try(a, b):
+    ob = types.SimpleNamespace()
+    for i in range(a):
+        ob.born = a + i
+    z = a
+    try:
+        if a < b:
+            ob = types.SimpleNamespace()
+    finally:
+        z = z + 1
+    return z
+
+
+@pytest.mark.parametrize("backend", _BACKENDS)
+def test_an_object_a_branch_replaces_while_it_holds_a_loop_born_tensor(backend):
+    # (fuzz: a raw "cannot convert SimpleNamespace to a tensor" naming no
+    # variable.) Python's value, or a refusal naming 'ob' and the if's line.
+    fn = object_replaced_in_a_branch_inside_try
+    line = _line_of(fn, "if a < b:")
+    if backend == "toy":  # (its `if` keeps objects, as Python)
+        assert RUNNERS[backend](fn, 3, 5) == 4
+        return
+    with pytest.raises(TypeError, match=rf"'ob' is .* `if` at \S+:{line}"):
+        RUNNERS[backend](fn, 3, 5)
