@@ -554,13 +554,8 @@ def _assigned_targets(stmts: Sequence[ast.stmt]) -> Iterable[ast.expr]:
             targets = [node.optional_vars]
         else:
             targets = []
-        while targets:
-            target = targets.pop()
-            if isinstance(target, (ast.Tuple, ast.List)):
-                targets.extend(target.elts)
-            elif isinstance(target, ast.Starred):
-                targets.append(target.value)
-            elif isinstance(target, (ast.Subscript, ast.Attribute)):
+        for target in activity.unpacked(targets):
+            if isinstance(target, (ast.Subscript, ast.Attribute)):
                 yield target
         stack.extend(transformer.child_statements(node))
         if isinstance(node, (ast.With, ast.AsyncWith)):

@@ -306,21 +306,10 @@ def loop_stored_places(
 def _assigned(stmt: ast.AST) -> list[ast.expr]:
     """The targets `stmt` assigns with `=` (tuples unpacked)."""
     if isinstance(stmt, ast.Assign):
-        out = list(stmt.targets)
-    elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-        out = [stmt.target]
-    else:
-        return []
-    flat: list[ast.expr] = []
-    while out:
-        t = out.pop()
-        if isinstance(t, (ast.Tuple, ast.List)):
-            out.extend(t.elts)
-        elif isinstance(t, ast.Starred):
-            out.append(t.value)
-        else:
-            flat.append(t)
-    return flat
+        return activity.unpacked(stmt.targets)
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        return [stmt.target]
+    return []
 
 
 # What `activity.written_by_nested` looks at: nested functions, lambdas, classes.

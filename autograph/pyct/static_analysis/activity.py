@@ -362,6 +362,21 @@ def handled_lines(
     return {line: tuple(reversed(tries)) for line, tries in found.items()}
 
 
+def unpacked(targets: list[ast.expr]) -> list[ast.expr]:
+    """The targets an assignment to `targets` binds, tuples and lists
+    unpacked and `*rest` unwrapped (order not kept)."""
+    out, flat = list(targets), []
+    while out:
+        target = out.pop()
+        if isinstance(target, (ast.Tuple, ast.List)):
+            out.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            out.append(target.value)
+        else:
+            flat.append(target)
+    return flat
+
+
 def finally_blocks(fn: ast.AST) -> dict[int, tuple[int, int, int]]:
     """For each line of a `finally` block that does not jump (one that does
     swallows everything: `handled_lines`): the `try`'s line and the first
