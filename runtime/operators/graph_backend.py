@@ -98,15 +98,20 @@ def _lazy(
     return run
 
 
+def _carried(loop: Loop) -> set[str]:
+    """The names and places `loop` carries."""
+    return {*loop.names, *(p.name for p in loop.places)}
+
+
 def _while(loop: Loop) -> Any:
-    body = raising_body(loop.body, 0)
+    body = raising_body(loop.body, 0, _carried(loop))
     return build_while(
         loop.test, body, loop.state, loop.names, loop.first_cond, loop.places, loop.opts
     )
 
 
 def _for(loop: Loop) -> Any:
-    body = raising_body(loop.body, 1)
+    body = raising_body(loop.body, 1, _carried(loop))
     return build_for(
         loop.iterable, body, loop.state, loop.names, loop.test, loop.places, loop.opts
     )

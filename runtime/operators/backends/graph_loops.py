@@ -7,7 +7,7 @@ generated loop functions, which are the loop variables' names.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
 from runtime import control_flow, nest
@@ -41,20 +41,20 @@ from runtime.tensor import (
 )
 
 
-def raising_body(body: Callable[..., Any], skip: int) -> Callable[..., Any]:
+def raising_body(
+    body: Callable[..., Any], skip: int, names: Collection[str] = ()
+) -> Callable[..., Any]:
     """A graph loop's `body` (after `skip` leading item arguments), which
     raises when the graph runs an iteration in which Python raises: an
     error the user's code raised while it was traced becomes an Assert, and
-    the iteration gives back the loop variables unchanged (never used)."""
+    the iteration gives back the loop variables unchanged (never used).
+    `names`: what the loop carries (`born.staged_in_iteration`)."""
 
     def run(*args: Any) -> Any:
         try:
             return body(*args)
         except Exception as error:
-            # (An unbound read tells a trial trace a loop-born name's type.)
-            if not born.raises_when_run(error) and (
-                isinstance(error, NameError) or not verification.raised_on_path(error)
-            ):
+            if not born.staged_in_iteration(error, names, verification.raised_on_path):
                 raise
             raise_when_run(BACKEND, error, "the body of the graph loop", "this run ran")
             return unpack_state(args[skip:])

@@ -95,10 +95,8 @@ class LoopState:
         try:
             result = as_state(self.body(*items, *args), self.count)
         except Exception as error:
-            # (An unbound read tells a trial trace a loop-born name's type.)
-            if not born.raises_when_run(error) and (
-                isinstance(error, NameError) or not raised_on_traced_path(error)
-            ):
+            names = self.names.values()
+            if not born.staged_in_iteration(error, names, raised_on_traced_path):
                 raise
             # Python raises it in the iterations that reach it: so does the
             # compiled function; the iteration gives the state back.

@@ -14,8 +14,9 @@ values; `Born` keeps which keys are loop-born and their flags.
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any
 
 from runtime.operators import exceptions, verification
@@ -67,6 +68,28 @@ def raises_when_run(error: BaseException) -> bool:
         return False
     text = str(error)
     return any(f"'{n}'" in text for loop in _READS.loops for n in loop)
+
+
+def staged_in_iteration(
+    error: BaseException,
+    loop_names: Collection[str],
+    raised_on_path: Callable[[BaseException], bool],
+) -> bool:
+    """Whether `error`, raised while a loop body was traced, is raised when
+    the program runs an iteration (the iteration gives its state back),
+    rather than while tracing: Python raises it in the iterations that
+    reach it, so a loop that runs none does not. True for an error Python
+    raises on the path (`raised_on_path`), a read `raises_when_run`, and an
+    unbound read of a name the loop does not carry (`loop_names`): one it
+    carries tells a trial trace that name's type, so it propagates."""
+    if raises_when_run(error):
+        return True
+    if isinstance(error, NameError):
+        if type(error) not in (NameError, UnboundLocalError):
+            return False
+        read = re.search(r"'(\w+)'", str(error))
+        return read is not None and read.group(1) not in loop_names
+    return raised_on_path(error)
 
 
 def maybe_bound(

@@ -199,3 +199,25 @@ def test_an_object_a_branch_replaces_while_it_holds_a_loop_born_tensor(backend):
         return
     with pytest.raises(TypeError, match=rf"'ob' is .* `if` at \S+:{line}"):
         RUNNERS[backend](fn, 3, 5)
+
+
+def loop_reads_a_name_it_never_sets(a, b):
+    y = b
+    if a > 100:
+        y = 1
+    else:
+        for y in range(b, -2):
+            y = y + w9  # noqa: F821 - unbound wherever the body runs
+    return y
+
+
+@pytest.mark.parametrize("backend", _BACKENDS)
+def test_an_unbound_read_in_a_loop_body_raises_only_in_iterations_that_run(backend):
+    # (fuzz: a graph/JAX loop inside an `if` branch that ran no iteration
+    # raised the body's NameError, staged for the whole branch.)
+    fn = loop_reads_a_name_it_never_sets
+    assert RUNNERS[backend](fn, 4, 1) == 1
+    with pytest.raises(NameError):
+        fn(4, -5)
+    with pytest.raises(Exception, match="name 'w9' is not defined"):
+        RUNNERS[backend](fn, 4, -5)
