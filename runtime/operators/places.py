@@ -43,6 +43,7 @@ from typing import Any
 
 from runtime import nest
 from runtime.context import STATE
+from runtime.operators.staging import where as where_
 from runtime.operators.variables import UnboundUntilRun, Undefined
 
 __all__ = [
@@ -305,10 +306,18 @@ def write_results(places: Sequence[Place], values: Sequence[Any]) -> None:
     `UnboundUntilRun`, as a name does: the function's reads of it are
     `ag__.ld` reads (the compiler wraps reads of an item a loop of the
     function stores), which check it where they are; any other use checks
-    it where it uses it (`UnboundUntilRun`'s operators, `checked_results`)."""
+    it where it uses it (`UnboundUntilRun`'s operators, `checked_results`).
+    Inside another backend statement, whose state may hold the container
+    (a dict a graph loop carries), it holds its value checked where the loop
+    stores it back instead: an outer statement carries values, not flags of
+    items."""
+    nested = where_.depth() > 1
     for place, value in zip(places, values):
-        if type(value) is UnboundUntilRun:
-            STATE.unbound_items += 1
+        if type(value) is UnboundUntilRun and not isinstance(place, _Cell):
+            if nested:
+                value = value.read()
+            else:
+                STATE.unbound_items += 1
         place.set(value)
 
 

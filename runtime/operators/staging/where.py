@@ -36,6 +36,11 @@ def staged(impl: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+def depth() -> int:
+    """How many backend statements are being staged, one inside another."""
+    return len(_LINES.stack)
+
+
 def current(skip: int = 2) -> SourceLocation | None:
     """The line of the innermost statement being staged; outside one, the
     first user frame from `skip` frames up."""

@@ -221,3 +221,27 @@ def test_an_unbound_read_in_a_loop_body_raises_only_in_iterations_that_run(backe
         fn(4, -5)
     with pytest.raises(Exception, match="name 'w9' is not defined"):
         RUNNERS[backend](fn, 4, -5)
+
+
+def item_set_by_a_loop_inside_a_loop(a, b):
+    x = 1
+    i = 0
+    while i < b:
+        i += 1
+        nd = {}  # (loop-born: read after the loop, its dict is checked)
+        for j in range(a):
+            nd["born"] = x + j
+        x = x + nd["born"]
+    return x + nd["born"]
+
+
+@pytest.mark.parametrize("backend", _BACKENDS)
+def test_an_item_a_loop_inside_a_graph_loop_may_set(backend):
+    # (fuzz: the outer loop carried the dict holding the inner loop's
+    # placeholder: "cannot convert UnboundUntilRun".) Checked where the
+    # inner loop stores it back (a known difference: also when unread).
+    fn = item_set_by_a_loop_inside_a_loop
+    assert RUNNERS[backend](fn, 2, 3) == fn(2, 3) == 23
+    match = _UNSET if backend != "toy" else "'born'"
+    with pytest.raises(Exception, match=match):
+        RUNNERS[backend](fn, 0, 3)
