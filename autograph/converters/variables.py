@@ -32,8 +32,11 @@ NESTED_WRITES = anno.Basic.NESTED_WRITES
 class VariablesTransformer(transformer.Base):
     """Rewrites `del` of locals and reads of maybe-unbound locals."""
 
-    def __init__(self, ctx: object) -> None:
+    def __init__(self, ctx: object, cache: activity.Cache | None = None) -> None:
         super().__init__(ctx)
+        # The statements' names definedness found (the tree as it was then:
+        # a function's statements are read before they are rewritten).
+        self.cache = cache or activity.Cache()
         # One entry per enclosing function, innermost last.
         self.locals: list[set[str]] = []
         # Its locals that live in cells (`activity.cells`): converted code
@@ -50,7 +53,7 @@ class VariablesTransformer(transformer.Base):
     def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         # Remembered for `cleanup`: lowering may drop dead code that was the
         # only binding of a local, which must stay local.
-        local = activity.local_names(node)
+        local = self.cache.local_names(node)
         anno.setanno(node, LOCALS, local - activity.writes(node.args))
         cells = _cells(node, self.ctx, local)
         anno.setanno(node, CELLS, cells)
@@ -188,17 +191,22 @@ _NESTED_SCOPES = (Marker.NESTED_FUNCTION, ast.Lambda, *activity.COMPREHENSIONS)
 def transform(node: ast.AST, ctx: Context) -> ast.AST:
     """Runs definedness (Python semantics), then rewrites `node`."""
     unbound: set[str] | None = None
+    cache = activity.Cache()  # the statements' names, found by definedness
     for fn in transformer.walk(node):
         if isinstance(fn, activity.FUNCTIONS):
-            unbound = definedness.annotate(fn, walrus=ast.NamedExpr in ctx.kinds)
+            unbound = definedness.annotate(
+                fn, cache=cache, walrus=ast.NamedExpr in ctx.kinds
+            )
             break  # annotate() covers nested functions itself
-    if unbound is not None and _nothing_to_rewrite(node, ctx, unbound):
+    if unbound is not None and _nothing_to_rewrite(node, ctx, unbound, cache):
         ctx.rewrote = False
         return node
-    return VariablesTransformer(ctx).visit(node)
+    return VariablesTransformer(ctx, cache).visit(node)
 
 
-def _nothing_to_rewrite(node: ast.AST, ctx: Context, unbound: set[str]) -> bool:
+def _nothing_to_rewrite(
+    node: ast.AST, ctx: Context, unbound: set[str], cache: activity.Cache
+) -> bool:
     """Whether `node` is a function with no `del`, no nested scope and no
     read of a local that may be unbound; if so its locals are noted here,
     sparing the walk that finds nothing (the common case)."""
@@ -206,7 +214,7 @@ def _nothing_to_rewrite(node: ast.AST, ctx: Context, unbound: set[str]) -> bool:
         return False
     if ast.Delete in ctx.kinds or not ctx.kinds.isdisjoint(_NESTED_SCOPES):
         return False
-    local = activity.local_names(node)
+    local = cache.local_names(node)
     if unbound & local:
         return False
     anno.setanno(node, LOCALS, local - activity.writes(node.args))

@@ -216,6 +216,16 @@ class Cache:
         (as `collect(node)` would), while walking it for its own ends."""
         self._found[node] = found
 
+    def local_names(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+        """`local_names(fn)`, from the names of its statements."""
+        written = writes(fn.args)
+        declared: set[str] = set()
+        for stmt in fn.body:
+            found = self.of(stmt)
+            written |= found.written
+            declared |= found.declared
+        return written - declared
+
     def writes(self, stmts: Iterable[ast.AST]) -> set[str]:
         """`writes(stmts)` for a list of statements."""
         written: set[str] = set()
