@@ -304,7 +304,9 @@ SAMPLES = [
         [(3, 1), (0, 2), (2, -5)],
         tensors((3, 1), (0, 2), (2, -5)),
     ),
-    Sample(explicit_base_method_call, [(3, 1), (2, 5)], tensors((3, 1), (2, 5), (1, -2))),
+    Sample(
+        explicit_base_method_call, [(3, 1), (2, 5)], tensors((3, 1), (2, 5), (1, -2))
+    ),
     Sample(scan_into_list_by_index, [(3,), (-1,)], tensors((3,), (-1,))),
     # (graph/JAX: a break on a tensor makes it one staged loop, which
     # refuses `out[i]`, naming it and the line: no tensor arguments here)
