@@ -1,7 +1,9 @@
 """Samples: what real Python code (the standard library) showed conversion
-got wrong (issue 21; the last four, issue 20's probes): unpacking folded into a return, zero-argument
+got wrong (issue 21): unpacking folded into a return, zero-argument
 `super()` in converted bodies, comprehensions sharing names with loops in a
-`try`, callees that cannot be converted, classes defined in functions."""
+`try`, callees that cannot be converted, classes defined in functions; and
+(issue 20's probes) methods called through a class, a scan into a list by
+the range index."""
 
 from . import Sample, tensors
 
