@@ -285,6 +285,16 @@ def range_break_then_item_by_index(a, b):
     return out
 
 
+def divmod_then_loop(a):
+    # divmod of a tensor (a graph tensor had no __divmod__).
+    q, r = divmod(a + 10, 3)
+    s = 0
+    while q > 0:
+        s = s + r
+        q -= 1
+    return s, divmod(7, a + 4)
+
+
 SAMPLES = [
     Sample(unpack_one_then_return, [(("s",), True), (("s", "t"), True), ("ab", False)]),
     Sample(unpack_two_then_return, [("ab", True), ([1, 2, 3], True), ([1], True)]),
@@ -313,4 +323,5 @@ SAMPLES = [
     # (graph/JAX: a break on a tensor makes it one staged loop, which
     # refuses `out[i]`, naming it and the line: no tensor arguments here)
     Sample(range_break_then_item_by_index, [(1, 5), (-1, 2)]),
+    Sample(divmod_then_loop, [(3,), (-2,)], tensors((3,), (-2,))),
 ]
