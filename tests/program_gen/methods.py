@@ -99,6 +99,10 @@ class MethodFeatures:
             kinds += ["index_items"]
         return kinds
 
+    def return_statement(self) -> str:
+        self.wrote_return = True
+        return super().return_statement()
+
     def s_index_items(self, depth: int) -> tuple[list[str], bool]:
         targets = self.names_of("int", self.defined & set(NAMES["int"]))
         if not targets:
@@ -106,7 +110,10 @@ class MethodFeatures:
         # (At the top level, `jt`: no graph statement encloses the loop, so
         # nothing may refuse `scan[jt..]`, check.py; deeper, a graph `if` or
         # loop around it cannot carry the item and refuses it, API.md.)
-        index = f"{'jt' if depth == 0 else 'j'}{self.label()}"
+        # A `return` written before (even in a nested block) puts the rest
+        # of the body under the `if` that return lowering makes: not `jt`.
+        top = depth == 0 and not getattr(self, "wrote_return", False)
+        index = f"{'jt' if top else 'j'}{self.label()}"
         target = self.choice(targets)
         value = self.bounded(f"{self.expression(1)} + scan[{index}]", "int")
         # (`target` reads `a` first: traced state, so a backend may stage it.)
