@@ -2,7 +2,7 @@
 # packages where present), so these commands work on a fresh machine. Each
 # installs only what it needs (see "What each command installs" in README.md):
 #   demo, size                 the package and NumPy
-#   test, fuzz, golden         + the `test` extra: pytest, Hypothesis, JAX, a Jupyter kernel
+#   test, fuzz, golden         + the `test` extra: pytest (+ xdist), Hypothesis, JAX, a Jupyter kernel
 #   examples, bench            + the `jax` extra
 #   notebook                   + the `notebook` extra: a Jupyter kernel, matplotlib
 #   lint, fmt                  + the `lint` extra: ruff
@@ -30,11 +30,12 @@ $(VENV)/.installed-%: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.installed-test $(VENV)/.installed-lint $(VENV)/.installed-notebook
 
+# -n auto: one pytest worker per core (pytest-xdist).
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 fuzz: $(VENV)/.installed-test
-	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_fuzz_programs.py
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -n auto tests/test_fuzz_programs.py
 
 lint: $(VENV)/.installed-lint
 	$(BIN)/python -m ruff check .

@@ -105,9 +105,20 @@ class CleanupTransformer(transformer.Base):
         makes it local without giving it a value.
         """
         lost = set(names)
+        # First the names the function's own assignments bind (`x = ...`,
+        # `(a, b) = ag__.for_stmt(...)`): the usual case then needs no walk.
+        for stmt in node.body:
+            if type(stmt) is ast.Assign:
+                for target in stmt.targets:
+                    if type(target) is ast.Name:
+                        lost.discard(target.id)
+                    elif type(target) is ast.Tuple:
+                        lost.difference_update(
+                            e.id for e in target.elts if type(e) is ast.Name
+                        )
         # In order, so the usual case (every local bound by a statement of
         # the function's own block) stops early.
-        queue = collections.deque(node.body)
+        queue = collections.deque(node.body if lost else ())
         while queue and lost:
             child = queue.popleft()
             if isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load):

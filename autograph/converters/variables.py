@@ -55,7 +55,7 @@ class VariablesTransformer(transformer.Base):
         # only binding of a local, which must stay local.
         local = self.cache.local_names(node)
         anno.setanno(node, LOCALS, local - activity.writes(node.args))
-        cells = _cells(node, self.ctx)
+        cells = _cells(node, self.ctx, local)
         anno.setanno(node, CELLS, cells)
         # Locals that are not cells travel as explicit state: a nested
         # function cannot write them (it would be a cell).
@@ -218,7 +218,7 @@ def _nothing_to_rewrite(
     if unbound & local:
         return False
     anno.setanno(node, LOCALS, local - activity.writes(node.args))
-    anno.setanno(node, CELLS, _cells(node, ctx))
+    anno.setanno(node, CELLS, _cells(node, ctx, local))
     anno.setanno(node, NESTED_WRITES, set())  # it has no nested function
     return True
 
@@ -238,9 +238,18 @@ _CELL_TRIGGERS = frozenset(
 )
 
 
-def _cells(node: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> set[str]:
-    """`activity.cells(node)`, without its walk when the tree has no trigger
-    (`ctx.kinds`: this pass runs first, on the user's tree as surveyed)."""
-    if ctx.kinds.isdisjoint(_CELL_TRIGGERS):
+def _cells(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context, local: set[str]
+) -> set[str]:
+    """`activity.cells(node)` (`local`: its local names), without its walks
+    when the tree has no trigger (`ctx.kinds`: this pass runs first, on the
+    user's tree as surveyed)."""
+    kinds = ctx.kinds
+    if kinds.isdisjoint(_CELL_TRIGGERS):
         return set()
-    return activity.cells(node)
+    return activity.cells(
+        node,
+        local=local,
+        walrus=ast.NamedExpr in kinds,
+        tries=not kinds.isdisjoint(activity.TRIES),
+    )

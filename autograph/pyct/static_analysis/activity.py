@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import collections
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 
 from autograph.pyct.transformer import (
     Visitor,
@@ -426,7 +427,13 @@ _CONVERTED = (ast.If, ast.While, ast.For)
 TRIES = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 
-def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+def cells(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    *,
+    local: AbstractSet[str] | None = None,
+    walrus: bool = True,
+    tries: bool = True,
+) -> set[str]:
     """Locals of `fn` that converted statements must write where they live.
 
     Converted statements pass the names they change explicitly, as arguments
@@ -453,8 +460,13 @@ def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         ... ).body[0]
         >>> sorted(cells(fn))
         ['x', 'y']
+
+    `local` (`local_names(fn)`, when the caller has it), `walrus` (whether
+    `fn` may hold a walrus) and `tries` (whether it may hold a `try`) spare
+    the walks that would find nothing: `survey`'s kinds tell.
     """
-    local = local_names(fn)
+    if local is None:
+        local = local_names(fn)
     found: set[str] = set()
     guarded: list[ast.AST] = []  # outermost converted statements in a try/with
     stack: list[tuple[ast.AST, bool]] = [(s, False) for s in fn.body]
@@ -479,8 +491,11 @@ def cells(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         for stmt in guarded:
             inside = _loads([stmt])
             found |= {n for n in writes(stmt) if everywhere[n] > inside[n]}
-    found |= _assigned_under_jump_guards(fn)
-    return (found | lazy_walrus_targets(fn.body)) & local
+    if tries:
+        found |= _assigned_under_jump_guards(fn)
+    if walrus:
+        found |= lazy_walrus_targets(fn.body)
+    return found & local
 
 
 def _seen_after(node: ast.AST, field: str) -> bool:

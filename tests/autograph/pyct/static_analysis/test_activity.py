@@ -112,3 +112,33 @@ def test_a_converted_statement_in_a_handler_or_else_before_finally_uses_cells():
     assert activity.cells(ast.parse(src).body[0]) == {"x", "y"}
     no_finally = src.replace("  finally:\n    g(x, y)", "  g(x, y)")
     assert activity.cells(ast.parse(no_finally).body[0]) == set()
+
+
+def test_cells_skips_only_walks_whose_trigger_survey_did_not_find():
+    # The variables pass spares `cells` the walrus and try walks when the
+    # survey found no walrus / try, and hands it the locals it has: on every
+    # sample function, that must give what the full analysis gives (with
+    # both walks always skipped, it does not).
+    from autograph.core.survey import survey
+    from autograph.pyct import parser
+    from tests.samples import ALL_SAMPLES
+
+    checked = 0
+    for sample in ALL_SAMPLES:
+        fn = getattr(sample.fn, "func", sample.fn)
+        try:
+            node = parser.parse_entity(fn).node
+        except Exception:  # a lambda or callable the parser refuses
+            continue
+        if not isinstance(node, activity.FUNCTIONS):
+            continue
+        _, kinds = survey(node)
+        skipping = activity.cells(
+            node,
+            local=activity.local_names(node),
+            walrus=ast.NamedExpr in kinds,
+            tries=not kinds.isdisjoint(activity.TRIES),
+        )
+        assert skipping == activity.cells(node), sample.id
+        checked += 1
+    assert checked > 100
