@@ -335,6 +335,10 @@ TENSOR_CONSTRUCTS = {
     "list grown in a loop": r"gl = gl \+ \[",
     "list two names share across a loop": r"^ *sb = sa$",
     "dict shared in a loop body": r"^ *se = sd$",
+    "method called through a class": r"Ops\.s(quare|caled)\(",
+    "base method called through a class": r"SubOps\(\)\.shifted\(",
+    "item stored by a range index": r"scan\[j\d+\] = ",
+    "top-level loop storing items by its index": r"^ {4}for jt\d+ in range\(3\):",
 }
 
 

@@ -69,8 +69,13 @@ def _is_library_value(value: Any) -> bool:
     """Whether calls through `value` (a module, or a function) stay unconverted."""
     if isinstance(value, types.ModuleType):
         return is_library_module_name(value.__name__)
-    if isinstance(value, (types.BuiltinFunctionType, type)):
+    if isinstance(value, types.BuiltinFunctionType):
         return True
+    if isinstance(value, type):
+        # A class is library code where its module is: the user's own
+        # classes' static, class and explicitly called methods
+        # (`Ops.scaled(x)`, `Base.m(self, x)`) are converted like functions.
+        return is_library_module_name(getattr(value, "__module__", None))
     globals_ = getattr(value, "__globals__", None)
     if isinstance(globals_, dict):
         return is_library_module_name(globals_.get("__name__"))

@@ -163,14 +163,13 @@ def _top_level_names(module: ast.Module) -> tuple[frozenset[str], frozenset[str]
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             bound.add(node.id)
             not_library.add(node.id)
-        elif isinstance(node, _DEFS) or (
+        elif isinstance(node, (*_DEFS, ast.ClassDef)) or (
             isinstance(node, ast.ExceptHandler) and node.name
         ):
+            # (A class the file defines is user code, as `to_code` sees it:
+            # `Scale.apply(x)` is converted like a function.)
             bound.add(node.name)
             not_library.add(node.name)
-        elif isinstance(node, ast.ClassDef):
-            bound.add(node.name)
-            library.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for name, is_library in _imported(node):
                 bound.add(name)

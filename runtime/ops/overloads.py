@@ -82,6 +82,20 @@ def _comparison(op: OpDef, fallback: bool) -> Callable[[Any, Any], Any]:
     return method
 
 
+def _divmod(self: Any, other: Any) -> Any:
+    quotient = self.__floordiv__(other)
+    if quotient is NotImplemented:
+        return NotImplemented
+    return quotient, self.__mod__(other)
+
+
+def _rdivmod(self: Any, other: Any) -> Any:
+    quotient = self.__rfloordiv__(other)
+    if quotient is NotImplemented:
+        return NotImplemented
+    return quotient, self.__rmod__(other)
+
+
 def _invert(self: Any) -> Any:
     return m.logical_not(self)
 
@@ -123,6 +137,8 @@ def install(cls: type) -> None:
     cls.__neg__ = _unary(_op("Neg"))  # type: ignore[attr-defined]
     cls.__abs__ = _unary(_op("Abs"))  # type: ignore[attr-defined]
     cls.__invert__ = _invert  # type: ignore[attr-defined]
+    cls.__divmod__ = _divmod  # type: ignore[attr-defined]
+    cls.__rdivmod__ = _rdivmod  # type: ignore[attr-defined]
     cls.__getitem__ = getitem  # type: ignore[attr-defined]
 
 

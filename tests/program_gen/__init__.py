@@ -122,6 +122,8 @@ FEATURE_ISSUES = {
     "spies": "real code: callees that log what is asked of them, as mocks do",
     "logging": "real code: a logger's records name the program's lines",
     "branch_born": "issue 20: a name one branch assigns, a loop in the other may",
+    "class_calls": "issue 20 probes: static/class/base methods called through a class",
+    "index_items": "issue 20 probes: list items stored by a Python range index",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -149,6 +151,8 @@ TENSOR_FEATURES = frozenset(
         "lazy",
         "aliases",
         "branch_born",
+        "class_calls",
+        "index_items",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""
@@ -300,6 +304,32 @@ class Spy:
         raise AttributeError(name)
 
 
+class Ops:
+    scale = 2
+
+    @staticmethod
+    def square(v):
+        if v > 3 or v < -3:
+            return 9
+        return v * v
+
+    @classmethod
+    def scaled(cls, v):
+        if v > 0:
+            return clamp(v * cls.scale)
+        return -v
+
+    def shifted(self, v):
+        if v < 0:
+            return v + 1
+        return v - 1
+
+
+class SubOps(Ops):
+    def shifted(self, v):
+        return Ops.shifted(self, v) * 2 // 2
+
+
 class Suppress:
     def __init__(self, log, *kinds):
         self.log = log
@@ -322,7 +352,8 @@ of ``self``), ``Box`` (attributes; ``add`` updates
 managers ``Logged`` (logs entry and exit), ``ExitRaises`` (whose ``__exit__``
 raises ValueError when told to, discarding a pending jump) and ``Suppress``
 (swallows the given exception types), and ``Base``, the base class of the
-local classes of the ``super`` feature (``m`` logs and doubles)."""
+local classes of the ``super`` feature (``m`` logs and doubles), and ``Ops``
+and ``SubOps`` (methods called through the class: ``class_calls``)."""
 
 INPUTS = st.integers(min_value=-3, max_value=6)
 """Values for the program's arguments ``a`` and ``b``."""

@@ -3,7 +3,9 @@
 Unlike the tests, a campaign does not stop at the first failure: it checks
 ``--programs`` programs, counts ok / refusal / mismatch / invalid verdicts,
 and keeps the shortest program of each failure class (for a findings report;
-``python -m tests.program_gen.minimize REPORT.json CLASS`` shrinks one).
+``python -m tests.program_gen.minimize REPORT.json CLASS`` shrinks one), and
+the five slowest programs with their times (to tell a slow trace from a hang:
+re-run one alone).
 
 Usage:
     python -m tests.program_gen.campaign --mode tensor --features items \\
@@ -29,6 +31,10 @@ from tests.program_gen.check import Verdict, check_program
 INPUT_PAIRS = st.lists(st.tuples(INPUTS, INPUTS), min_size=1, max_size=3)
 
 
+_SLOWEST = 5
+"""How many of the slowest programs a report keeps (with their times)."""
+
+
 def run(
     features: frozenset[str], tensor: bool, count: int, backend: str = "graph"
 ) -> dict[str, Any]:
@@ -36,6 +42,7 @@ def run(
     counts, rate and failure classes."""
     counts: collections.Counter[str] = collections.Counter()
     classes: dict[str, dict[str, Any]] = {}
+    slowest: list[tuple[float, str, Any]] = []  # (seconds, body, inputs)
 
     @settings(
         max_examples=count,
@@ -46,7 +53,12 @@ def run(
     )
     @given(source=programs(features=features, tensor=tensor), inputs=INPUT_PAIRS)
     def one(source: str, inputs: list[tuple[int, int]]) -> None:
+        began = time.perf_counter()
         verdict: Verdict = check_program(source, inputs, tensor, backend)
+        took = time.perf_counter() - began
+        slowest.append((took, source.split("\ndef program", 1)[1], inputs))
+        slowest.sort(key=lambda entry: -entry[0])
+        del slowest[_SLOWEST:]
         counts[verdict.kind] += 1
         if verdict.kind == "ok":
             return
@@ -73,6 +85,10 @@ def run(
         "programs_per_second": round(total / seconds, 1),
         "counts": dict(counts),
         "classes": dict(sorted(classes.items(), key=lambda kv: -kv[1]["count"])),
+        "slowest": [
+            {"seconds": round(t, 2), "body": body, "inputs": inputs}
+            for t, body, inputs in slowest
+        ],
     }
 
 

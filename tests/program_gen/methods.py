@@ -18,9 +18,23 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   branch), read after the ``if``: each branch carries whether it is bound
   (fuzz: the graph's "UnboundAfterReturn ... cannot be the result of a graph
   cond").
+* ``class_calls``: calls through the helper classes ``Ops`` (a static and
+  a class method, each with an ``if`` on its argument) and ``SubOps``
+  (whose method calls the base method through the class,
+  ``Ops.shifted(self, v)``), as library code writes them: converted like
+  functions, so their ``if`` works on graph tensors (they once stayed
+  unconverted: a class counted as library code).
+* ``index_items``: ``scan = [0, 0, 0]``, then ``for j in range(3): scan[j]
+  = ...`` (a scan written into a list by the range index) with a variable
+  updated from ``scan[j]`` in the same body: the index is a Python int, so
+  the range loop unrolls (JAX once refused it while deciding whether to
+  stage it). At the top level the index is ``jt<n>`` and no refusal of
+  ``scan[jt<n>]`` is legitimate (check.py).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from tests.program_gen.core import NAMES
 
@@ -38,25 +52,42 @@ class MethodFeatures:
         lines = super().prologue()
         if self.on("methods"):
             lines += ["ms = [0, 0]", "tally = Tally()"]
+        if self.on("index_items"):
+            lines += ["scan = [0, 0, 0]"]
         return lines
 
     def state_values(self) -> list[str]:
         values = super().state_values()
         if self.on("methods"):
             values += ["ms[0]", "ms[1]", "tally.n"]
+        if self.on("index_items"):
+            values += ["scan[0]", "scan[1]", "scan[2]"]
         return values
 
     def python_results(self) -> list[str]:
         values = super().python_results()
         if self.on("methods"):
             values += ["ms", "tally.n"]
+        if self.on("index_items"):
+            values += ["scan"]
         return values
 
     def atoms(self, ty: str) -> list[str]:
         found = super().atoms(ty)
         if ty == "int" and self.on("methods"):
             found += ["ms[0]", "ms[-1]", "tally.n"]
+        if ty == "int" and self.on("index_items"):
+            found += ["scan[2]"]
         return found
+
+    def expression_makers(self, ty: str, depth: int) -> list[Callable[[], str]]:
+        makers = super().expression_makers(ty, depth)
+        if self.on("class_calls") and ty == "int":
+            sub = depth + 1
+            makers.append(lambda: f"Ops.square({self.expression(sub)})")
+            makers.append(lambda: f"Ops.scaled({self.expression(sub)})")
+            makers.append(lambda: f"SubOps().shifted({self.expression(sub)})")
+        return makers
 
     def feature_statements(self, depth: int) -> list[str]:
         kinds = super().feature_statements(depth)
@@ -64,7 +95,34 @@ class MethodFeatures:
             kinds += ["method", "method"]
         if self.on("branch_born") and self.loop_depth < 2:
             kinds += ["branch_born"]
+        if self.on("index_items") and self.loop_depth < 2:
+            kinds += ["index_items"]
         return kinds
+
+    def return_statement(self) -> str:
+        self.wrote_return = True
+        return super().return_statement()
+
+    def s_index_items(self, depth: int) -> tuple[list[str], bool]:
+        targets = self.names_of("int", self.defined & set(NAMES["int"]))
+        if not targets:
+            return ["pass"], False
+        # (At the top level, `jt`: no graph statement encloses the loop, so
+        # nothing may refuse `scan[jt..]`, check.py; deeper, a graph `if` or
+        # loop around it cannot carry the item and refuses it, API.md.)
+        # A `return` written before (even in a nested block) puts the rest
+        # of the body under the `if` that return lowering makes: not `jt`.
+        top = depth == 0 and not getattr(self, "wrote_return", False)
+        index = f"{'jt' if top else 'j'}{self.label()}"
+        target = self.choice(targets)
+        value = self.bounded(f"{self.expression(1)} + scan[{index}]", "int")
+        # (`target` reads `a` first: traced state, so a backend may stage it.)
+        lines = [f"{target} = {self.bounded(f'{target} + a', 'int')}"]
+        lines += [f"for {index} in range(3):", f"    scan[{index}] = {value}"]
+        lines.append(
+            f"    {target} = {self.bounded(f'{target} + scan[{index}]', 'int')}"
+        )
+        return lines, False
 
     def s_branch_born(self, depth: int) -> tuple[list[str], bool]:
         targets = self.names_of("int", self.defined & set(NAMES["int"]))

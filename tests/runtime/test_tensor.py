@@ -9,6 +9,7 @@ import pytest
 
 import runtime as rt
 from runtime.tensor import EagerTensor, SymbolicTensor, is_symbolic, stands_for_tensor
+from tests.runtime.util import run_eager, run_graph
 
 
 def _symbolic(shape=(None, 3), dtype=rt.float32):
@@ -181,3 +182,15 @@ def test_stands_for_tensor_covers_tensors_and_registered_conversions():
 def test_numpy_value_is_the_value_numpy_returns():
     t = rt.constant([1, 2])
     assert t.numpy_value is t.numpy()
+
+
+def test_divmod_of_tensors_is_floordiv_and_mod_eagerly_and_in_a_graph():
+    # (Found by issue 20's probes: `q, r = divmod(t, 3)` raised TypeError.)
+    def fn(x, y):
+        return (*divmod(x, y), *divmod(x, 3), *divmod(7, y))
+
+    x, y = np.array([7, -7, 9], np.int32), np.array([3, 2, -4], np.int32)
+    expected = [x // y, x % y, x // 3, x % 3, 7 // y, 7 % y]
+    for run in (run_eager, run_graph):
+        for got, want in zip(run(fn, x, y), expected):
+            np.testing.assert_array_equal(got, want)

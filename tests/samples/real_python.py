@@ -1,9 +1,11 @@
 """Samples: what real Python code (the standard library) showed conversion
 got wrong (issue 21): unpacking folded into a return, zero-argument
 `super()` in converted bodies, comprehensions sharing names with loops in a
-`try`, callees that cannot be converted, classes defined in functions."""
+`try`, callees that cannot be converted, classes defined in functions; and
+(issue 20's probes) methods called through a class, a scan into a list by
+the range index."""
 
-from . import Sample
+from . import Sample, tensors
 
 
 def unpack_one_then_return(x, flag):
@@ -217,6 +219,82 @@ def class_after_a_return(a):
     return 0
 
 
+class Ops:
+    # Static and class methods called through the class, as library code
+    # does (`Decimal._from_float(x)`, `Base.m(self, n)`): converted too.
+    scale = 3
+
+    @staticmethod
+    def square(x):
+        return x * x
+
+    @classmethod
+    def scaled(cls, x):
+        if x > 0:
+            return x * cls.scale
+        return -x
+
+
+def static_and_class_methods_in_loop(a, b):
+    s = 0
+    for i in range(a):
+        s = s + Ops.square(i) + Ops.scaled(b)
+    return s
+
+
+class Parent:
+    def m(self, n):
+        if n > 0:
+            return n * 2
+        return -n
+
+
+class Child(Parent):
+    def m(self, n):
+        r = Parent.m(self, n)  # the base method called through its class
+        if n > 1:
+            r = r + 1
+        return r
+
+
+def explicit_base_method_call(a, b):
+    c = Child()
+    s = 0
+    for i in range(a):
+        s = s + c.m(b)
+    return s
+
+
+def scan_into_list_by_index(a):
+    # A cumulative sum written into a list by the range index (JAX users'
+    # scans): the index must be a Python int, so the range loop unrolls.
+    out = [0, 0, 0, 0]
+    acc = 0
+    for i in range(4):
+        acc = acc + a * i
+        out[i] = acc
+    return out
+
+
+def range_break_then_item_by_index(a, b):
+    out = [0, 0, 0, 0]
+    for i in range(4):
+        if i > a:
+            break
+        out[i] = b + i
+    return out
+
+
+def divmod_then_loop(a):
+    # divmod of a tensor (a graph tensor had no __divmod__).
+    q, r = divmod(a + 10, 3)
+    s = 0
+    while q > 0:
+        s = s + r
+        q -= 1
+    return s, divmod(7, a + 4)
+
+
 SAMPLES = [
     Sample(unpack_one_then_return, [(("s",), True), (("s", "t"), True), ("ab", False)]),
     Sample(unpack_two_then_return, [("ab", True), ([1, 2, 3], True), ([1], True)]),
@@ -233,4 +311,17 @@ SAMPLES = [
     Sample(classes_in_branches_and_loops, [(2,), (-1,)]),
     Sample(calls_function_without_source, [(3,), (0,)]),
     Sample(class_after_a_return, [(3,), (-2,)]),
+    Sample(
+        static_and_class_methods_in_loop,
+        [(3, 1), (0, 2), (2, -5)],
+        tensors((3, 1), (0, 2), (2, -5)),
+    ),
+    Sample(
+        explicit_base_method_call, [(3, 1), (2, 5)], tensors((3, 1), (2, 5), (1, -2))
+    ),
+    Sample(scan_into_list_by_index, [(3,), (-1,)], tensors((3,), (-1,))),
+    # (graph/JAX: a break on a tensor makes it one staged loop, which
+    # refuses `out[i]`, naming it and the line: no tensor arguments here)
+    Sample(range_break_then_item_by_index, [(1, 5), (-1, 2)]),
+    Sample(divmod_then_loop, [(3,), (-2,)], tensors((3,), (-2,))),
 ]

@@ -285,10 +285,17 @@ _NEEDS_PYTHON_INT = (
 )
 
 
+def _tracked(statement: Loop) -> list[places_.Place]:
+    """The places a staged loop could carry: an item whose key changes
+    (`out[i] = v`, `places.Untracked`) has no value to read before the loop;
+    staging refuses it, and Python's range loop, unrolled, assigns it."""
+    return [p for p in statement.places if not isinstance(p, places_.Untracked)]
+
+
 def _concrete(statement: Loop) -> bool:
     """Whether every tracer in the loop's state and places has a known value
     (an eager `jax.grad`): the loop then runs as Python, as API.md says."""
-    values = [*statement.state, *places_.read(statement.places)]
+    values = [*statement.state, *places_.read(_tracked(statement))]
     tracers = [v for v in jax.tree_util.tree_leaves(values) if isinstance(v, Tracer)]
     return all(declined(t) for t in tracers)
 
@@ -303,14 +310,15 @@ def build_for_range(statement: Loop) -> Any:
     if len(iterable) < 2 or _concrete(statement):
         return NotImplemented  # nothing to gain, or Python runs it
     where = where_.current()
-    before = places_.read(statement.places)
+    tracked = _tracked(statement)
+    before = places_.read(tracked)
     try:
         with tentative():
             return _for_loop(statement)
     except (*_NEEDS_PYTHON_INT, TypeError, ValueError) as error:
         # (The staged form may have stored its results, tracers of the
         # failed loop, before it was refused: Python's loop starts afresh.)
-        places_.write(statement.places, before)
+        places_.write(tracked, before)
         if isinstance(error, _NEEDS_PYTHON_INT):
             why = (
                 f"its body needs the index as a Python int ({type(error).__name__}); "
