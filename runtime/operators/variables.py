@@ -224,3 +224,21 @@ def set_cell(read: Callable[[], Any], value: Any) -> Any:
 def is_undefined(value: Any) -> bool:
     """True for `Undefined` and `UndefinedReturnValue` values."""
     return isinstance(value, Undefined)
+
+
+def _convert_unbound_until_run(value: UnboundUntilRun, dtype: Any) -> Any:
+    # Code that passes the item straight to an op (`rt.add(d['born'], 1)`;
+    # converted code's calls read it first, `calls.converted_call`): the op
+    # reads it checked, as its operators do.
+    from runtime.op_registry import convert_to_tensor
+
+    return convert_to_tensor(value.read(), dtype)
+
+
+def _register_conversion() -> None:
+    from runtime.tensor import register_tensor_conversion
+
+    register_tensor_conversion(UnboundUntilRun, _convert_unbound_until_run)
+
+
+_register_conversion()

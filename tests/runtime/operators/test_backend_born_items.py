@@ -106,6 +106,25 @@ def test_an_item_read_by_a_helper_is_checked_where_the_helper_uses_it(backend):
         RUNNERS[backend](read_by_a_helper, 6, 2)
 
 
+def helper_passes_to_an_op(d, a):
+    return rt.add(d["born"], a)
+
+
+def passed_to_an_op_by_a_helper(a, b):
+    nd = {}
+    for _ in range(b, -1):
+        nd["born"] = a * 2
+    return helper_passes_to_an_op(nd, a)
+
+
+def test_an_item_a_helper_passes_to_an_op_is_checked_there():
+    # (It raised "cannot convert UnboundUntilRun ... to a tensor" while tracing.)
+    f = autograph.function(passed_to_an_op_by_a_helper)
+    assert f(rt.constant(6), rt.constant(-4)).numpy() == 18
+    with pytest.raises(rt.errors.InvalidArgumentError, match=_UNSET):
+        f(rt.constant(6), rt.constant(2))
+
+
 def returns_the_dict(a, b):
     nd = {}
     for _ in range(b, -1):
