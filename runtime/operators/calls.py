@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from runtime.operators import frames, py_builtins
+from runtime.operators.verification import unset_reaches_library
 
 _converter: Callable[[Any], Any] | None = None
 _METHOD = types.MethodType
@@ -67,4 +68,10 @@ def converted_call(f: Any, /, *args: Any, **kwargs: Any) -> Any:
         return frames.log_(f, *args, **kwargs)
     if _converter is None:
         return f(*args, **kwargs)
-    return _converter(f)(*args, **kwargs)
+    try:
+        return _converter(f)(*args, **kwargs)
+    except TypeError as error:
+        clear = unset_reaches_library(error, f, (args, kwargs))
+        if clear is None:
+            raise
+        raise clear from error

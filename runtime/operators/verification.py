@@ -10,7 +10,9 @@ import re
 
 # Own references: a user's `builtins.len = spy` does not see our calls.
 from builtins import (
+    getattr,
     hasattr,
+    id,
     isinstance,
     len,
     repr,
@@ -395,3 +397,45 @@ def raises_in_finally(what: str, where: Any, first: str, program: str) -> TypeEr
         "it meets; make the `finally` block unable to raise (give its variables "
         "values before the `try`)"
     )
+
+
+def unset_reaches_library(error: TypeError, fn: Any, args: Any) -> TypeError | None:
+    """A clear TypeError for `error`, raised by a library function (`jnp.add`)
+    that the user's `fn`, called with `args`, gave an item a staged loop may
+    leave unset (an `UnboundUntilRun`: JAX has no hook to check it where a
+    library reads it); None if `error` is another one or `args` hold none."""
+    if "UnboundUntilRun" not in str(error):
+        return None
+    found = _unset_in(args, set(), 3)
+    if not found:
+        return None
+    unset = found[0]
+    name = quote(unset.symbol_name)
+    loop = re.search(r"the (\w+ loop(?: at [^,]*)?), but", unset.message)
+    where = f"the {loop.group(1)}" if loop else "a staged loop"
+    code = getattr(fn, "__code__", None)
+    at = f" at {code.co_filename}:{code.co_firstlineno}" if code else ""
+    return TypeError(
+        f"{getattr(fn, '__name__', fn)}(){at} was given {name}, which {where} may "
+        "leave unset (no static trip count of at least one sets it on every "
+        "path), and passes it to a library function, which cannot check it "
+        f"where it reads it ({str(error).splitlines()[0]}); give {name} a value "
+        "before the loop"
+    )
+
+
+def _unset_in(value: Any, seen: set[int], depth: int) -> list[UnboundUntilRun]:
+    """The `UnboundUntilRun`s `value` holds, `depth` containers deep (lists,
+    tuples, dicts, objects' attributes)."""
+    if type(value) is UnboundUntilRun:
+        return [value]
+    if depth == 0 or id(value) in seen:
+        return []
+    seen.add(id(value))
+    if isinstance(value, dict):
+        items = list(value.values())
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        items = list(getattr(value, "__dict__", {}).values())
+    return [u for item in items for u in _unset_in(item, seen, depth - 1)]

@@ -264,8 +264,10 @@ class LoopState:
             same_kind(key, value, out[key], self.where, "loop", "changes from")
         return new, out
 
-    def finish(self, carry: dict[str, Any]) -> Any:
-        values = self._unbound({**self.python, **carry}, "after")
+    def finish(self, carry: dict[str, Any], ran: bool = False) -> Any:
+        """The loop's results from its final `carry`; `ran`: the loop surely
+        ran an iteration (`Born.unbound`)."""
+        values = self.born.unbound({**self.python, **carry}, "after", ran)
         # (Places too: a name a `try` body's loop writes is a cell.)
         keys = [*self.keys, *self.place_keys]
         result = [values[k] for k in keys]
@@ -277,9 +279,10 @@ class LoopState:
         places_.write_results(self.places, [values[k] for k in self.place_keys])
         return unpack_state(result[: len(self.keys)])
 
-    def build(self, make: Callable[[], dict[str, Any]]) -> Any:
+    def build(self, make: Callable[[], dict[str, Any]], ran: bool = False) -> Any:
         """`make()` (which builds the `lax` loop and returns its final
-        carry), with the places restored and a note on failure."""
+        carry), with the places restored and a note on failure; `ran`: its
+        static trip count is at least one and nothing ends it early."""
         try:
             carry = make()
         except BaseException as error:
@@ -287,4 +290,4 @@ class LoopState:
             if isinstance(error, (TypeError, ValueError)):
                 add_notes(error, "loop", self.where, list(self.init))
             raise
-        return self.finish(carry)
+        return self.finish(carry, ran)

@@ -218,7 +218,8 @@ def _for_loop(statement: Loop) -> Any:
 
             return lax.fori_loop(0, length, body_fun, carry)
 
-        return loop.build(make)
+        # (A static trip count of at least one runs an iteration for sure.)
+        return loop.build(make, ran=isinstance(length, int) and length > 0)
 
     def make_while() -> dict[str, Any]:
         carry = loop.start(item_shape)

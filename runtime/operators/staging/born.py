@@ -141,17 +141,29 @@ class Born:
         self.flags = dict(flags)
         self.names = names
         self.where = where
+        # The keys every traced iteration assigns on each of its paths
+        # (None until `step` has traced one).
+        self.always: set[Any] | None = None
 
-    def unbound(self, values: Mapping[Any, Any], when: str) -> dict[Any, Any]:
+    def unbound(
+        self, values: Mapping[Any, Any], when: str, ran: bool = False
+    ) -> dict[Any, Any]:
         """`values` (holding the flags too) with each loop-born name as an
-        `UnboundUntilRun` that checks its flag where it is read."""
+        `UnboundUntilRun` that checks its flag where it is read; after a
+        loop that surely `ran` an iteration (a static trip count of at least
+        one, no `break`), a name each iteration assigns on every path is its
+        plain value: its flag is surely true, and a library call the value
+        reaches (`jnp.add` in a helper) takes no placeholder."""
         out = dict(values)
+        surely = self.always if ran and when == "after" else None
         for key, flag in self.flags.items():
             name = self.names[key]
             message = verification.unassigned_after_loop(
                 name, when, self.backend.kind, self.where
             )
             value, flag = values[key], values[flag]
+            if surely is not None and key in surely:
+                flag = True
             out[key] = maybe_bound(self.backend, name, value, flag, message)
         return out
 
@@ -166,7 +178,9 @@ class Born:
         iteration gave for `inputs`, made from the `carried` values) for the
         next iteration: a name the iteration did not assign keeps its value
         and flag; one an inner loop may have assigned takes that loop's flag;
-        else the flag is `assigned()` (a staged True)."""
+        else the flag is `assigned()` (a staged True). Keeps in `always`
+        the names that every iteration traced so far assigned on each path."""
+        assigned_here = set()
         for key, flag in self.flags.items():
             output = outputs[key]
             if output is inputs[key]:  # not assigned in this iteration
@@ -175,3 +189,8 @@ class Born:
                 outputs[key], outputs[flag] = output.value, output.flag
             else:
                 outputs[flag] = assigned()
+                assigned_here.add(key)
+        if self.always is None:
+            self.always = assigned_here
+        else:
+            self.always &= assigned_here

@@ -13,10 +13,16 @@ import pytest
 
 import autograph
 import runtime as rt
+
+try:
+    import jax.numpy as jnp
+except ImportError:  # (the JAX tests skip: `RUNNERS["jax"]`)
+    jnp = None
 from tests.runtime.operators.test_backend_table import RUNNERS
 
 _BACKENDS = sorted(RUNNERS)
 _UNSET = r"(nd\['born'\]|ob\.born) is read after the \S+ loop"
+_UNBOUND_W = r"(cannot access local variable 'w'|'w' is read after the \S+ loop)"
 
 
 def never_read(a, b):
@@ -264,3 +270,109 @@ def test_an_item_a_loop_inside_a_graph_loop_may_set(backend):
     match = _UNSET if backend != "toy" else "'born'"
     with pytest.raises(Exception, match=match):
         RUNNERS[backend](fn, 0, 3)
+
+
+# A helper the program calls, that hands an item of its argument straight to
+# a library function (not converted code, no `ag__.ld`, no operator).
+
+
+def rt_adds_one(d):
+    return rt.add(d["born"], 1)
+
+
+def jnp_adds_one(d):
+    return jnp.add(d["born"], 1)
+
+
+def static_range_then_rt(a, b):
+    nd = {}
+    for i in range(3):
+        nd["born"] = a * 2 + i
+        a = a + 1
+    return rt_adds_one(nd)
+
+
+def static_range_then_jnp(a, b):
+    nd = {}
+    for i in range(3):
+        nd["born"] = a * 2 + i
+        a = a + 1
+    return jnp_adds_one(nd)
+
+
+_STATIC_RANGE = {"graph": static_range_then_rt, "jax": static_range_then_jnp}
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_an_item_every_iteration_of_a_static_range_sets_reaches_a_library_call(
+    backend,
+):
+    # (JAX raised "add requires ndarray or scalar arguments, got
+    # UnboundUntilRun": the flag of a loop that surely runs, setting the
+    # item on every path, is surely true, so the item holds its value.)
+    fn = _STATIC_RANGE[backend]
+    expected = int(fn(3, 2))
+    assert expected == 13
+    assert RUNNERS[backend](fn, 3, 2) == expected
+
+
+def scan_then_jnp(xs):
+    nd = {}
+    for x in xs:
+        nd["born"] = x * 2
+    return jnp_adds_one(nd)
+
+
+def test_an_item_every_step_of_a_scan_over_an_array_sets_reaches_jnp():
+    jax = pytest.importorskip("jax", reason="JAX is not installed (the 'jax' extra)")
+    xs = jnp.arange(3)
+    assert int(jax.jit(autograph.to_graph(scan_then_jnp))(xs)) == 5
+
+
+def static_range_whose_inner_loop_may_set(a, b):
+    for _ in range(3):
+        a = a + 1  # (traced state: the range is staged as one loop)
+        j = 0
+        while j < b:
+            w = a + j
+            j += 1
+    return a + w
+
+
+@pytest.mark.parametrize("backend", _BACKENDS)
+def test_a_static_range_whose_inner_loop_may_set_a_name_still_checks_it(backend):
+    # (Only an iteration that sets a name on every path makes it surely
+    # set: here an inner loop may run none, and the read raises where
+    # Python's does.)
+    fn = static_range_whose_inner_loop_may_set
+    assert RUNNERS[backend](fn, 2, 2) == fn(2, 2) == 11
+    with pytest.raises(UnboundLocalError):
+        fn(2, 0)
+    with pytest.raises(Exception, match=_UNBOUND_W):
+        RUNNERS[backend](fn, 2, 0)
+
+
+def traced_while_then_jnp(a, n):
+    nd = {}
+    i = 0
+    while i < n:
+        nd["born"] = a * 2 + i
+        i += 1
+    return jnp_adds_one(nd)
+
+
+def test_an_item_a_traced_trip_count_may_leave_unset_cannot_reach_jnp():
+    # A limit of JAX (README, ARCHITECTURE "Loop-born names"): no hook checks
+    # the item where `jnp.add` reads it, so the call is refused clearly.
+    jax = pytest.importorskip("jax", reason="JAX is not installed (the 'jax' extra)")
+    fn = traced_while_then_jnp
+    assert int(fn(3, 2)) == 8
+    loop = _line_of(fn, "while i < n")
+    helper = _line_of(jnp_adds_one, "def jnp_adds_one")
+    message = (
+        rf"jnp_adds_one\(\) at \S+:{helper} was given nd\['born'\], which the "
+        rf"JAX loop at \S+:{loop} may leave unset .*add requires .*"
+        r"give nd\['born'\] a value before the loop"
+    )
+    with pytest.raises(TypeError, match=message):
+        jax.jit(autograph.to_graph(fn))(jnp.int32(3), jnp.int32(2))
