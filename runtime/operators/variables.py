@@ -21,6 +21,9 @@ from builtins import getattr, isinstance, setattr, type
 from collections.abc import Callable
 from typing import Any
 
+from runtime.op_registry import convert_to_tensor
+from runtime.tensor import register_tensor_conversion
+
 
 def _unbound_message(name: str) -> str:
     # The wording changed in 3.11; use the running interpreter's.
@@ -227,18 +230,10 @@ def is_undefined(value: Any) -> bool:
 
 
 def _convert_unbound_until_run(value: UnboundUntilRun, dtype: Any) -> Any:
-    # Code that passes the item straight to an op (`rt.add(d['born'], 1)`;
-    # converted code's calls read it first, `calls.converted_call`): the op
-    # reads it checked, as its operators do.
-    from runtime.op_registry import convert_to_tensor
-
+    # Code that passes the item straight to an op (`rt.add(d['born'], 1)` in
+    # a helper): the op reads it checked, as its operators do. (JAX has no
+    # such hook: `verification.unset_reaches_library`.)
     return convert_to_tensor(value.read(), dtype)
 
 
-def _register_conversion() -> None:
-    from runtime.tensor import register_tensor_conversion
-
-    register_tensor_conversion(UnboundUntilRun, _convert_unbound_until_run)
-
-
-_register_conversion()
+register_tensor_conversion(UnboundUntilRun, _convert_unbound_until_run)
