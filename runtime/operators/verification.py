@@ -404,8 +404,8 @@ def unset_reaches_library(error: TypeError, fn: Any, args: Any) -> TypeError | N
     that the user's `fn`, called with `args`, gave an item a staged loop may
     leave unset (an `UnboundUntilRun`: JAX has no hook to check it where a
     library reads it); None if `error` is another one or `args` hold none."""
-    if "UnboundUntilRun" not in str(error):
-        return None
+    if "UnboundUntilRun" not in str(error) or hasattr(error, "unset_item"):
+        return None  # (another error, or one a nested call made clear)
     found = _unset_in(args, set(), 3)
     if not found:
         return None
@@ -415,13 +415,15 @@ def unset_reaches_library(error: TypeError, fn: Any, args: Any) -> TypeError | N
     where = f"the {loop.group(1)}" if loop else "a staged loop"
     code = getattr(fn, "__code__", None)
     at = f" at {code.co_filename}:{code.co_firstlineno}" if code else ""
-    return TypeError(
+    clear = TypeError(
         f"{getattr(fn, '__name__', fn)}(){at} was given {name}, which {where} may "
         "leave unset (no static trip count of at least one sets it on every "
         "path), and passes it to a library function, which cannot check it "
         f"where it reads it ({str(error).splitlines()[0]}); give {name} a value "
         "before the loop"
     )
+    clear.unset_item = unset.symbol_name  # type: ignore[attr-defined]
+    return clear
 
 
 def _unset_in(value: Any, seen: set[int], depth: int) -> list[UnboundUntilRun]:

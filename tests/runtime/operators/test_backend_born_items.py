@@ -376,3 +376,29 @@ def test_an_item_a_traced_trip_count_may_leave_unset_cannot_reach_jnp():
     )
     with pytest.raises(TypeError, match=message):
         jax.jit(autograph.to_graph(fn))(jnp.int32(3), jnp.int32(2))
+
+
+def passes_it_on(d):
+    for _ in range(1):  # (control flow: converted, so its call is converted_call)
+        pass
+    return jnp_adds_one(d)
+
+
+def traced_while_then_two_helpers(a, n):
+    nd = {}
+    i = 0
+    while i < n:
+        nd["born"] = a * 2 + i
+        i += 1
+    return passes_it_on(nd)
+
+
+def test_the_refusal_names_the_helper_that_calls_the_library_once():
+    jax = pytest.importorskip("jax", reason="JAX is not installed (the 'jax' extra)")
+    fn = traced_while_then_two_helpers
+    assert int(fn(3, 2)) == 8
+    with pytest.raises(TypeError) as raised:
+        jax.jit(autograph.to_graph(fn))(jnp.int32(3), jnp.int32(2))
+    text = str(raised.value)
+    assert text.startswith("jnp_adds_one() at "), text
+    assert text.count("was given nd['born']") == 1
