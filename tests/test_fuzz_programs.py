@@ -338,6 +338,7 @@ TENSOR_CONSTRUCTS = {
     "method called through a class": r"Ops\.s(quare|caled)\(",
     "base method called through a class": r"SubOps\(\)\.shifted\(",
     "item stored by a range index": r"scan\[j\d+\] = ",
+    "object changed in place by +=": r"^ *tally \+= ",
     "top-level loop storing items by its index": r"^ {4}for jt\d+ in range\(3\):",
 }
 

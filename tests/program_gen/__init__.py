@@ -227,6 +227,12 @@ class Tally:
     def bump(self, v):
         self.n = clamp(self.n + v)
 
+    def __iadd__(self, v):
+        # Called by `+=` itself, so not converted: no `if` on its values
+        # (stays in [-9, 9] by a floor modulo).
+        self.n = (self.n + v + 9) % 19 - 9
+        return self
+
 
 class Box:
     def __init__(self):

@@ -4,8 +4,10 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
 
 * ``methods``: ``ms = [0, 0]`` and ``tally = Tally()``; ``ms.pop(0)`` then
   ``ms.append(...)``, ``ms.insert(0, ...)`` then ``ms.pop()`` (a list
-  changed through methods, keeping its length) and ``tally.bump(...)`` (a
-  method that sets an attribute of ``self``), anywhere: in both branches of
+  changed through methods, keeping its length), ``tally.bump(...)`` (a
+  method that sets an attribute of ``self``) and ``tally += ...`` (its
+  ``__iadd__`` does and returns ``self``: the graph once refused ``tally``
+  as a loop variable where JAX ran it), anywhere: in both branches of
   an ``if``, in one only, in loop bodies. Python mode also changes the
   length (``ms.append``, ``ms.extend``, ``ms.clear()``). A graph carries
   such changes (API.md, "Mutation through methods").
@@ -160,6 +162,9 @@ class MethodFeatures:
             ["ms.pop(0)", f"ms.append({value})"],
             [f"ms.insert(0, {value})", "ms.pop()"],
             [f"tally.bump({value})"],
+            # `__iadd__` returns the object: the name is rebound to itself,
+            # so a graph loop keeps it out of its variables, as JAX does.
+            [f"tally += {value}"],
         ]
         lines: list[str] = []
         for line in self.pick(options):

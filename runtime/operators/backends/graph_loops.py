@@ -138,7 +138,7 @@ def build_while(
         opts = relax(opts, relaxed)
     except NeverSet as never:
         test_, body_, state_, names_, finish = without(
-            never.position, test, body, state, names, 0
+            never.position, test, body, state, names, 0, never.name
         )
         known = {"effects": False, "sample": never.sample}
         loop = (test_, body_, state_, names_, first_cond)
@@ -332,7 +332,7 @@ def build_for(
         opts = relax(opts, relaxed)
     except NeverSet as never:
         test_, body_, state_, names_, finish = without(
-            never.position, extra_test, body, state, names, 1
+            never.position, extra_test, body, state, names, 1, never.name
         )
         loop = (iterable, body_, state_, names_, test_)
         return finish(build_for(*loop, opts=opts, sample=never.sample))

@@ -54,7 +54,7 @@ def loop_state(
         on entry (False, or the flag of an earlier loop's `UnboundUntilRun`);
         and the trial trace's sample (None if none was needed).
     """
-    needs_trial = any(isinstance(v, (Undefined, list)) for v in state)
+    needs_trial = any(isinstance(v, (Undefined, list)) or _opaque(v) for v in state)
     if sample is None and needs_trial:
         sample = _trial(trial, state, names, hints)
     out = []
@@ -81,19 +81,37 @@ def loop_state(
             born[i] = value.flag
         elif isinstance(value, list):
             out.append(_list_state(value, name, sample[i]))
+        elif _opaque(value) and sample[i] is value:
+            raise NeverSet(i, sample, name)
         else:
             out.append(value)
     return tuple(out), born, sample
 
 
-class NeverSet(Exception):
-    """A return value no traced path of a loop's body sets (its `return` is
-    behind a condition that is false while tracing): it stays out of the
-    loop variables (see `without`)."""
+def _opaque(value: Any) -> bool:
+    """An object no graph loop variable can hold (a user's `Vec`): the loop
+    keeps it out of its variables if the body gives it back as the same
+    object (`v += b` through `Vec.__iadd__`), as the JAX backend keeps
+    values that are not arrays in Python; its attributes the body changes
+    are carried as the mutations of any object are."""
+    return not isinstance(
+        value, (Undefined, list, tuple, dict, type(None))
+    ) and not checks.convertible(value)
 
-    def __init__(self, position: int, sample: tuple[Any, ...]) -> None:
+
+class NeverSet(Exception):
+    """A state variable the loop does not carry: a return value no traced
+    path of a loop's body sets (its `return` is behind a condition that is
+    false while tracing), or an object the body gives back as itself
+    (`_opaque`, `name` given). It stays out of the loop variables (see
+    `without`)."""
+
+    def __init__(
+        self, position: int, sample: tuple[Any, ...], name: str | None = None
+    ) -> None:
         super().__init__(position)
         self.position = position
+        self.name = name
         # (What the trial trace gave for the other variables.)
         self.sample = (*sample[:position], *sample[position + 1 :])
 
@@ -105,10 +123,11 @@ def without(
     state: tuple[Any, ...],
     names: tuple[str, ...],
     skip: int,
+    name: str | None = None,
 ) -> tuple[Any, ...]:
     """A loop's test, body, state and names without the state variable at
     `position`, which keeps its value; and a function that puts it back
-    into the loop's result."""
+    into the loop's result. `name`: the object's (`NeverSet.name`)."""
     kept = state[position]
     count = len(state)
 
@@ -121,6 +140,8 @@ def without(
     def body_(*args: Any) -> Any:
         out = as_state(body(*args[:skip], *full(args[skip:])), count)
         if out[position] is not kept:
+            if name is not None:
+                checks.check_body_value(out[position], f"loop variable {name!r}")
             raise verification.untyped_return("graph")
         return unpack_state((*out[:position], *out[position + 1 :]))
 

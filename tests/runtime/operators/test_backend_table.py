@@ -304,10 +304,53 @@ RUNNERS = {"graph": _graph, "jax": _jax, "toy": _toy}
 VALUE = "Python's value"
 _GROWN = r"loop variable 'gl' is a list of 1 item before the \S+ loop"
 _UNBOUND_W = r"(cannot access local variable 'w'|'w' is read in the \S+ loop)"
+
+
 # (function, arguments, what every backend does: VALUE; ("refused", text): a
 # TypeError or ValueError while staging; ("value or refused", text): either,
 # for a refusal a backend that stages less need not make; ("raises", text):
 # an error with that text when the staged program runs)
+class Vec:
+    """A user's object that `+=` changes in place (`__iadd__` returns self)."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __iadd__(self, other):
+        self.x = self.x + other
+        return self
+
+    def bump(self, c):
+        if c > 0:
+            self.x = self.x * 2
+
+
+def object_changed_in_place_by_iadd(a, b):
+    v = Vec(a)
+    i = 0
+    while i < b:
+        v += a
+        i += 1
+    return v.x
+
+
+def object_changed_by_its_methods_in_a_range_loop(a, b):
+    v = Vec(a)
+    for i in range(b):
+        v += 1
+        v.bump(i - 1)
+    return v.x
+
+
+def object_rebound_in_a_loop(a, b):
+    v = Vec(a)
+    i = 0
+    while i < b:
+        v = Vec(v.x + 1)
+        i += 1
+    return v.x
+
+
 CASES = [
     (cell_no_try, (3,), VALUE),
     (loop_in_try_body, (3,), VALUE),
@@ -367,6 +410,18 @@ CASES = [
         shared_list_replaced_in_a_loop_in_a_try,
         (4, -1),
         ("value or refused", r"'sa' holds the same list as 'sb' before a \S+ loop"),
+    ),
+    # An object a loop changes in place (`v += a` through `__iadd__`, which
+    # returns it) stays out of the loop variables on every backend; its
+    # attributes are carried as its methods' mutations (the graph refused
+    # `v` as a loop variable while JAX ran it).
+    (object_changed_in_place_by_iadd, (3, 4), VALUE),
+    (object_changed_in_place_by_iadd, (3, 0), VALUE),
+    (object_changed_by_its_methods_in_a_range_loop, (3, 4), VALUE),
+    (
+        object_rebound_in_a_loop,
+        (3, 4),
+        ("value or refused", r"'v' (is a Vec|changes from a Vec)"),
     ),
     # One rule, one message (issue 20: JAX had its own wording).
     (
