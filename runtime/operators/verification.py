@@ -230,16 +230,21 @@ def not_on_every_path(name: str, loop: str, where: str = "") -> ValueError:
     )
 
 
+def unset_read_error(name: str) -> type[Exception]:
+    """What Python raises reading `name` (a name, `d['k']` or `ob.attr`)
+    where nothing has set it."""
+    if name.endswith("]"):
+        return KeyError
+    if "." in name:
+        return AttributeError
+    return UnboundLocalError
+
+
 def unassigned_after_loop(name: str, when: str, loop: str, where: str = "") -> str:
     """The message of a read (`when`: "in" or "after" the loop) of a name, item
     or attribute that a loop may be the first to assign, where no iteration
     did; it says what Python raises there."""
-    if name.endswith("]"):
-        python = "KeyError"
-    elif "." in name:
-        python = "AttributeError"
-    else:
-        python = "UnboundLocalError"
+    python = unset_read_error(name).__name__
     return (
         f"{quote(name)} is read {when} the {loop} loop{where}, but no iteration "
         f"has assigned it (Python: {python}); give {quote(name)} a value before "
@@ -364,12 +369,14 @@ def unbound_inside_try(
     name: str, where: Any, handler: str, kind: str, program: str
 ) -> TypeError:
     """A maybe-unbound read (a `kind` loop may not assign `name`) inside a
-    `try` whose handler would catch Python's UnboundLocalError."""
+    `try` whose handler would catch what Python raises there
+    (`unset_read_error`)."""
+    python = unset_read_error(name).__name__
     return TypeError(
-        f"'{name}' may be unbound where it is read at {where} (a {kind} loop may "
-        f"assign it in no iteration), inside the `try` at {handler} that would "
-        f"handle the UnboundLocalError, but {program} cannot catch an exception "
-        f"when it runs; give '{name}' a value before the loop"
+        f"{quote(name)} may be unbound where it is read at {where} (a {kind} loop "
+        f"may assign it in no iteration), inside the `try` at {handler} that "
+        f"would handle the {python}, but {program} cannot catch an exception "
+        f"when it runs; give {quote(name)} a value before the loop"
     )
 
 

@@ -102,9 +102,11 @@ def maybe_bound(
 
     def read() -> Any:
         # The check raises when the program runs; a `try` around the read
-        # that would handle Python's UnboundLocalError cannot catch it there.
+        # that would handle Python's error (UnboundLocalError; KeyError or
+        # AttributeError for an item or attribute) cannot catch it there.
         where = user_location(3)
-        handler = exceptions.handling_try(where, UnboundLocalError())
+        python = verification.unset_read_error(name)
+        handler = exceptions.handling_try(where, python())
         if handler is not None:
             refusal = verification.unbound_inside_try(
                 name, where, handler, backend.kind, backend.program

@@ -402,3 +402,48 @@ def test_the_refusal_names_the_helper_that_calls_the_library_once():
     text = str(raised.value)
     assert text.startswith("jnp_adds_one() at "), text
     assert text.count("was given nd['born']") == 1
+
+
+def item_read_inside_try_handling_key_error(a, b):
+    z = a
+    try:
+        nd = {}
+        for _ in range(b, -1):
+            nd["born"] = a * 2
+        z = z + nd["born"]
+    except KeyError:
+        z = -1
+    return z
+
+
+def attribute_read_inside_try_handling_attribute_error(a, b):
+    z = a
+    try:
+        ob = types.SimpleNamespace()
+        for _ in range(b, -1):
+            ob.born = a * 2
+        z = z + ob.born
+    except AttributeError:
+        z = -1
+    return z
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+@pytest.mark.parametrize(
+    "fn, error",
+    [
+        (item_read_inside_try_handling_key_error, "KeyError"),
+        (attribute_read_inside_try_handling_attribute_error, "AttributeError"),
+    ],
+)
+def test_an_unset_item_read_inside_a_try_that_handles_pythons_error(backend, fn, error):
+    # (fuzz: a graph run raised "nd['born'] is read after the graph loop"
+    # where Python's KeyError is caught by the `try` around the read: only
+    # a `try` handling UnboundLocalError was looked for.) Refused while
+    # tracing, naming the item, the read's line and the `try`.
+    assert fn(6, 2) == -1
+    line = _line_of(fn, 'z = z + ')
+    message = rf"may be unbound where it is read at \S+:{line} .* handle the {error}"
+    for args in ((6, 2), (6, -4)):
+        with pytest.raises(TypeError, match=message):
+            RUNNERS[backend](fn, *args)
