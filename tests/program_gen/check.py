@@ -229,6 +229,7 @@ def normalize(text: str) -> str:
     so that failures of one class read the same."""
     line = text.strip().splitlines()[0] if text.strip() else ""
     line = re.sub(r"'\w+:\d+'", "'TENSOR'", line)
+    line = re.sub(r" at 0x[0-9a-f]+", "", line)  # an object's address
     line = re.sub(r"\b([a-z]+)\d+\b", r"\1#", line)
     line = re.sub(r"-?\d+(\.\d+)?", "#", line)
     line = re.sub(r"/\S+\.py", "FILE", line)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from runtime import control_flow, dtypes, formatted, nest
+from runtime import control_flow_checks as checks
 from runtime.context import STATE, trial_trace
 from runtime.graph import Graph, keep_refusal
 from runtime.op_registry import convert_to_tensor
@@ -58,13 +59,7 @@ class _GraphBackend:
         return dry_run(fn, ())
 
     def zeros(self, values: list[Any]) -> list[Any]:
-        return [
-            nest.map_structure(
-                lambda v: v if v is None or is_undefined(v) else zeros_like_spec(v),
-                value,
-            )
-            for value in values
-        ]
+        return [nest.map_structure(_zero_leaf, value) for value in values]
 
     def fill(self, value: Any, other: Any) -> Any:
         return _zeros_keeping_objects(other)
@@ -118,6 +113,15 @@ def _zeros_keeping_objects(value: Any) -> Any:
     if nest.is_nested(value):
         children = [_zeros_keeping_objects(c) for c in nest.children(value)]
         return nest.rebuild(value, children)
+    return _zero_leaf(value)
+
+
+def _zero_leaf(value: Any) -> Any:
+    """Zeros of a leaf's type; None, an undefined value and an object no
+    tensor holds (a user's `Tally`, which the graph `cond` passes through
+    when both branches give it) stand for themselves."""
+    if value is None or is_undefined(value) or not checks.convertible(value):
+        return value
     return zeros_like_spec(value)
 
 

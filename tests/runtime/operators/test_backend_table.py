@@ -342,6 +342,14 @@ def object_changed_by_its_methods_in_a_range_loop(a, b):
     return v.x
 
 
+def object_changed_by_iadd_in_a_branch_that_raises(a, b):
+    v = Vec(b)
+    if a > 5:
+        v += a
+        raise KeyError("missing")
+    return v.x
+
+
 def object_rebound_in_a_loop(a, b):
     v = Vec(a)
     i = 0
@@ -418,6 +426,10 @@ CASES = [
     (object_changed_in_place_by_iadd, (3, 4), VALUE),
     (object_changed_in_place_by_iadd, (3, 0), VALUE),
     (object_changed_by_its_methods_in_a_range_loop, (3, 4), VALUE),
+    # (fuzz: "cannot convert Tally to a tensor": the branch that raises gave
+    # zeros of the other branch's values, the object too.)
+    (object_changed_by_iadd_in_a_branch_that_raises, (3, 4), VALUE),
+    (object_changed_by_iadd_in_a_branch_that_raises, (6, 4), ("raises", "missing")),
     (
         object_rebound_in_a_loop,
         (3, 4),

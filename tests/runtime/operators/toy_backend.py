@@ -64,6 +64,8 @@ def _zero(v):
         return v
     if type(v) in (tuple, list):
         return type(v)(_zero(x) for x in v)
+    if not isinstance(v, (Staged, int, float)):
+        return v  # an object (a user's `Vec`) stands for itself
     return Staged(type(value(v))())
 
 
