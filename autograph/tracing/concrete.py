@@ -49,6 +49,9 @@ from runtime.dtypes import FROM_NUMPY
 from runtime.gradients import replay
 from runtime.graph import Graph
 from runtime.nest import sorted_keys
+from runtime.operators import verification
+from runtime.operators.backends.graph import BACKEND as GRAPH_BACKEND
+from runtime.operators.staging import raising
 from runtime.operators.variables import UndefinedReturnValue
 from runtime.ops.tensor_array import TensorArray
 from runtime.shapes import is_compatible
@@ -367,11 +370,13 @@ def trace(
         recursion.deeper(+1)
         try:
             result = call(*args, **kwargs)
-        except Exception:
+        except Exception as error:
             # The user's code caught a refusal and raised something else.
             if graph.refusals:
                 raise graph.refusals[0]  # noqa: B904 (the user's error: context)
-            raise
+            if not _raised_when_run(graph, error):
+                raise
+            result = None  # (never returned: every run raises first)
         finally:
             recursion.deeper(-1)
         if graph.refusals:  # raised while tracing, but caught by user code
@@ -391,6 +396,23 @@ def trace(
     return ConcreteFunction(
         name, params, graph, inputs, structured, flat, optimize=optimize
     )
+
+
+def _raised_when_run(graph: Graph, error: Exception) -> bool:
+    """Stages `error`, which the function's own code raised on the traced
+    path outside any graph statement, to be raised when the graph runs
+    there, if the graph has an effect before it (a raise a graph `if` or
+    loop may make first, a checked read, a print): Python raises `error`
+    only on the runs that get there. A graph with no effect before it
+    raises it on every run, so the trace raises it at once (as TF does)."""
+    if not graph.is_stateful or not verification.raised_on_path(error):
+        return False
+    where = raising.deepest_user_line(error)
+    at = f" (at {where.filename}:{where.lineno})" if where is not None else ""
+    GRAPH_BACKEND.raise_at_run(error, f"{error}{at}")
+    if where is not None:  # (not the line that called the function)
+        graph.get_operations()[-1].location = where
+    return True
 
 
 def _feed_value(

@@ -369,10 +369,11 @@ def _check_staged(
             unset = isinstance(error, AttributeError) and re.search(
                 r"has no attribute 'born'", str(error)
             )
-            if own or unbound or unset:
+            if (own or unbound or unset) and where == "jax":
                 # A raise (or unbound read) every traced path reaches raises
-                # while tracing, for every input: before a graph `if` that
-                # raises first would.
+                # while `jax.jit` traces, for every input: before a JAX `if`
+                # that raises first would (the graph tracer stages it after
+                # the graph's effects: `concrete._raised_when_run`).
                 return Verdict("refusal", where, describe_error(error), text)
         # (`scan[jt..]`: a top-level `for` over a Python range, index_items;
         # no graph statement encloses it, so it unrolls and nothing refuses.)

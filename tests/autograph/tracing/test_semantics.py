@@ -225,3 +225,60 @@ def test_graph_control_flow_runs_in_the_graph(capsys):
     assert out[:5] == ["1", "2", "fizz", "4", "buzz"]
     assert out[-1] == "fizzbuzz" and len(out) == 20
     assert fizzbuzz.tracing_count == 1
+
+
+def _raises_unless_the_branch_raises_first(a):
+    if a > 5:
+        raise KeyError("big")
+    raise ValueError("always")
+
+
+def _reads_a_name_only_a_raising_loop_body_assigns(a):
+    nn = {}
+    for i in range(a, 1):
+        w = i - 4
+        nn["missing"]["a"] = -i
+    return w
+
+
+def _raises_after_a_print(a):
+    rt.print("before")
+    raise ValueError("after the print")
+
+
+@pytest.mark.parametrize(
+    ("fn", "a"),
+    [
+        (_raises_unless_the_branch_raises_first, 7),
+        (_raises_unless_the_branch_raises_first, 1),
+        (_reads_a_name_only_a_raising_loop_body_assigns, -1),
+        (_reads_a_name_only_a_raising_loop_body_assigns, 4),
+    ],
+)
+def test_a_function_every_path_of_which_raises_raises_pythons_error(fn, a):
+    # (fuzz: the trace raised the top-level error, the same for every input,
+    # where Python raises a graph `if`'s or loop's first.) Staged after the
+    # graph's effects, it raises what Python raises for each input.
+    with pytest.raises(Exception) as python:
+        fn(a)
+    staged = function(fn)
+    with pytest.raises(rt.errors.InvalidArgumentError) as info:
+        staged(rt.constant(a))
+    assert isinstance(info.value, type(python.value))
+    assert str(python.value) in str(info.value)
+
+
+def test_a_raise_after_an_effect_runs_the_effect_first(capsys):
+    staged = function(_raises_after_a_print)
+    with pytest.raises(ValueError, match="after the print"):
+        staged(rt.constant(1))
+    assert capsys.readouterr().out == "before\n"
+
+
+def test_a_raise_with_no_effect_before_it_raises_while_tracing():
+    def always(a):
+        raise ValueError("no graph needed")
+
+    with pytest.raises(ValueError, match="no graph needed") as info:
+        function(always)(rt.constant(1))
+    assert not isinstance(info.value, rt.errors.InvalidArgumentError)
