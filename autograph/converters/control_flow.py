@@ -517,7 +517,7 @@ def _item_places(
         if place:
             found.setdefault(ast.unparse(target), target)
         elif place is None:
-            untracked.setdefault(ast.unparse(target))
+            untracked.setdefault(_as_written(target))
     places = []
     for text, target in found.items():
         if any(_is_prefix(other, text) for other in found if other != text):
@@ -589,6 +589,21 @@ def _is_place(node: ast.expr, written: AbstractSet[str]) -> bool | None:
     if node.id in written:
         return False
     return trackable or None
+
+
+class _Unload(ast.NodeTransformer):
+    """`ag__.ld(x, ...)` (a read another pass wrapped) back to `x`."""
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        return node.args[0] if b.is_ag_attr(node.func, "ld") else node
+
+
+def _as_written(node: ast.expr) -> str:
+    """The text of the target `node` as the user wrote it, for messages."""
+    if not any(isinstance(n, ast.Call) for n in ast.walk(node)):
+        return ast.unparse(node)
+    return ast.unparse(_Unload().visit(copy.deepcopy(node)))
 
 
 def _place(node: ast.expr) -> ast.expr:

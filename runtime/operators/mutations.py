@@ -36,6 +36,7 @@ implementations, which run while a backend builds a graph.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -87,6 +88,25 @@ class _Tracker:
         self.attrs: set[tuple[int, str]] = set()
         self.left: dict[str, dict[int, Any]] = {}  # branch -> shapes it left
         self.lines: containers.CallLines | None = None
+        self.watched: list[places_.Untracked] = []  # (see `watching_items`)
+
+    def watching_items(
+        self, places: tuple[Place, ...]
+    ) -> tuple[tuple[Place, ...], list[places_.Untracked]]:
+        """`places` without the items no place can carry (a key that changes
+        in the statement, `scan[j] = v` in a Python `for j in range(3)`;
+        `places.Untracked`) of a list, dict or object the snapshot watches:
+        a change to one is a change of its container, carried or refused
+        like a change a call makes. Also returns those items. An item of
+        anything else (a NumPy array) stays, and the backend refuses it."""
+        names = {name for _, name, _ in self.snapshot.entries.values()}
+        watched = [
+            p
+            for p in places
+            if isinstance(p, places_.Untracked) and _container(p.name) in names
+        ]
+        self.watched = watched
+        return tuple(p for p in places if p not in watched), watched
 
     # Building the statement again.
 
@@ -135,6 +155,7 @@ class _Tracker:
     def end(self, label: str, started: dict[int, Any], raised: bool) -> None:
         changed = self.snapshot.changed(set(self.carried))
         if changed:
+            self._refuse_staged_keys(changed)
             raise _Restart(self, changed)
         if raised:
             return  # (the graph raises where this branch runs)
@@ -173,6 +194,17 @@ class _Tracker:
             if type(value) is Undefined and i not in self.unset | self.kept:
                 raise _Restart(self, [], unset=i)
         return unpack_state([v for i, v in enumerate(values) if i not in self.unset])
+
+    def _refuse_staged_keys(self, changed: list[int]) -> None:
+        """Refuses an item no place carries (`watching_items`) whose key is
+        a staged value (`d[i] = v` with a graph tensor `i`): a dict would
+        hold the tensor as a key, which no backend carries."""
+        for key in changed:
+            obj, name, _ = self.snapshot.entries[key]
+            if isinstance(obj, dict) and any(_staged(k) for k in obj):
+                for item in self.watched:
+                    if _container(item.name) == name:
+                        raise TypeError(item.message(self.backend))
 
     def _saved(self, key: int) -> tuple[Any, Any]:
         obj, _, saved = self.snapshot.entries[key]
@@ -226,6 +258,35 @@ class _Tracker:
     orelse_missing = False
 
 
+def _container(item: str) -> str | None:
+    """`scan` for the item `scan[j]` (as the user wrote it), None if the
+    text is no item."""
+    try:
+        node = ast.parse(item, mode="eval").body
+    except SyntaxError:
+        return None
+    return ast.unparse(node.value) if isinstance(node, ast.Subscript) else None
+
+
+def _staged(value: Any) -> bool:
+    """A graph tensor or JAX tracer (a value with a dtype and a shape)."""
+    return hasattr(value, "dtype") and hasattr(value, "shape")
+
+
+def _staged_key(error: Exception) -> bool:
+    """Whether `error` is a list indexed by a staged value (a graph
+    tensor's or a JAX tracer's `__index__`), or a dict keyed by a JAX
+    tracer (unhashable): an item no backend carries."""
+    if not isinstance(error, TypeError):
+        return False
+    text = str(error)
+    return (
+        type(error).__name__ == "TracerIntegerConversionError"
+        or "cannot be used as a Python int" in text
+        or ("unhashable type" in text and "Tracer" in text)
+    )
+
+
 class _Watched:
     """A branch or body the backend calls, checked when it ends; it looks
     like the function it wraps to the backend (`__code__`, `__qualname__`:
@@ -244,7 +305,10 @@ class _Watched:
         started = tracker.start()
         try:
             result = self._fn(*args, **kwargs)
-        except Exception:
+        except Exception as error:
+            if tracker.watched and _staged_key(error):
+                message = tracker.watched[0].message(tracker.backend)
+                raise TypeError(message) from error
             tracker.end(self._label, started, raised=True)
             raise
         tracker.end(self._label, started, raised=False)
@@ -276,6 +340,9 @@ def tracked(
         token = recursion.enter(operator)
         try:
             tracker = _Tracker("if" if is_if else "loop", places, backend)
+            places, watched = tracker.watching_items(places)
+            if watched:  # (places given by keyword: `watching_items`)
+                kwargs["places"] = places
             while True:
                 call = list(args)
                 if is_if:

@@ -1,3 +1,4 @@
+import autograph
 from autograph.converters import control_flow
 from tests.autograph.converters.util import apply, run, same
 from tests.versions import UNPARSE_TEXT_OF_311
@@ -197,3 +198,19 @@ def test_global_and_nonlocal_names_are_declared_not_passed():
     """,
     )
     assert "global G" in code and "('G',)" not in code
+
+
+def _item_of_a_maybe_unbound_dict(a, n):
+    for _ in range(n):
+        sd = {"b": 0}
+    while a > 0:
+        sd["b"] = a
+        a -= 1
+    return a
+
+
+def test_an_item_no_place_carries_is_named_as_the_user_wrote_it():
+    # (fuzz: a refusal named "ag__.ld(sd)['b']", the read another pass
+    # wrapped.) The name in `ag__.untracked` is the user's text.
+    code = autograph.to_code(_item_of_a_maybe_unbound_dict)
+    assert "ag__.untracked(\"sd['b']\")" in code, code

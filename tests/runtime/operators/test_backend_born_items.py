@@ -442,7 +442,7 @@ def test_an_unset_item_read_inside_a_try_that_handles_pythons_error(backend, fn,
     # a `try` handling UnboundLocalError was looked for.) Refused while
     # tracing, naming the item, the read's line and the `try`.
     assert fn(6, 2) == -1
-    line = _line_of(fn, 'z = z + ')
+    line = _line_of(fn, "z = z + ")
     message = rf"may be unbound where it is read at \S+:{line} .* handle the {error}"
     for args in ((6, 2), (6, -4)):
         with pytest.raises(TypeError, match=message):

@@ -350,6 +350,40 @@ def object_changed_by_iadd_in_a_branch_that_raises(a, b):
     return v.x
 
 
+def items_keyed_by_a_python_loop_in_a_branch(a, b):
+    scan = [0, 0, 0]
+    if a > 0:
+        for j in range(3):
+            scan[j] = scan[j] + a * j
+    return scan[0] + scan[1] + scan[2]
+
+
+def items_keyed_by_a_python_loop_in_a_loop(a, b):
+    scan = [0, 0, 0]
+    i = 0
+    while i < a:
+        for j in range(3):
+            scan[j] = scan[j] + i * j
+        i += 1
+    return scan[0] + scan[1] + scan[2]
+
+
+def dict_items_keyed_by_a_python_loop_in_a_branch(a, b):
+    d = {"x": 0, "y": b}
+    if a > 0:
+        for k in ["x", "y"]:
+            d[k] = d[k] + a
+    return d["x"] - d["y"]
+
+
+def dict_grown_by_a_python_loop_in_a_branch(a, b):
+    d = {"x": 0}
+    if a > 0:
+        for k in ["x", "y"]:
+            d[k] = a
+    return d["x"]
+
+
 def object_rebound_in_a_loop(a, b):
     v = Vec(a)
     i = 0
@@ -434,6 +468,20 @@ CASES = [
         object_rebound_in_a_loop,
         (3, 4),
         ("value or refused", r"'v' (is a Vec|changes from a Vec)"),
+    ),
+    # An item whose key a Python loop inside the statement changes
+    # (`scan[j] = v` for j in range(3)) is a change of its container,
+    # carried as the changes of calls are (both backends refused it).
+    (items_keyed_by_a_python_loop_in_a_branch, (2, 0), VALUE),
+    (items_keyed_by_a_python_loop_in_a_branch, (-2, 0), VALUE),
+    (items_keyed_by_a_python_loop_in_a_loop, (3, 0), VALUE),
+    (items_keyed_by_a_python_loop_in_a_loop, (0, 0), VALUE),
+    (dict_items_keyed_by_a_python_loop_in_a_branch, (2, 5), VALUE),
+    (dict_items_keyed_by_a_python_loop_in_a_branch, (-2, 5), VALUE),
+    (
+        dict_grown_by_a_python_loop_in_a_branch,
+        (2, 0),
+        ("value or refused", r"the dict 'd' is changed in a branch of the \S+ `if`"),
     ),
     # One rule, one message (issue 20: JAX had its own wording).
     (
