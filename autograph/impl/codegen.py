@@ -18,6 +18,7 @@ import io
 import tokenize
 
 from autograph.pyct import parser, transformer
+from autograph.pyct.unparsing import unparse
 
 MAX_LINE = 100
 _CHILD_FIELDS = transformer.CHILD_FIELDS
@@ -91,7 +92,7 @@ def _format(node: ast.expr, indent: str, column: int) -> list[str]:
     A node that does not fit is broken by the formatter its class has in
     `_FORMATS` (one level deeper: `indent` + 4 spaces); others stay whole.
     """
-    text = ast.unparse(node)
+    text = unparse(node)
     if column + len(text) <= MAX_LINE:
         return [text]
     format_ = _FORMATS.get(type(node))
@@ -108,7 +109,7 @@ def _format_call(node: ast.Call, indent: str, column: int) -> list[str]:
         head = "**" if k.arg is None else f"{k.arg}="
         value = _format(k.value, inner, len(inner) + len(head))
         pieces.append([head + value[0], *value[1:]])
-    lines = [ast.unparse(node.func) + "("]
+    lines = [unparse(node.func) + "("]
     current = ""
     for i, piece in enumerate(pieces):
         piece = [*piece[:-1], piece[-1] + (")" if i == len(pieces) - 1 else ",")]
@@ -135,7 +136,7 @@ def _format_call(node: ast.Call, indent: str, column: int) -> list[str]:
 
 def _format_lambda(node: ast.Lambda, indent: str, column: int) -> list[str]:
     """Keeps the body on the lambda's line, breaking the body itself."""
-    params = f" {ast.unparse(node.args)}" if node.args.args else ""
+    params = f" {unparse(node.args)}" if node.args.args else ""
     head = f"lambda{params}: "
     body = _format(node.body, indent, column + len(head))
     return [head + body[0], *body[1:]]
@@ -146,15 +147,15 @@ def _format_comprehension(node: ast.expr, indent: str, column: int) -> list[str]
     inner = indent + "    "
     opening, closing = _BRACKETS[type(node)]
     if isinstance(node, ast.DictComp):
-        key = ast.unparse(node.key)
+        key = unparse(node.key)
         head = _format(node.value, inner, column + len(opening) + len(key) + 2)
         head = [f"{key}: {head[0]}", *head[1:]]
     else:
         head = _format(node.elt, inner, column + len(opening))
     clauses = []
     for gen in node.generators:
-        clause = f"for {ast.unparse(gen.target)} in {ast.unparse(gen.iter)}"
-        clauses.append(clause + "".join(f" if {ast.unparse(c)}" for c in gen.ifs))
+        clause = f"for {unparse(gen.target)} in {unparse(gen.iter)}"
+        clauses.append(clause + "".join(f" if {unparse(c)}" for c in gen.ifs))
     lines = [opening + head[0], *head[1:]]
     lines += [inner + c for c in clauses]
     lines[-1] += closing

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from autograph.errors import ConversionError, SourceUnavailableError
-from autograph.pyct import origin_info, source_check, transformer
+from autograph.pyct import origin_info, source_check, transformer, unparsing
 
 __all__ = ["ParsedEntity", "parse_entity", "parse_source", "unparse"]
 
@@ -98,7 +98,7 @@ def unparse(node: ast.AST | Sequence[ast.AST]) -> str:
         # ast.unparse reads statements' line numbers (for type comments); a
         # fragment not yet given positions is unparsed from a located copy.
         node = ast.fix_missing_locations(copy.deepcopy(node))
-    return ast.unparse(node)
+    return unparsing.unparse(node)
 
 
 def _has_unlocated_statement(node: ast.AST) -> bool:
