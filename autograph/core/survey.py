@@ -37,6 +37,10 @@ class Marker(enum.Enum):
     LOOP_ELSE = "a loop with an else block (break lowering moves it after the loop)"
     LIST_METHOD_CALL = "a call of a method named append or pop (lists rewrites them)"
     COMPARE_CHAIN = "a comparison chain, a < b < c (logical_expressions splits it)"
+    RETURN_NOT_LAST = (
+        "a return that is not the last statement of its function's body (return "
+        "lowering has something to move, flag or merge)"
+    )
     # Set by passes:
     UNBOUND_READ = (
         "an ag__.ld(x) read of a maybe-unbound local (cleanup checks those that "
@@ -58,6 +62,9 @@ def survey(node: ast.AST) -> tuple[set[str], set[type | Marker]]:
     """
     names: set[str] = set()
     kinds: set[type | Marker] = set()
+    # The returns that end a function's body (a function is popped before
+    # the statements it holds): any other return triggers return lowering.
+    last_returns: set[int] = set()
     child_fields_of = transformer.CHILD_FIELDS  # (a lookup, not a call, per node)
     stack: list = [node]
     while stack:  # a walk, in no particular order
@@ -82,6 +89,11 @@ def survey(node: ast.AST) -> tuple[set[str], set[type | Marker]]:
             names.add(child.name)
             if child is not node:
                 kinds.add(Marker.NESTED_FUNCTION)
+            body = child.body
+            if body and type(body[-1]) is ast.Return:
+                last_returns.add(id(body[-1]))
+        elif kind is ast.Return and id(child) not in last_returns:
+            kinds.add(Marker.RETURN_NOT_LAST)
         elif kind is ast.alias:
             names.add((child.asname or child.name).split(".")[0])
         elif kind is ast.ExceptHandler and child.name:

@@ -131,10 +131,9 @@ _LAZY_OPERANDS = _kinds(ast.Call, ast.Attribute, ast.Name, ast.Lambda, ast.argum
 # A pass runs only when the tree may hold what triggers it: most functions
 # hold no assert, break or conditional expression, and skipping a pass
 # skips a walk over the whole tree (tests/autograph/test_pipeline.py checks
-# that a skipped pass would have changed nothing). variables and
-# return_statements always run: the first may rewrite any read, and a
-# trigger for the second (a `return` not last in its function) would need
-# its own marker to save ~1 us per function (ARCHITECTURE.md).
+# that a skipped pass would have changed nothing). variables always runs:
+# it may rewrite any read. return_statements runs where a `return` is not
+# the last statement of its function (four functions in five have none).
 PIPELINE = (
     Pass(
         variables,
@@ -148,10 +147,17 @@ PIPELINE = (
     ),
     Pass(
         return_statements,
-        triggers=None,
+        triggers=_kinds(Marker.RETURN_NOT_LAST),
         # the flags' set-up, `return a if c else b`, and what lowering adds
         emits=jumps.EMITS
-        | _kinds(ast.Tuple, ast.Call, ast.Attribute, ast.IfExp, ast.Return),
+        | _kinds(
+            ast.Tuple,
+            ast.Call,
+            ast.Attribute,
+            ast.IfExp,
+            ast.Return,
+            Marker.RETURN_NOT_LAST,
+        ),
     ),
     # (a loop's `else` moves after the loop, where a `break` in it belongs)
     Pass(
@@ -211,6 +217,7 @@ PIPELINE = (
             ast.Nonlocal,
             Marker.GENERATED_CODE,
             Marker.NESTED_FUNCTION,
+            Marker.RETURN_NOT_LAST,
         )
         | _LAZY_OPERANDS,
     ),
@@ -230,6 +237,7 @@ PIPELINE = (
         triggers=_kinds(Marker.GENERATED_CODE, Marker.DROPPED_CODE),
         emits=_kinds(
             ast.Return,
+            Marker.RETURN_NOT_LAST,
             ast.Tuple,
             ast.Assign,
             ast.AnnAssign,

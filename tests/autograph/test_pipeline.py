@@ -138,7 +138,30 @@ def test_skipped_passes_change_nothing_on_generated_programs(source):
 
 def test_a_function_without_control_flow_runs_only_the_passes_it_needs():
     node = parser.parse_source("def f(x):\n    y = g(x) + 1\n    return y\n").body[0]
-    assert _check_pipeline(node) == ["variables", "return_statements", "call_trees"]
+    assert _check_pipeline(node) == ["variables", "call_trees"]
+
+
+@pytest.mark.parametrize(
+    "source, lowered",
+    [
+        ("def f(x):\n    return x\n", False),
+        ("def f(x):\n    def g():\n        return 1\n    return g\n", False),
+        ("def f(x):\n    for i in x:\n        pass\n    return x\n", False),
+        ("def f(x):\n    if x:\n        return 1\n    return 2\n", True),
+        ("def f(x):\n    if x:\n        return 1\n    else:\n        return 2\n", True),
+        ("def f(x):\n    for i in x:\n        return i\n", True),
+        ("def f(x):\n    return x\n    x = 1\n", True),  # dead code after it
+        ("def f(x):\n    def g():\n        if x:\n            return 1\n", True),
+    ],
+)
+def test_return_lowering_runs_only_where_a_return_is_not_its_functions_last(
+    source, lowered
+):
+    # (test_pipeline's other tests check that skipping it changes nothing)
+    node = parser.parse_source(source).body[0]
+    _, kinds = survey(node)
+    assert (Marker.RETURN_NOT_LAST in kinds) is lowered
+    assert ("return_statements" in _check_pipeline(node)) is lowered
 
 
 @pytest.mark.parametrize(
