@@ -215,6 +215,10 @@ class VariablesTransformer(transformer.Base):
 
 
 _LOOPS_KINDS = frozenset({ast.For, ast.While, ast.AsyncFor})
+_LOOPS_TUPLE = tuple(_LOOPS_KINDS)
+_SCOPE_STATEMENTS = (*activity.FUNCTIONS, ast.ClassDef)
+# The statements `_assigned` reads targets of.
+_ASSIGNS = frozenset({ast.Assign, ast.AnnAssign})
 
 
 def _place_root(node: ast.expr) -> str | None:
@@ -277,22 +281,26 @@ def loop_stored_places(
 
     def walk(stmts: list[ast.AST], in_loop: bool) -> None:
         for stmt in stmts:
-            if isinstance(stmt, (*activity.FUNCTIONS, ast.ClassDef)):
+            kind = type(stmt)
+            if kind in _ASSIGNS:
+                for t in _assigned(stmt):
+                    if isinstance(t, ast.Name):
+                        literals.setdefault(t.id, []).append(stmt.value)
+                    elif _place_root(t) in own:
+                        text = ast.unparse(t)
+                        if in_loop:
+                            stored.setdefault(text, t)
+                        else:
+                            before.add(text)
+                continue  # (no block)
+            if isinstance(stmt, _SCOPE_STATEMENTS):
                 continue
-            for t in _assigned(stmt):
-                if isinstance(t, ast.Name):
-                    literals.setdefault(t.id, []).append(stmt.value)
-                elif _place_root(t) in own:
-                    text = ast.unparse(t)
-                    if in_loop:
-                        stored.setdefault(text, t)
-                    else:
-                        before.add(text)
-            inner = in_loop or isinstance(stmt, tuple(_LOOPS_KINDS))
-            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-                block = getattr(stmt, field, None)
-                if isinstance(block, list):
-                    walk([s for s in block if isinstance(s, ast.AST)], inner)
+            # (the blocks: body, orelse, finalbody, handlers, cases)
+            fields = transformer.statement_fields(kind)
+            if fields:
+                inner = in_loop or isinstance(stmt, _LOOPS_TUPLE)
+                for field in fields:
+                    walk(getattr(stmt, field), inner)
 
     walk(node.body, False)
     return {
