@@ -14,7 +14,6 @@ outside except a function's own name and walrus targets in comprehensions.
 from __future__ import annotations
 
 import ast
-import collections
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
@@ -485,10 +484,10 @@ def cells(
     - names a nested function or lambda reads or writes (`nonlocal`): the
       closure sees the variable whenever it runs, so it must be one cell;
     - names a converted statement (`if`, loop) inside a `try` or `with` body
-      (or a handler or `else` block before a `finally`) assigns and code
-      outside the statement reads: an exception may leave the statement
-      half-way, and what it assigned before must be seen by the handler, the
-      `finally` block and after;
+      (or a handler or `else` block before a `finally`) assigns and the
+      handler, the `finally` block or what follows may read before assigning
+      (`liveness.on_raise`): an exception may leave the statement half-way,
+      and what it assigned before must be seen there;
     - names a walrus binds in a lazy operand (`lazy_walrus_targets`).
 
         >>> fn = ast.parse(
@@ -528,11 +527,14 @@ def cells(
             stack.extend((v, covered) for v in _as_list(getattr(node, field, None)))
     if guarded:
         # What such a statement assigns matters after an exception left it
-        # only if something outside it reads the name.
-        everywhere = _loads(fn.body)
+        # only if a handler, a `finally` block or what follows may read it
+        # before assigning it (a `finally` that starts `ob = Ns()` does not
+        # need the loop's `ob`, which may be no tensor a graph can carry).
+        from autograph.pyct.static_analysis import liveness  # (it builds on this)
+
+        live = liveness.on_raise(fn, guarded)
         for stmt in guarded:
-            inside = _loads([stmt])
-            found |= {n for n in writes(stmt) if everywhere[n] > inside[n]}
+            found |= writes(stmt) & live[stmt]
     if tries:
         found |= _assigned_under_jump_guards(fn)
     if walrus:
@@ -591,23 +593,6 @@ def _after_jumps(body: list[ast.stmt]) -> list[ast.stmt]:
 
 
 _JUMPS = (ast.Return, ast.Break, ast.Continue)
-
-
-def _loads(nodes: Iterable[ast.AST]) -> collections.Counter[str]:
-    """How many times each name is read in the nodes (nested scopes too)."""
-    counts: collections.Counter[str] = collections.Counter()
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Name):
-            if not isinstance(node.ctx, ast.Store):
-                counts[node.id] += 1
-            continue
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            counts[node.target.id] += 1
-        for field in child_fields(type(node)):
-            stack.extend(_as_list(getattr(node, field, None)))
-    return counts
 
 
 def written_by_nested(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:

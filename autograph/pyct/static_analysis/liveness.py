@@ -58,11 +58,15 @@ class _Analyzer:
         # `with`s (which may suppress it), read.
         self.on_raise: frozenset[str] = _EMPTY
         self.cache = cache
+        # Statements whose `on_raise` the caller asks for (`on_raise`).
+        self.watched: dict[ast.stmt, frozenset[str]] | None = None
 
     def block(self, stmts: Sequence[ast.stmt], out: frozenset[str]) -> frozenset[str]:
         live = out
         for stmt in reversed(stmts):
             anno.setanno(stmt, Live.OUT, live | self.on_raise)
+            if self.watched is not None and stmt in self.watched:
+                self.watched[stmt] = self.on_raise  # a loop's last pass wins
             live = self.stmt(stmt, live | self.on_raise)
             anno.setanno(stmt, Live.IN, live)
         return live
@@ -227,3 +231,32 @@ def annotate(
             analyses of the same tree.
     """
     _Analyzer(cache or activity.Cache()).block(fn.body, _EMPTY)
+
+
+def on_raise(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    stmts: Sequence[ast.stmt],
+    cache: activity.Cache | None = None,
+) -> dict[ast.stmt, frozenset[str]]:
+    """For each of `stmts` (statements of `fn`): the names that may be read
+    after an exception leaves it half-way, by the handlers and `finally`
+    blocks of the enclosing `try`s, by what follows an enclosing `with`, and
+    by what runs after those. (It annotates `fn` as `annotate` does.)
+
+        >>> src = (
+        ...     "def f(n):\\n"
+        ...     "  try:\\n"
+        ...     "    if n: x, y = 1, 1\\n"
+        ...     "  finally:\\n"
+        ...     "    x = 2\\n"
+        ...     "    print(x, y)"
+        ... )
+        >>> fn = ast.parse(src).body[0]
+        >>> guarded = fn.body[0].body[0]
+        >>> sorted(on_raise(fn, [guarded])[guarded])
+        ['print', 'y']
+    """
+    analyzer = _Analyzer(cache or activity.Cache())
+    analyzer.watched = dict.fromkeys(stmts, _EMPTY)
+    analyzer.block(fn.body, _EMPTY)
+    return analyzer.watched

@@ -350,6 +350,22 @@ def object_changed_by_iadd_in_a_branch_that_raises(a, b):
     return v.x
 
 
+def object_made_per_iteration_in_a_try_whose_finally_makes_its_own(a, b):
+    z = 0
+    try:
+        fuel = 2
+        while z < a and fuel > 0:
+            fuel -= 1
+            ob = types.SimpleNamespace()
+            ob.born = b
+            z = z + ob.born
+        return z
+    finally:
+        if a > 0:
+            ob = types.SimpleNamespace(born=1)
+            z = z + ob.born
+
+
 def items_keyed_by_a_python_loop_in_a_branch(a, b):
     scan = [0, 0, 0]
     if a > 0:
@@ -469,6 +485,11 @@ CASES = [
         (3, 4),
         ("value or refused", r"'v' (is a Vec|changes from a Vec)"),
     ),
+    # (fuzz: "loop variable 'ob' is a SimpleNamespace": the finally block
+    # reads `ob` only after making its own, so the loop's need not survive
+    # an exception and is no loop variable.)
+    (object_made_per_iteration_in_a_try_whose_finally_makes_its_own, (5, 2), VALUE),
+    (object_made_per_iteration_in_a_try_whose_finally_makes_its_own, (0, 2), VALUE),
     # An item whose key a Python loop inside the statement changes
     # (`scan[j] = v` for j in range(3)) is a change of its container,
     # carried as the changes of calls are (both backends refused it).

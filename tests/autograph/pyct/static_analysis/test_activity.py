@@ -114,6 +114,26 @@ def test_a_converted_statement_in_a_handler_or_else_before_finally_uses_cells():
     assert activity.cells(ast.parse(no_finally).body[0]) == set()
 
 
+def test_a_name_the_finally_block_assigns_before_reading_is_no_cell():
+    # Only a read that may see the half-way value needs the cell: a finally
+    # block (or handler) that assigns `ob` first does not, on any path, so a
+    # loop's `ob` (a SimpleNamespace, say) need not be a graph loop variable.
+    src = (
+        "def f(n):\n  try:\n    while n:\n      ob = Ns()\n      ob.v = n\n"
+        "      n = n - ob.v\n  finally:\n    if n:\n      ob = Ns()\n"
+        "      ob.v = 1\n      g(ob.v)\n"
+    )
+    assert activity.cells(ast.parse(src).body[0]) == {"n"}
+    # Read on one path before it is assigned: a cell.
+    read_first = src.replace(
+        "    if n:\n      ob = Ns()\n", "    if n:\n      g(ob)\n      ob = Ns()\n"
+    )
+    assert activity.cells(ast.parse(read_first).body[0]) == {"n", "ob"}
+    # Read after the try, where a handler swallowed the exception: a cell.
+    after = src.split("  finally:")[0] + "  except ValueError:\n    pass\n  g(ob)\n"
+    assert "ob" in activity.cells(ast.parse(after).body[0])
+
+
 def test_cells_skips_only_walks_whose_trigger_survey_did_not_find():
     # The variables pass spares `cells` the walrus and try walks when the
     # survey found no walrus / try, and hands it the locals it has: on every
