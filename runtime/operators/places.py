@@ -193,7 +193,7 @@ class Untracked(Place):
         to do instead."""
         return (
             f"{self.name} is assigned inside a {kind} `if` or loop with a key that "
-            f"changes there (or is computed, or is a slice), so the {kind} cannot "
+            f"changes there (or is computed, or is a slice), so {kind} ops cannot "
             "carry it; assign it outside, or keep the values in a tensor "
             "(e.g. rt.TensorArray in a loop) or in a variable"
         )

@@ -84,7 +84,7 @@ LEGITIMATE_REFUSALS = (
     # the statement cannot see (an attribute a called method changes).
     (ValueError, r"escaped from .* which has finished"),
     # Items a graph op cannot carry (a key that changes).
-    (TypeError, r"so the (graph|JAX) cannot carry it"),
+    (TypeError, r"so (graph|JAX) ops cannot carry it"),
     # A raise in a graph branch or loop that a `try` around it would catch
     # (each backend names what it builds: "a graph", "a compiled JAX function").
     (TypeError, r"(a graph|a compiled JAX function) cannot catch an exception"),

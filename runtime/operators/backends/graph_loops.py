@@ -381,15 +381,21 @@ def _loop_context(names: Sequence[str], values: Sequence[Any]) -> Iterator[None]
         yield
     except (TypeError, ValueError) as e:
         described = []
+        dtypes = set()
         for name, value in zip(names, values):
             dtype = getattr(value, "dtype", None)
             if dtype is None and isinstance(value, (bool, int, float)):
                 dtype = convert_to_tensor(value).dtype
             shown = quote(label(name))
             described.append(f"{shown} ({dtype})" if dtype is not None else shown)
+            if dtype is not None:
+                dtypes.add(str(dtype))
         if described and not getattr(e, "_ag_loop_note", False):
             advice = ""
-            if isinstance(e, TypeError) and ("dtype" in str(e) or "cast" in str(e)):
+            # A dtype clash that involves a loop variable's dtype (not any
+            # message that says "dtype"): the variable may need another.
+            text = str(e)
+            if isinstance(e, TypeError) and any(d in text for d in dtypes - {"bool"}):
                 advice = (
                     "; a variable keeps its dtype in a graph loop, so give it the "
                     "right one before the loop (e.g. 0.0 instead of 0)"

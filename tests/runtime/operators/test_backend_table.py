@@ -608,6 +608,6 @@ def item_keyed_by_the_loop(n):
 @pytest.mark.parametrize(("backend", "kind"), [("graph", "graph"), ("jax", "JAX")])
 def test_an_item_no_backend_can_carry_is_refused_naming_the_backend(backend, kind):
     # (JAX's refusal said "a graph `if` or loop".)
-    message = rf"d\[i\] is assigned inside a {kind} `if` or loop .* so the {kind} "
+    message = rf"d\[i\] is assigned inside a {kind} `if` or loop .* so {kind} ops "
     with pytest.raises(TypeError, match=message):
         RUNNERS[backend](item_keyed_by_the_loop, 3)
