@@ -70,6 +70,9 @@ class _State(threading.local):
     # it runs (`file`, `line`), for a `finally` block that raises too
     # (`runtime.operators.exceptions.replaced_by_finally`).
     staged_raises: list[tuple[str, int]] | None = None
+    # What the last outermost converted call staged there, for the graph
+    # tracer that called it (`staging.raising.replaced_in_finally`).
+    last_staged_raises: list[tuple[str, int]] | None = None
 
     def __init__(self) -> None:
         self.stack: list[Any] = []

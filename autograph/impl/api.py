@@ -300,6 +300,7 @@ def _left() -> None:
     if not state.calls:
         state.refusals = None
         state.formatted = None
+        state.last_staged_raises = state.staged_raises
         state.staged_raises = None
 
 

@@ -407,6 +407,9 @@ def _raised_when_run(graph: Graph, error: Exception) -> bool:
     raises it on every run, so the trace raises it at once (as TF does)."""
     if not graph.is_stateful or not verification.raised_on_path(error):
         return False
+    refusal = raising.replaced_in_finally(error, GRAPH_BACKEND.program)
+    if refusal is not None:  # (the graph would raise the `try`'s error first)
+        raise refusal from error
     where = raising.deepest_user_line(error)
     at = f" (at {where.filename}:{where.lineno})" if where is not None else ""
     GRAPH_BACKEND.raise_at_run(error, f"{error}{at}")

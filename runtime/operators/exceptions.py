@@ -65,19 +65,23 @@ def staged_a_raise(location: Any) -> None:
         STATE.staged_raises.append((location.filename, location.lineno))
 
 
-def replaced_by_finally(location: Any) -> str | None:
+def replaced_by_finally(
+    location: Any, staged: list[tuple[str, int]] | None = None
+) -> str | None:
     """`file:line` of a point the program being staged may raise at, in
     what a `finally` block holding `location` runs after, or None: an
     exception raised at `location` replaces that one in Python, while the
     staged program raises the first (it cannot run the block's check
-    first)."""
-    if location is None or not STATE.staged_raises:
+    first). `staged`: those points, if not the converted call's now."""
+    if staged is None:
+        staged = STATE.staged_raises
+    if location is None or not staged:
         return None
     entry = _FINALLY.get((location.filename, location.lineno))
     if entry is None:
         return None
     _, first, last = entry
-    for filename, line in STATE.staged_raises:
+    for filename, line in staged:
         if filename == location.filename and first <= line <= last:
             return f"{filename}:{line}"
     return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from runtime.context import STATE
 from runtime.operators import exceptions, verification
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.backend import Backend
@@ -23,6 +24,18 @@ def deepest_user_line(error: BaseException) -> SourceLocation | None:
             found = SourceLocation(code.co_filename, tb.tb_lineno)
         tb = tb.tb_next
     return found
+
+
+def replaced_in_finally(error: BaseException, program: str) -> TypeError | None:
+    """The refusal for `error`, which a `finally` block raised while
+    tracing and which left the converted function, if its `try` staged a
+    raise (an unset loop-born read, a branch's raise) before it: Python
+    raises `error` in that one's place, `program` the first it meets."""
+    where = deepest_user_line(error)
+    first = exceptions.replaced_by_finally(where, STATE.last_staged_raises)
+    if first is None:
+        return None
+    return verification.raises_in_finally(f"{error!r}", where, first, program)
 
 
 def raise_when_run(backend: Backend, error: Exception, what: str, ran: str) -> None:

@@ -200,6 +200,40 @@ def test_a_finally_that_may_raise_after_a_body_that_may_raise(backend):
             RUNNERS[backend](fn, *args)
 
 
+def finally_that_raises_while_tracing_after_a_loop_born_read(a, b):
+    z = 0
+    try:
+        nd = {}
+        for i in range(b, 3):
+            nd["born"] = a
+        z = z + nd["born"]
+        if len(nd) > 5:
+            w0 = 1  # (never: w0 is unbound when the finally reads it)
+    finally:
+        z = z + w0  # Python raises this UnboundLocalError in place of KeyError
+    return z
+
+
+@pytest.mark.parametrize("backend", _BACKENDS)
+def test_a_finally_that_raises_while_tracing_after_a_body_that_may_raise(backend):
+    # (fuzz: the finally's read raised on the traced path, so the graph
+    # staged it after its effects, and the body's checked read of
+    # nd['born'] fired first: KeyError where Python raises w0's error.)
+    fn = finally_that_raises_while_tracing_after_a_loop_born_read
+    for args in ((1, 0), (1, 6)):
+        with pytest.raises(UnboundLocalError):
+            fn(*args)
+    if backend == "graph":
+        line = _line_of(fn, "z = z + w0")
+        message = rf"UnboundLocalError.* may raise at \S+:{line}, in a `finally` block"
+        with pytest.raises(TypeError, match=message):
+            RUNNERS[backend](fn, 1, 0)
+    else:  # JAX raises it while tracing (README); the toy runs it in Python
+        for args in ((1, 0), (1, 6)):
+            with pytest.raises(Exception, match="w0"):
+                RUNNERS[backend](fn, *args)
+
+
 def object_replaced_in_a_branch_inside_try(a, b):
     ob = types.SimpleNamespace()
     for i in range(a):
