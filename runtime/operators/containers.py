@@ -16,7 +16,8 @@ each container by identity with the name it is reached by (`out`,
     []
 
 `CallLines` is a profile hook that finds the line of the user's call that
-changed a container (set only while a statement is rebuilt).
+changed a container (set only while a statement is rebuilt for a refusal's
+message).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ the backend's own statement (`tracked`):
    elements, attribute names) is compared: branches of an `if` that leave a
    container differently, or a loop body that changes it, are refused with a
    TypeError naming the container and the line of the call that changed it
-   (found with a profile hook, on the rebuild only).
+   (found with a profile hook, in one more rebuild made for the message).
 
 Nothing of this runs in plain Python: `tracked` wraps only a backend's
 implementations, which run while a backend builds a graph.
@@ -63,12 +63,14 @@ class _Restart(BaseException):
         changed: list[int],
         unset: int | None = None,
         keep: int | None = None,
+        lines: bool = False,
     ) -> None:
         super().__init__()
         self.tracker = tracker
         self.changed = changed
         self.unset = unset  # an output to leave out (see `_Tracker.outputs`)
         self.keep = keep  # one left out that a branch sets after all
+        self.lines = lines  # build it under `CallLines`, for a refusal's line
 
 
 class _Tracker:
@@ -110,7 +112,7 @@ class _Tracker:
 
     # Building the statement again.
 
-    def restart(self, changed: list[int]) -> None:
+    def restart(self, changed: list[int], lines: bool = False) -> None:
         for key in changed:
             obj, name, saved = self.snapshot.entries[key]
             if key in self.carried and isinstance(obj, (list, dict, set)):
@@ -131,7 +133,8 @@ class _Tracker:
                     self.extra.append(places_.attr(f"{name}.{attr}", obj, attr))
         self.snapshot.restore()
         self.left.clear()
-        self.lines = containers.CallLines(set(self.carried))
+        if lines:
+            self.lines = containers.CallLines(set(self.carried))
 
     # Watching a branch or body.
 
@@ -222,9 +225,15 @@ class _Tracker:
                     containers.put_back(obj, shapes[0])
 
     def _refuse(self, key: int, before: Any, after: Any, label: str) -> None:
+        if self.lines is None:
+            # The line of the call that changed it: build the statement once
+            # more under the profile hook that finds it (only for this
+            # message: under the hook every call the trace makes is slower,
+            # by each enclosing statement's hook again).
+            raise _Restart(self, [], lines=True)
         obj, name, _ = self.snapshot.entries[key]
         kind = containers.kind_of(obj)
-        line = self.lines.found.get(key) if self.lines else None
+        line = self.lines.found.get(key)
         by = f" by the call at {line}" if line else ""
         at = f" at {self.where}" if self.where else ""
         what = {
@@ -371,7 +380,7 @@ def tracked(
                     if restart.keep is not None:
                         tracker.unset.discard(restart.keep)
                         tracker.kept.add(restart.keep)
-                    tracker.restart(restart.changed)
+                    tracker.restart(restart.changed, restart.lines)
                     continue
                 break
             if result is not NotImplemented:
