@@ -219,11 +219,17 @@ class LoopState:
             python.update(other)
             return arrays
 
+        return {**self.trial(arrays_only, carry, item), **python}
+
+    def trial(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """`trial_shapes(fn, *args)` with the places left as they were: the
+        carry may hold a place's container (`return xs` in the body, so
+        `retval_` holds the list `xs`), and a trial's tracers written into it
+        would leak into the loop."""
         try:
-            shapes = trial_shapes(arrays_only, carry, item)
+            return trial_shapes(fn, *args)
         finally:
             places_.write(self.places, self.before)
-        return {**shapes, **python}
 
     def _unbound(self, values: dict[str, Any], when: str) -> dict[str, Any]:
         """`values` with each name the loop assigns first as an

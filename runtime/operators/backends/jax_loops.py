@@ -19,7 +19,6 @@ from runtime.operators.backends.jax_values import (
     declined,
     is_weak,
     predicate,
-    trial_shapes,
     where_now,
 )
 from runtime.operators.staging import where as where_
@@ -249,7 +248,7 @@ def _for_loop(statement: Loop) -> Any:
             # A static trip count: a `scan` whose steps after a `break` pass
             # the state through (`lax.cond`), so reverse mode works (a
             # while_loop would stop early, but JAX cannot reverse it).
-            carry = _promote_weak(carry, trial_shapes(body_fun, carry))
+            carry = _promote_weak(carry, loop.trial(body_fun, carry))
 
             def step(c: dict[str, Any], _: Any) -> tuple[dict[str, Any], None]:
                 return lax.cond(c[_COND], body_fun, lambda c: c, c), None

@@ -285,6 +285,8 @@ def shared_list_replaced_in_a_loop_in_a_try(a, b):
 
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
+    if isinstance(result, list):
+        return [np.asarray(t.numpy()).tolist() for t in result]
     return np.asarray(result.numpy()).tolist()
 
 
@@ -409,6 +411,15 @@ def object_rebound_in_a_loop(a, b):
     return v.x
 
 
+def list_returned_from_a_branch_in_a_loop(a, b):
+    xs = [0, 0]
+    for i in range(2):
+        if a > i:
+            xs[1] = b
+            return xs
+    return xs
+
+
 CASES = [
     (cell_no_try, (3,), VALUE),
     (loop_in_try_body, (3,), VALUE),
@@ -504,6 +515,11 @@ CASES = [
         (2, 0),
         ("value or refused", r"the dict 'd' is changed in a branch of the \S+ `if`"),
     ),
+    # (fuzz, JAX: UnexpectedTracerError: `retval_` holds the list `xs`, a
+    # place of the loop, and the trial trace of the staged rest of the
+    # `range` wrote its tracer into it.)
+    (list_returned_from_a_branch_in_a_loop, (1, 3), VALUE),
+    (list_returned_from_a_branch_in_a_loop, (0, 3), VALUE),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,
