@@ -86,7 +86,11 @@ def _users_module(name: str) -> bool:
     return found
 
 
-_FOLLOWED: dict[type, bool] = {}  # by type: whether `Snapshot` looks inside
+# By type, for the standard library's and installed packages' types only:
+# whether `Snapshot` looks inside. A class of the user's code is not kept:
+# it holds its module (a notebook cell's, a generated program's), and all
+# that module's functions and their traced graphs would live on with it.
+_FOLLOWED: dict[type, bool] = {}
 
 
 def followed(value: Any) -> bool:
@@ -95,11 +99,11 @@ def followed(value: Any) -> bool:
     kind = type(value)
     found = _FOLLOWED.get(kind)
     if found is None:
-        found = _FOLLOWED[kind] = issubclass(kind, (list, tuple, dict, set)) or (
-            is_object(value) and not issubclass(kind, (list, tuple, dict, set))
-        )
-        if len(_FOLLOWED) > 10_000:  # (classes made on the fly)
-            _FOLLOWED.clear()
+        found = issubclass(kind, (list, tuple, dict, set)) or is_object(value)
+        if not _users_module(kind.__module__ or ""):
+            _FOLLOWED[kind] = found
+            if len(_FOLLOWED) > 10_000:  # (classes made on the fly)
+                _FOLLOWED.clear()
     return found
 
 

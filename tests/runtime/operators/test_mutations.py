@@ -7,7 +7,9 @@ statement. One table, run under `autograph.function` ("graph") and
 
 from __future__ import annotations
 
+import gc
 import re
+import weakref
 
 import pytest
 
@@ -19,6 +21,7 @@ from tests.equivalence import (
     assert_jax_equivalent,
     require_jax,
 )
+from tests.program_gen import loaded_program
 
 BACKENDS = ("graph", "jax")
 
@@ -580,3 +583,29 @@ def test_recursion_a_python_value_ends_is_not_refused():
     f = autograph.function(depth_by_python)
     assert int(f(rt.constant(10), 3)) == depth_by_python(10, 3)
     assert re.search("depth_by_python", depth_by_python.__name__)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_users_class_does_not_outlive_its_module(backend):
+    # (The snapshot of containers kept each class it looked inside, with its
+    # module, its functions and their traced graphs: a fuzz campaign grew
+    # to 3 GB; a notebook that redefines a class would too.)
+    source = (
+        "class Counter:\n"
+        "    def __init__(self):\n"
+        "        self.n = 0\n"
+        "\n"
+        "def program(x):\n"
+        "    c = Counter()\n"
+        "    if x > 0:\n"
+        "        c.n = 1\n"
+        "    return c.n\n"
+    )
+    with loaded_program(source) as fn:
+        traced = compiled(backend, fn)
+        assert int(traced(*as_inputs(backend, [3]))) == 1
+        assert int(traced(*as_inputs(backend, [-3]))) == 0
+        counter = weakref.ref(fn.__globals__["Counter"])
+        del traced, fn
+    gc.collect()
+    assert counter() is None
