@@ -181,17 +181,16 @@ class Function:
         if not kwargs and args:
             # The commonest calls: eager tensors only, keyed by the dtypes
             # and shapes of their NumPy values (no encode pass, no perm).
+            entry = None
             if len(args) == 1:
                 if type(args[0]) is EagerTensor:
-                    value = args[0].numpy_value
-                    entry = self._tensors.get((value.dtype, value.shape))
-                    if entry is not None:
-                        return entry.concrete.compiled_call([value])
+                    values = [args[0].numpy_value]
+                    entry = self._tensors.get((values[0].dtype, values[0].shape))
             elif _all_eager(args):
                 values = [a.numpy_value for a in args]
                 entry = self._tensors.get(_tensors_key(values))
-                if entry is not None:
-                    return entry.concrete.compiled_call(values)
+            if entry is not None:
+                return self._run(entry.concrete, values, args, kwargs)
         feeds: list[Any] = []
         refs: list[Any] = []
         try:
@@ -212,9 +211,20 @@ class Function:
                 feeds = self._canonical_feeds(args, kwargs)
             else:
                 feeds = [feeds[i] for i in perm]
+        return self._run(entry.concrete, feeds, args, kwargs)
+
+    @staticmethod
+    def _run(
+        concrete: ConcreteFunction,
+        feeds: list[Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> Any:
+        """Runs a trace on its feeds: every call path ends here, so that each
+        is differentiable while a GradientTape records."""
         if STATE.tapes:  # a GradientTape is recording: run the graph op by op
-            return entry.concrete._taped_call(feeds, args, kwargs)
-        return entry.concrete.compiled_call(feeds)
+            return concrete._taped_call(feeds, args, kwargs)
+        return concrete.compiled_call(feeds)
 
     def _call_special(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if _run_eagerly:
@@ -222,10 +232,7 @@ class Function:
         if STATE.graph is not None:  # inside another trace: inline
             return self._traced_callable()(*args, **kwargs)
         concrete = self._signature_concrete()
-        feeds = self._signature_feeds(args, kwargs)
-        if STATE.tapes:
-            return concrete._taped_call(feeds, args, kwargs)
-        return concrete.compiled_call(feeds)
+        return self._run(concrete, self._signature_feeds(args, kwargs), args, kwargs)
 
     def _python_callable(self) -> Callable[..., Any]:
         if self._instance is None:

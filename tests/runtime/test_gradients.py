@@ -309,6 +309,44 @@ def test_gradient_through_a_function_call():
     np.testing.assert_allclose(dv.numpy(), expected[1].numpy(), rtol=1e-6)
 
 
+def test_every_call_of_a_traced_function_is_differentiable():
+    # A training loop calls the Function once per step: the calls after the
+    # one that traced take the all-eager-tensor fast path, which must record
+    # on the tape too (it returned None gradients from step 2 on).
+    w = rt.Variable(2.0)
+
+    @autograph.function
+    def f(x):
+        return x * x * w
+
+    x = rt.constant(3.0)
+    f(x)  # a warm-up call outside any tape
+    for _ in range(3):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        dx, dw = tape.gradient(y, [x, w])
+        assert (float(dx), float(dw)) == (12.0, 9.0)
+
+    class Scale:  # a layer that creates its Variable on the first call
+        def __init__(self):
+            self.w = None
+
+        @autograph.function
+        def __call__(self, a, b):
+            if self.w is None:
+                self.w = rt.Variable(2.0)
+            return a * b * self.w
+
+    layer = Scale()
+    for _ in range(3):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = layer(x, rt.constant(1.0))
+        dx, dw = tape.gradient(y, [x, layer.w])
+        assert (float(dx), float(dw)) == (2.0, 3.0)
+
+
 def test_training_step_inside_a_function_updates_variables():
     w = rt.Variable([[0.0], [0.0]])
     opt = rt.optimizers.SGD(0.1)
