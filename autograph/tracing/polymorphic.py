@@ -485,14 +485,19 @@ class Function:
         return self._tracing_count
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
-        """On an instance: a Function bound to it, with its own trace cache."""
+        """On an instance: a Function bound to it, with its own trace cache.
+
+        What it returns holds the instance, as a Python bound method does
+        (`A().f(x)` keeps the temporary for the call); the trace cache,
+        kept by this Function, holds it weakly.
+        """
         if instance is None:
             return self
         found = self._bound.get(id(instance))
         if found is not None and found[0]() is instance:
-            return found[1]
+            return _Method(found[1], instance)
         with self._lock:
-            return self._bind_to(instance)
+            return _Method(self._bind_to(instance), instance)
 
     def _bind_to(self, instance: Any) -> Function:
         """The bound Function for `instance`, made once (called under the lock)."""
@@ -523,6 +528,32 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<autograph.Function {self._name}>"
+
+
+class _Method(Function):
+    """`instance.method` of a decorated method: the instance's bound Function
+    (its state, trace cache included, is that Function's: one `__dict__`)
+    seen through an object that holds the instance strongly.
+
+    A fresh one per attribute read, as for Python's bound methods: it equals
+    another of the same instance's method, and is not identical to it.
+    """
+
+    __slots__ = ("__self__",)
+
+    def __init__(self, bound: Function, instance: Any) -> None:  # noqa: D107
+        self.__dict__ = bound.__dict__
+        self.__self__ = instance
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is _Method
+            and other.__dict__ is self.__dict__
+            and other.__self__ is self.__self__
+        )
+
+    def __hash__(self) -> int:
+        return hash((id(self.__dict__), id(self.__self__)))
 
 
 # -- helpers ---------------------------------------------------------------------
