@@ -138,10 +138,11 @@ class Function:
             python_function, "__name__", type(python_function).__name__
         )
         signature = inspect.signature(python_function)
+        bound_to = None
         if _instance is not None:
-            signature = signature.replace(
-                parameters=list(signature.parameters.values())[1:]
-            )
+            first, *rest = signature.parameters.values()
+            bound_to = first.name
+            signature = signature.replace(parameters=rest)
         self._signature = signature
         self._fast: dict[Any, _Entry] = {}
         # Calls with eager tensors only, by ((dtype, shape), ...) of their
@@ -162,11 +163,19 @@ class Function:
         self.input_signature: tuple[Any, ...] | None = None
         self._sig_names: list[str] = []
         self._sig_concrete: ConcreteFunction | None = None
+        self._sig_error: TypeError | None = None
         if input_signature is not None:
             self.input_signature = tuple(input_signature)
-            self._sig_names = matching.signature_names(
-                self._name, signature, self.input_signature
-            )
+            try:
+                self._sig_names = matching.signature_names(
+                    self._name, signature, self.input_signature, bound_to
+                )
+            except TypeError as e:
+                if _instance is not None or not _in_class_body(python_function):
+                    raise
+                # A method's specs leave out `self`: checked when it is bound
+                # to an instance; a call through the class raises this.
+                self._sig_error = e
 
     # -- calling -------------------------------------------------------------------
 
@@ -386,6 +395,8 @@ class Function:
         concrete = self._sig_concrete
         if concrete is not None:
             return concrete
+        if self._sig_error is not None:
+            raise self._sig_error.with_traceback(None)
         with self._lock:
             concrete = self._sig_concrete  # another thread may have traced it
             if concrete is not None:
@@ -566,6 +577,13 @@ def _all_eager(args: tuple[Any, ...]) -> bool:
     return True
 
 
+def _in_class_body(python_function: Callable[..., Any]) -> bool:
+    """Whether it was defined in a class body (`C.f`, `g.<locals>.C.f`): a
+    method, whose first parameter an instance binds."""
+    parts = getattr(python_function, "__qualname__", "").split(".")
+    return len(parts) > 1 and parts[-2] != "<locals>"
+
+
 def _tensors_key(values: list[Any]) -> tuple[Any, ...]:
     """(dtype, shape, dtype, shape, ...) of NumPy values: `_tensors`' key."""
     return tuple([part for v in values for part in (v.dtype, v.shape)])
@@ -619,7 +637,8 @@ def function(
     Args:
         func: The Python function (or method) to trace.
         input_signature: A sequence of `rt.TensorSpec`s (or nests of them),
-            one per leading parameter: then one graph serves every call, and
+            one per leading parameter (after `self`, for a method, as in
+            TensorFlow): then one graph serves every call, and
             calls that don't fit raise TypeError (dtype, kind) or ValueError
             (shape) naming the argument.
         autograph: Convert Python control flow (the default) before tracing;
