@@ -366,6 +366,36 @@ def test_training_step_inside_a_function_updates_variables():
     np.testing.assert_allclose(w.numpy().ravel(), [2.0, -1.0], atol=0.05)
 
 
+def test_gradient_through_a_dataset_loop_inside_a_function():
+    # The loop captures the iterator handle; its elements depend on no
+    # source, so no gradient is asked of IteratorGetNext (it was: LookupError).
+    w = rt.Variable(1.0)
+
+    @autograph.function
+    def weighted(ds):
+        with rt.GradientTape() as tape:
+            loss = 0.0
+            for x in ds:
+                loss += w * x
+        return tape.gradient(loss, w)
+
+    @autograph.function
+    def weighted_until(ds, limit):
+        with rt.GradientTape() as tape:
+            loss = 0.0
+            for x in ds:
+                if x > limit:
+                    break
+                if x > 0.0:
+                    loss += w * w * x
+        return tape.gradient(loss, w)
+
+    ds = rt.data.Dataset.from_tensor_slices(rt.constant([1.0, 2.0, 3.0]))
+    assert float(weighted(ds)) == 6.0
+    assert float(weighted_until(ds, rt.constant(2.5))) == 2 * (1.0 + 2.0)
+    assert float(weighted_until(ds, rt.constant(9.0))) == 2 * 6.0
+
+
 def test_a_branch_that_reads_a_variable_and_a_capped_loop():
     w = rt.Variable(3.0)
 
