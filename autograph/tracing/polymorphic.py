@@ -552,7 +552,7 @@ class _Method(Function):
 
     __slots__ = ("__self__",)
 
-    def __init__(self, bound: Function, instance: Any) -> None:  # noqa: D107
+    def __init__(self, bound: Function, instance: Any) -> None:
         self.__dict__ = bound.__dict__
         self.__self__ = instance
 

@@ -288,8 +288,7 @@ def _loop(
 
     def nothing() -> list[Any]:  # before the first element: zeros
         return [
-            creation.zeros([d or 0 for d in s.shape or ()], s.dtype)
-            for s in flat_specs
+            creation.zeros([d or 0 for d in s.shape or ()], s.dtype) for s in flat_specs
         ]
 
     has, *leaves = fetch(state, nothing)
