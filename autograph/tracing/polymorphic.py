@@ -187,19 +187,22 @@ class Function:
             or self.input_signature is not None
         ):
             return self._call_special(args, kwargs)
-        if not kwargs and args:
+        if not kwargs and args and not STATE.tapes:
             # The commonest calls: eager tensors only, keyed by the dtypes
             # and shapes of their NumPy values (no encode pass, no perm).
-            entry = None
+            # While a GradientTape records, calls take the path below, whose
+            # `_run` replays the graph op by op.
             if len(args) == 1:
                 if type(args[0]) is EagerTensor:
-                    values = [args[0].numpy_value]
-                    entry = self._tensors.get((values[0].dtype, values[0].shape))
+                    value = args[0].numpy_value
+                    entry = self._tensors.get((value.dtype, value.shape))
+                    if entry is not None:
+                        return entry.concrete.compiled_call([value])
             elif _all_eager(args):
                 values = [a.numpy_value for a in args]
                 entry = self._tensors.get(_tensors_key(values))
-            if entry is not None:
-                return self._run(entry.concrete, values, args, kwargs)
+                if entry is not None:
+                    return entry.concrete.compiled_call(values)
         feeds: list[Any] = []
         refs: list[Any] = []
         try:
