@@ -14,7 +14,7 @@ import sys
 import warnings
 from typing import Any
 
-from autograph.tracing.signatures import IDENTITY, NAN, TENSOR
+from autograph.tracing.signatures import IDENTITY, NAN, NEG_ZERO, TENSOR
 from runtime import dtypes
 from runtime.shapes import format_shape
 
@@ -128,7 +128,7 @@ def _key_text(key: Any) -> str:
     if head is IDENTITY:
         return "<object>"
     if head in _SCALAR_TYPES:
-        return "nan" if key[1] is NAN else repr(key[1])
+        return key[1].name if key[1] is NAN or key[1] is NEG_ZERO else repr(key[1])
     if isinstance(head, type) and issubclass(head, dict):
         return "{" + ", ".join(f"{k!r}: {_key_text(v)}" for k, v in key[1]) + "}"
     if isinstance(head, type) and issubclass(head, (tuple, list)):

@@ -51,9 +51,16 @@ SLOW = object()  # a permutation meaning: re-bind the call to find its feeds
 
 
 def signature_names(
-    name: str, signature: inspect.Signature, input_signature: tuple[Any, ...]
+    name: str,
+    signature: inspect.Signature,
+    input_signature: tuple[Any, ...],
+    bound_to: str | None = None,
 ) -> list[str]:
-    """The parameter names the input_signature's entries bind to."""
+    """The parameter names the input_signature's entries bind to.
+
+    `bound_to` names a method's first parameter, left out of `signature`
+    (and of the entries, as in TensorFlow).
+    """
     names: list[str] = []
     remaining = len(input_signature)
     for param in signature.parameters.values():
@@ -69,6 +76,7 @@ def signature_names(
         raise TypeError(
             f"{name}: the input_signature has {len(input_signature)} entries but "
             f"the function takes only {len(names)} positional arguments"
+            + (f" (not counting {bound_to})" if bound_to else "")
         )
     for spec in input_signature:
         _check_signature_entry(name, spec)

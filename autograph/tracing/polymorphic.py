@@ -138,10 +138,11 @@ class Function:
             python_function, "__name__", type(python_function).__name__
         )
         signature = inspect.signature(python_function)
+        bound_to = None
         if _instance is not None:
-            signature = signature.replace(
-                parameters=list(signature.parameters.values())[1:]
-            )
+            first, *rest = signature.parameters.values()
+            bound_to = first.name
+            signature = signature.replace(parameters=rest)
         self._signature = signature
         self._fast: dict[Any, _Entry] = {}
         # Calls with eager tensors only, by ((dtype, shape), ...) of their
@@ -162,11 +163,19 @@ class Function:
         self.input_signature: tuple[Any, ...] | None = None
         self._sig_names: list[str] = []
         self._sig_concrete: ConcreteFunction | None = None
+        self._sig_error: TypeError | None = None
         if input_signature is not None:
             self.input_signature = tuple(input_signature)
-            self._sig_names = matching.signature_names(
-                self._name, signature, self.input_signature
-            )
+            try:
+                self._sig_names = matching.signature_names(
+                    self._name, signature, self.input_signature, bound_to
+                )
+            except TypeError as e:
+                if _instance is not None or not _in_class_body(python_function):
+                    raise
+                # A method's specs leave out `self`: checked when it is bound
+                # to an instance; a call through the class raises this.
+                self._sig_error = e
 
     # -- calling -------------------------------------------------------------------
 
@@ -178,9 +187,11 @@ class Function:
             or self.input_signature is not None
         ):
             return self._call_special(args, kwargs)
-        if not kwargs and args:
+        if not kwargs and args and not STATE.tapes:
             # The commonest calls: eager tensors only, keyed by the dtypes
             # and shapes of their NumPy values (no encode pass, no perm).
+            # While a GradientTape records, calls take the path below, whose
+            # `_run` replays the graph op by op.
             if len(args) == 1:
                 if type(args[0]) is EagerTensor:
                     value = args[0].numpy_value
@@ -212,9 +223,20 @@ class Function:
                 feeds = self._canonical_feeds(args, kwargs)
             else:
                 feeds = [feeds[i] for i in perm]
+        return self._run(entry.concrete, feeds, args, kwargs)
+
+    @staticmethod
+    def _run(
+        concrete: ConcreteFunction,
+        feeds: list[Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> Any:
+        """Runs a trace on its feeds: every call path ends here, so that each
+        is differentiable while a GradientTape records."""
         if STATE.tapes:  # a GradientTape is recording: run the graph op by op
-            return entry.concrete._taped_call(feeds, args, kwargs)
-        return entry.concrete.compiled_call(feeds)
+            return concrete._taped_call(feeds, args, kwargs)
+        return concrete.compiled_call(feeds)
 
     def _call_special(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if _run_eagerly:
@@ -222,10 +244,7 @@ class Function:
         if STATE.graph is not None:  # inside another trace: inline
             return self._traced_callable()(*args, **kwargs)
         concrete = self._signature_concrete()
-        feeds = self._signature_feeds(args, kwargs)
-        if STATE.tapes:
-            return concrete._taped_call(feeds, args, kwargs)
-        return concrete.compiled_call(feeds)
+        return self._run(concrete, self._signature_feeds(args, kwargs), args, kwargs)
 
     def _python_callable(self) -> Callable[..., Any]:
         if self._instance is None:
@@ -379,6 +398,8 @@ class Function:
         concrete = self._sig_concrete
         if concrete is not None:
             return concrete
+        if self._sig_error is not None:
+            raise self._sig_error.with_traceback(None)
         with self._lock:
             concrete = self._sig_concrete  # another thread may have traced it
             if concrete is not None:
@@ -478,14 +499,19 @@ class Function:
         return self._tracing_count
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
-        """On an instance: a Function bound to it, with its own trace cache."""
+        """On an instance: a Function bound to it, with its own trace cache.
+
+        What it returns holds the instance, as a Python bound method does
+        (`A().f(x)` keeps the temporary for the call); the trace cache,
+        kept by this Function, holds it weakly.
+        """
         if instance is None:
             return self
         found = self._bound.get(id(instance))
         if found is not None and found[0]() is instance:
-            return found[1]
+            return _Method(found[1], instance)
         with self._lock:
-            return self._bind_to(instance)
+            return _Method(self._bind_to(instance), instance)
 
     def _bind_to(self, instance: Any) -> Function:
         """The bound Function for `instance`, made once (called under the lock)."""
@@ -518,6 +544,32 @@ class Function:
         return f"<autograph.Function {self._name}>"
 
 
+class _Method(Function):
+    """`instance.method` of a decorated method: the instance's bound Function
+    (its state, trace cache included, is that Function's: one `__dict__`)
+    seen through an object that holds the instance strongly.
+
+    A fresh one per attribute read, as for Python's bound methods: it equals
+    another of the same instance's method, and is not identical to it.
+    """
+
+    __slots__ = ("__self__",)
+
+    def __init__(self, bound: Function, instance: Any) -> None:
+        self.__dict__ = bound.__dict__
+        self.__self__ = instance
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is _Method
+            and other.__dict__ is self.__dict__
+            and other.__self__ is self.__self__
+        )
+
+    def __hash__(self) -> int:
+        return hash((id(self.__dict__), id(self.__self__)))
+
+
 # -- helpers ---------------------------------------------------------------------
 
 
@@ -526,6 +578,13 @@ def _all_eager(args: tuple[Any, ...]) -> bool:
         if type(a) is not EagerTensor:
             return False
     return True
+
+
+def _in_class_body(python_function: Callable[..., Any]) -> bool:
+    """Whether it was defined in a class body (`C.f`, `g.<locals>.C.f`): a
+    method, whose first parameter an instance binds."""
+    parts = getattr(python_function, "__qualname__", "").split(".")
+    return len(parts) > 1 and parts[-2] != "<locals>"
 
 
 def _tensors_key(values: list[Any]) -> tuple[Any, ...]:
@@ -581,7 +640,8 @@ def function(
     Args:
         func: The Python function (or method) to trace.
         input_signature: A sequence of `rt.TensorSpec`s (or nests of them),
-            one per leading parameter: then one graph serves every call, and
+            one per leading parameter (after `self`, for a method, as in
+            TensorFlow): then one graph serves every call, and
             calls that don't fit raise TypeError (dtype, kind) or ValueError
             (shape) naming the argument.
         autograph: Convert Python control flow (the default) before tracing;

@@ -6,7 +6,10 @@ arguments, following API.md's rules:
 * a tensor (an eager tensor, a NumPy array or scalar, a `TensorSpec`) is
   keyed by dtype and shape;
 * a Python scalar (int, float, str, bool, None, ...) by its type and value,
-  so `f(1)`, `f(1.0)` and `f(True)` are three traces;
+  so `f(1)`, `f(1.0)` and `f(True)` are three traces; `-0.0` is keyed apart
+  from `0.0` (they are equal, but `copysign` and `1 / x` tell them apart),
+  and every NaN shares one key (NaN is unequal to itself: keyed by value, it
+  would trace on every call);
 * a tuple, list or dict by its type, length or keys, and its items' keys;
 * anything else (a `Variable`, a model object, a function) by identity: the
   key holds its `id`, and the trace holds a weak reference that must still be
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -50,6 +54,7 @@ from runtime.tensor_spec import TensorSpec
 __all__ = [
     "IDENTITY",
     "NAN",
+    "NEG_ZERO",
     "TENSOR",
     "Identity",
     "Param",
@@ -79,6 +84,7 @@ class _Tag:
 TENSOR = _Tag("tensor")
 IDENTITY = _Tag("identity")
 NAN = _Tag("nan")
+NEG_ZERO = _Tag("-0.0")
 
 # Keyed by type and value. Exact types only: an IntEnum member is an object.
 _VALUE_TYPES = frozenset({int, float, str, bool, bytes, complex, type(None)})
@@ -105,8 +111,11 @@ def encode(value: Any, feeds: list[Any], refs: list[Any]) -> Any:
         feeds.append(array)
         return (TENSOR, array.dtype, array.shape)
     if t in _VALUE_TYPES:
-        if t is float and value != value:
-            return (float, NAN)
+        if t is float:
+            if value != value:  # one trace for every NaN (NaN != NaN)
+                return (float, NAN)
+            if value == 0.0 and math.copysign(1.0, value) < 0:
+                return (float, NEG_ZERO)  # -0.0 == 0.0, but copysign differs
         return (t, value)
     if t is tuple or t is list:
         return (t, tuple([encode(v, feeds, refs) for v in value]))
@@ -345,8 +354,11 @@ def check_value(
 
 
 def _same_value(a: Any, b: Any) -> bool:
+    """Whether two Python values of one type share a trace key (`encode`)."""
     if a != a and b != b:  # nan
         return True
+    if type(a) is float and a == 0.0 == b:
+        return math.copysign(1.0, a) == math.copysign(1.0, b)
     return bool(a == b)
 
 

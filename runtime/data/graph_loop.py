@@ -4,7 +4,10 @@
     has, *x = IteratorGetNext(iterator)  # iterator each time the graph runs
     while has and <break/return flags>:
         state = body(x, state)
-        has, *x = IteratorGetNext(iterator)
+        if <break/return flags>:         # no element is taken past a break
+            has, *x = IteratorGetNext(iterator)
+        else:
+            has = False
 
 Both iterator ops are stateful (they run on every call, in program order).
 The loop is the graph backend's `while_stmt` with the iterator's flag and
@@ -30,6 +33,7 @@ from runtime.op_registry import OpDef, apply, convert_to_tensor, register
 from runtime.operators import control_flow as operators
 from runtime.operators import dispatch
 from runtime.operators import graph_backend as _graph_backend  # noqa: F401  (while_stmt)
+from runtime.ops import creation
 from runtime.ops.state import ensure_defined
 
 __all__ = [
@@ -263,9 +267,33 @@ def _loop(
     """The graph loop over what is left of iterator `handle` of `dataset`."""
     names = names or operators.state_names(body, skip=1)
     k = len(state)
-    has, leaves = get_next(handle, dataset)
-    m = len(leaves)
     spec = dataset.element_spec
+    flat_specs = dataset._flat_specs
+
+    def take() -> tuple[Any, ...]:
+        more, element = get_next(handle, dataset)
+        return (more, *element)
+
+    def fetch(values: Sequence[Any], previous: Callable[[], list[Any]]) -> Any:
+        # The next element, drawn only while `break` and `return` let the
+        # loop go on: an element past a `break` stays in the iterator (for a
+        # later `for x in it` or `next(it)`, and a generator does not run
+        # ahead), as in Python.
+        if extra_test is None:
+            return take()
+        go = extra_test(*values)
+        if isinstance(go, (bool, np.bool_)):
+            return take() if go else (False, *previous())
+        return control_flow.cond(go, take, lambda: (False, *previous()))
+
+    def nothing() -> list[Any]:  # before the first element: zeros
+        return [
+            creation.zeros([d or 0 for d in s.shape or ()], s.dtype) for s in flat_specs
+        ]
+
+    has, *leaves = fetch(state, nothing)
+    has = convert_to_tensor(has)  # a graph flag even when no loop can run
+    m = len(leaves)
 
     def test(*values: Any) -> Any:
         more = values[k]
@@ -279,8 +307,7 @@ def _loop(
     def step(*values: Any) -> tuple[Any, ...]:
         element = nest.pack_sequence_as(spec, list(values[k + 1 :]))
         out = operators.as_state(body(element, *values[:k]), k)
-        more, nxt = get_next(handle, dataset)
-        return (*out, more, *nxt)
+        return (*out, *fetch(out, lambda: list(values[k + 1 :])))
 
     loop_state = (*state, has, *leaves)
     loop_names = (

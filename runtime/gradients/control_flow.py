@@ -34,7 +34,7 @@ from runtime.gradients.tape import (
 from runtime.op_registry import OpDef, apply, gradient, lookup_variable, register
 from runtime.ops import rules
 from runtime.ops.creation import zeros_like
-from runtime.ops.grad_ops import add_grads, zeros_for
+from runtime.ops.grad_ops import add_grads, needs_gradient, zeros_for
 
 __all__: list[str] = []
 
@@ -88,7 +88,7 @@ def _subgraph_backward(
 def _if_grad(op: Any, grads: Sequence[Any]) -> SubgraphGrads:
     pred, *captured = op.inputs
     then_g, else_g = op.attrs["then_branch"], op.attrs["else_branch"]
-    wanted = [j for j, c in enumerate(captured) if differentiable(c)]
+    wanted = [j for j, c in enumerate(captured) if needs_gradient(c)]
     flowing = [(k, g) for k, g in enumerate(grads) if g is not None]
     var_ids = _float_variables([then_g, else_g])
 
@@ -167,7 +167,10 @@ def _while_grad(op: Any, grads: Sequence[Any]) -> SubgraphGrads:
     body_g = op.attrs["body"]
     loop_vars = body_g.inputs[:n]
     wanted_vars = [i for i in range(n) if differentiable(op.outputs[i])]
-    wanted_caps = [j for j, c in enumerate(captured) if differentiable(c)]
+    # Captures on no path from a source (a dataset's iterator handle, a
+    # constant) are no sources of the replay: ops that read only them (an
+    # IteratorGetNext) are not differentiated.
+    wanted_caps = [j for j, c in enumerate(captured) if needs_gradient(c)]
     var_ids = _float_variables([body_g])
     a, b = len(wanted_vars), len(wanted_caps)
     shapes = [

@@ -21,6 +21,7 @@ from typing import Any
 
 from runtime import control_flow, dtypes, formatted
 from runtime.context import STATE
+from runtime.operators import control_flow as operators
 from runtime.operators import dispatch, verification
 from runtime.operators.backends.graph import BACKEND, dry_run, readable_here
 from runtime.operators.backends.graph_loops import (
@@ -151,6 +152,33 @@ def _list_pop(array: TensorArray, *index: Any) -> Any:
     raise verification.pop_of_tensor_array()
 
 
+def _list_len(array: TensorArray) -> Any:
+    return array.size()
+
+
+def _for_list(
+    array: TensorArray,
+    body: Callable[..., Any],
+    state: tuple[Any, ...],
+    names: tuple[str, ...],
+    extra_test: Callable[..., Any] | None,
+    places: Any = (),
+    opts: Any = None,
+) -> Any:
+    """`for v in out` over a list a graph loop carried as a TensorArray:
+    `for i in rt.range(len(out)): v = out.read(i)`."""
+    names = names or operators.state_names(body, skip=1)
+    return operators.for_stmt(
+        creation.range(array.size()),
+        lambda i, *values: body(array.read(i), *values),
+        state,
+        names,
+        extra_test,
+        places=places,
+        opts=opts,
+    )
+
+
 def register() -> None:
     """Installs the graph backend into the dispatch tables."""
 
@@ -174,6 +202,8 @@ def register() -> None:
         dispatch.register(operator, SymbolicTensor, staged(kept(impl)))
     dispatch.register("list_append", TensorArray, kept(_list_append))
     dispatch.register("list_pop", TensorArray, kept(_list_pop))
+    dispatch.register("len_", TensorArray, kept(_list_len))
+    dispatch.register("for_stmt", TensorArray, _for_list)
     # Graph.as_default() counts the graphs being built in the hint.
     dispatch.register_activity_check(lambda: STATE.graph is not None, hinted=True)
 

@@ -25,8 +25,9 @@ import numpy as np
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
 from runtime.op_registry import OpDef, apply, convert_to_tensor, gradient, register
-from runtime.ops import rules
+from runtime.ops import array, rules
 from runtime.shapes import Shape, as_shape, format_shape, is_compatible
+from runtime.source_locations import user_location
 from runtime.tensor import Tensor, TensorLike
 
 __all__ = ["TensorArray"]
@@ -278,6 +279,14 @@ class TensorArray:
         """Whether writes past the end grow the array."""
         return self._dynamic_size
 
+    # The name of the Python list a graph loop carries as this array (set by
+    # the loop), for messages.
+    _list_name: str | None = None
+
+    # Not iterable by Python (`__getitem__` would make `iter` read past the
+    # end without end): converted code's `for v in array` is a graph loop.
+    __iter__ = None
+
     def _with(
         self, handle: Tensor, element_shape: Shape, num: int | None
     ) -> TensorArray:
@@ -286,8 +295,40 @@ class TensorArray:
         ta._dynamic_size = self._dynamic_size
         ta._element_shape = element_shape
         ta._num_elements = num
+        ta._list_name = self._list_name
         ta.handle = handle
         return ta
+
+    def __getitem__(self, index: TensorLike) -> Tensor:
+        """`array[i]`: `read(i)`, counted from the end for a negative `i`, as
+        for the list a graph loop carries as this array."""
+        if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+            return self.read(self.size() + index if index < 0 else index)
+        index_tensor = None if isinstance(index, slice) else convert_to_tensor(index)
+        if index_tensor is None or not (
+            index_tensor.dtype.is_integer and index_tensor.shape == ()
+        ):
+            raise self._refusal("slicing" if index_tensor is None else "indexing")
+        size = self.size()
+        return self.read(
+            array.where(index_tensor < 0, index_tensor + size, index_tensor)
+        )
+
+    def _refusal(self, what: str) -> TypeError:
+        """What `array[...]` says for an index it does not take."""
+        name = self._list_name
+        where = user_location()
+        at = "" if where is None else f" at {where}"
+        if name is None:
+            return TypeError(
+                f"{what} a TensorArray{at} is not supported (only an integer "
+                "scalar index reads an element); use rt.stack(array) instead"
+            )
+        return TypeError(
+            f"{what} the list {name!r}{at} is not supported: a graph loop appended "
+            f"to it, so it is an rt.TensorArray after the loop; "
+            f"{'slice' if what == 'slicing' else 'index'} rt.stack({name}) instead"
+        )
 
     def write(
         self, index: TensorLike, value: TensorLike, name: str | None = None

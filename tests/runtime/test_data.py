@@ -140,6 +140,58 @@ def test_for_over_a_dataset_is_one_loop_whose_graph_does_not_grow():
     assert n_small == n_big and kinds.count("While") == 1
 
 
+def resume_after_break(ds):
+    it = iter(ds)
+    s1 = rt.constant(0, rt.int64)
+    for x in it:
+        if x >= 2:
+            break
+        s1 += x
+    s2 = rt.constant(0, rt.int64)
+    for x in it:
+        s2 += x
+    return s1, s2, next(iter(ds.skip(4)))
+
+
+def test_a_break_takes_no_element_past_the_one_it_broke_on():
+    # The loop drew the next element at the end of each body: a `break`
+    # left it taken, so the next `for x in it` started one element late.
+    ds = Dataset.range(5)
+    expected = (1, 3 + 4, 4)
+    converted = autograph.to_graph(resume_after_break)
+    assert tuple(int(v) for v in converted(ds)) == expected
+    assert tuple(int(v) for v in autograph.function(resume_after_break)(ds)) == expected
+
+    @autograph.function
+    def next_after_break(ds):
+        it = iter(ds)
+        for x in it:
+            if x >= 2:
+                break
+        return next(it)
+
+    assert int(next_after_break(ds)) == 3
+
+    drawn = []
+
+    def gen():
+        for i in range(10):
+            drawn.append(i)
+            yield i
+
+    @autograph.function
+    def upto_two(ds):
+        s = 0
+        for x in ds:
+            if x == 2:
+                break
+            s += x
+        return s
+
+    ds = Dataset.from_generator(gen, output_signature=rt.TensorSpec([], rt.int32))
+    assert int(upto_two(ds)) == 1 and drawn == [0, 1, 2]
+
+
 def test_a_dataset_argument_is_keyed_by_its_element_spec():
     traces = []
 

@@ -43,6 +43,23 @@ def test_a_for_over_an_iterator_argument_takes_the_rest_in_one_graph_loop():
     assert [op.type for op in graph.get_operations()].count("While") == 1
 
 
+def test_a_break_in_a_for_over_an_iterator_argument_leaves_the_rest():
+    @autograph.function
+    def upto(iterator, limit):
+        s = rt.constant(0, rt.int64)
+        for x in iterator:
+            s += x
+            if s > limit:
+                break
+        return s
+
+    iterator = iter(rt.data.Dataset.range(10))
+    assert int(upto(iterator, rt.constant(2, rt.int64))) == 0 + 1 + 2
+    assert int(next(iterator)) == 3  # 0, 1 and 2 were taken, no more
+    assert int(upto(iterator, rt.constant(8, rt.int64))) == 4 + 5
+    assert int(next(iterator)) == 6
+
+
 def test_eager_iteration_is_unchanged():
     ds = rt.data.Dataset.from_tensor_slices(([1, 2], [3.0, 4.0]))
     assert [(int(a), float(b)) for a, b in ds] == [(1, 3.0), (2, 4.0)]

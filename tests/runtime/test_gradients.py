@@ -309,6 +309,44 @@ def test_gradient_through_a_function_call():
     np.testing.assert_allclose(dv.numpy(), expected[1].numpy(), rtol=1e-6)
 
 
+def test_every_call_of_a_traced_function_is_differentiable():
+    # A training loop calls the Function once per step: the calls after the
+    # one that traced take the all-eager-tensor fast path, which must record
+    # on the tape too (it returned None gradients from step 2 on).
+    w = rt.Variable(2.0)
+
+    @autograph.function
+    def f(x):
+        return x * x * w
+
+    x = rt.constant(3.0)
+    f(x)  # a warm-up call outside any tape
+    for _ in range(3):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        dx, dw = tape.gradient(y, [x, w])
+        assert (float(dx), float(dw)) == (12.0, 9.0)
+
+    class Scale:  # a layer that creates its Variable on the first call
+        def __init__(self):
+            self.w = None
+
+        @autograph.function
+        def __call__(self, a, b):
+            if self.w is None:
+                self.w = rt.Variable(2.0)
+            return a * b * self.w
+
+    layer = Scale()
+    for _ in range(3):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = layer(x, rt.constant(1.0))
+        dx, dw = tape.gradient(y, [x, layer.w])
+        assert (float(dx), float(dw)) == (2.0, 3.0)
+
+
 def test_training_step_inside_a_function_updates_variables():
     w = rt.Variable([[0.0], [0.0]])
     opt = rt.optimizers.SGD(0.1)
@@ -326,6 +364,36 @@ def test_training_step_inside_a_function_updates_variables():
     losses = [float(step(x, y)) for _ in range(50)]
     assert losses[-1] < 1e-3 < losses[0]
     np.testing.assert_allclose(w.numpy().ravel(), [2.0, -1.0], atol=0.05)
+
+
+def test_gradient_through_a_dataset_loop_inside_a_function():
+    # The loop captures the iterator handle; its elements depend on no
+    # source, so no gradient is asked of IteratorGetNext (it was: LookupError).
+    w = rt.Variable(1.0)
+
+    @autograph.function
+    def weighted(ds):
+        with rt.GradientTape() as tape:
+            loss = 0.0
+            for x in ds:
+                loss += w * x
+        return tape.gradient(loss, w)
+
+    @autograph.function
+    def weighted_until(ds, limit):
+        with rt.GradientTape() as tape:
+            loss = 0.0
+            for x in ds:
+                if x > limit:
+                    break
+                if x > 0.0:
+                    loss += w * w * x
+        return tape.gradient(loss, w)
+
+    ds = rt.data.Dataset.from_tensor_slices(rt.constant([1.0, 2.0, 3.0]))
+    assert float(weighted(ds)) == 6.0
+    assert float(weighted_until(ds, rt.constant(2.5))) == 2 * (1.0 + 2.0)
+    assert float(weighted_until(ds, rt.constant(9.0))) == 2 * 6.0
 
 
 def test_a_branch_that_reads_a_variable_and_a_capped_loop():

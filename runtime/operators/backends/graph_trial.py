@@ -349,6 +349,12 @@ def _listless(state: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _as_tensor_array(items: list[Any], name: str, sample: Any) -> TensorArray:
+    array = _new_tensor_array(items, name, sample)
+    array._list_name = name  # for the messages of what a list does and it cannot
+    return array
+
+
+def _new_tensor_array(items: list[Any], name: str, sample: Any) -> TensorArray:
     if items:
         first = convert_to_tensor(items[0])
         array = TensorArray(first.dtype, size=0, dynamic_size=True)

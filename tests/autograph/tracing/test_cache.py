@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import gc
+import math
 
 import numpy as np
 import pytest
@@ -55,10 +56,29 @@ def test_python_scalars_are_keyed_by_type_and_value():
 
 
 def test_nan_arguments_reuse_their_trace():
+    # NaN != NaN: keyed by value, every call would trace anew. One trace
+    # serves them all (TensorFlow retraces each time).
     f = counting()
     f(float("nan"))
     f(float("nan"))
-    assert f.tracing_count == 1
+    f([-float("nan")])
+    f([float("nan")])
+    assert f.tracing_count == 2
+
+
+def test_minus_zero_has_its_own_trace():
+    # 0.0 == -0.0, but code may tell them apart (copysign, 1 / x, atan2).
+    @function
+    def signed(x, k):
+        return x * math.copysign(1.0, k)
+
+    x = rt.constant(2.0)
+    assert [float(signed(x, k)) for k in (0.0, -0.0, 0.0, -0.0)] == [2, -2, 2, -2]
+    assert signed.tracing_count == 2
+    concrete = signed.get_concrete_function(x, -0.0)
+    assert float(concrete(x, -0.0)) == -2.0
+    with pytest.raises(TypeError, match=r"Python value -0\.0, got float 0\.0"):
+        concrete(x, 0.0)
 
 
 @pytest.mark.filterwarnings("ignore::autograph.tracing.RetracingWarning")

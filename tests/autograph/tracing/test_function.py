@@ -198,8 +198,21 @@ def test_methods_have_one_trace_cache_per_instance():
     np.testing.assert_array_equal(b.scale(x).numpy(), [3.0, 6.0])
     a.scale(x)
     assert (a.traces, b.traces) == (1, 1)
-    assert a.scale is a.scale
+    assert a.scale == a.scale and a.scale != b.scale  # like Python's bound methods
+    assert a.scale.tracing_count == 1 and a.scale.__self__ is a
     assert Scaler.scale is Scaler.__dict__["scale"]
+
+
+def test_a_method_of_a_temporary_instance_keeps_it_for_the_call():
+    # `Scaler(5.0).scale(x)`: the temporary's last reference was the one
+    # `scale` was looked up on; the Function must hold it as a bound method
+    # does (it held it weakly: ReferenceError when it traced).
+    x = rt.constant([1.0, 2.0])
+    np.testing.assert_array_equal(Scaler(5.0).scale(x).numpy(), [5.0, 10.0])
+    np.testing.assert_array_equal(Scaler(6.0).scale(x).numpy(), [6.0, 12.0])
+    method = Scaler(7.0).scale
+    gc.collect()
+    np.testing.assert_array_equal(method(x).numpy(), [7.0, 14.0])
 
 
 def test_a_method_function_holds_its_instance_weakly():

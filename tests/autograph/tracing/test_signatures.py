@@ -108,6 +108,41 @@ def test_input_signature_must_cover_parameters_without_defaults():
     )
 
 
+class Doubler:
+    def __init__(self):
+        self.traces = 0
+
+    @function(input_signature=[rt.TensorSpec([None], rt.float32)])
+    def double(self, x):
+        self.traces += 1
+        return x * 2
+
+    @staticmethod
+    @function(input_signature=[rt.TensorSpec([], rt.float32)])
+    def half(x):
+        return x / 2
+
+    @function(input_signature=[rt.TensorSpec([]), rt.TensorSpec([])])
+    def too_many(self, x):
+        return x
+
+
+def test_a_methods_input_signature_leaves_out_self():
+    # As in TensorFlow: the specs cover the parameters after `self` (it
+    # counted `self`, refusing a right one-spec signature at the decorator).
+    doubler = Doubler()
+    assert doubler.double(rt.constant([1.0, 2.0])).numpy().tolist() == [2.0, 4.0]
+    assert doubler.double(rt.constant([1.0, 2.0, 3.0])).numpy().tolist() == [2, 4, 6]
+    assert doubler.traces == 1
+    assert float(Doubler.half(rt.constant(3.0))) == 1.5
+    with pytest.raises(TypeError) as info:
+        doubler.too_many  # noqa: B018 - binding checks the signature
+    assert str(info.value) == (
+        "too_many: the input_signature has 2 entries but the function takes only "
+        "1 positional arguments (not counting self)"
+    )
+
+
 def test_input_signature_entries_must_be_tensor_specs():
     with pytest.raises(
         TypeError, match=r"input_signature entries must be rt\.TensorSpec"

@@ -936,3 +936,41 @@ def test_a_loop_variable_shared_before_the_loop_is_refused_even_if_it_comes_out(
     f = autograph.function(changed_through_a_shared_loop_variable)
     with pytest.raises(ValueError, match="the loop's body would work on a copy"):
         f(rt.constant(0))
+
+
+def doubles_used_as_a_list(n):
+    out = []
+    for i in rt.range(n):
+        out.append(i * 2)
+    total = 0
+    for v in out:
+        total += v
+    return len(out), out[-1], out[1], total
+
+
+def test_a_list_appended_in_a_graph_loop_is_used_as_a_list_after_it():
+    # Carried as a TensorArray, it supported only rt.stack: len(), an index
+    # and a `for` over it raised TypeErrors about 'TensorArray'.
+    expected = (4, 6, 2, 12)
+    converted = autograph.to_graph(doubles_used_as_a_list)
+    assert converted(4) == expected
+    result = autograph.function(doubles_used_as_a_list)(rt.constant(4))
+    assert tuple(int(v) for v in result) == expected
+
+
+def sliced(n):
+    out = []
+    for i in rt.range(n):
+        out.append(i * 2)
+    return out[1:]
+
+
+def test_slicing_a_list_carried_as_a_tensor_array_is_refused_naming_it():
+    with pytest.raises(TypeError) as info:
+        autograph.function(sliced)(rt.constant(4))
+    assert re.fullmatch(
+        r"slicing the list 'out' at .*test_graph_backend\.py:\d+ is not supported: "
+        r"a graph loop appended to it, so it is an rt\.TensorArray after the loop; "
+        r"slice rt\.stack\(out\) instead",
+        str(info.value),
+    )
