@@ -627,3 +627,45 @@ def test_an_item_no_backend_can_carry_is_refused_naming_the_backend(backend, kin
     message = rf"d\[i\] is assigned inside a {kind} `if` or loop .* so {kind} ops "
     with pytest.raises(TypeError, match=message):
         RUNNERS[backend](item_keyed_by_the_loop, 3)
+
+
+def prints_in_a_branch_and_after(a):
+    if a > 0:
+        print("positive")
+    else:
+        print("not positive")
+    print("after")
+    return a
+
+
+# Where a Python `print` in a staged `if` runs, per backend (API.md): the
+# graph backend, as TensorFlow, while tracing (each branch once, then never:
+# `rt.print` prints on every run); the JAX backend when the compiled function
+# runs, as Python does (it printed while tracing, both branches' text).
+PRINTED = {
+    "graph": ["positive\nnot positive\nafter\n", ""],
+    "jax": ["not positive\nafter\n", "not positive\nafter\n"],
+}
+
+
+@pytest.mark.parametrize("backend", sorted(PRINTED))
+def test_where_a_print_in_a_staged_if_runs(backend, capsys):
+    if backend == "jax":
+        jax = pytest.importorskip("jax", reason="JAX is not installed")
+        staged = jax.jit(autograph.to_graph(prints_in_a_branch_and_after))
+
+        def run():
+            result = int(staged(-1))
+            jax.effects_barrier()
+            return result
+    else:
+        traced = autograph.function(prints_in_a_branch_and_after)
+
+        def run():
+            return int(traced(rt.constant(-1)).numpy())
+
+    printed = []
+    for _ in range(2):  # the call that traces, and one that only runs
+        assert run() == -1
+        printed.append(capsys.readouterr().out)
+    assert printed == PRINTED[backend]
