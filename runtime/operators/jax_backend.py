@@ -42,7 +42,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from runtime.operators import dispatch, verification
+from runtime.operators import dispatch, py_builtins, verification
 from runtime.operators.backends import jax_messages
 from runtime.operators.backends.jax import (
     BACKEND,
@@ -222,8 +222,21 @@ def _print(*args: Any, **kwargs: Any) -> Any:
 
 
 def _range(*args: Any) -> Any:
+    """`range(...)` with a traced argument: checked as Python checks its
+    arguments (a float is refused now; a step of 0 raises Python's
+    ValueError when the compiled function runs)."""
     if all(not isinstance(a, Tracer) or declined(a) for a in args):
         return NotImplemented
+    where = where_now()
+    py_builtins.check_range_args(args, "JAX", where)
+    if len(args) == 3 and isinstance(args[2], Tracer):
+
+        def check(runs: Any, step: Any) -> None:
+            if np.any(np.logical_and(runs, step == 0)):
+                message = f"{py_builtins.STEP_ZERO} (the range(){where})"
+                raise jax_messages.staged(ValueError(message))
+
+        run_callback(check, args[2])
     return TracedRange(*args)
 
 

@@ -68,6 +68,26 @@ def range_(*args: Any, **kwargs: Any) -> Any:
     return builtins.range(*args, **kwargs)
 
 
+STEP_ZERO = "range() arg 3 must not be zero"
+
+
+def check_range_args(args: tuple[Any, ...], kind: str, where: str) -> None:
+    """Python's TypeError for a `range()` argument that is no integer: a
+    float, or a `kind` (`"graph"`, `"JAX"`) value of a float dtype, which
+    a backend's range would take; `where` is `' at file:line'`."""
+    for arg in args:
+        dtype = getattr(arg, "dtype", None)
+        dtype = getattr(dtype, "np_dtype", dtype)  # a graph tensor's DType
+        kind_of = getattr(dtype, "kind", "i")
+        if type(arg) is float or kind_of not in "iub":
+            name = type(arg).__name__ if dtype is None else f"{kind} {dtype}"
+            raise TypeError(
+                f"'float' object cannot be interpreted as an integer: range() "
+                f"of a {name} value{where}; give it an int (int(x) rounds a "
+                "traced value toward zero)"
+            )
+
+
 def len_(*args: Any, **kwargs: Any) -> Any:
     """`len(value)`; for a graph tensor of unknown length, a graph op.
 

@@ -420,7 +420,31 @@ def list_returned_from_a_branch_in_a_loop(a, b):
     return xs
 
 
+def range_with_a_step(n, step):
+    total = 0
+    for i in range(0, n, step):
+        total += i
+    return total
+
+
+def range_of_a_float(x):
+    total = 0
+    for i in range(x):
+        total += i
+    return total
+
+
 CASES = [
+    # range() checks its arguments as Python does (JAX ran no iteration
+    # for a step of 0, and fori_loop's words refused a float).
+    (range_with_a_step, (5, 2), VALUE),
+    (range_with_a_step, (-5, -2), VALUE),
+    (range_with_a_step, (5, 0), ("raises", r"range\(\) arg 3 must not be zero")),
+    (
+        range_of_a_float,
+        (2.5,),
+        ("refused", r"'float' object cannot be interpreted as an integer"),
+    ),
     (cell_no_try, (3,), VALUE),
     (loop_in_try_body, (3,), VALUE),
     (loop_born_read_in_try, (3,), ("value or refused", r"'w' may be unbound where")),
