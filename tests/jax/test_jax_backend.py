@@ -883,3 +883,33 @@ def test_print_with_a_bad_keyword_raises_what_print_raises():
 
     with pytest.raises(TypeError, match="'color' is an invalid keyword"):
         jax.jit(autograph.to_graph(f))(1.0)
+
+
+def sorts_traced_values(x):
+    values = [3.0, x, 1.0]
+    return sorted(values)
+
+
+def sorts_traced_values_in_a_branch(x):
+    values = [3.0, x, 1.0]
+    if x > 0:
+        values.sort()
+    return values
+
+
+@pytest.mark.parametrize(
+    ("fn", "line", "call"),
+    [
+        (sorts_traced_values, 2, r"sorted\(values\)"),
+        (sorts_traced_values_in_a_branch, 3, r"values\.sort\(\)"),
+    ],
+)
+def test_sorting_traced_values_says_what_to_write_naming_the_line(fn, line, call):
+    # (A raw TracerBoolConversionError, naming this project's files.)
+    at = f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno + line}"
+    with pytest.raises(TypeError, match=rf"{call} compares JAX tracers .*jnp\.sort"):
+        try:
+            jax.jit(autograph.to_graph(fn))(2.0)
+        except TypeError as error:
+            assert f"(at {at})" in str(error), error
+            raise
