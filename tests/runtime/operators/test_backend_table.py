@@ -693,3 +693,30 @@ def test_where_a_print_in_a_staged_if_runs(backend, capsys):
         assert run() == -1
         printed.append(capsys.readouterr().out)
     assert printed == PRINTED[backend]
+
+
+def find_with_enumerate(xs, t):
+    for i, x in enumerate(list(xs)):
+        if x == t:
+            return i
+    return -1
+
+
+@pytest.mark.parametrize(("backend", "kind"), [("graph", "graph"), ("jax", "JAX")])
+def test_a_python_loop_a_traced_break_would_end_is_refused_naming_the_backend(
+    backend, kind
+):
+    # (JAX's refusal said "graph tensor" and suggested rt.range; neither
+    # named the line.)
+    line = find_with_enumerate.__code__.co_firstlineno + 1
+    message = (
+        rf"`for` loop at \S+test_backend_table.py:{line} iterates over a Python "
+        rf"value, .* depends on a (traced )?{kind} "
+    )
+    with pytest.raises(TypeError, match=message):
+        if backend == "jax":
+            jax = pytest.importorskip("jax", reason="JAX is not installed")
+            jax.jit(autograph.to_graph(find_with_enumerate))(jax.numpy.arange(3.0), 1.0)
+        else:
+            tensors = [rt.constant(1.0), rt.constant(2.0)]
+            autograph.function(find_with_enumerate)(tensors, rt.constant(1.0))
