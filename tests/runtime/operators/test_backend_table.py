@@ -720,3 +720,39 @@ def test_a_python_loop_a_traced_break_would_end_is_refused_naming_the_backend(
         else:
             tensors = [rt.constant(1.0), rt.constant(2.0)]
             autograph.function(find_with_enumerate)(tensors, rt.constant(1.0))
+
+
+def item_first_set_in_a_loop(n):
+    d = {}
+    for i in range(n):
+        d["k"] = i
+    return d["k"]
+
+
+def attribute_first_set_in_a_loop(n):
+    ob = types.SimpleNamespace()
+    for i in range(n):
+        ob.last = i
+    return ob.last
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+@pytest.mark.parametrize(
+    ("fn", "python"),
+    [
+        (item_first_set_in_a_loop, KeyError),
+        (attribute_first_set_in_a_loop, AttributeError),
+    ],
+)
+def test_an_item_no_iteration_set_raises_python_s_type_when_read(backend, fn, python):
+    # (Both raised an UnboundLocalError, or an error of no builtin type,
+    # where Python raises KeyError / AttributeError.)
+    with pytest.raises(python):
+        fn(0)
+    with pytest.raises(python, match="no iteration has assigned it"):
+        if backend == "jax":
+            pytest.importorskip("jax", reason="JAX is not installed")
+            autograph.jit(fn)(0)
+        else:
+            autograph.function(fn)(rt.constant(0))
+    assert RUNNERS[backend](fn, 3) == 2
