@@ -93,6 +93,8 @@ def hint_for_line(
             hint = _call_hint(node, kind, library, values)
             if hint is not None:
                 return hint
+        if kind == "bool" and _sorts(node):
+            return _sort_hint(node, library, values)  # type: ignore[arg-type]
     if library != "rt":
         return None
     if kind == "iter":
@@ -115,6 +117,33 @@ def _parse(line: str) -> ast.AST | None:
         except SyntaxError:
             continue
     return None
+
+
+def _sorts(node: ast.AST) -> bool:
+    """Whether `node` is `sorted(...)` or `<list>.sort(...)`."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id == "sorted" and bool(node.args)
+    return isinstance(func, ast.Attribute) and func.attr == "sort" and not node.args
+
+
+def _sort_hint(node: ast.Call, library: str, values: str) -> str:
+    call = ast.unparse(node)
+    if library == "rt":
+        fix = "sort Python values, or keep the values in one tensor"
+    else:
+        items = ast.unparse(
+            node.args[0] if node.args else node.func.value  # type: ignore[attr-defined]
+        )
+        fix = (
+            f"keep them in one array and write {library}.sort({library}.stack({items}))"
+        )
+    return (
+        f"{call} compares {values} as Python bools to order them, whose values "
+        f"are not known while tracing; {fix}"
+    )
 
 
 def _call_hint(node: ast.Call, kind: str, library: str, values: str) -> str | None:

@@ -11,7 +11,8 @@ Two checks, used by the sample corpus, the program fuzzer and any other test:
 * ``assert_jax_equivalent(fn, *args)`` runs ``fn`` on plain Python values and
   ``jax.jit(autograph.to_graph(fn))`` on the same values as JAX arrays
   (``Static`` ones stay Python, as static arguments) and compares the results
-  as NumPy arrays; it skips, with a reason, while JAX cannot be imported.
+  as NumPy arrays, and the printed output; it skips, with a reason, while
+  JAX cannot be imported.
 * ``assert_graph_equivalent(fn, *tensor_args)`` runs the converted function on
   eager runtime tensors and the traced ``autograph.function(fn)`` on the same
   tensors and compares the results as NumPy arrays. It skips, with a reason,
@@ -465,8 +466,10 @@ def assert_jax_equivalent(
     what ``fn`` gives on the plain Python values.
 
     Results are compared as NumPy arrays (values, shapes and dtype kind), with
-    their tuple/list/dict structure; floats to float32 precision. If Python
-    raises, the compiled run must raise too (JAX reports a failed `assert`
+    their tuple/list/dict structure; floats to float32 precision. Each of two
+    calls (the one that traces, and one that only runs) must print what
+    Python prints (a ``print`` runs when the compiled function runs). If
+    Python raises, the compiled run must raise too (JAX reports a failed `assert`
     when the compiled function runs, inside its runtime error).
 
     Args:
@@ -482,17 +485,40 @@ def assert_jax_equivalent(
     autograph = _autograph()
     jitted = jax.jit(autograph.to_graph(fn), static_argnums=static)
     jax_args = [a if i in static else jax.numpy.asarray(a) for i, a in enumerate(args)]
+
+    def run_jitted() -> tuple[Any, str]:
+        # Two calls: the first traces, the second only runs; each prints
+        # what Python prints (`print` runs when the compiled function runs).
+        outputs = []
+        for _ in range(2):
+            buffer = io.StringIO()
+            with contextlib.redirect_stdout(buffer):
+                try:
+                    result = jax.block_until_ready(jitted(*jax_args))
+                finally:
+                    jax.effects_barrier()
+            outputs.append(buffer.getvalue())
+        assert outputs[0] == outputs[1], (
+            f"the second call printed {outputs[1]!r}, the first {outputs[0]!r}"
+        )
+        return result, outputs[0]
+
+    printed = io.StringIO()
     try:
-        expected = fn(*copy.deepcopy(args))
+        with contextlib.redirect_stdout(printed):
+            expected = fn(*copy.deepcopy(args))
     except Exception as e:
         try:
-            jax.block_until_ready(jitted(*jax_args))
+            run_jitted()
         except Exception:
             return None
         raise AssertionError(
             f"Python raised {type(e).__name__}: {e}; the jitted run did not"
         ) from e
-    actual = jax.block_until_ready(jitted(*jax_args))
+    actual, output = run_jitted()
+    assert output == printed.getvalue(), (
+        f"printed output: Python {printed.getvalue()!r}, jitted {output!r}"
+    )
     expected = _to_numpy(expected)
     _assert_close(expected, _to_numpy(actual), "result")
     return expected

@@ -23,6 +23,7 @@ from typing import Any
 from runtime.operators import verification
 from runtime.operators.dispatch import TABLES
 from runtime.operators.places import Place, Untracked
+from runtime.operators.staging import where as where_
 
 _IF = TABLES["if_stmt"]
 _WHILE = TABLES["while_stmt"]
@@ -198,7 +199,9 @@ def for_stmt(
             # is a range, which the backend loops over from here.
             if not isinstance(iterable, range):
                 names = names or state_names(body, 1)
-                verification.raise_python_loop_tensor_condition(names)
+                where = where_.at(where_.current())
+                backend = getattr(impl, "backend", None)
+                verification.raise_python_loop_tensor_condition(names, backend, where)
             rest = iterable[drawn:]
             opts = loop_options(opts)
             result = impl(

@@ -105,6 +105,20 @@ TABLES: dict[str, _Table] = {
 }
 
 
+# Operator name -> implementations asked, in order, when no argument's type
+# claims the operator (`print("done")` while JAX traces: a backend that
+# stages every print while it is active). Each declines (`NotImplemented`)
+# while its backend is not active.
+UNCLAIMED: dict[str, list[Callable[..., Any]]] = {"print_": []}
+
+
+def register_unclaimed(operator: str, impl: Callable[..., Any]) -> None:
+    """Makes `operator` ask `impl` when none of its arguments is of a
+    registered type (see `UNCLAIMED`)."""
+    if impl not in UNCLAIMED[operator]:
+        UNCLAIMED[operator].append(impl)
+
+
 # Functions that say whether a backend is active right now (e.g. a graph is
 # being built). While none is, no value can be claimed by a backend.
 _ACTIVITY_CHECKS: list[Callable[[], bool]] = []

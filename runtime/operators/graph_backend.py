@@ -22,7 +22,7 @@ from typing import Any
 from runtime import control_flow, dtypes, formatted
 from runtime.context import STATE
 from runtime.operators import control_flow as operators
-from runtime.operators import dispatch, verification
+from runtime.operators import dispatch, py_builtins, verification
 from runtime.operators.backends.graph import BACKEND, dry_run, readable_here
 from runtime.operators.backends.graph_loops import (
     build_for,
@@ -31,6 +31,7 @@ from runtime.operators.backends.graph_loops import (
     raising_body,
 )
 from runtime.operators.staging import conditional
+from runtime.operators.staging import where as where_
 from runtime.operators.staging.operators import Loop, install
 from runtime.operators.staging.raising import keeping_refusals, raise_when_run
 from runtime.operators.staging.where import staged
@@ -40,7 +41,7 @@ from runtime.operators.variables import (
 from runtime.ops import array as array_ops
 from runtime.ops import creation
 from runtime.ops import math as math_ops
-from runtime.ops.state import Assert
+from runtime.ops.state import Assert, ensure_defined
 from runtime.ops.tensor_array import TensorArray
 from runtime.tensor import (
     SymbolicTensor,
@@ -127,6 +128,15 @@ def _assert(cond: Any, message: Callable[[], Any] | None) -> None:
 
 
 def _range(*args: Any) -> Any:
+    """`range(...)` with a graph tensor argument, checked as Python checks
+    its arguments: a float is refused now; a step of 0 raises Python's
+    ValueError (an InvalidArgumentError that is one) when the graph runs."""
+    where = where_.at(where_.current())
+    py_builtins.check_range_args(args, "graph", where)
+    if len(args) == 3 and isinstance(args[2], SymbolicTensor):
+        message = f"ValueError: {py_builtins.STEP_ZERO} (the range(){where})"
+        step = ensure_defined(args[2] != 0, args[2], message, raises="ValueError")
+        args = (*args[:2], step)
     return creation.range(*args)
 
 

@@ -33,6 +33,7 @@ never imports JAX.
 from __future__ import annotations
 
 import builtins
+import io
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -41,7 +42,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from runtime.operators import dispatch, verification
+from runtime.operators import dispatch, py_builtins, verification
 from runtime.operators.backends import jax_messages
 from runtime.operators.backends.jax import (
     BACKEND,
@@ -188,30 +189,54 @@ def _assert(cond: Any, message: Callable[[], Any] | None) -> Any:
 
 
 def _print(*args: Any, **kwargs: Any) -> Any:
-    """`print` with a traced argument: prints when the compiled function
-    runs (`jax.debug.callback`, like `jax.debug.print`), with the values."""
-    if all(not isinstance(a, Tracer) or declined(a) for a in args):
+    """`print` while JAX traces: prints when the compiled function runs,
+    on every call, where the traced path runs (a vmap lane too), in order
+    with the other run-time effects (an ordered `jax.debug.callback`), and
+    showing the values of the run wherever its text shows a traced value
+    (an argument, an item of a tuple, an f-string: `runtime.formatted`).
+
+    Every print is staged, one with no traced argument too: on a path the
+    run may not take (a branch, a loop body, after a traced `return`) it
+    prints only when taken, and one at the top level prints in its place
+    among the others, on every call, as Python does. Declined (printed as
+    Python) while no JAX trace is active, and for the known values of an
+    eager `jax.grad`.
+    """
+    if _PATH_IDLE() or any(isinstance(a, Tracer) and declined(a) for a in args):
         return NotImplemented
-    traced = [i for i, a in enumerate(args) if isinstance(a, Tracer)]
-    shown = list(args)
+    file, flush = kwargs.pop("file", None), kwargs.pop("flush", False)
+    text = io.StringIO()
+    builtins.print(*args, **kwargs, file=text)  # the text, or print's error
+    shown = jax_messages.shown(text.getvalue())
 
     def emit(runs: Any, *values: Any) -> None:
         if not np.all(runs):
             return  # a vmap lane that does not take this path
-        for i, value in zip(traced, values):
-            shown[i] = value
-        kw = dict(kwargs)
-        if kw.get("file") is None:
-            kw["file"] = sys.stdout
-        builtins.print(*shown, **kw)
+        out = sys.stdout if file is None else file
+        out.write(shown.fill(jax_messages.run_texts(values, shown)))
+        if flush:
+            out.flush()
 
-    run_callback(emit, *(args[i] for i in traced))
+    run_shown(emit, shown)
     return None
 
 
 def _range(*args: Any) -> Any:
+    """`range(...)` with a traced argument: checked as Python checks its
+    arguments (a float is refused now; a step of 0 raises Python's
+    ValueError when the compiled function runs)."""
     if all(not isinstance(a, Tracer) or declined(a) for a in args):
         return NotImplemented
+    where = where_now()
+    py_builtins.check_range_args(args, "JAX", where)
+    if len(args) == 3 and isinstance(args[2], Tracer):
+
+        def check(runs: Any, step: Any) -> None:
+            if np.any(np.logical_and(runs, step == 0)):
+                message = f"{py_builtins.STEP_ZERO} (the range(){where})"
+                raise jax_messages.staged(ValueError(message))
+
+        run_callback(check, args[2])
     return TracedRange(*args)
 
 
@@ -241,6 +266,9 @@ def _active() -> bool:
     return not trace_state_clean()
 
 
+_PATH_IDLE = trace_state_clean
+
+
 def register() -> None:
     """Installs the JAX backend into the dispatch tables."""
     jax_messages.install()
@@ -258,12 +286,14 @@ def register() -> None:
     )
     for operator, impl in (
         ("assert_stmt", _assert),
-        ("print_", _print),
         ("range_", _range),
         ("int_", _int),
         ("float_", _float),
     ):
         dispatch.register(operator, Tracer, staged(kept(impl)))
+    printing = staged(kept(_print))
+    dispatch.register("print_", Tracer, printing)
+    dispatch.register_unclaimed("print_", printing)
     dispatch.register("for_stmt", TracedRange, statements["for_stmt"])
     dispatch.register("len_", TracedRange, _len)
     dispatch.register_activity_check(_active)

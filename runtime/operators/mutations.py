@@ -336,7 +336,7 @@ def tracked(
     and `or_`, only the latter; any other operator's is returned as it is.
     `backend` names the backend's statements in messages ("graph", "JAX")."""
     if operator in ("if_exp", "and_", "or_"):
-        return recursion.guarded(impl, operator)  # (expressions change nothing)
+        return recursion.guarded(impl, operator, backend)  # (they change nothing)
     if operator not in ("if_stmt", "while_stmt", "for_stmt", "for_range"):
         return impl
     is_if = operator == "if_stmt"
@@ -346,7 +346,7 @@ def tracked(
         if is_if and len(args) > 5:
             kwargs["places"] = args.pop(5)
         places = tuple(kwargs.get("places", ()))
-        token = recursion.enter(operator)
+        token = recursion.enter(operator, backend)
         try:
             tracker = _Tracker("if" if is_if else "loop", places, backend)
             places, watched = tracker.watching_items(places)

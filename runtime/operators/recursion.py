@@ -26,11 +26,13 @@ LIMIT = 24
 """How many times the same code may build a statement inside its own branch."""
 
 _WHAT = {
-    "if_stmt": "graph `if`",
-    "if_exp": "graph conditional expression",
-    "and_": "graph `and`",
-    "or_": "graph `or`",
+    "if_stmt": "{kind} `if`",
+    # (An `if` whose branches both return is converted to one.)
+    "if_exp": "{kind} `if` or conditional expression",
+    "and_": "{kind} `and`",
+    "or_": "{kind} `or`",
 }
+_TENSOR = {"graph": "graph tensor", "JAX": "traced JAX value"}
 
 
 class _Stack(threading.local):
@@ -41,16 +43,17 @@ class _Stack(threading.local):
 _STACK = _Stack()
 
 
-def enter(operator: str) -> Any:
+def enter(operator: str, kind: str = "graph") -> Any:
     """Notes that the user's code calling `operator` (the first frame
     outside this library) is building it, and returns a token for `exit`;
-    refuses the LIMIT-th such statement of the same code inside itself."""
+    refuses the LIMIT-th such statement of the same code inside itself
+    (`kind` names the backend: "graph", "JAX")."""
     frame = user_frame(2)
     code = frame.f_code if frame is not None else None
     codes = _STACK.codes
     depth = codes.get(code, 0)
     if depth >= LIMIT and frame is not None:
-        _refuse(frame, operator)
+        _refuse(frame, operator, kind)
     codes[code] = depth + 1
     return code
 
@@ -65,12 +68,14 @@ def exit(token: Any) -> None:
         del codes[token]
 
 
-def guarded(impl: Callable[..., Any], operator: str) -> Callable[..., Any]:
+def guarded(
+    impl: Callable[..., Any], operator: str, kind: str = "graph"
+) -> Callable[..., Any]:
     """A backend's `operator` (`if_exp`, `and_`, `or_`) between `enter` and
     `exit`."""
 
     def run(*args: Any, **kwargs: Any) -> Any:
-        token = enter(operator)
+        token = enter(operator, kind)
         try:
             return impl(*args, **kwargs)
         finally:
@@ -79,7 +84,7 @@ def guarded(impl: Callable[..., Any], operator: str) -> Callable[..., Any]:
     return run
 
 
-def _refuse(frame: types.FrameType, operator: str) -> None:
+def _refuse(frame: types.FrameType, operator: str, kind: str) -> None:
     """Raises the TypeError for recursion through `operator` built by `frame`."""
     # The user's function: the outermost of the functions the statement's
     # code is nested in (converted code defines branches as nested functions).
@@ -94,13 +99,14 @@ def _refuse(frame: types.FrameType, operator: str) -> None:
         if call is not None
         else ""
     )
-    what = _WHAT.get(operator, "graph loop")
+    what = _WHAT.get(operator, "{kind} loop").format(kind=kind)
+    tensor = _TENSOR.get(kind, f"{kind} value")
     where = SourceLocation(frame.f_code.co_filename, frame.f_lineno)
     error = TypeError(
         f"{outer.f_code.co_name!r} calls itself{at} inside a {what} at {where}, "
         f"{LIMIT} calls deep while tracing: how deep it recurses depends on a "
-        "graph tensor, so tracing it would never end; write the recursion as a "
-        "loop (a `while` on the tensor), or end it with a Python value"
+        f"{tensor}, so tracing it would never end; write the recursion as a "
+        f"loop (a `while` on the {tensor}), or end it with a Python value"
     )
     keep_refusal(error, ours=True)
     raise error

@@ -73,17 +73,33 @@ def is_generated(name: str) -> bool:
     return label(name) != name
 
 
-def raise_python_loop_tensor_condition(names: tuple[str, ...]) -> None:
+def raise_python_loop_tensor_condition(
+    names: tuple[str, ...], backend: Any = None, where: str = ""
+) -> None:
     """A `for` over a Python iterable other than a range (which a backend
-    can continue) got a graph-tensor `break` or `return` condition."""
+    can continue) got a backend value's `break` or `return` condition
+    (`backend`: the staging backend whose value it is, or None for the
+    graph's; `where`: `' at file:line'` of the loop)."""
     state = ", ".join(repr(n) for n in names if not is_generated(n)) or "none"
+    kind = getattr(backend, "kind", "graph")
+    if kind == "graph":
+        value = "graph tensor"
+        fix = "iterate over a tensor, e.g. rt.range(n)"
+    else:
+        value = f"traced {kind} value"
+        fix = (
+            "iterate over an array (`for x in xs`, counting the index yourself) "
+            "or over range(n) with a traced n"
+        )
     error = TypeError(
-        "this `for` loop iterates over a Python value, so it runs as Python "
-        "(unrolled while tracing), but its `break` or `return` depends on a graph "
-        f"tensor (loop variables: {state}); iterate over a tensor, e.g. "
-        "rt.range(n), to make it one graph loop"
+        f"this `for` loop{where} iterates over a Python value, so it runs as "
+        "Python (unrolled while tracing), but its `break` or `return` depends on "
+        f"a {value} (loop variables: {state}); {fix}, to make it one {kind} loop"
     )
-    keep_refusal(error, ours=True)  # user code may catch it while tracing
+    if backend is None:
+        keep_refusal(error, ours=True)  # user code may catch it while tracing
+    else:
+        backend.keep_refusal(error)
     raise error
 
 

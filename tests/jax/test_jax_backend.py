@@ -753,3 +753,163 @@ def test_a_refusal_note_names_each_variable_once():
         autograph.jit(_grows_in_a_branch)(jnp.int32(4))
     notes = [n for n in refused.value.__notes__ if "its variables" in n]
     assert notes and notes[0].endswith("(its variables: 'history')")
+
+
+# `print` under a JAX trace prints when the compiled function runs, on the
+# path taken, in order, on every call, showing the values of the run
+# (it printed while tracing, on paths that do not run, unless an argument
+# was itself a tracer; an f-string showed `JitTracer(~float32[])`).
+
+
+def prints_a_constant_in_each_branch(x):
+    if x > 0:
+        print("positive")
+    else:
+        print("not positive")
+    return x
+
+
+def prints_after_a_loop_with_a_traced_return(xs):
+    for x in xs:
+        if x > 1:
+            return x
+        print("not yet", x)
+    print("end")
+    return -1.0
+
+
+def prints_a_python_int_in_a_traced_branch(x):
+    for i in range(3):
+        if x > i:
+            print(i)
+    return x
+
+
+def prints_a_traced_value_in_an_f_string(x):
+    if x > 0:
+        print(f"x is {x}", f"{x!s}", sep=" | ")
+    print("done")
+    return x
+
+
+def prints_at_the_top_level_around_a_branch(x):
+    print("start")
+    if x > 0:
+        print("positive")
+    print("end", x)
+    return x
+
+
+def prints_in_a_traced_while_loop(n):
+    i = 0
+    while i < n:
+        print("step", i, end=";")
+        i += 1
+    print()
+    return i
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (prints_a_constant_in_each_branch, (-1.0,)),
+        (prints_a_constant_in_each_branch, (2.0,)),
+        (prints_after_a_loop_with_a_traced_return, ([0.0, 2.0, 0.5],)),
+        (prints_after_a_loop_with_a_traced_return, ([0.0, 0.5],)),
+        (prints_a_python_int_in_a_traced_branch, (1.5,)),
+        (prints_a_traced_value_in_an_f_string, (2.5,)),
+        (prints_a_traced_value_in_an_f_string, (-2.5,)),
+        (prints_at_the_top_level_around_a_branch, (-1.0,)),
+        (prints_at_the_top_level_around_a_branch, (3.0,)),
+        (prints_in_a_traced_while_loop, (3,)),
+        (prints_in_a_traced_while_loop, (0,)),
+    ],
+)
+def test_print_prints_what_python_prints_on_every_call(fn, args):
+    # (`assert_jax_equivalent` compares the output of two calls with
+    # Python's: the first traces, the second only runs.)
+    assert_jax_equivalent(fn, *args)
+
+
+def test_print_of_a_container_shows_the_run_s_arrays(capsys):
+    # A tuple shows its items' reprs: those of the run's arrays, as a
+    # concrete JAX array's repr reads (not `JitTracer(~float32[])`).
+    def f(x):
+        if x > 0:
+            print((x, 1), {"x": x})
+        return x
+
+    jax.jit(autograph.to_graph(f))(2.5)
+    jax.effects_barrier()
+    shown = "Array(2.5, dtype=float32)"
+    assert capsys.readouterr().out == f"({shown}, 1) {{'x': {shown}}}\n"
+
+
+def test_print_under_vmap_prints_for_the_lanes_on_the_path(capsys):
+    got = jax.jit(jax.vmap(autograph.to_graph(prints_a_constant_in_each_branch)))(
+        jnp.array([2.0, -1.0, 3.0])
+    )
+    jax.effects_barrier()
+    assert got.tolist() == [2.0, -1.0, 3.0]
+    assert sorted(capsys.readouterr().out.splitlines()) == [
+        "not positive",
+        "positive",
+        "positive",
+    ]
+
+
+def test_print_to_a_file_writes_to_it_when_the_function_runs():
+    import io
+
+    log = io.StringIO()
+
+    def f(x):
+        if x > 0:
+            print("positive", x, file=log)
+        return x
+
+    g = jax.jit(autograph.to_graph(f))
+    g(2.0)
+    g(-1.0)
+    g(3.0)
+    jax.effects_barrier()
+    assert log.getvalue() == "positive 2.0\npositive 3.0\n"
+
+
+def test_print_with_a_bad_keyword_raises_what_print_raises():
+    def f(x):
+        print(x, color="red")
+        return x
+
+    with pytest.raises(TypeError, match="'color' is an invalid keyword"):
+        jax.jit(autograph.to_graph(f))(1.0)
+
+
+def sorts_traced_values(x):
+    values = [3.0, x, 1.0]
+    return sorted(values)
+
+
+def sorts_traced_values_in_a_branch(x):
+    values = [3.0, x, 1.0]
+    if x > 0:
+        values.sort()
+    return values
+
+
+@pytest.mark.parametrize(
+    ("fn", "line", "call"),
+    [
+        (sorts_traced_values, 2, r"sorted\(values\)"),
+        (sorts_traced_values_in_a_branch, 3, r"values\.sort\(\)"),
+    ],
+)
+def test_sorting_traced_values_says_what_to_write_naming_the_line(fn, line, call):
+    # (A raw TracerBoolConversionError, naming this project's files.)
+    at = f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno + line}"
+    with pytest.raises(TypeError, match=rf"{call} compares JAX tracers .*jnp\.sort"):
+        try:
+            jax.jit(autograph.to_graph(fn))(2.0)
+        except TypeError as error:
+            assert f"(at {at})" in str(error), error
+            raise

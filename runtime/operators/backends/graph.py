@@ -32,10 +32,18 @@ class _GraphBackend:
     kind = "graph"
     program = "a graph"
 
-    def checked_read(self, flag: Any, value: Any, message: str) -> Any:
+    def checked_read(
+        self,
+        flag: Any,
+        value: Any,
+        message: str,
+        raises: type[Exception] = UnboundLocalError,
+    ) -> Any:
         # (A dict or list of tensors: each leaf is checked where it is read.)
+        # The error is also a `raises` (`errors.raised_as`), as Python's.
+        kind = raises.__name__
         return nest.map_structure(
-            lambda leaf: ensure_defined(flag, leaf, message), value
+            lambda leaf: ensure_defined(flag, leaf, message, raises=kind), value
         )
 
     def raise_at_run(self, error: Exception, message: str) -> None:

@@ -88,8 +88,14 @@ class _JaxBackend:
     def cond(self, *args: Any) -> list[Any]:
         return _cond(*args)
 
-    def checked_read(self, flag: Any, value: Any, message: str) -> Any:
-        return _checked(flag, value, message)
+    def checked_read(
+        self,
+        flag: Any,
+        value: Any,
+        message: str,
+        raises: type[Exception] = UnboundLocalError,
+    ) -> Any:
+        return _checked(flag, value, message, raises)
 
     def raise_at_run(self, error: Exception, message: str) -> None:
         kind = type(error)
@@ -246,14 +252,15 @@ def run_shown(fn: Callable[..., None], shown: formatted.Shown, *args: Any) -> No
         run_callback(fn, *args)
 
 
-def _checked(flag: Any, value: Any, message: str) -> Any:
+def _checked(flag: Any, value: Any, message: str, raises: type[Exception]) -> Any:
     """`value`, and a run-time check that `flag` is set where it is read: the
-    JAX form of Python's UnboundLocalError for a name a loop may not have
-    assigned (raised by the compiled function, inside JAX's runtime error)."""
+    JAX form of Python's UnboundLocalError (`raises`: KeyError for an item,
+    AttributeError for an attribute) for what a loop may not have assigned
+    (raised by the compiled function, inside JAX's runtime error)."""
 
     def check(where: Any, flag: Any) -> None:
         if not np.all(np.logical_or(flag, np.logical_not(where))):
-            raise staged(UnboundLocalError(message))
+            raise staged(as_written(raises, message))
 
     run_callback(check, flag)
     return value

@@ -67,9 +67,16 @@ class Backend(Protocol):
         """Whether Python raises `error` only on the path being traced (the
         user's `raise`, `d[k]`), not about staging it."""
 
-    def checked_read(self, flag: Any, value: Any, message: str) -> Any:
-        """`value`, staged so that the program raises (with `message`)
-        where it reads it while `flag` (a staged bool) is false."""
+    def checked_read(
+        self,
+        flag: Any,
+        value: Any,
+        message: str,
+        raises: type[Exception] = UnboundLocalError,
+    ) -> Any:
+        """`value`, staged so that the program raises `raises` (what Python
+        raises there: KeyError for an item) with `message` where it reads
+        it while `flag` (a staged bool) is false."""
 
     def raise_at_run(self, error: Exception, message: str) -> None:
         """Stages a point that raises `error`'s type with `message` when

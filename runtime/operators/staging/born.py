@@ -122,7 +122,7 @@ def maybe_bound(
             backend.keep_refusal(refusal)
             raise refusal
         exceptions.staged_a_raise(where)
-        return backend.checked_read(flag, value, message)
+        return backend.checked_read(flag, value, message, python)
 
     return UnboundUntilRun(name, value, flag, message, read)
 

@@ -186,5 +186,6 @@ def install(
         for name, impl in impls.items()
     }
     for name, impl in impls.items():
+        impl.backend = backend  # type: ignore[attr-defined]  # (for messages)
         dispatch.register(name, value_type, impl)
     return impls

@@ -420,7 +420,31 @@ def list_returned_from_a_branch_in_a_loop(a, b):
     return xs
 
 
+def range_with_a_step(n, step):
+    total = 0
+    for i in range(0, n, step):
+        total += i
+    return total
+
+
+def range_of_a_float(x):
+    total = 0
+    for i in range(x):
+        total += i
+    return total
+
+
 CASES = [
+    # range() checks its arguments as Python does (JAX ran no iteration
+    # for a step of 0, and fori_loop's words refused a float).
+    (range_with_a_step, (5, 2), VALUE),
+    (range_with_a_step, (-5, -2), VALUE),
+    (range_with_a_step, (5, 0), ("raises", r"range\(\) arg 3 must not be zero")),
+    (
+        range_of_a_float,
+        (2.5,),
+        ("refused", r"'float' object cannot be interpreted as an integer"),
+    ),
     (cell_no_try, (3,), VALUE),
     (loop_in_try_body, (3,), VALUE),
     (loop_born_read_in_try, (3,), ("value or refused", r"'w' may be unbound where")),
@@ -627,3 +651,108 @@ def test_an_item_no_backend_can_carry_is_refused_naming_the_backend(backend, kin
     message = rf"d\[i\] is assigned inside a {kind} `if` or loop .* so {kind} ops "
     with pytest.raises(TypeError, match=message):
         RUNNERS[backend](item_keyed_by_the_loop, 3)
+
+
+def prints_in_a_branch_and_after(a):
+    if a > 0:
+        print("positive")
+    else:
+        print("not positive")
+    print("after")
+    return a
+
+
+# Where a Python `print` in a staged `if` runs, per backend (API.md): the
+# graph backend, as TensorFlow, while tracing (each branch once, then never:
+# `rt.print` prints on every run); the JAX backend when the compiled function
+# runs, as Python does (it printed while tracing, both branches' text).
+PRINTED = {
+    "graph": ["positive\nnot positive\nafter\n", ""],
+    "jax": ["not positive\nafter\n", "not positive\nafter\n"],
+}
+
+
+@pytest.mark.parametrize("backend", sorted(PRINTED))
+def test_where_a_print_in_a_staged_if_runs(backend, capsys):
+    if backend == "jax":
+        jax = pytest.importorskip("jax", reason="JAX is not installed")
+        staged = jax.jit(autograph.to_graph(prints_in_a_branch_and_after))
+
+        def run():
+            result = int(staged(-1))
+            jax.effects_barrier()
+            return result
+    else:
+        traced = autograph.function(prints_in_a_branch_and_after)
+
+        def run():
+            return int(traced(rt.constant(-1)).numpy())
+
+    printed = []
+    for _ in range(2):  # the call that traces, and one that only runs
+        assert run() == -1
+        printed.append(capsys.readouterr().out)
+    assert printed == PRINTED[backend]
+
+
+def find_with_enumerate(xs, t):
+    for i, x in enumerate(list(xs)):
+        if x == t:
+            return i
+    return -1
+
+
+@pytest.mark.parametrize(("backend", "kind"), [("graph", "graph"), ("jax", "JAX")])
+def test_a_python_loop_a_traced_break_would_end_is_refused_naming_the_backend(
+    backend, kind
+):
+    # (JAX's refusal said "graph tensor" and suggested rt.range; neither
+    # named the line.)
+    line = find_with_enumerate.__code__.co_firstlineno + 1
+    message = (
+        rf"`for` loop at \S+test_backend_table.py:{line} iterates over a Python "
+        rf"value, .* depends on a (traced )?{kind} "
+    )
+    with pytest.raises(TypeError, match=message):
+        if backend == "jax":
+            jax = pytest.importorskip("jax", reason="JAX is not installed")
+            jax.jit(autograph.to_graph(find_with_enumerate))(jax.numpy.arange(3.0), 1.0)
+        else:
+            tensors = [rt.constant(1.0), rt.constant(2.0)]
+            autograph.function(find_with_enumerate)(tensors, rt.constant(1.0))
+
+
+def item_first_set_in_a_loop(n):
+    d = {}
+    for i in range(n):
+        d["k"] = i
+    return d["k"]
+
+
+def attribute_first_set_in_a_loop(n):
+    ob = types.SimpleNamespace()
+    for i in range(n):
+        ob.last = i
+    return ob.last
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+@pytest.mark.parametrize(
+    ("fn", "python"),
+    [
+        (item_first_set_in_a_loop, KeyError),
+        (attribute_first_set_in_a_loop, AttributeError),
+    ],
+)
+def test_an_item_no_iteration_set_raises_python_s_type_when_read(backend, fn, python):
+    # (Both raised an UnboundLocalError, or an error of no builtin type,
+    # where Python raises KeyError / AttributeError.)
+    with pytest.raises(python):
+        fn(0)
+    with pytest.raises(python, match="no iteration has assigned it"):
+        if backend == "jax":
+            pytest.importorskip("jax", reason="JAX is not installed")
+            autograph.jit(fn)(0)
+        else:
+            autograph.function(fn)(rt.constant(0))
+    assert RUNNERS[backend](fn, 3) == 2

@@ -101,8 +101,10 @@ def breaks_on_a_tensor_in_a_python_loop(x):
 
 
 def test_a_python_loop_with_a_tensor_break_lists_only_user_variables():
+    code = breaks_on_a_tensor_in_a_python_loop.__code__
+    at = f"{code.co_filename}:{code.co_firstlineno + 2}"
     assert message_of(breaks_on_a_tensor_in_a_python_loop, rt.constant(2)) == (
-        "this `for` loop iterates over a Python value, so it runs as Python "
+        f"this `for` loop at {at} iterates over a Python value, so it runs as Python "
         "(unrolled while tracing), but its `break` or `return` depends on a graph "
         "tensor (loop variables: 'total'); iterate over a tensor, e.g. rt.range(n), "
         "to make it one graph loop"

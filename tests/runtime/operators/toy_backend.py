@@ -75,9 +75,9 @@ class ToyBackend:
     def __init__(self):
         self.path, self.refusals = [], []
 
-    def checked_read(self, flag, v, message):
+    def checked_read(self, flag, v, message, raises=UnboundLocalError):
         if all(self.path) and not value(flag):
-            raise UnboundLocalError(message)
+            raise as_written(raises, message)
         return v
 
     def raise_at_run(self, error, message):
