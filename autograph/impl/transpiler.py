@@ -341,7 +341,7 @@ def _hide_body(
         }
         inner = activity.collect(body)
         reads = sorted(inner.read - inner.written)
-        writes = sorted(inner.written & set(declared))
+        writes = sorted((inner.written | inner.through) & set(declared))
     else:
         declared = activity.declarations(fn)
         reads = sorted(activity.reads(body) - activity.local_names(fn))
