@@ -497,7 +497,8 @@ def never_ends(stmt: ast.stmt) -> bool:
 
         >>> never_ends(ast.parse("while True:\\n  if c: return x").body[0])
         True
-        >>> never_ends(ast.parse("while 1:\\n  for y in z: break\\n  else: break").body[0])
+        >>> loop = "while 1:\\n  for y in z: break\\n  else: break"
+        >>> never_ends(ast.parse(loop).body[0])  # (the `else` leaves it)
         False
     """
     if not (
