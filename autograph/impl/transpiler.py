@@ -293,6 +293,14 @@ def convert_node(
         unsupported.check(
             node, function_name=name, filename=filename, generators=generators
         )
+    if not names.isdisjoint(unsupported.NAMESPACE_NAMES):
+        unsupported.check_namespace_reads(
+            node,
+            function_name=name,
+            filename=filename,
+            is_builtin=is_builtin,
+            generators=generators,
+        )
     hidden = [_hide_body(fn) for fn in generators]
     ctx = Context(
         function_name=name,
