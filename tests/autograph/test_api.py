@@ -279,7 +279,7 @@ def _names_after_loop(n):
 
 def _runs_text(n):
     if n:
-        k = 10
+        k = 10  # noqa: F841 - read by the exec
     exec("print(k)")
 
 
