@@ -254,3 +254,32 @@ def check_namespace_reads(
             )
         # (reversed: the first call in the source is found first)
         stack.extend((c, bound) for c in reversed(transformer.child_nodes(child)))
+
+
+def check_reserved_name(
+    node: ast.AST, reserved: str, *, function_name: str, filename: str
+) -> None:
+    """Raises `UnsupportedSyntaxError` at the first use of `reserved` (the
+    name converted code calls the operators by, `ag__`) as a name of the
+    user's: converted code would reach the user's value instead.
+
+        >>> tree = ast.parse("def f(n):\\n  ag__ = n\\n  return ag__").body[0]
+        >>> check_reserved_name(tree, "ag__", function_name="f", filename="<none>")
+        Traceback (most recent call last):
+        ...
+        autograph.errors.UnsupportedSyntaxError: ...'ag__' is reserved...
+    """
+    for child in transformer.walk(node):
+        names = [getattr(child, field, None) for field in ("id", "arg", "name")]
+        names += getattr(child, "names", ())  # `global`/`nonlocal`
+        if isinstance(child, ast.alias):
+            names = [(child.asname or child.name).split(".")[0]]
+        if reserved in names:
+            raise errors.error_at(
+                child if hasattr(child, "lineno") else node,
+                f"the name {reserved!r} is reserved: converted code calls its "
+                "operators by it; rename this variable",
+                function_name=function_name,
+                filename=filename,
+                cls=errors.UnsupportedSyntaxError,
+            )

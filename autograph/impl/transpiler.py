@@ -285,6 +285,8 @@ def convert_node(
     if class_cell and is_builtin("super"):
         super_calls.transform(node)
     names, kinds = survey(node)
+    if AG in names:
+        unsupported.check_reserved_name(node, AG, function_name=name, filename=filename)
     names |= RESERVED
     generators: list[ast.FunctionDef | ast.ClassDef] = []
     if not kinds.isdisjoint((ast.Yield, ast.YieldFrom, ast.ClassDef)):

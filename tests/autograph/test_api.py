@@ -327,6 +327,21 @@ def test_namespace_calls_the_user_defined_or_gave_namespaces_convert():
     assert run_converted(f, 2) == f(2)
 
 
+def test_a_user_name_ag_is_refused_at_its_line():
+    # Converted code calls its operators by `ag__`: a user's `ag__` crashed
+    # with "'int' object has no attribute 'if_stmt'".
+    def f(n):
+        ag__ = 5
+        if n > 1:
+            ag__ += 1
+        return ag__
+
+    with pytest.raises(autograph.ConversionError) as info:
+        autograph.to_graph(f)
+    assert "cannot convert 'f': the name 'ag__' is reserved" in str(info.value)
+    assert info.value.lineno == f.__code__.co_firstlineno + 1
+
+
 def test_a_nested_class_converts_and_its_methods_convert_when_called():
     def f(n):
         class Point:
