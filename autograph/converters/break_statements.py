@@ -27,7 +27,10 @@ from autograph.pyct import anno, transformer
 def add_loop_test(loop: ast.stmt, test: ast.expr) -> None:
     """Makes `loop` also stop when `test` is false (checked first)."""
     if isinstance(loop, ast.While):
-        loop.test = b.and_([test, loop.test])  # while <test> and <loop test>:
+        if isinstance(loop.test, ast.Constant) and loop.test.value:
+            loop.test = test  # `while True:` -> while <test>:
+        else:
+            loop.test = b.and_([test, loop.test])  # while <test> and <loop test>:
         return
     previous = anno.getanno(loop, anno.Basic.EXTRA_LOOP_TEST, None)
     if previous is not None:

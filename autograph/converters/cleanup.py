@@ -85,7 +85,10 @@ class CleanupTransformer(transformer.Base):
             )
             and self._unused_before(body[:-2], returned)
         ):
-            body[-2:] = [b.ret(previous.value)]  # return <value>
+            # return <value> (at the assignment's line: generated parts of
+            # the value, such as `ag__.list_pop(xs)[0]`, take it, and an
+            # error they raise names it, not the generated function's line)
+            body[-2:] = [ast.copy_location(b.ret(previous.value), previous)]
             return node
         self._fold_pure(body, returned)
         return node

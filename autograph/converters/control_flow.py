@@ -148,8 +148,10 @@ class ControlFlowTransformer(transformer.Base):
         return self.scopes[-1]
 
     def _modified(self, stmts: list[ast.stmt]) -> set[str]:
-        """The local names `stmts` change that travel as explicit state."""
-        return self.cache.writes(stmts) - self.scope.in_place
+        """The local names `stmts` change that travel as explicit state: a
+        name a nested function assigns through `nonlocal` lives in a cell, or
+        in no local of this function at all."""
+        return self.cache.binds(stmts) - self.scope.in_place
 
     def _places(
         self,

@@ -105,8 +105,14 @@ class _FunctionReturns:
         """A return that does not end the function: flags (set up right here,
         where they are first needed), the statement lowered, a final check."""
         low = self.lowering
+        if jumps.never_ends(stmt):  # `while True:` ends only by a return
+            # return retval_
+            return [self.init_flags(), *low.block([stmt]), b.ret(b.name(self.retval))]
         # if do_return: return retval_ / else: <rest>
         check = b.if_(b.name(self.do_return), [b.ret(b.name(self.retval))], rest)
+        # (at the statement holding the return: messages about a path that
+        # returns nothing name it, not the `def` line)
+        ast.copy_location(check, stmt)
         return [self.init_flags(), *low.block([stmt]), *low.tail_block([check])]
 
 

@@ -174,6 +174,8 @@ class Lowering:
         for stmt in stmts:
             if self.is_jump(stmt):
                 return True
+            if self._endless(stmt):
+                return True
             if (
                 isinstance(stmt, ast.If)
                 and stmt.orelse
@@ -206,6 +208,7 @@ class Lowering:
                 continue
             # Every path below returns: `rest` is copied once per block.
             rest = list(stmts[i + 1 :])
+            endless = self._endless(stmt)  # (asked before lowering changes it)
             if self.is_jump(stmt):
                 out.extend([stmt] if tail else self.replace(stmt))
                 self.dropped |= bool(rest)
@@ -240,6 +243,10 @@ class Lowering:
                 return out
             elif not tail:
                 out.extend(self._lower_children(stmt))
+            if endless:  # only its jumps leave it: what follows never runs
+                self.dropped |= bool(rest)
+                self.moved |= bool(rest)
+                rest = []
             if tail:
                 out.extend(self.leave(stmt, rest))
                 return out
@@ -249,6 +256,11 @@ class Lowering:
                 out.append(b.if_(guard, self.block(rest)))
             return out
         return out
+
+    def _endless(self, stmt: ast.stmt) -> bool:
+        """Whether `stmt` is a loop holding a jump of this kind (lowered
+        inside loops) that nothing else leaves (`never_ends`)."""
+        return self.into_loops and never_ends(stmt) and self.contains(stmt)
 
     def _may_stay(self, stmt: ast.stmt) -> bool:
         """Whether the jumps of `stmt`, which ends its function, may stay."""
@@ -477,6 +489,36 @@ class Lowering:
                 stmt.finalbody = guard.body
                 anno.delanno(stmt, anno.Basic.FINALLY_RESETS)
         self._resets.clear()
+
+
+def never_ends(stmt: ast.stmt) -> bool:
+    """Whether `stmt` is a loop that only a `return` or an exception leaves:
+    `while True:` (a constant true test) with no `break` of its own.
+
+        >>> never_ends(ast.parse("while True:\\n  if c: return x").body[0])
+        True
+        >>> loop = "while 1:\\n  for y in z: break\\n  else: break"
+        >>> never_ends(ast.parse(loop).body[0])  # (the `else` leaves it)
+        False
+    """
+    if not (
+        isinstance(stmt, ast.While)
+        and isinstance(stmt.test, ast.Constant)
+        and stmt.test.value
+    ):
+        return False
+    stack: list[ast.AST] = list(stmt.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Break):
+            return False
+        if isinstance(node, activity.SCOPES):
+            continue
+        if isinstance(node, _LOOPS):
+            stack.extend(node.orelse)  # (a `break` in its body is its own)
+            continue
+        stack.extend(transformer.child_statements(node))
+    return True
 
 
 def _may_catch(handler: ast.ExceptHandler) -> bool:

@@ -7,7 +7,7 @@ It runs before any rewrite, so unsupported code is refused with the user's
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from autograph import errors
 from autograph.pyct import transformer
@@ -41,6 +41,21 @@ _LAZY_WALRUS = (
 
 KINDS = frozenset({*_REASONS, ast.NamedExpr})
 """The node classes `check` looks at: a tree holding none of them passes."""
+
+# The builtins that read the calling frame's namespace, and how many
+# positional arguments a call has when it reads it: `locals()`, `vars()`,
+# `dir()`, and `eval(text)` / `exec(text)` without namespaces.
+_NAMESPACE_READS = {"locals": 0, "vars": 0, "dir": 0, "eval": 1, "exec": 1}
+NAMESPACE_NAMES = frozenset(_NAMESPACE_READS)
+"""The names `check_namespace_reads` looks for: a tree using none passes."""
+
+_NAMESPACE_REASON = (
+    "{call} is not supported: it reads the local variables of the frame "
+    "that runs it, and converted code keeps them in generated functions "
+    "(an `if` or loop body), so it would see other names or values; pass the "
+    "variables explicitly (e.g. a dict), or mark the function with "
+    "@autograph.do_not_convert"
+)
 
 
 def _lazy_operands(node: ast.AST) -> list[ast.AST]:
@@ -180,3 +195,91 @@ def check(
             filename=filename,
             cls=errors.UnsupportedSyntaxError,
         )
+
+
+def check_namespace_reads(
+    node: ast.AST,
+    *,
+    function_name: str,
+    filename: str,
+    is_builtin: Callable[[str], bool],
+    generators: Sequence[ast.FunctionDef | ast.ClassDef] = (),
+) -> None:
+    """Raises `UnsupportedSyntaxError` at a call that reads its frame's
+    namespace (`_NAMESPACE_READS`): converted code cannot honour it.
+
+    Only a call of the builtin counts: a name a function around the call
+    binds, or one the module or a closure defines (`is_builtin` false), is
+    the user's own function. Bodies that stay Python (`generators`) are not
+    looked at.
+
+        >>> tree = ast.parse("def f(vars):\\n  return vars(), locals()").body[0]
+        >>> check_namespace_reads(
+        ...     tree, function_name="f", filename="<none>", is_builtin=lambda n: True
+        ... )
+        Traceback (most recent call last):
+        ...
+        autograph.errors.UnsupportedSyntaxError: ...'locals()' is not supported...
+    """
+    skipped = {id(stmt) for fn in generators for stmt in fn.body}
+    stack: list[tuple[ast.AST, frozenset[str]]] = [(node, frozenset())]
+    while stack:
+        child, bound = stack.pop()
+        if id(child) in skipped:
+            continue
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            bound = bound | activity.local_names(child)
+        elif (
+            type(child) is ast.Call
+            and type(child.func) is ast.Name
+            and child.func.id in _NAMESPACE_READS
+            and len(child.args) == _NAMESPACE_READS[child.func.id]
+            and not child.keywords
+            and not any(type(a) is ast.Starred for a in child.args)
+            and child.func.id not in bound
+            and is_builtin(child.func.id)
+        ):
+            name = child.func.id
+            call = (
+                f"'{name}()'"
+                if name in ("locals", "vars", "dir")
+                else (f"'{name}()' without explicit globals and locals")
+            )
+            raise errors.error_at(
+                child,
+                _NAMESPACE_REASON.format(call=call),
+                function_name=function_name,
+                filename=filename,
+                cls=errors.UnsupportedSyntaxError,
+            )
+        # (reversed: the first call in the source is found first)
+        stack.extend((c, bound) for c in reversed(transformer.child_nodes(child)))
+
+
+def check_reserved_name(
+    node: ast.AST, reserved: str, *, function_name: str, filename: str
+) -> None:
+    """Raises `UnsupportedSyntaxError` at the first use of `reserved` (the
+    name converted code calls the operators by, `ag__`) as a name of the
+    user's: converted code would reach the user's value instead.
+
+        >>> tree = ast.parse("def f(n):\\n  ag__ = n\\n  return ag__").body[0]
+        >>> check_reserved_name(tree, "ag__", function_name="f", filename="<none>")
+        Traceback (most recent call last):
+        ...
+        autograph.errors.UnsupportedSyntaxError: ...'ag__' is reserved...
+    """
+    for child in transformer.walk(node):
+        names = [getattr(child, field, None) for field in ("id", "arg", "name")]
+        names += getattr(child, "names", ())  # `global`/`nonlocal`
+        if isinstance(child, ast.alias):
+            names = [(child.asname or child.name).split(".")[0]]
+        if reserved in names:
+            raise errors.error_at(
+                child if hasattr(child, "lineno") else node,
+                f"the name {reserved!r} is reserved: converted code calls its "
+                "operators by it; rename this variable",
+                function_name=function_name,
+                filename=filename,
+                cls=errors.UnsupportedSyntaxError,
+            )

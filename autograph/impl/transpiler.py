@@ -285,6 +285,8 @@ def convert_node(
     if class_cell and is_builtin("super"):
         super_calls.transform(node)
     names, kinds = survey(node)
+    if AG in names:
+        unsupported.check_reserved_name(node, AG, function_name=name, filename=filename)
     names |= RESERVED
     generators: list[ast.FunctionDef | ast.ClassDef] = []
     if not kinds.isdisjoint((ast.Yield, ast.YieldFrom, ast.ClassDef)):
@@ -292,6 +294,14 @@ def convert_node(
     if not kinds.isdisjoint(unsupported.KINDS):
         unsupported.check(
             node, function_name=name, filename=filename, generators=generators
+        )
+    if not names.isdisjoint(unsupported.NAMESPACE_NAMES):
+        unsupported.check_namespace_reads(
+            node,
+            function_name=name,
+            filename=filename,
+            is_builtin=is_builtin,
+            generators=generators,
         )
     hidden = [_hide_body(fn) for fn in generators]
     ctx = Context(
@@ -341,7 +351,7 @@ def _hide_body(
         }
         inner = activity.collect(body)
         reads = sorted(inner.read - inner.written)
-        writes = sorted(inner.written & set(declared))
+        writes = sorted((inner.written | inner.through) & set(declared))
     else:
         declared = activity.declarations(fn)
         reads = sorted(activity.reads(body) - activity.local_names(fn))

@@ -262,6 +262,86 @@ def test_match_statement_is_rejected():
         autograph.to_graph(namespace["f"])
 
 
+def _greet(name, age):
+    if age >= 18:
+        kind = "adult"
+    else:
+        kind = "minor"
+    return "{name} is an {kind}".format(**locals())
+
+
+def _names_after_loop(n):
+    total = 0
+    for i in range(n):
+        total += i
+    return sorted(vars()), dir(), eval("total + 1")
+
+
+def _runs_text(n):
+    if n:
+        k = 10  # noqa: F841 - read by the exec
+    exec("print(k)")
+
+
+@pytest.mark.parametrize(
+    ("fn", "call", "line"),
+    [
+        (_greet, "'locals()'", 5),
+        (_names_after_loop, "'vars()'", 4),
+        (_runs_text, "'exec()' without explicit globals and locals", 3),
+    ],
+)
+def test_a_call_that_reads_the_frames_namespace_is_refused_at_its_line(fn, call, line):
+    # Converted code keeps locals in generated functions: `locals()` after an
+    # if/else raised KeyError, `vars()` listed `ag__` and `loop_body`.
+    with pytest.raises(autograph.ConversionError) as info:
+        autograph.to_graph(fn)
+    text = str(info.value)
+    assert f"cannot convert '{fn.__name__}': {call} is not supported" in text
+    assert "@autograph.do_not_convert" in text
+    assert info.value.lineno == fn.__code__.co_firstlineno + line
+    assert f'"{__file__}", line {info.value.lineno}' in text
+
+
+def test_a_function_reached_from_converted_code_that_reads_locals_runs_as_is():
+    def f(n):
+        if n > 0:
+            return _greet("Ann", n)
+        return None
+
+    with pytest.warns(api.ConversionWarning, match="'locals\\(\\)' is not"):
+        assert run_converted(f, 30) == "Ann is an adult"
+
+
+def test_namespace_calls_the_user_defined_or_gave_namespaces_convert():
+    def f(n, vars=lambda: {"mine": 1}):
+        def dir():
+            return ["own"]
+
+        if n:
+            k = n
+        else:
+            k = 0
+        return vars(), dir(), eval("k + 1", {}, {"k": k}), locals
+
+    assert run_converted(f, 2) == f(2)
+
+
+def test_a_user_name_ag_is_refused_at_its_line():
+    # Converted code calls its operators by `ag__`: a user's `ag__` crashed
+    # with "'int' object has no attribute 'if_stmt'".
+    def f(n):
+        ag__ = 5
+        if n > 1:
+            ag__ += 1
+        return ag__
+
+    with pytest.raises(autograph.ConversionError) as info:
+        autograph.to_graph(f)
+    assert "cannot convert 'f': the name 'ag__' is reserved" in str(info.value)
+    assert info.value.lineno == f.__code__.co_firstlineno + 1
+
+
 def test_a_nested_class_converts_and_its_methods_convert_when_called():
     def f(n):
         class Point:

@@ -126,7 +126,36 @@ def _in_an_elif_comparison(x):
     return y
 
 
+def _pop_statement_in_loop(x):
+    # `ys.pop()` becomes `ys = ag__.list_pop(ys)[0]`, which cleanup folds
+    # into the loop body's `return`: it named the `for` line.
+    ys = [x]
+    for _ in range(3):
+        ys.pop()
+    return ys
+
+
+def _pop_at_index_in_while(x):
+    ys = [x]
+    i = 0
+    while i < 3:
+        i += 1
+        ys.pop(x)
+    return ys
+
+
+def _append_then_pop_into_name(x):
+    ys = []
+    for _ in range(2):
+        ys.append(x)
+        last = ys.pop(2)
+    return last
+
+
 _CASES = [
+    _pop_statement_in_loop,
+    _pop_at_index_in_while,
+    _append_then_pop_into_name,
     _augmented_after_del_in_loop,
     _return_after_a_loop_that_returns,
     _in_an_elif_comparison,

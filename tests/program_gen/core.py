@@ -449,20 +449,22 @@ class Writer:
     def while_statement(self, depth: int) -> list[str]:
         fuel = f"fuel{self.label()}"
         lines = [f"{fuel} = {self.draw(st.integers(0, _MAX_FUEL))}"]
-        style = self.choice(("guard", "break", "while_true"))
+        # "returns": `while True:` left by a `return` (unless the body breaks)
+        style = self.choice(("guard", "break", "while_true", "returns"))
         if style == "guard":
             lines.append(f"while {self.condition()} and {fuel} > 0:")
             lines.append(f"    {fuel} -= 1")
         else:
-            test = "True" if style == "while_true" else self.condition()
+            test = self.condition() if style == "break" else "True"
+            leave = self.return_statement() if style == "returns" else "break"
             lines += [
                 f"while {test}:",
                 f"    {fuel} -= 1",
                 f"    if {fuel} < 0:",
-                "        break",
+                f"        {leave}",
             ]
         lines += self.loop_body(depth)
-        if style != "while_true":
+        if style == "break" or style == "guard":
             lines += self.loop_else(depth)
         return lines
 

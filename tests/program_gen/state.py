@@ -15,7 +15,9 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   called anywhere (inside loops and after them); Python mode also makes
   lambdas and defs in loops (``fs.append(lambda: i0)``) and calls them after.
 * ``nonlocal``: ``def bump(k): nonlocal z; ...; return z > 2`` called as a
-  statement and in ``if``/``elif``/``while`` tests.
+  statement and in ``if``/``elif``/``while`` tests; and ``relay(k)``, whose
+  loop defines and calls a helper with ``nonlocal z`` two function levels
+  below ``z`` (assigned in an ``if``): ``relay`` binds no ``z`` of its own.
 * ``globals`` (Python mode): ``global COUNTER`` writes and
   ``RESULTS.append(...)`` on a module-level list.
 * ``loop_names``: a name ``w<n>`` first assigned inside a loop (in every
@@ -64,6 +66,10 @@ class StateFeatures:
             update = "clamp(z + k)" if self.tensor else "z + k"
             lines += ["def bump(k):", "    nonlocal z", f"    z = {update}"]
             lines.append("    return z > 2")
+            lines += ["def relay(k):", "    for j in range(k):", "        def step():"]
+            lines += ["            nonlocal z", "            if j > 0:"]
+            lines += [f"                z = {update}", "        step()"]
+            lines.append("    return z > 3")
         if self.on("builtins"):
             lines += ["fn = range", "length = len", "absolute = abs"]
             lines += ["to_int = int", "to_float = float"]
@@ -137,6 +143,7 @@ class StateFeatures:
         makers = super().condition_makers(depth)
         if self.on("nonlocal"):
             makers += [lambda: f"bump({self.draw(st.integers(1, 2))})"] * 3
+            makers.append(lambda: f"relay({self.draw(st.integers(1, 3))})")
         if self.on("builtins") and not self.tensor:
             makers.append(lambda: f"inst({self.expression(depth + 1)}, int)")
         return makers
@@ -193,7 +200,8 @@ class StateFeatures:
         return self.update(self.choice(_ATTRIBUTES)), False
 
     def s_bump(self, depth: int) -> tuple[list[str], bool]:
-        return [f"bump({self.constant()})"], False
+        helper = self.choice(("bump", "bump", "relay"))
+        return [f"{helper}({self.constant()})"], False
 
     def s_global_write(self, depth: int) -> tuple[list[str], bool]:
         return [self.augmented("COUNTER", "int")], False

@@ -44,6 +44,25 @@ def first_square_above(n):
             return i
 
 
+def newton_until_still(a):
+    # `while True:` left only by its `return`: no path returns None.
+    x = a
+    while True:
+        nx = (x + a / x) / 2
+        if abs(nx - x) < 1e-6:
+            return nx
+        x = nx
+
+
+def halve_below_one(a):
+    x = a
+    while True:
+        x = x / 2
+        if x < 1:
+            return x
+    return None  # never reached
+
+
 def find_in_grid(rows, cols, target):
     for r in range(rows):
         for c in range(cols):
@@ -98,7 +117,9 @@ SAMPLES = [
     Sample(smallest_divisor, [(2,), (15,), (49,), (97,)], tensors((15,), (97,))),
     Sample(double_non_negative, [(-1,), (4,)]),
     # Python only: a tensor `return` in a `while True` loop is a TypeError (API.md).
-    Sample(first_square_above, [(0,), (10,), (99,)]),
+    Sample(first_square_above, [(0,), (10,), (99,)], tensors((0,), (10,), (99,))),
+    Sample(newton_until_still, [(2.0,), (9.0,)], tensors((2.0,), (9.0,))),
+    Sample(halve_below_one, [(0.5,), (5.0,)], tensors((0.5,), (5.0,))),
     Sample(
         find_in_grid,
         [(3, 4, 7), (2, 2, 9), (0, 3, 0)],

@@ -11,6 +11,7 @@ import types
 from . import Sample, tensors
 
 RESULTS = []
+LAST_SEEN = -1
 shadowed = 100
 
 
@@ -86,6 +87,48 @@ def nonlocal_bump_in_branch(a):
         bump()
         count += 10
     return count
+
+
+def nonlocal_two_levels_in_branch(a):
+    count = 0
+
+    def outer():
+        def inner():
+            nonlocal count  # count of nonlocal_two_levels_in_branch, not outer's
+            if a > 0:
+                count = 5
+
+        inner()
+
+    outer()
+    return count
+
+
+def nonlocal_two_levels_from_loop(n):
+    count = 0
+
+    def outer():
+        for i in range(n):
+
+            def bump():
+                nonlocal count
+                count += i
+
+            bump()
+
+    outer()
+    return count
+
+
+def global_set_by_nested_in_loop(n):
+    for i in range(-1, n):
+
+        def remember():
+            global LAST_SEEN
+            LAST_SEEN = i
+
+        remember()
+    return LAST_SEEN
 
 
 def elif_condition_effect(a):
@@ -189,6 +232,9 @@ SAMPLES = [
     Sample(last_seen, [(0,), (3,)], tensors((1,), (3,))),
     Sample(closure_called_in_loop, [(0,), (4,)], tensors((0,), (4,))),
     Sample(nonlocal_bump_in_branch, [(-1,), (1,)], tensors((-1,), (1,))),
+    Sample(nonlocal_two_levels_in_branch, [(-1,), (1,)], tensors((-1,), (1,))),
+    Sample(nonlocal_two_levels_from_loop, [(0,), (4,)], tensors((0,), (4,))),
+    Sample(global_set_by_nested_in_loop, [(0,), (3,)]),
     Sample(elif_condition_effect, [(-1,), (1,)]),
     Sample(append_to_module_list, [(0,), (3,)]),
     Sample(lambdas_made_in_loop, [(0,), (3,)]),

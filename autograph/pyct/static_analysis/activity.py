@@ -34,8 +34,8 @@ COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 class Collector(Visitor):
     """Collects names read and bound, treating nested scopes as one read (what
-    `collect` returns: its `read`, `written`, `deleted`, `walrus` and
-    `declared` sets)."""
+    `collect` returns: its `read`, `written`, `deleted`, `walrus`,
+    `declared` and `through` sets)."""
 
     def __init__(self) -> None:
         self.read: set[str] = set()
@@ -44,6 +44,10 @@ class Collector(Visitor):
         self.walrus: set[str] = set()
         # Names declared `global`/`nonlocal` in the scope being collected.
         self.declared: set[str] = set()
+        # Names nested scopes assign outside themselves (`nonlocal`,
+        # `global`, also several levels down): they change here, but only a
+        # binding of this scope's own (`written`) makes one of its locals.
+        self.through: set[str] = set()
 
     def merge(self, other: Collector) -> None:
         """Adds what `other` collected (from code in the same scope)."""
@@ -52,6 +56,7 @@ class Collector(Visitor):
         self.deleted |= other.deleted
         self.walrus |= other.walrus
         self.declared |= other.declared
+        self.through |= other.through
 
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load):
@@ -119,8 +124,11 @@ class Collector(Visitor):
         self.read |= (inner.read - inner.written) | (declared & inner.read)
         if not isinstance(node, ast.Lambda):
             self.written.add(node.name)
-        # `nonlocal x` / `global x` in a nested function writes the outer x.
-        self.written |= declared & inner.written
+        # `nonlocal x` / `global x` in a nested function writes the outer x,
+        # as does a function nested deeper whose `nonlocal x` passes through
+        # one that does not bind x itself.
+        changed = inner.written | inner.through
+        self.through |= (declared & changed) | (inner.through - inner.written)
 
     visit_FunctionDef = _visit_nested
     visit_AsyncFunctionDef = _visit_nested
@@ -225,11 +233,20 @@ class Cache:
             declared |= found.declared
         return written - declared
 
+    def binds(self, stmts: Iterable[ast.AST]) -> set[str]:
+        """The names the statements bind in their own scope (not those their
+        nested functions assign through `nonlocal`/`global`)."""
+        bound: set[str] = set()
+        for stmt in stmts:
+            bound |= self.of(stmt).written
+        return bound
+
     def writes(self, stmts: Iterable[ast.AST]) -> set[str]:
         """`writes(stmts)` for a list of statements."""
         written: set[str] = set()
         for stmt in stmts:
-            written |= self.of(stmt).written
+            found = self.of(stmt)
+            written |= found.written | found.through
         return written
 
 
@@ -239,8 +256,10 @@ def reads(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
 
 
 def writes(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
-    """Names bound (assigned, deleted, imported, defined) by the nodes."""
-    return collect(nodes).written
+    """Names bound (assigned, deleted, imported, defined) by the nodes, and
+    those their nested functions assign through `nonlocal`/`global`."""
+    found = collect(nodes)
+    return found.written | found.through
 
 
 def deletes(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
@@ -605,7 +624,7 @@ def written_by_nested(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         if isinstance(node, SCOPES):
             collector = Collector()
             collector.visit(node)
-            found |= collector.written - {getattr(node, "name", None)}
+            found |= collector.through
             continue
         stack.extend(
             v
@@ -626,7 +645,7 @@ def _free_names(scope: ast.AST) -> set[str]:
     outer = Collector()
     outer.visit(scope)
     named = getattr(scope, "name", None)
-    return (outer.read | outer.written) - {named}
+    return (outer.read | outer.written | outer.through) - {named}
 
 
 def _walk_scope(stmts: Iterable[ast.AST]) -> Iterable[ast.AST]:

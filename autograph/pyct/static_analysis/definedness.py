@@ -246,7 +246,7 @@ class _Analyzer:
         else:
             self.mark(node, state)
             names = self.cache.of(node)
-        bound = names.written - names.deleted
+        bound = (names.written | names.through) - names.deleted
         if names.walrus:  # some may be bound only sometimes
             always, sometimes = activity.walrus_binds(node)
             maybe = sometimes - always - (names.written - names.walrus)
@@ -276,7 +276,8 @@ class _Analyzer:
         return state.bind(outputs)
 
     def _writes(self, node: ast.stmt) -> set[str]:
-        return self.cache.of(node).written
+        found = self.cache.of(node)
+        return found.written | found.through
 
     def _converted_params(
         self, node: ast.stmt, live_in: frozenset[str]

@@ -89,7 +89,7 @@ class _Analyzer:
         if method is not None:
             return method(self, node, out)
         names = self.cache.of(node)  # loop bodies are walked more than once
-        killed = names.written
+        killed = names.written | names.through
         if names.walrus:  # one in a comprehension binds only if it iterates
             killed = killed - activity.walrus_binds(node)[1]
         return (out - killed) | names.read

@@ -169,6 +169,39 @@ def test_return_inside_a_loop_sets_flags_and_stops_the_loop():
     assert run(source, [-1]) == -1
 
 
+def test_a_while_true_left_only_by_return_has_no_path_that_falls_off():
+    code = apply(
+        [return_statements],
+        """
+        def f(n):
+            while True:
+                n += 1
+                if n > 3:
+                    return n
+            print('never')
+    """,
+    )
+    assert code.rstrip().endswith("return retval_")
+    assert "never" not in code
+    assert "while not do_return:" in code
+    source = """
+        def f(n):
+            while True:
+                for i in range(2):
+                    if i:
+                        break
+                else:
+                    break
+                n += 1
+                if n > 3:
+                    return n
+            return -1
+    """
+    # (the `break` in the inner loop's `else` leaves the `while True`)
+    assert "retval_ if do_return else -1" in apply([return_statements], source)
+    assert run(source, 0) == 4
+
+
 def test_return_from_nested_loops_leaves_all_of_them():
     source = """
         def f(grid):

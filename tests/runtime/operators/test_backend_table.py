@@ -411,6 +411,14 @@ def object_rebound_in_a_loop(a, b):
     return v.x
 
 
+def returned_only_from_while_true(a, b):
+    # No path falls off `while True:` (no `break`): nothing returns None.
+    while True:
+        a = a + 1
+        if a > b:
+            return a
+
+
 def list_returned_from_a_branch_in_a_loop(a, b):
     xs = [0, 0]
     for i in range(2):
@@ -542,6 +550,7 @@ CASES = [
     # (fuzz, JAX: UnexpectedTracerError: `retval_` holds the list `xs`, a
     # place of the loop, and the trial trace of the staged rest of the
     # `range` wrote its tracer into it.)
+    (returned_only_from_while_true, (1, 3), VALUE),
     (list_returned_from_a_branch_in_a_loop, (1, 3), VALUE),
     (list_returned_from_a_branch_in_a_loop, (0, 3), VALUE),
     # One rule, one message (issue 20: JAX had its own wording).
@@ -636,6 +645,21 @@ def test_a_name_a_branch_may_bind_in_no_iteration_raises_when_read(backend, fn, 
     # zero-trip loop leaves the name unbound in one branch, a refusal.)
     with pytest.raises(Exception, match=r"'w' is read after the \S+ loop"):
         RUNNERS[backend](fn, *args)
+
+
+def returns_none_when_the_loop_ends(a, b):
+    while a < b:  # the line the refusal names
+        a = a + 1
+        if a > 2:
+            return a
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_a_loop_that_may_end_without_a_return_is_refused_at_its_line(backend):
+    # (It named the `def` line: the check after the loop had no position.)
+    line = returns_none_when_the_loop_ends.__code__.co_firstlineno + 1
+    with pytest.raises(ValueError, match=rf"returns a value .*:{line} but None"):
+        RUNNERS[backend](returns_none_when_the_loop_ends, 0, 5)
 
 
 def item_keyed_by_the_loop(n):

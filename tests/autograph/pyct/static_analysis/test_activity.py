@@ -55,6 +55,40 @@ def test_local_names_exclude_global_and_nonlocal_declarations():
     assert activity.declarations(fn) == {"g": "global"}
 
 
+def test_a_nonlocal_two_levels_down_passes_through_the_middle_function():
+    f = _body(
+        "def f():\n"
+        "    a = 0\n"
+        "    def outer():\n"
+        "        def inner():\n"
+        "            nonlocal a\n"
+        "            a = 5\n"
+        "        inner()\n"
+        "    outer()"
+    )[0]
+    outer = f.body[1]
+    assert activity.local_names(outer) == {"inner"}
+    assert activity.written_by_nested(f) == {"a"}
+    assert activity.writes([outer]) == {"a", "outer"}
+    assert activity.Cache().binds([outer]) == {"outer"}
+    assert "a" in activity.cells(f)
+
+
+def test_a_name_the_middle_function_binds_stops_a_nonlocal_below_it():
+    f = _body(
+        "def f():\n"
+        "    a = 0\n"
+        "    def outer():\n"
+        "        def inner():\n"
+        "            nonlocal a\n"
+        "            a = 5\n"
+        "        a = 1\n"
+        "    outer()"
+    )[0]
+    assert activity.local_names(f.body[1]) == {"a", "inner"}
+    assert activity.written_by_nested(f) == set()
+
+
 def test_the_cache_gives_what_collect_gives_for_every_statement():
 
     from tests.samples import ALL_SAMPLES
@@ -93,7 +127,7 @@ def f(xs, n):
         statements = [n for n in ast.walk(tree) if isinstance(n, ast.stmt)]
         for stmt in reversed(statements):  # inner statements first, then outer
             found, expected = cache.of(stmt), activity.collect(stmt)
-            for part in ("read", "written", "deleted", "walrus", "declared"):
+            for part in ("read", "written", "deleted", "walrus", "declared", "through"):
                 assert getattr(found, part) == getattr(expected, part), (
                     ast.unparse(stmt),
                     part,
