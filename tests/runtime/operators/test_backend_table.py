@@ -420,6 +420,84 @@ def list_returned_from_a_branch_in_a_loop(a, b):
     return xs
 
 
+def dict_key_deleted_and_set_again_in_one_branch(a, b):
+    d = {"a": a, "b": b}
+    if a > 0:
+        del d["a"]
+        d["a"] = a * 3
+    return list(d.values())
+
+
+def dict_key_popped_and_set_again_in_one_branch(a, b):
+    d = {"a": a, "b": b}
+    if a > 0:
+        d["a"] = d.pop("a") + 1
+    return list(d.values())
+
+
+def dict_keys_set_in_two_orders(a, b):
+    d = {}
+    if a > 0:
+        d["a"] = a
+        d["b"] = b
+    else:
+        d["b"] = b
+        d["a"] = 0 - a
+    return list(d.values())
+
+
+def dict_rebound_in_two_orders(a, b):
+    if a > 0:
+        d = {"b": b, "a": a}
+    else:
+        d = {"a": a, "b": b}
+    return list(d.values())
+
+
+def dict_key_popped_and_set_again_in_both_branches(a, b):
+    d = {"a": a, "b": b}
+    if a > 0:
+        d["a"] = d.pop("a") + 1
+    else:
+        d["a"] = d.pop("a") - 1
+    return list(d.values())
+
+
+def dict_of_unsorted_keys_rebound_in_a_branch(a, b):
+    d = {"b": b, "a": a}
+    if a > 0:
+        d = {"b": b + 1, "a": a}
+    return list(d.values())
+
+
+def dict_key_popped_and_set_again_in_a_loop(a, b):
+    d = {"a": a, "b": b}
+    for _ in range(a):
+        d["a"] = d.pop("a") + 1
+    return list(d.values())
+
+
+def dict_of_unsorted_keys_rebound_in_a_loop(a, b):
+    d = {"b": b, "a": a}
+    i = 0
+    while i < a:
+        d = {"b": d["b"] + 1, "a": d["a"]}
+        i += 1
+    return list(d.values())
+
+
+def dict_reordered_in_a_loop(a, b):
+    d = {"b": b, "a": a}
+    i = 0
+    while i < a:
+        d = {"a": d["a"] + 1, "b": d["b"]}
+        i += 1
+    return list(d.values())
+
+
+_ORDER_IF = r"key order of the dict 'd' depends on the branch of the \S+ `if` at "
+_ORDER_LOOP = r"key order of the dict 'd' is changed in the body of the \S+ loop at "
+
 CASES = [
     (cell_no_try, (3,), VALUE),
     (loop_in_try_body, (3,), VALUE),
@@ -520,6 +598,29 @@ CASES = [
     # `range` wrote its tracer into it.)
     (list_returned_from_a_branch_in_a_loop, (1, 3), VALUE),
     (list_returned_from_a_branch_in_a_loop, (0, 3), VALUE),
+    # A dict's key order cannot depend on the path (a traced value cannot
+    # choose it): refused, naming the dict, the function and the line (both
+    # backends gave one branch's order whichever ran: values came back
+    # swapped). Where the paths agree, the order is Python's (JAX's pytrees
+    # sorted the keys of a dict a statement carried).
+    (dict_key_deleted_and_set_again_in_one_branch, (-2, 1), ("refused", _ORDER_IF)),
+    (dict_key_popped_and_set_again_in_one_branch, (-2, 1), ("refused", _ORDER_IF)),
+    (dict_keys_set_in_two_orders, (2, 1), ("refused", _ORDER_IF)),
+    (dict_rebound_in_two_orders, (-2, 1), ("refused", _ORDER_IF)),
+    (dict_key_popped_and_set_again_in_both_branches, (2, 1), VALUE),
+    (dict_key_popped_and_set_again_in_both_branches, (-2, 1), VALUE),
+    (dict_of_unsorted_keys_rebound_in_a_branch, (2, 1), VALUE),
+    (dict_of_unsorted_keys_rebound_in_a_branch, (-2, 1), VALUE),
+    (dict_key_popped_and_set_again_in_a_loop, (2, 1), ("refused", _ORDER_LOOP)),
+    # (The toy backend runs loops in Python: no iteration, nothing traced.)
+    (
+        dict_key_popped_and_set_again_in_a_loop,
+        (0, 1),
+        ("value or refused", _ORDER_LOOP),
+    ),
+    (dict_reordered_in_a_loop, (2, 1), ("refused", _ORDER_LOOP)),
+    (dict_of_unsorted_keys_rebound_in_a_loop, (2, 1), VALUE),
+    (dict_of_unsorted_keys_rebound_in_a_loop, (0, 1), VALUE),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,
@@ -627,3 +728,16 @@ def test_an_item_no_backend_can_carry_is_refused_naming_the_backend(backend, kin
     message = rf"d\[i\] is assigned inside a {kind} `if` or loop .* so {kind} ops "
     with pytest.raises(TypeError, match=message):
         RUNNERS[backend](item_keyed_by_the_loop, 3)
+
+
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
+def test_a_key_order_refusal_names_the_dict_the_function_and_the_line(backend):
+    fn = dict_key_deleted_and_set_again_in_one_branch
+    line = fn.__code__.co_firstlineno + 2  # the `if`
+    message = (
+        rf"the dict 'd' depends on the branch of the \S+ `if` at \S+"
+        rf"test_backend_table.py:{line} in '{fn.__name__}' \(\['b', 'a'\] after the "
+        r"if branch, \['a', 'b'\] after the else branch \(there is none\)\)"
+    )
+    with pytest.raises(TypeError, match=message):
+        RUNNERS[backend](fn, -2, 1)
