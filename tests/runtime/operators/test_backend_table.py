@@ -495,6 +495,20 @@ def dict_reordered_in_a_loop(a, b):
     return list(d.values())
 
 
+def none_then_set_in_one_branch(a, b):
+    y = None
+    if a > 0:
+        y = a
+    return y
+
+
+def none_then_set_in_a_loop(a, b):
+    best = None
+    for i in range(a):
+        best = i
+    return best
+
+
 _ORDER_IF = r"key order of the dict 'd' depends on the branch of the \S+ `if` at "
 _ORDER_LOOP = r"key order of the dict 'd' is changed in the body of the \S+ loop at "
 
@@ -621,6 +635,24 @@ CASES = [
     (dict_reordered_in_a_loop, (2, 1), ("refused", _ORDER_LOOP)),
     (dict_of_unsorted_keys_rebound_in_a_loop, (2, 1), VALUE),
     (dict_of_unsorted_keys_rebound_in_a_loop, (0, 1), VALUE),
+    # None is named None (JAX called it "arrays": an empty pytree). (The
+    # toy backend selects Python values, of any type.)
+    (
+        none_then_set_in_one_branch,
+        (2, 1),
+        (
+            "value or refused",
+            r"'y' is (a tensor in the true branch but|an array and) None in ",
+        ),
+    ),
+    (
+        none_then_set_in_a_loop,
+        (2, 1),
+        (
+            "value or refused",
+            r"'best' (is|changes from) None (before the loop|to an array)",
+        ),
+    ),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,
