@@ -509,6 +509,30 @@ def none_then_set_in_a_loop(a, b):
     return best
 
 
+def while_on_an_int(a, b):
+    c = 0
+    while a:
+        a = a // 2
+        c += 1
+    return c
+
+
+def if_on_an_int_remainder(a, b):
+    s = 0
+    for i in range(a):
+        if i % 2:
+            s += i
+    return s
+
+
+def or_of_ints(a, b):
+    return a or b
+
+
+def not_of_an_int(a, b):
+    return not a
+
+
 _ORDER_IF = r"key order of the dict 'd' depends on the branch of the \S+ `if` at "
 _ORDER_LOOP = r"key order of the dict 'd' is changed in the body of the \S+ loop at "
 
@@ -653,6 +677,16 @@ CASES = [
             r"'best' (is|changes from) None (before the loop|to an array)",
         ),
     ),
+    # A numeric scalar as a condition is true where it is not 0, as in
+    # Python (and TensorFlow's If and While ops): the graph refused it ("the
+    # condition of rt.cond must be a bool scalar") with no line.
+    (while_on_an_int, (37, 0), VALUE),
+    (while_on_an_int, (0, 0), VALUE),
+    (if_on_an_int_remainder, (6, 0), VALUE),
+    (or_of_ints, (0, 5), VALUE),
+    (or_of_ints, (-3, 5), VALUE),
+    (not_of_an_int, (0, 0), VALUE),
+    (not_of_an_int, (-2, 0), VALUE),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,
