@@ -146,15 +146,8 @@ class _Tracker:
         )
 
     def _at(self) -> str:
-        """`' at file:line'` of the statement, with the user's function, or
-        nothing."""
-        if self.where is None:
-            return ""
-        function = self.function
-        named = (
-            "" if function is None or function == "<module>" else f" in {function!r}"
-        )
-        return f" at {self.where}{named}"
+        """`' at file:line in 'f''` of the statement, or nothing."""
+        return key_order.located(self.where, self.function)
 
     # Building the statement again.
 

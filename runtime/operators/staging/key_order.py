@@ -28,12 +28,21 @@ from __future__ import annotations
 
 # Own references: a user's `builtins.len = spy` does not see our calls.
 from builtins import dict, enumerate, id, isinstance, len, list, set, tuple, zip
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from runtime.control_flow_checks import quote
+from runtime.operators.staging import where as where_
+from runtime.source_locations import SourceLocation, user_frame
 
-__all__ = ["Orders", "first_difference", "follow", "order_refusal", "signature"]
+__all__ = [
+    "Arms",
+    "Orders",
+    "first_difference",
+    "follow",
+    "order_refusal",
+    "signature",
+]
 
 _DEPTH = 64  # deeper structures are not looked into (a list holding itself)
 
@@ -236,7 +245,7 @@ def order_refusal(
     )
     if label == "loop":
         return TypeError(
-            f"the key order of the dict {quote(name)} is changed in the body of "
+            f"the key order of {_dict_named(name)} is changed in the body of "
             f"the {backend} loop{where}{by} ({was} before the loop, {now} after an "
             f"iteration): a {backend} loop cannot make a dict's key order depend "
             "on how many times it runs, so its body must leave the keys in the "
@@ -246,7 +255,7 @@ def order_refusal(
     other = "else" if label == "if" else "if"
     none = " (there is none)" if other == "else" and orelse_missing else ""
     return TypeError(
-        f"the key order of the dict {quote(name)} depends on the branch of the "
+        f"the key order of {_dict_named(name)} depends on the branch of the "
         f"{backend} `if`{where}{by} ({now} after the {label} branch, {was} after the "
         f"{other} branch{none}): a {backend} `if` cannot make a dict's key order "
         "depend on the branch it takes, so both branches must leave its keys in "
@@ -255,5 +264,66 @@ def order_refusal(
     )
 
 
+def located(where: SourceLocation | None, function: str | None) -> str:
+    """`' at file:line in 'f''` (the statement's line and the user's
+    function), or as much of it as is known."""
+    if where is None:
+        return ""
+    named = "" if function in (None, "<module>") else f" in {function!r}"
+    return f" at {where}{named}"
+
+
+def _dict_named(name: str) -> str:
+    # (A description, "the value of the `if`/`else`", as it is.)
+    return f"{name}, a dict," if name.startswith("the ") else f"the dict {quote(name)}"
+
+
 def _show(keys: Sequence[Any]) -> str:
     return "[" + ", ".join(map(repr, keys)) + "]"
+
+
+class Arms:
+    """The two arms of a staged `a if c else b` (`label`: how messages
+    name its value), giving dicts whose keys must come in one order; the
+    value gets that order back (`finish`)."""
+
+    def __init__(self, label: str, backend: str) -> None:
+        self.label = label
+        self.backend = backend
+        self.left: dict[str, Any] = {}
+        frame = user_frame(2)  # (the user's function, before a backend's frames)
+        self.function = frame.f_code.co_name if frame is not None else None
+
+    def arm(self, fn: Callable[[], Any], which: str) -> Callable[[], Any]:
+        return _Arm(fn, self, which)
+
+    def finish(self, value: Any) -> Any:
+        for sig in self.left.values():
+            follow(value, sig)
+            break
+        return value
+
+
+class _Arm:
+    """An arm of a conditional expression, noting the key orders of what it
+    gives; it looks like the function it wraps (`__code__`: messages name
+    the value from it)."""
+
+    def __init__(self, fn: Callable[[], Any], arms: Arms, which: str) -> None:
+        self._fn, self._arms, self._which = fn, arms, which
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._fn, name)
+
+    def __call__(self) -> Any:
+        value = self._fn()
+        arms, which = self._arms, self._which
+        sig = arms.left[which] = signature(value)
+        other = "else" if which == "if" else "if"
+        if other in arms.left:
+            found = first_difference(sig, arms.left[other], arms.label)
+            if found is not None:
+                name, after, before = found
+                at = located(where_.current(), arms.function)
+                raise order_refusal(name, before, after, which, arms.backend, at)
+        return value

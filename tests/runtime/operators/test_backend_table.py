@@ -495,6 +495,16 @@ def dict_reordered_in_a_loop(a, b):
     return list(d.values())
 
 
+def dict_chosen_in_two_orders(a, b):
+    d = {"a": a, "b": b} if a > 0 else {"b": b, "a": a}
+    return list(d.values())
+
+
+def dict_of_unsorted_keys_chosen(a, b):
+    d = {"b": b, "a": a} if a > 0 else {"b": a, "a": b}
+    return list(d.values())
+
+
 def none_then_set_in_one_branch(a, b):
     y = None
     if a > 0:
@@ -533,7 +543,10 @@ def not_of_an_int(a, b):
     return not a
 
 
-_ORDER_IF = r"key order of the dict 'd' depends on the branch of the \S+ `if` at "
+_ORDER_IF = (
+    r"key order of (the dict 'd'|the value of the `if`/`else`, a dict,) "
+    r"depends on the branch of the \S+ `if` at "
+)
 _ORDER_LOOP = r"key order of the dict 'd' is changed in the body of the \S+ loop at "
 
 CASES = [
@@ -657,6 +670,10 @@ CASES = [
         ("value or refused", _ORDER_LOOP),
     ),
     (dict_reordered_in_a_loop, (2, 1), ("refused", _ORDER_LOOP)),
+    # (The toy backend's conditional expression evaluates one arm only.)
+    (dict_chosen_in_two_orders, (-2, 1), ("value or refused", _ORDER_IF)),
+    (dict_of_unsorted_keys_chosen, (2, 1), VALUE),
+    (dict_of_unsorted_keys_chosen, (-2, 1), VALUE),
     (dict_of_unsorted_keys_rebound_in_a_loop, (2, 1), VALUE),
     (dict_of_unsorted_keys_rebound_in_a_loop, (0, 1), VALUE),
     # None is named None (JAX called it "arrays": an empty pytree). (The
