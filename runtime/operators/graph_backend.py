@@ -23,7 +23,7 @@ from runtime import control_flow, dtypes, formatted
 from runtime.context import STATE
 from runtime.operators import control_flow as operators
 from runtime.operators import dispatch, py_builtins, verification
-from runtime.operators.backends.graph import BACKEND, dry_run, readable_here
+from runtime.operators.backends.graph import BACKEND, dry_run, readable_here, truth
 from runtime.operators.backends.graph_loops import (
     build_for,
     build_while,
@@ -69,7 +69,7 @@ def _select(
         return run
 
     return control_flow.cond(
-        cond, arm(if_true, if_false), arm(if_false, if_true), names=[key]
+        truth(cond), arm(if_true, if_false), arm(if_false, if_true), names=[key]
     )
 
 
@@ -105,18 +105,32 @@ def _carried(loop: Loop) -> set[str]:
     return {*loop.names, *(p.name for p in loop.places)}
 
 
+def _truthful(test: Callable[..., Any] | None) -> Callable[..., Any] | None:
+    """A loop's test whose value is the bool Python's truth test reads
+    (`while n:` on an int tensor: `truth`)."""
+    if test is None:
+        return None
+    return lambda *state: truth(test(*state))
+
+
 def _while(loop: Loop) -> Any:
     body = raising_body(loop.body, 0, _carried(loop))
+    test, first = _truthful(loop.test), truth(loop.first_cond)
     return build_while(
-        loop.test, body, loop.state, loop.names, loop.first_cond, loop.places, loop.opts
+        test, body, loop.state, loop.names, first, loop.places, loop.opts
     )
 
 
 def _for(loop: Loop) -> Any:
     body = raising_body(loop.body, 1, _carried(loop))
+    test = _truthful(loop.test)
     return build_for(
-        loop.iterable, body, loop.state, loop.names, loop.test, loop.places, loop.opts
+        loop.iterable, body, loop.state, loop.names, test, loop.places, loop.opts
     )
+
+
+def _not(value: Any) -> Any:
+    return math_ops.logical_not(truth(value))
 
 
 def _assert(cond: Any, message: Callable[[], Any] | None) -> None:
@@ -199,7 +213,7 @@ def register() -> None:
         while_loop=_while,
         for_loop=_for,
         select=_select,
-        logical_not=math_ops.logical_not,
+        logical_not=_not,
         wrap=kept,
     )
     for operator, impl in (

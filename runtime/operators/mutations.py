@@ -41,14 +41,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from runtime.control_flow_checks import quote
-from runtime.operators import containers, recursion
+from runtime.operators import containers, recursion, verification
 from runtime.operators import places as places_
-from runtime.operators.control_flow import as_state, unpack_state
+from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place, contents
+from runtime.operators.staging import key_order
+from runtime.operators.staging.conditional import outputs_before
 from runtime.operators.variables import Undefined
-from runtime.source_locations import (
-    user_location,
-)
+from runtime.source_locations import user_frame, user_location
 
 __all__ = ["tracked"]
 
@@ -84,6 +84,8 @@ class _Tracker:
         self.kept: set[int] = set()  # outputs one branch sets (the backend refuses)
         self.backend = backend  # for messages: "graph", "JAX"
         self.where = user_location()
+        frame = user_frame()
+        self.function = frame.f_code.co_name if frame is not None else None
         self.snapshot = containers.Snapshot(containers.roots(), places)
         self.carried: list[int] = []  # containers carried (places, sets)
         self.extra: list[Place] = []
@@ -91,6 +93,7 @@ class _Tracker:
         self.left: dict[str, dict[int, Any]] = {}  # branch -> shapes it left
         self.lines: containers.CallLines | None = None
         self.watched: list[places_.Untracked] = []  # (see `watching_items`)
+        self.orders: key_order.Orders | None = None  # (see `order_keys`)
 
     def watching_items(
         self, places: tuple[Place, ...]
@@ -109,6 +112,42 @@ class _Tracker:
         ]
         self.watched = watched
         return tuple(p for p in places if p not in watched), watched
+
+    def order_keys(
+        self, operator: str, args: list[Any], places: Sequence[Place]
+    ) -> None:
+        """Notes the key orders the statement must keep (`key_order`): of its
+        outputs, its places' values and the dicts whose items are places."""
+        if operator == "if_stmt":
+            state, names = args[3], tuple(args[4])
+            outputs = outputs_before(state, names) if names else (None,)
+            names = names or ("the function's return value",)
+        else:
+            state, names = tuple(args[2]), tuple(args[3])
+            if not names:
+                skip = 0 if operator == "while_stmt" else 1
+                names = state_names(args[0] if skip == 0 else args[1], skip)
+            outputs = state
+        carried = [p for p in places if not isinstance(p, places_.Untracked)]
+        containers: dict[int, tuple[str, dict]] = {}
+        for place in carried:
+            slot = places_.item_slot(place)
+            if slot is not None and isinstance(slot[0], dict):
+                name = _container(place.name) or place.name
+                containers.setdefault(id(slot[0]), (name, slot[0]))
+        self.orders = key_order.Orders(
+            self.kind,
+            [verification.label(n) for n in names],
+            outputs,
+            carried,
+            list(containers.values()),
+            self.backend,
+            self._at(),
+        )
+
+    def _at(self) -> str:
+        """`' at file:line in 'f''` of the statement, or nothing."""
+        return key_order.located(self.where, self.function)
 
     # Building the statement again.
 
@@ -133,16 +172,20 @@ class _Tracker:
                     self.extra.append(places_.attr(f"{name}.{attr}", obj, attr))
         self.snapshot.restore()
         self.left.clear()
+        if self.orders is not None:
+            self.orders.left.clear()
         if lines:
             self.lines = containers.CallLines(set(self.carried))
 
     # Watching a branch or body.
 
-    def watch(self, fn: Callable[..., Any] | None, label: str) -> Any:
-        """`fn`, checked when it returns (or raises) by `_end`."""
+    def watch(self, fn: Callable[..., Any] | None, label: str, skip: int = 0) -> Any:
+        """`fn`, checked when it returns (or raises) by `_end`; `label`: "if",
+        "else", "body" or "test" (a loop's, whose first `skip` arguments
+        are not the state)."""
         if fn is None:
             return None
-        return _Watched(fn, self, label)
+        return _Watched(fn, self, label, skip)
 
     def start(self) -> dict[int, Any]:
         if self.kind == "if":
@@ -236,6 +279,17 @@ class _Tracker:
         line = self.lines.found.get(key)
         by = f" by the call at {line}" if line else ""
         at = f" at {self.where}" if self.where else ""
+        if kind == "dict" and set(before) == set(after):  # the same keys
+            raise key_order.order_refusal(
+                name,
+                before,
+                after,
+                label,
+                self.backend,
+                self._at(),
+                self.orelse_missing,
+                line,
+            )
         what = {
             "list": "length",
             "dict": "keys",
@@ -301,27 +355,34 @@ class _Watched:
     like the function it wraps to the backend (`__code__`, `__qualname__`:
     messages and state names come from them)."""
 
-    def __init__(self, fn: Callable[..., Any], tracker: _Tracker, label: str) -> None:
+    def __init__(
+        self, fn: Callable[..., Any], tracker: _Tracker, label: str, skip: int = 0
+    ) -> None:
         self._fn = fn
         self._tracker = tracker
         self._label = label
+        self._skip = skip
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._fn, name)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        tracker = self._tracker
+        tracker, label, orders = self._tracker, self._label, self._tracker.orders
         started = tracker.start()
+        if orders is not None:
+            orders.start(args[self._skip :])
         try:
             result = self._fn(*args, **kwargs)
         except Exception as error:
             if tracker.watched and _staged_key(error):
                 message = tracker.watched[0].message(tracker.backend)
                 raise TypeError(message) from error
-            tracker.end(self._label, started, raised=True)
+            tracker.end(label, started, raised=True)
             raise
-        tracker.end(self._label, started, raised=False)
-        if tracker.count and self._label in ("if", "else"):
+        tracker.end(label, started, raised=False)
+        if orders is not None and label != "test":
+            orders.end(label, _outputs(result, label, tracker), tracker.orelse_missing)
+        if tracker.count and label in ("if", "else"):
             return tracker.outputs(result)
         return result
 
@@ -352,6 +413,7 @@ def tracked(
             places, watched = tracker.watching_items(places)
             if watched:  # (places given by keyword: `watching_items`)
                 kwargs["places"] = places
+            tracker.order_keys(operator, args, places)
             while True:
                 call = list(args)
                 if is_if:
@@ -361,9 +423,10 @@ def tracked(
                 else:
                     # (A while's test, or a for's `extra_test`.)
                     test = 0 if operator == "while_stmt" else 4
-                    call[1] = tracker.watch(call[1], "body")
+                    skip = 0 if operator == "while_stmt" else 1
+                    call[1] = tracker.watch(call[1], "body", skip)
                     if len(call) > test:
-                        call[test] = tracker.watch(call[test], "body")
+                        call[test] = tracker.watch(call[test], "test")
                 if tracker.extra:
                     kwargs["places"] = (*places, *tracker.extra)
                 try:
@@ -387,11 +450,22 @@ def tracked(
                 tracker.finish()
                 if tracker.unset:  # (unbound after the `if` too)
                     result = _put_back_unset(result, args[4], tracker.unset)
+                label = "if" if is_if else "body"
+                tracker.orders.finish(_outputs(result, label, tracker))
             return result
         finally:
             recursion.exit(token)
 
     return run
+
+
+def _outputs(result: Any, label: str, tracker: _Tracker) -> tuple[Any, ...]:
+    """What a branch ("if", "else") or a loop's body gave, as the values
+    `tracker.orders` names: an `if` of no outputs gives the function's
+    return value."""
+    if label == "body":
+        return as_state(result, tracker.orders.count)
+    return as_state(result, tracker.count) if tracker.count else (result,)
 
 
 def _leave_out_unset(call: list[Any], tracker: _Tracker) -> None:

@@ -6,7 +6,10 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
 * ``items``: ``d = {'a': 0, 'b': 0}``, ``xs = [0, 0]``; ``d['a'] += ...``,
   ``xs[1] = ...``, ``d[key]`` with ``key`` unchanged; reads of the items;
   ``ys = xs`` (two names for one list; ``ys[0]`` updates change ``xs``),
-  and ``ys`` made to share ``xs`` again or given its own list.
+  and ``ys`` made to share ``xs`` again or given its own list; a key set
+  again at the end of ``d``'s order (``d['a'] = ... + d.pop('a')``, or
+  ``del d['a']`` first), read back in order (``list(d.values())``): a
+  staged ``if`` or loop cannot make the order depend on the path.
 * ``attributes``: ``box = Box()``, ``ns = types.SimpleNamespace(total=0)``;
   ``box.total += ...``, ``box.inner.n = ...``, ``ns.total -= ...``, and
   ``box.add(a)`` (a method whose loop updates ``self.total``; Python mode
@@ -87,7 +90,7 @@ class StateFeatures:
     def state_values(self) -> list[str]:
         values = super().state_values()
         if self.on("items"):  # whole: a carried dict or list keeps its structure
-            values += ["d", "xs"]
+            values += ["d", "xs", "list(d.values())"]  # (and its key order)
         if self.on("attributes"):
             values += list(_ATTRIBUTES)
         return values
@@ -95,7 +98,7 @@ class StateFeatures:
     def python_results(self) -> list[str]:
         values = super().python_results()
         if self.on("items"):
-            values += ["d", "xs"]
+            values += ["d", "xs", "list(d)"]
         if self.on("attributes"):
             values += ["box", "ns"]
         if self.on("globals"):
@@ -181,7 +184,23 @@ class StateFeatures:
             return [f"d['c'] = {self.expression()}"], False
         if not self.tensor and self.chance(10):
             return [f"xs.append({self.expression()})"], False
+        if self.chance(12):
+            return self.reinserted(), False
         return self.update(target), False
+
+    def reinserted(self) -> list[str]:
+        """A key of ``d`` set again at the end of its order: in a branch or
+        a loop's body, the order would depend on the path (refused by a
+        staged ``if`` or loop unless every path leaves one order)."""
+        key = self.choice(("'a'", "'b'", "key"))
+        if self.chance(50):
+            # (The value first: it may read `d`'s items, which `pop` removes.)
+            value = self.bounded(f"{self.expression(1)} + d.pop({key})", "int")
+            return [f"d[{key}] = {value}"]
+        name = self.choice(NAMES["int"])
+        value = self.bounded(self.expression(1), "int")
+        self.defined.add(name)
+        return [f"{name} = {value}", f"del d[{key}]", f"d[{key}] = {name}"]
 
     def s_alias(self, depth: int) -> tuple[list[str], bool]:
         """``ys`` starts as the list ``xs`` is; it may share it again or

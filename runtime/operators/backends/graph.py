@@ -20,10 +20,27 @@ from runtime.operators.variables import (
     is_undefined,
 )
 from runtime.ops import creation
+from runtime.ops import math as math_ops
 from runtime.ops.state import ensure_defined
 from runtime.tensor import (
     SymbolicTensor,
 )
+
+
+def truth(value: Any) -> Any:
+    """`value` as the bool a graph `cond` or `while` takes, as Python's truth
+    test reads it: a numeric scalar tensor is `value != 0` (Python's
+    `if n:`, and TensorFlow's If and While ops, which take any scalar); a
+    bool tensor, or anything else, as it is (`rt.cond` refuses what no truth
+    test reads: a string or a tensor of several elements)."""
+    if (
+        isinstance(value, SymbolicTensor)
+        and value.dtype is not dtypes.bool_
+        and value.dtype in dtypes.NUMERIC
+        and (value.shape is None or value.shape == ())
+    ):
+        return math_ops.not_equal(value, 0)
+    return value
 
 
 class _GraphBackend:
@@ -87,7 +104,7 @@ class _GraphBackend:
     ) -> list[Any]:
         try:
             result = control_flow.cond(
-                pred,
+                truth(pred),
                 lambda: unpack_state(true_fn()),
                 lambda: unpack_state(false_fn()),
                 names=keys,
@@ -200,4 +217,4 @@ def zeros_like_spec(value: Any, relaxed: list[Any] | None = None) -> Any:
 
 
 def staged_and(a: Any, b: Callable[[], Any]) -> Any:
-    return control_flow.cond(a, b, lambda: a, names=["the value of the `and`"])
+    return control_flow.cond(truth(a), b, lambda: a, names=["the value of the `and`"])

@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from runtime import control_flow_checks as checks
 from runtime import nest
 from runtime.context import trial_trace
 from runtime.operators.staging import where as where_
@@ -103,6 +104,8 @@ def kind_of(value: Any) -> str:
     """How messages name a value's kind ('an array', 'a str (\'pos\')')."""
     if is_undefined(value):
         return "unassigned"
+    if value is None:  # (an empty pytree, but no array): as the graph says it
+        return checks.kind(value)
     if isinstance(value, list):
         return f"a list of {len(value)} items"
     if is_arrays(value):

@@ -58,7 +58,7 @@ def if_stmt(
     keys = [verification.label("retval_")] if returns else verification.labels(names)
     keys += [p.name for p in places]
     before = places_.read(places)
-    unchanged = _unchanged(state, names)
+    unchanged = outputs_before(state, names)
     fns = {"if": body, "else": orelse}
     # Names an earlier graph loop may have bound: each branch gives a value
     # and whether it is bound, by output position, with the message its read
@@ -232,7 +232,7 @@ def fill(backend: Any, value: Any, other: Any) -> Any:
     return backend.fill(value, other)
 
 
-def _unchanged(state: tuple[Any, ...], names: Sequence[str]) -> tuple[Any, ...]:
+def outputs_before(state: tuple[Any, ...], names: Sequence[str]) -> tuple[Any, ...]:
     """The outputs `names` as they were before an `if`, given its inputs
     `state`: the same where the inputs are the outputs; else each output's
     value in the user's function (or the input in its position from the

@@ -17,7 +17,7 @@ from typing import Any
 from runtime.operators import dispatch, mutations, verification
 from runtime.operators.control_flow import state_names
 from runtime.operators.places import Place
-from runtime.operators.staging import aliasing, born, conditional
+from runtime.operators.staging import aliasing, born, conditional, key_order
 from runtime.operators.staging.where import staged
 
 
@@ -150,7 +150,10 @@ def install(
     ) -> Any:
         if declines(cond):
             return NotImplemented
-        return select(cond, if_true, if_false, _if_exp_label(if_true, if_false))
+        label = _if_exp_label(if_true, if_false)
+        arms = key_order.Arms(label, backend.kind)  # (a dict's order: one)
+        true, false = arms.arm(if_true, "if"), arms.arm(if_false, "else")
+        return arms.finish(select(cond, true, false, label))
 
     def and_(a: Any, b: Callable[[], Any]) -> Any:
         if declines(a):

@@ -442,6 +442,135 @@ def range_of_a_float(x):
     return total
 
 
+def dict_key_deleted_and_set_again_in_one_branch(a, b):
+    d = {"a": a, "b": b}
+    if a > 0:
+        del d["a"]
+        d["a"] = a * 3
+    return list(d.values())
+
+
+def dict_key_popped_and_set_again_in_one_branch(a, b):
+    d = {"a": a, "b": b}
+    if a > 0:
+        d["a"] = d.pop("a") + 1
+    return list(d.values())
+
+
+def dict_keys_set_in_two_orders(a, b):
+    d = {}
+    if a > 0:
+        d["a"] = a
+        d["b"] = b
+    else:
+        d["b"] = b
+        d["a"] = 0 - a
+    return list(d.values())
+
+
+def dict_rebound_in_two_orders(a, b):
+    if a > 0:
+        d = {"b": b, "a": a}
+    else:
+        d = {"a": a, "b": b}
+    return list(d.values())
+
+
+def dict_key_popped_and_set_again_in_both_branches(a, b):
+    d = {"a": a, "b": b}
+    if a > 0:
+        d["a"] = d.pop("a") + 1
+    else:
+        d["a"] = d.pop("a") - 1
+    return list(d.values())
+
+
+def dict_of_unsorted_keys_rebound_in_a_branch(a, b):
+    d = {"b": b, "a": a}
+    if a > 0:
+        d = {"b": b + 1, "a": a}
+    return list(d.values())
+
+
+def dict_key_popped_and_set_again_in_a_loop(a, b):
+    d = {"a": a, "b": b}
+    for _ in range(a):
+        d["a"] = d.pop("a") + 1
+    return list(d.values())
+
+
+def dict_of_unsorted_keys_rebound_in_a_loop(a, b):
+    d = {"b": b, "a": a}
+    i = 0
+    while i < a:
+        d = {"b": d["b"] + 1, "a": d["a"]}
+        i += 1
+    return list(d.values())
+
+
+def dict_reordered_in_a_loop(a, b):
+    d = {"b": b, "a": a}
+    i = 0
+    while i < a:
+        d = {"a": d["a"] + 1, "b": d["b"]}
+        i += 1
+    return list(d.values())
+
+
+def dict_chosen_in_two_orders(a, b):
+    d = {"a": a, "b": b} if a > 0 else {"b": b, "a": a}
+    return list(d.values())
+
+
+def dict_of_unsorted_keys_chosen(a, b):
+    d = {"b": b, "a": a} if a > 0 else {"b": a, "a": b}
+    return list(d.values())
+
+
+def none_then_set_in_one_branch(a, b):
+    y = None
+    if a > 0:
+        y = a
+    return y
+
+
+def none_then_set_in_a_loop(a, b):
+    best = None
+    for i in range(a):
+        best = i
+    return best
+
+
+def while_on_an_int(a, b):
+    c = 0
+    while a:
+        a = a // 2
+        c += 1
+    return c
+
+
+def if_on_an_int_remainder(a, b):
+    s = 0
+    for i in range(a):
+        if i % 2:
+            s += i
+    return s
+
+
+def or_of_ints(a, b):
+    return a or b
+
+
+def not_of_an_int(a, b):
+    return not a
+
+
+_ORDER_IF = (
+    r"key order of (the dict 'd'|the value of the `if`/`else`, a dict,) "
+    r"depends on the branch of the \S+ `if` at "
+)
+_ORDER_LOOP = r"key order of the dict 'd' is changed in the body of the \S+ loop at "
+
 CASES = [
     # range() checks its arguments as Python does (JAX ran no iteration
     # for a step of 0, and fori_loop's words refused a float).
@@ -553,6 +682,61 @@ CASES = [
     (returned_only_from_while_true, (1, 3), VALUE),
     (list_returned_from_a_branch_in_a_loop, (1, 3), VALUE),
     (list_returned_from_a_branch_in_a_loop, (0, 3), VALUE),
+    # A dict's key order cannot depend on the path (a traced value cannot
+    # choose it): refused, naming the dict, the function and the line (both
+    # backends gave one branch's order whichever ran: values came back
+    # swapped). Where the paths agree, the order is Python's (JAX's pytrees
+    # sorted the keys of a dict a statement carried).
+    (dict_key_deleted_and_set_again_in_one_branch, (-2, 1), ("refused", _ORDER_IF)),
+    (dict_key_popped_and_set_again_in_one_branch, (-2, 1), ("refused", _ORDER_IF)),
+    (dict_keys_set_in_two_orders, (2, 1), ("refused", _ORDER_IF)),
+    (dict_rebound_in_two_orders, (-2, 1), ("refused", _ORDER_IF)),
+    (dict_key_popped_and_set_again_in_both_branches, (2, 1), VALUE),
+    (dict_key_popped_and_set_again_in_both_branches, (-2, 1), VALUE),
+    (dict_of_unsorted_keys_rebound_in_a_branch, (2, 1), VALUE),
+    (dict_of_unsorted_keys_rebound_in_a_branch, (-2, 1), VALUE),
+    (dict_key_popped_and_set_again_in_a_loop, (2, 1), ("refused", _ORDER_LOOP)),
+    # (The toy backend runs loops in Python: no iteration, nothing traced.)
+    (
+        dict_key_popped_and_set_again_in_a_loop,
+        (0, 1),
+        ("value or refused", _ORDER_LOOP),
+    ),
+    (dict_reordered_in_a_loop, (2, 1), ("refused", _ORDER_LOOP)),
+    # (The toy backend's conditional expression evaluates one arm only.)
+    (dict_chosen_in_two_orders, (-2, 1), ("value or refused", _ORDER_IF)),
+    (dict_of_unsorted_keys_chosen, (2, 1), VALUE),
+    (dict_of_unsorted_keys_chosen, (-2, 1), VALUE),
+    (dict_of_unsorted_keys_rebound_in_a_loop, (2, 1), VALUE),
+    (dict_of_unsorted_keys_rebound_in_a_loop, (0, 1), VALUE),
+    # None is named None (JAX called it "arrays": an empty pytree). (The
+    # toy backend selects Python values, of any type.)
+    (
+        none_then_set_in_one_branch,
+        (2, 1),
+        (
+            "value or refused",
+            r"'y' is (a tensor in the true branch but|an array and) None in ",
+        ),
+    ),
+    (
+        none_then_set_in_a_loop,
+        (2, 1),
+        (
+            "value or refused",
+            r"'best' (is|changes from) None (before the loop|to an array)",
+        ),
+    ),
+    # A numeric scalar as a condition is true where it is not 0, as in
+    # Python (and TensorFlow's If and While ops): the graph refused it ("the
+    # condition of rt.cond must be a bool scalar") with no line.
+    (while_on_an_int, (37, 0), VALUE),
+    (while_on_an_int, (0, 0), VALUE),
+    (if_on_an_int_remainder, (6, 0), VALUE),
+    (or_of_ints, (0, 5), VALUE),
+    (or_of_ints, (-3, 5), VALUE),
+    (not_of_an_int, (0, 0), VALUE),
+    (not_of_an_int, (-2, 0), VALUE),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,
@@ -780,3 +964,16 @@ def test_an_item_no_iteration_set_raises_python_s_type_when_read(backend, fn, py
         else:
             autograph.function(fn)(rt.constant(0))
     assert RUNNERS[backend](fn, 3) == 2
+
+
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
+def test_a_key_order_refusal_names_the_dict_the_function_and_the_line(backend):
+    fn = dict_key_deleted_and_set_again_in_one_branch
+    line = fn.__code__.co_firstlineno + 2  # the `if`
+    message = (
+        rf"the dict 'd' depends on the branch of the \S+ `if` at \S+"
+        rf"test_backend_table.py:{line} in '{fn.__name__}' \(\['b', 'a'\] after the "
+        r"if branch, \['a', 'b'\] after the else branch \(there is none\)\)"
+    )
+    with pytest.raises(TypeError, match=message):
+        RUNNERS[backend](fn, -2, 1)
