@@ -78,8 +78,13 @@ LEGITIMATE_REFUSALS = (
     (ValueError, r"changed shape from"),
     # API.md: a `for` over a Python list with a graph-tensor `break`, and a
     # `for` over a scalar tensor (not the hints for enumerate/zip, which
-    # suggest rt.range too but are a misuse the generator never writes).
-    (TypeError, r"use rt\.range|rt\.range\(n\), to make it one graph loop"),
+    # suggest rt.range too but are a misuse the generator never writes);
+    # under JAX the same refusal suggests a range with a traced n.
+    (
+        TypeError,
+        r"use rt\.range|rt\.range\(n\), to make it one graph loop"
+        r"|range\(n\) with a traced n, to make it one JAX loop",
+    ),
     # Issue 10 item 7: a graph tensor escaping a branch or loop through state
     # the statement cannot see (an attribute a called method changes).
     (ValueError, r"escaped from .* which has finished"),
