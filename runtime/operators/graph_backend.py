@@ -23,12 +23,14 @@ from runtime import control_flow, dtypes, formatted
 from runtime.context import STATE
 from runtime.operators import control_flow as operators
 from runtime.operators import dispatch, py_builtins, verification
+from runtime.operators.py_builtins import Rows
 from runtime.operators.backends.graph import BACKEND, dry_run, readable_here
 from runtime.operators.backends.graph_loops import (
     build_for,
     build_while,
     length_of,
     raising_body,
+    rows_of,
 )
 from runtime.operators.staging import conditional
 from runtime.operators.staging import where as where_
@@ -113,9 +115,14 @@ def _while(loop: Loop) -> Any:
 
 
 def _for(loop: Loop) -> Any:
+    iterable = loop.iterable
+    if isinstance(iterable, Rows):  # enumerate(...)/zip(...) of tensors
+        iterable = rows_of(iterable)
+        if iterable is None:
+            return NotImplemented  # Python iterates the builtin's object
     body = raising_body(loop.body, 1, _carried(loop))
     return build_for(
-        loop.iterable, body, loop.state, loop.names, loop.test, loop.places, loop.opts
+        iterable, body, loop.state, loop.names, loop.test, loop.places, loop.opts
     )
 
 

@@ -84,11 +84,14 @@ def raise_python_loop_tensor_condition(
     kind = getattr(backend, "kind", "graph")
     if kind == "graph":
         value = "graph tensor"
-        fix = "iterate over a tensor, e.g. rt.range(n)"
+        fix = (
+            "iterate over tensors (`for x in t`, `enumerate(t)`, `zip(t, u)`) "
+            "or rt.range(n)"
+        )
     else:
         value = f"traced {kind} value"
         fix = (
-            "iterate over an array (`for x in xs`, counting the index yourself) "
+            "iterate over arrays (`for x in xs`, `enumerate(xs)`, `zip(xs, ys)`) "
             "or over range(n) with a traced n"
         )
     error = TypeError(

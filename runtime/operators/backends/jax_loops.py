@@ -1,17 +1,21 @@
-"""JAX loops: `while` is `lax.while_loop`; `for` over a traced array is
-`lax.scan`, over a range `lax.fori_loop`, with `break`/`return` a `scan`
-or `while_loop` that carries the condition."""
+"""JAX loops: `while` is `lax.while_loop`; `for` over a traced array (or
+`enumerate`/`zip` of arrays: a tuple of arrays) is `lax.scan`, over a range
+`lax.fori_loop`, with `break`/`return` a `scan` or `while_loop` that carries
+the condition."""
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from runtime.operators import places as places_
+from runtime.operators.py_builtins import Rows
 from runtime.operators.backends.jax import tentative, traced_path
 from runtime.operators.backends.jax_loop_state import LoopState
 from runtime.operators.backends.jax_values import (
@@ -153,10 +157,16 @@ class TracedRange:
 
 
 def build_for(statement: Loop) -> Any:
-    """A `for` loop over a traced array or range as one `lax` loop."""
+    """A `for` loop over a traced array, `enumerate`/`zip` of arrays, or a
+    range as one `lax` loop."""
     iterable, extra_test = statement.iterable, statement.test
     if isinstance(iterable, Tracer) and declined(iterable):
         return NotImplemented  # a concrete array: Python iterates its rows
+    if isinstance(iterable, Rows):
+        rows = _rows(iterable, where_now())
+        if rows is None:
+            return NotImplemented  # Python iterates the builtin's object
+        return _for_loop(dataclasses.replace(statement, iterable=rows))
     # `for_stmt` hands over the rest of a range whose `break`/`return`
     # condition is a tracer: decline it if its value is known.
     if isinstance(iterable, range) and (
@@ -175,17 +185,22 @@ def _for_loop(statement: Loop) -> Any:
         statement.body, statement.state, statement.names, statement.places, 1, where
     )
     limit = _max_iterations(statement.opts, where)
-    if isinstance(iterable, Tracer):
-        if not iterable.shape:
-            raise TypeError(
-                f"the `for` loop{where} iterates over a 0-d JAX array; iterate "
-                "over a 1-D or higher array, or use range(n)"
-            )
-        length: Any = iterable.shape[0]
-        item_shape = jax.ShapeDtypeStruct(iterable.shape[1:], iterable.dtype)
+    arrays = not isinstance(iterable, (range, TracedRange))
+    if arrays:  # a traced array, or a tuple of them (`_rows`)
+        leaves = jax.tree_util.tree_leaves(iterable)
+        if isinstance(iterable, Tracer):
+            _refuse_0d(iterable, where)
+        length: Any = leaves[0].shape[0]
+        item_shape = jax.tree_util.tree_map(
+            lambda a: jax.ShapeDtypeStruct(a.shape[1:], a.dtype), iterable
+        )
 
         def item(i: Any) -> Any:
-            return iterable[i]
+            # (Over no rows the body is traced for its types only: zeros.)
+            return jax.tree_util.tree_map(
+                lambda a: a[i] if length else jnp.zeros(a.shape[1:], a.dtype),
+                iterable,
+            )
 
     else:  # a Python range (static bounds) or a TracedRange
         start, step = iterable.start, iterable.step
@@ -204,7 +219,7 @@ def _for_loop(statement: Loop) -> Any:
 
         def make() -> dict[str, Any]:
             carry = loop.start(item_shape)
-            if isinstance(iterable, Tracer):
+            if arrays:
                 return lax.scan(
                     lambda c, x: (loop.step((x,), c)[0], None), carry, iterable
                 )[0]
@@ -261,6 +276,35 @@ def _for_loop(statement: Loop) -> Any:
         return result
 
     return loop.build(make_while)
+
+
+def _refuse_0d(array: Any, where: str) -> None:
+    if not array.shape:
+        raise TypeError(
+            f"the `for` loop{where} iterates over a 0-d JAX array; iterate "
+            "over a 1-D or higher array, or use range(n)"
+        )
+
+
+def _rows(rows: Rows, where: str) -> Any:
+    """The arrays of `enumerate(...)`/`zip(...)` over arrays as one tuple of
+    arrays of one length, whose rows are the loop's items: `(indices, xs)`,
+    `(xs, ys)`, cut to the shortest as `zip` stops there; or None where
+    Python runs the loop (an argument no array, all tracers' values known,
+    a `strict` zip of arrays of unequal lengths)."""
+    arrays = rows.arrays()
+    if not all(isinstance(a, (Tracer, jax.Array, np.ndarray)) for a in arrays):
+        return None  # (a list's items would become arrays)
+    if all(declined(a) for a in arrays if isinstance(a, Tracer)):
+        return None  # known values (an eager `jax.grad`): Python's loop
+    for array in arrays:
+        _refuse_0d(array, where)
+    lengths = {a.shape[0] for a in arrays}
+    if rows.strict and len(lengths) > 1:
+        return None  # Python raises ValueError where the shortest ends
+    n = min(lengths)
+    cut = iter([jnp.asarray(a)[:n] for a in arrays])
+    return rows.items(cut, lambda start: jnp.arange(start, start + n))
 
 
 def _promote_weak(carry: Any, shapes: Any) -> Any:

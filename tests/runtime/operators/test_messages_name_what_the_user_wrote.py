@@ -106,8 +106,8 @@ def test_a_python_loop_with_a_tensor_break_lists_only_user_variables():
     assert message_of(breaks_on_a_tensor_in_a_python_loop, rt.constant(2)) == (
         f"this `for` loop at {at} iterates over a Python value, so it runs as Python "
         "(unrolled while tracing), but its `break` or `return` depends on a graph "
-        "tensor (loop variables: 'total'); iterate over a tensor, e.g. rt.range(n), "
-        "to make it one graph loop"
+        "tensor (loop variables: 'total'); iterate over tensors (`for x in t`, "
+        "`enumerate(t)`, `zip(t, u)`) or rt.range(n), to make it one graph loop"
     )
 
 
