@@ -195,6 +195,35 @@ def test_break_and_return_in_a_for_over_a_traced_array():
     assert float(jax.jit(autograph.to_graph(until))(x)) == 4.0
 
 
+def test_enumerate_and_zip_over_traced_arrays_are_one_loop_under_vmap_and_grad():
+    # (A traced `return` in `enumerate(xs)` was refused as a Python loop's.)
+    def find(xs, t):
+        for i, x in enumerate(xs):
+            if x == t:
+                return i
+        return -1
+
+    def weighted_until_gap(xs, ys):
+        total = 0.0
+        for i, (x, y) in enumerate(zip(xs, ys), start=1):
+            if x > y:
+                break
+            total += i * x * y
+        return total
+
+    xs = jnp.array([3.0, 1.0, 4.0, 1.0, 5.0])
+    ys = jnp.array([4.0, 2.0, 3.0])  # zip stops at the shorter
+    text = str(jax.make_jaxpr(autograph.to_graph(weighted_until_gap))(xs, ys))
+    assert text.count("scan[") == 1 and "while[" not in text, text
+    assert jax.jit(autograph.to_graph(find))(xs, 4.0) == 2
+    found = jax.vmap(autograph.to_graph(find))(
+        jnp.stack([xs, xs, -xs]), jnp.array([1.0, 5.0, -3.0])
+    )
+    np.testing.assert_array_equal(found, [1, 4, 0])
+    grad = jax.jit(jax.grad(autograph.to_graph(weighted_until_gap)))(xs, ys)
+    np.testing.assert_allclose(grad, [4.0, 4.0, 0.0, 0.0, 0.0])  # d/dx of 12 + 4
+
+
 def test_for_over_traced_range_with_continue():
     f = jax.jit(autograph.to_graph(traced_range_sum))
     assert int(f(10)) == traced_range_sum(10)
