@@ -23,7 +23,6 @@ from runtime import control_flow, dtypes, formatted
 from runtime.context import STATE
 from runtime.operators import control_flow as operators
 from runtime.operators import dispatch, py_builtins, verification
-from runtime.operators.py_builtins import Rows
 from runtime.operators.backends.graph import BACKEND, dry_run, readable_here
 from runtime.operators.backends.graph_loops import (
     build_for,
@@ -32,6 +31,7 @@ from runtime.operators.backends.graph_loops import (
     raising_body,
     rows_of,
 )
+from runtime.operators.py_builtins import Rows
 from runtime.operators.staging import conditional
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.operators import Loop, install

@@ -151,7 +151,7 @@ class Rows:
             the shortest ends, which no staged loop does).
     """
 
-    __slots__ = ("_builtin", "_args", "_kwargs", "columns", "start", "strict")
+    __slots__ = ("_args", "_builtin", "_kwargs", "columns", "start", "strict")
 
     def __init__(
         self,
@@ -199,7 +199,7 @@ def enumerate_(*args: Any, **kwargs: Any) -> Any:
     builtin's object, or `Rows` when `iterable` is a value a backend loops
     over (a traced array) and `start` a Python int, so that the backend
     makes the loop one loop over the indices and rows."""
-    if len(args) + len(kwargs) <= 2 and 1 <= len(args) and kwargs.keys() <= {"start"}:
+    if len(args) + len(kwargs) <= 2 and len(args) >= 1 and kwargs.keys() <= {"start"}:
         start = args[1] if len(args) == 2 else kwargs.get("start", 0)
         if type(start) is int and _rows_of(args[0]):
             return Rows(builtins.enumerate, args, kwargs, (args[0],), start)
@@ -211,10 +211,9 @@ def zip_(*args: Any, **kwargs: Any) -> Any:
     builtin's object, or `Rows` when an argument is a value a backend loops
     over (a traced array), so that the backend makes the loop one loop over
     the arrays' rows (it declines arguments it cannot stage)."""
-    strict = kwargs.get("strict", False)
-    if kwargs.keys() <= {"strict"} and type(strict) is bool:
-        if any(_rows_of(arg) for arg in args):
-            return Rows(builtins.zip, args, kwargs, args)
+    plain = kwargs.keys() <= {"strict"} and type(kwargs.get("strict", False)) is bool
+    if plain and any(_rows_of(arg) for arg in args):
+        return Rows(builtins.zip, args, kwargs, args)
     return builtins.zip(*args, **kwargs)
 
 

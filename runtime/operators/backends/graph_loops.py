@@ -31,13 +31,13 @@ from runtime.operators.backends.graph_trial import (
 )
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place
+from runtime.operators.py_builtins import Rows
 from runtime.operators.staging import aliasing, born
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.variables import (
     UndefinedReturnValue,
 )
 from runtime.operators.verification import label, labels
-from runtime.operators.py_builtins import Rows
 from runtime.ops import array as array_ops
 from runtime.ops import creation
 from runtime.ops import math as math_ops
@@ -452,7 +452,9 @@ def rows_of(rows: Rows) -> Any:
     runs the loop (an argument no tensor or array, a `strict` zip of
     tensors whose lengths may differ)."""
     arrays = rows.arrays()
-    if not all(isinstance(a, (SymbolicTensor, EagerTensor, np.ndarray)) for a in arrays):
+    if not all(
+        isinstance(a, (SymbolicTensor, EagerTensor, np.ndarray)) for a in arrays
+    ):
         return None  # (a list's items would become tensors)
     tensors = [convert_to_tensor(a) for a in arrays]
     length = _length(tensors)

@@ -15,7 +15,6 @@ import numpy as np
 from jax import lax
 
 from runtime.operators import places as places_
-from runtime.operators.py_builtins import Rows
 from runtime.operators.backends.jax import tentative, traced_path
 from runtime.operators.backends.jax_loop_state import LoopState
 from runtime.operators.backends.jax_values import (
@@ -25,6 +24,7 @@ from runtime.operators.backends.jax_values import (
     predicate,
     where_now,
 )
+from runtime.operators.py_builtins import Rows
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.operators import Loop
 

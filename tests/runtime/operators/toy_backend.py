@@ -44,7 +44,19 @@ def _lift(fn):
     return lambda a, b: Staged(fn(value(a), value(b)))
 
 
-for _name in ("add", "sub", "mul", "truediv", "mod", "gt", "lt", "ge", "le", "eq", "ne"):
+for _name in (
+    "add",
+    "sub",
+    "mul",
+    "truediv",
+    "mod",
+    "gt",
+    "lt",
+    "ge",
+    "le",
+    "eq",
+    "ne",
+):
     setattr(Staged, f"__{_name}__", _lift(getattr(operator, _name)))
     setattr(
         Staged, f"__r{_name}__", _lift(lambda a, b, f=_name: getattr(operator, f)(b, a))
