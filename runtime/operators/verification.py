@@ -363,6 +363,19 @@ def invariant_not_a_loop_variable(n: int, kind: str) -> ValueError:
     )
 
 
+def strict_zip_of_tensors(lengths: Sequence[Any], where: str) -> TypeError:
+    """A graph `for` over `zip(..., strict=True)` of tensors whose lengths
+    (ints, or None where unknown) may differ: Python raises ValueError
+    where the shortest ends, which a graph loop does not."""
+    shown = ", ".join("unknown" if n is None else str(n) for n in lengths)
+    return TypeError(
+        f"the `for` loop{where} iterates over zip(..., strict=True) of tensors "
+        f"whose lengths may differ ({shown} rows): Python raises ValueError "
+        "where the shortest ends, which a graph loop cannot; drop strict=True "
+        "(the loop stops at the shortest) or give the tensors equal static lengths"
+    )
+
+
 def scalar_iteration(name: str) -> TypeError:
     """A `for` over a scalar graph tensor."""
     return TypeError(

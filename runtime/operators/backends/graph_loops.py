@@ -33,6 +33,7 @@ from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place
 from runtime.operators.py_builtins import Rows
 from runtime.operators.staging import aliasing, born
+from runtime.operators.staging import where as where_
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.variables import (
     UndefinedReturnValue,
@@ -449,8 +450,9 @@ def rows_of(rows: Rows) -> Any:
     """The tensors of `enumerate(...)`/`zip(...)` over tensors as one tuple
     of tensors whose rows are the loop's items: `(indices, t)`, `(t, u)`
     (the loop stops at the shortest, as `zip` does); or None where Python
-    runs the loop (an argument no tensor or array, a `strict` zip of
-    tensors whose lengths may differ)."""
+    runs the loop (an argument no tensor or array: Python iterates it, as
+    `for x in xs` over a list). A `strict` zip of tensors whose lengths may
+    differ is refused: a graph cannot iterate tensors in Python."""
     arrays = rows.arrays()
     if not all(
         isinstance(a, (SymbolicTensor, EagerTensor, np.ndarray)) for a in arrays
@@ -459,9 +461,10 @@ def rows_of(rows: Rows) -> Any:
     tensors = [convert_to_tensor(a) for a in arrays]
     length = _length(tensors)
     if rows.strict:
-        lengths = {length_of(t) for t in tensors}
-        if len(lengths) > 1 or not all(isinstance(n, int) for n in lengths):
-            return None  # Python raises ValueError where the shortest ends
+        lengths = [t.shape[0] if t.shape else None for t in tensors]
+        if None in lengths or len(set(lengths)) > 1:
+            where = where_.at(where_.current())
+            raise verification.strict_zip_of_tensors(lengths, where)
     return rows.items(
         iter(tensors), lambda start: creation.range(start, start + length)
     )
