@@ -147,6 +147,28 @@ def test_body_needing_a_python_int_unrolls_with_a_warning_naming_the_line():
     assert "needs the index as a Python int" in str(unrolled[0].message)
 
 
+def test_enumerate_whose_body_needs_python_values_unrolls_as_before():
+    # (Staged, the index is traced: a Python list indexed by it, or one the
+    # body appends to, ran unrolled before enumerate() was staged: so it
+    # does still, with the warning.)
+    weights = [1.0, 2.0, 3.0]
+
+    def weighted(xs):
+        out = []
+        for i, x in enumerate(xs):
+            out.append(x * weights[i])
+        return out
+
+    line = weighted.__code__.co_firstlineno + 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = jax.jit(autograph.to_graph(weighted))(jnp.array([1.0, 1.0, 2.0]))
+    np.testing.assert_allclose(got, [1.0, 2.0, 6.0])
+    unrolled = [w for w in caught if w.category is jax_backend.UnrolledLoopWarning]
+    assert [(w.filename, w.lineno) for w in unrolled] == [(__file__, line)]
+    assert "over enumerate() of arrays is unrolled" in str(unrolled[0].message)
+
+
 def test_while_hands_off_to_lax_when_its_test_becomes_traced():
     x = jnp.array([1.0, 2.0, -3.0, 4.0])
     f = jax.jit(autograph.to_graph(first_negative))

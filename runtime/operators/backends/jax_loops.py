@@ -166,7 +166,12 @@ def build_for(statement: Loop) -> Any:
         rows = _rows(iterable, where_now())
         if rows is None:
             return NotImplemented  # Python iterates the builtin's object
-        return _for_loop(dataclasses.replace(statement, iterable=rows))
+        # (Python's loop over the builtin's object runs it where the staged
+        # form cannot: its body indexes a list by the index, appends.)
+        staged = dataclasses.replace(statement, iterable=rows)
+        length = len(jax.tree_util.tree_leaves(rows)[0])
+        what = f"over {_rows_call(iterable)} of arrays"
+        return _staged_or_unrolled(staged, what, length, "lax.scan")
     # `for_stmt` hands over the rest of a range whose `break`/`return`
     # condition is a tracer: decline it if its value is known.
     if isinstance(iterable, range) and (
@@ -353,6 +358,22 @@ def build_for_range(statement: Loop) -> Any:
     iterable = statement.iterable
     if len(iterable) < 2 or _concrete(statement):
         return NotImplemented  # nothing to gain, or Python runs it
+    what, length = "over range()", len(iterable)
+    return _staged_or_unrolled(statement, what, length, "lax.fori_loop")
+
+
+def _rows_call(rows: Rows) -> str:
+    """`enumerate()`, `zip()`, `enumerate(zip())`: what the user called."""
+    inner = next((c for c in rows.columns if isinstance(c, Rows)), None)
+    name = "zip" if rows.start is None else "enumerate"
+    return f"{name}({'' if inner is None else _rows_call(inner)})"
+
+
+def _staged_or_unrolled(statement: Loop, what: str, length: int, op: str) -> Any:
+    """`statement` staged as one `lax` loop, or NotImplemented (Python's loop
+    runs it, unrolled, with a warning naming the line) where its body needs
+    the index as a Python int or staged it breaks a rule the Python loop
+    does not (a list appended to)."""
     where = where_.current()
     tracked = _tracked(statement)
     before = places_.read(tracked)
@@ -371,8 +392,8 @@ def build_for_range(statement: Loop) -> Any:
         else:  # a rule a staged body breaks that Python's loop does not
             why = f"staged, its body is refused: {str(error).splitlines()[0]}"
         message = (
-            f"this `for` loop over range() is unrolled ({len(iterable)} iterations "
-            f"traced one by one) instead of staged as one lax.fori_loop: {why}"
+            f"this `for` loop {what} is unrolled ({length} iterations traced one "
+            f"by one) instead of staged as one {op}: {why}"
         )
         if where is not None:
             warnings.warn_explicit(
