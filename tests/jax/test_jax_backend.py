@@ -245,6 +245,17 @@ def test_enumerate_and_zip_over_traced_arrays_are_one_loop_under_vmap_and_grad()
     grad = jax.jit(jax.grad(autograph.to_graph(weighted_until_gap)))(xs, ys)
     np.testing.assert_allclose(grad, [4.0, 4.0, 0.0, 0.0, 0.0])  # d/dx of 12 + 4
 
+    def dot(xs, ys):
+        total = 0.0
+        for x, y in zip(xs, ys, strict=True):
+            total += x * y
+        return total
+
+    # Unequal lengths: Python's loop (the builtin raises where ys ends).
+    with pytest.raises(ValueError, match="zip.. argument 2 is shorter"):
+        jax.jit(autograph.to_graph(dot))(xs, ys)
+    assert jax.jit(autograph.to_graph(dot))(xs[:3], ys) == 26.0
+
 
 def test_for_over_traced_range_with_continue():
     f = jax.jit(autograph.to_graph(traced_range_sum))
