@@ -252,7 +252,7 @@ def test_enumerate_and_zip_over_traced_arrays_are_one_loop_under_vmap_and_grad()
         return total
 
     # Unequal lengths: Python's loop (the builtin raises where ys ends).
-    with pytest.raises(ValueError, match="zip.. argument 2 is shorter"):
+    with pytest.raises(ValueError, match=r"zip\(\) argument 2 is shorter"):
         jax.jit(autograph.to_graph(dot))(xs, ys)
     assert jax.jit(autograph.to_graph(dot))(xs[:3], ys) == 26.0
 
