@@ -158,18 +158,22 @@ def _call_hint(node: ast.Call, kind: str, library: str, values: str) -> str | No
         )
     if kind != "iter" or not args or library != "rt":
         return None
+    # (A converted `for` statement over enumerate()/zip() of tensors is one
+    # graph loop: these are the other uses, a comprehension or list(...).)
     if name == "enumerate":
         t = args[0]
         return (
-            f"{call} iterates over the graph tensor {t} in Python; loop over an "
-            f"index instead: `for i in rt.range(rt.shape({t})[0])` and read {t}[i]"
+            f"{call} iterates over the graph tensor {t} in Python; write a `for` "
+            f"statement over {call} (one graph loop), or loop over an index: "
+            f"`for i in rt.range(rt.shape({t})[0])` and read {t}[i]"
         )
     if name == "zip":
         first = args[0]
         reads = ", ".join(f"{a}[i]" for a in args)
         return (
-            f"{call} iterates over graph tensors in Python; loop over an index "
-            f"instead: `for i in rt.range(rt.shape({first})[0])` and read {reads}"
+            f"{call} iterates over graph tensors in Python; write a `for` "
+            f"statement over zip() of tensors only (one graph loop), or loop over "
+            f"an index: `for i in rt.range(rt.shape({first})[0])` and read {reads}"
         )
     if name in _COMPARING:
         return (

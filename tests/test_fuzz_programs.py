@@ -340,6 +340,9 @@ TENSOR_CONSTRUCTS = {
     "item stored by a range index": r"scan\[j\d+\] = ",
     "object changed in place by +=": r"^ *tally \+= ",
     "top-level loop storing items by its index": r"^ {4}for jt\d+ in range\(3\):",
+    "enumerate() of arrays": r"^ *for \w+, \w+ in enumerate\(vector\(",
+    "zip() of arrays": r"^ *for \w+, \w+ in zip\(vector\(",
+    "enumerate() of a zip() of arrays": r"in enumerate\(zip\(vector\(",
 }
 
 

@@ -2,11 +2,13 @@
 
     y = helper(x, scale=2)    ->    y = ag__.converted_call(helper, x, scale=2)
     print(y)                  ->    ag__.print_(y)
+    for i, v in enumerate(y): ->    for i, v in ag__.enumerate_(y):
 
 `converted_call` converts `helper` on first use (recursive conversion) and
 caches it. Calls that certainly need no conversion stay as written, so the
 output stays readable: builtins (except `print`, `range`, `len`, `int`,
-`float`, which become their `ag__` overloads), functions of library modules
+`float`, which become their `ag__` overloads, and `enumerate` and `zip`
+where a `for` statement iterates what they give), functions of library modules
 such as `numpy` or `runtime` (`np.sum(x)`, `rt.tanh(x)`), `super()` and the
 `ag__` operators themselves. With `recursive=False` only the overloads are
 rewritten. `warnings.warn` and `sys._getframe`, by any name, always go
@@ -20,9 +22,10 @@ import ast
 import sys
 import types
 import warnings
+from collections.abc import Container
 
 from autograph.core import builders as b
-from autograph.core.converter import OVERLOADED_BUILTINS, user_locals
+from autograph.core.converter import LOOP_BUILTINS, OVERLOADED_BUILTINS, user_locals
 from autograph.pyct import transformer
 from autograph.pyct.static_analysis import activity
 
@@ -63,6 +66,28 @@ class CallTreeTransformer(transformer.Base):
     def _is_global(self, name: str) -> bool:
         return not any(name in scope for scope in self.locals)
 
+    def _is_builtin(self, func: ast.expr, names: Container[str]) -> bool:
+        """Whether `func` names one of the builtins `names` (not shadowed)."""
+        return (
+            isinstance(func, ast.Name)
+            and func.id in names
+            and self._is_global(func.id)
+            and self.ctx.is_builtin(func.id)
+        )
+
+    def visit_For(self, node: ast.For) -> ast.For:
+        self.generic_visit(node)
+        self._loop_builtins(node.iter)
+        return node
+
+    def _loop_builtins(self, node: ast.expr) -> None:
+        """`enumerate(...)`/`zip(...)` as the iterable of a `for` (and as
+        an argument of one there) -> `ag__.enumerate_(...)`/`ag__.zip_(...)`."""
+        if isinstance(node, ast.Call) and self._is_builtin(node.func, LOOP_BUILTINS):
+            node.func = b.ag_attr(LOOP_BUILTINS[node.func.id])  # ag__.enumerate_
+            for arg in node.args:
+                self._loop_builtins(arg)
+
     def _counts_frames(self, func: ast.expr, root: str) -> bool:
         """Whether `func` is `warnings.warn` or `sys._getframe` (by any name)."""
         value = _resolve(self.ctx.lookup(root), func)
@@ -75,7 +100,7 @@ class CallTreeTransformer(transformer.Base):
         if root == b.AG:
             return node
         if isinstance(func, ast.Name) and self._is_global(func.id):
-            if func.id in OVERLOADED_BUILTINS and self.ctx.is_builtin(func.id):
+            if self._is_builtin(func, OVERLOADED_BUILTINS):
                 node.func = b.ag_attr(OVERLOADED_BUILTINS[func.id])  # ag__.print_
                 return node
             if func.id in _FRAME_BUILTINS or self.ctx.is_builtin(func.id):

@@ -152,6 +152,14 @@ OVERLOADED_BUILTINS = {
     "float": "float_",
 }
 
+# Builtins that converted code routes through an operator where a `for`
+# statement iterates what they give (`for i, x in enumerate(xs)`, also
+# `enumerate(zip(xs, ys))`): over arrays, a backend makes the loop one loop.
+LOOP_BUILTINS = {
+    "enumerate": "enumerate_",
+    "zip": "zip_",
+}
+
 
 @dataclass
 class Context:

@@ -17,7 +17,15 @@ from runtime.operators.data_structures import list_append, list_pop
 from runtime.operators.exceptions import assert_stmt, register_handlers
 from runtime.operators.logical import and_, compare_chain, if_exp, not_, or_
 from runtime.operators.places import attr, item, untracked, var
-from runtime.operators.py_builtins import float_, int_, len_, print_, range_
+from runtime.operators.py_builtins import (
+    enumerate_,
+    float_,
+    int_,
+    len_,
+    print_,
+    range_,
+    zip_,
+)
 from runtime.operators.variables import (
     Unbound,
     Undefined,
@@ -42,6 +50,7 @@ __all__ = [
     "attr",
     "compare_chain",
     "converted_call",
+    "enumerate_",
     "float_",
     "for_stmt",
     "if_exp",
@@ -62,4 +71,5 @@ __all__ = [
     "untracked",
     "var",
     "while_stmt",
+    "zip_",
 ]

@@ -29,7 +29,9 @@ from runtime.operators.backends.graph_loops import (
     build_while,
     length_of,
     raising_body,
+    rows_of,
 )
+from runtime.operators.py_builtins import Rows
 from runtime.operators.staging import conditional
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.operators import Loop, install
@@ -122,10 +124,15 @@ def _while(loop: Loop) -> Any:
 
 
 def _for(loop: Loop) -> Any:
+    iterable = loop.iterable
+    if isinstance(iterable, Rows):  # enumerate(...)/zip(...) of tensors
+        iterable = rows_of(iterable)
+        if iterable is None:
+            return NotImplemented  # Python iterates the builtin's object
     body = raising_body(loop.body, 1, _carried(loop))
     test = _truthful(loop.test)
     return build_for(
-        loop.iterable, body, loop.state, loop.names, test, loop.places, loop.opts
+        iterable, body, loop.state, loop.names, test, loop.places, loop.opts
     )
 
 

@@ -8,7 +8,8 @@ the dispatch tables' class-hierarchy lookup) for the operators, so that under
   (the right operand runs only inside its branch); `not` is `logical_not`;
 - `while` with a traced test is `lax.while_loop` (rotated, carrying the
   test's value, when it has places whose writes by the test must be kept);
-- `for` over a traced array is `lax.scan`, over `range(n)` with a traced `n`
+- `for` over a traced array (or over `enumerate`/`zip` of arrays: rows of a
+  tuple of arrays) is `lax.scan`, over `range(n)` with a traced `n`
   `lax.fori_loop`; with `break`/`return`, a fixed-length `for` is a `scan`
   whose steps after the `break` pass the state through (`lax.cond`: reverse
   mode works), and one of traced length a `lax.while_loop`;

@@ -1,7 +1,10 @@
-"""Builtins whose meaning changes for graph tensors: print, range, len, int, float.
+"""Builtins whose meaning changes for graph tensors: print, range, len, int,
+float, and enumerate and zip as a `for` loop's iterable.
 
-Converted code calls `ag__.print_(...)` where the user wrote `print(...)`.
-With no backend's value among the arguments each one *is* the builtin,
+Converted code calls `ag__.print_(...)` where the user wrote `print(...)`,
+and `ag__.enumerate_(...)`/`ag__.zip_(...)` where `enumerate(...)`/`zip(...)`
+is what a `for` statement iterates. With no backend's value among the
+arguments each one *is* the builtin (it returns the builtin's own object),
 except `print` while a backend that stages every print is active (JAX:
 `dispatch.UNCLAIMED`).
 """
@@ -11,10 +14,12 @@ from __future__ import annotations
 import builtins
 
 # Own references: a user's `builtins.len = spy` does not see our calls.
-from builtins import len, type
+from builtins import any, isinstance, iter, len, next, type
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from runtime.context import STATE
+from runtime.operators import dispatch
 from runtime.operators.dispatch import TABLES, UNCLAIMED
 
 _PRINT = TABLES["print_"]
@@ -23,6 +28,7 @@ _RANGE = TABLES["range_"]
 _LEN = TABLES["len_"]
 _INT = TABLES["int_"]
 _FLOAT = TABLES["float_"]
+_FOR = TABLES["for_stmt"]
 
 
 def _claimed(table: dict[type, Any], args: tuple[Any, ...]) -> Any:
@@ -122,3 +128,103 @@ def float_(*args: Any, **kwargs: Any) -> Any:
         if result is not NotImplemented:
             return result
     return builtins.float(*args, **kwargs)
+
+
+class Rows:
+    """`enumerate(xs, start)` or `zip(xs, ys, ...)` as a `for` loop's iterable
+    where an argument is a value a backend loops over (a traced array, a
+    graph tensor): the backend loops over the rows of the arrays at once, as
+    one loop, with `enumerate`'s counter as an array of indices.
+
+    Plain-Python equivalent (what `iter` gives: a backend that declines the
+    loop leaves it to Python, which iterates the builtin's own object, made
+    here and only then):
+
+        iter(builtin(*args, **kwargs))
+
+    Attributes:
+        columns: The arrays (or `Rows`, for `enumerate(zip(xs, ys))`) whose
+            rows make an item, in order.
+        start: `enumerate`'s first index; None for `zip`.
+        strict: A `zip(..., strict=True)` is among them: the arrays' lengths
+            must be equal (where they differ, Python raises ValueError where
+            the shortest ends, which no staged loop does).
+    """
+
+    __slots__ = ("_args", "_builtin", "_kwargs", "columns", "start", "strict")
+
+    def __init__(
+        self,
+        builtin: type,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        columns: tuple[Any, ...],
+        start: int | None = None,
+    ) -> None:
+        self._builtin, self._args, self._kwargs = builtin, args, kwargs
+        self.columns, self.start = columns, start
+        self.strict = kwargs.get("strict", False) or any(
+            isinstance(c, Rows) and c.strict for c in columns
+        )
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._builtin(*self._args, **self._kwargs))
+
+    def arrays(self) -> list[Any]:
+        """The arrays whose rows make the items, depth first."""
+        out = []
+        for column in self.columns:
+            out.extend(column.arrays() if isinstance(column, Rows) else [column])
+        return out
+
+    def items(self, arrays: Iterator[Any], counter: Callable[[int], Any]) -> Any:
+        """The structure of an item over a backend's `arrays` (one per array
+        of `arrays()`, in its order) and its `counter(start)` (the indices
+        an `enumerate` gives): `(indices, column)` for `enumerate`,
+        `(column, ...)` for `zip`."""
+        columns = tuple(
+            c.items(arrays, counter) if isinstance(c, Rows) else next(arrays)
+            for c in self.columns
+        )
+        return columns if self.start is None else (counter(self.start), *columns)
+
+
+def _rows_of(value: Any) -> bool:
+    """Whether a backend loops over `value` (the `for_stmt` table claims it)."""
+    return _FOR[type(value)] is not None
+
+
+def enumerate_(*args: Any, **kwargs: Any) -> Any:
+    """`enumerate(iterable, start=0)` as a `for` loop's iterable: the
+    builtin's object, or `Rows` when `iterable` is a value a backend loops
+    over (a traced array) and `start` a Python int, so that the backend
+    makes the loop one loop over the indices and rows."""
+    if len(args) + len(kwargs) <= 2 and len(args) >= 1 and kwargs.keys() <= {"start"}:
+        start = args[1] if len(args) == 2 else kwargs.get("start", 0)
+        if type(start) is int and _rows_of(args[0]):
+            return Rows(builtins.enumerate, args, kwargs, (args[0],), start)
+    return builtins.enumerate(*args, **kwargs)
+
+
+def zip_(*args: Any, **kwargs: Any) -> Any:
+    """`zip(*iterables, strict=False)` as a `for` loop's iterable: the
+    builtin's object, or `Rows` when an argument is a value a backend loops
+    over (a traced array), so that the backend makes the loop one loop over
+    the arrays' rows (it declines arguments it cannot stage)."""
+    plain = kwargs.keys() <= {"strict"} and type(kwargs.get("strict", False)) is bool
+    if plain and any(_rows_of(arg) for arg in args):
+        return Rows(builtins.zip, args, kwargs, args)
+    return builtins.zip(*args, **kwargs)
+
+
+def _for_rows(rows: Rows, *args: Any, **kwargs: Any) -> Any:
+    """A `for` over `Rows`: the loop of the backend of its first array a
+    backend loops over."""
+    for value in rows.arrays():
+        impl = _FOR[type(value)]
+        if impl is not None:
+            return impl(rows, *args, **kwargs)
+    return NotImplemented
+
+
+dispatch.register("for_stmt", Rows, _for_rows)

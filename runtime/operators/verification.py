@@ -84,11 +84,14 @@ def raise_python_loop_tensor_condition(
     kind = getattr(backend, "kind", "graph")
     if kind == "graph":
         value = "graph tensor"
-        fix = "iterate over a tensor, e.g. rt.range(n)"
+        fix = (
+            "iterate over tensors (`for x in t`, `enumerate(t)`, `zip(t, u)`) "
+            "or rt.range(n)"
+        )
     else:
         value = f"traced {kind} value"
         fix = (
-            "iterate over an array (`for x in xs`, counting the index yourself) "
+            "iterate over arrays (`for x in xs`, `enumerate(xs)`, `zip(xs, ys)`) "
             "or over range(n) with a traced n"
         )
     error = TypeError(
@@ -357,6 +360,19 @@ def invariant_not_a_loop_variable(n: int, kind: str) -> ValueError:
         f"shape_invariants entry {n} of autograph.set_loop_options names {kind} "
         "that is not a variable of this loop; give (variable, shape) pairs for "
         "variables the loop changes"
+    )
+
+
+def strict_zip_of_tensors(lengths: Sequence[Any], where: str) -> TypeError:
+    """A graph `for` over `zip(..., strict=True)` of tensors whose lengths
+    (ints, or None where unknown) may differ: Python raises ValueError
+    where the shortest ends, which a graph loop does not."""
+    shown = ", ".join("unknown" if n is None else str(n) for n in lengths)
+    return TypeError(
+        f"the `for` loop{where} iterates over zip(..., strict=True) of tensors "
+        f"whose lengths may differ ({shown} rows): Python raises ValueError "
+        "where the shortest ends, which a graph loop cannot; drop strict=True "
+        "(the loop stops at the shortest) or give the tensors equal static lengths"
     )
 
 

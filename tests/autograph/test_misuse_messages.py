@@ -12,18 +12,15 @@ import autograph
 import runtime as rt
 
 
+# (A `for` statement over enumerate()/zip() of tensors is one graph loop:
+# tests/samples; a comprehension iterates in Python.)
 def with_enumerate(t):
-    s = 0
-    for i, x in enumerate(t):
-        s += i * x
-    return s
+    products = [i * x for i, x in enumerate(t)]
+    return products[0]
 
 
 def with_zip(a, b):
-    s = 0
-    for x, y in zip(a, b):
-        s += x * y
-    return s
+    return [x * y for x, y in zip(a, b)]
 
 
 def with_max(a, b):
@@ -63,15 +60,17 @@ CASES = [
         with_enumerate,
         "enumerate(t)",
         (V,),
-        r"enumerate(t) iterates over the graph tensor t in Python; loop over an "
-        r"index instead: `for i in rt.range(rt.shape(t)[0])` and read t[i]",
+        "enumerate(t) iterates over the graph tensor t in Python; write a `for` "
+        "statement over enumerate(t) (one graph loop), or loop over an index: "
+        "`for i in rt.range(rt.shape(t)[0])` and read t[i]",
     ),
     (
         with_zip,
         "zip(a, b)",
         (V, V),
-        r"zip(a, b) iterates over graph tensors in Python; loop over an index "
-        r"instead: `for i in rt.range(rt.shape(a)[0])` and read a[i], b[i]",
+        "zip(a, b) iterates over graph tensors in Python; write a `for` statement "
+        "over zip() of tensors only (one graph loop), or loop over an index: "
+        "`for i in rt.range(rt.shape(a)[0])` and read a[i], b[i]",
     ),
     (
         with_max,

@@ -147,6 +147,28 @@ def test_body_needing_a_python_int_unrolls_with_a_warning_naming_the_line():
     assert "needs the index as a Python int" in str(unrolled[0].message)
 
 
+def test_enumerate_whose_body_needs_python_values_unrolls_as_before():
+    # (Staged, the index is traced: a Python list indexed by it, or one the
+    # body appends to, ran unrolled before enumerate() was staged: so it
+    # does still, with the warning.)
+    weights = [1.0, 2.0, 3.0]
+
+    def weighted(xs):
+        out = []
+        for i, x in enumerate(xs):
+            out.append(x * weights[i])
+        return out
+
+    line = weighted.__code__.co_firstlineno + 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = jax.jit(autograph.to_graph(weighted))(jnp.array([1.0, 1.0, 2.0]))
+    np.testing.assert_allclose(got, [1.0, 2.0, 6.0])
+    unrolled = [w for w in caught if w.category is jax_backend.UnrolledLoopWarning]
+    assert [(w.filename, w.lineno) for w in unrolled] == [(__file__, line)]
+    assert "over enumerate() of arrays is unrolled" in str(unrolled[0].message)
+
+
 def test_while_hands_off_to_lax_when_its_test_becomes_traced():
     x = jnp.array([1.0, 2.0, -3.0, 4.0])
     f = jax.jit(autograph.to_graph(first_negative))
@@ -193,6 +215,46 @@ def test_break_and_return_in_a_for_over_a_traced_array():
     assert int(jax.jit(autograph.to_graph(find))(x, 1.0)) == 1
     assert int(jax.jit(autograph.to_graph(find))(x, 7.0)) == -1
     assert float(jax.jit(autograph.to_graph(until))(x)) == 4.0
+
+
+def test_enumerate_and_zip_over_traced_arrays_are_one_loop_under_vmap_and_grad():
+    # (A traced `return` in `enumerate(xs)` was refused as a Python loop's.)
+    def find(xs, t):
+        for i, x in enumerate(xs):
+            if x == t:
+                return i
+        return -1
+
+    def weighted_until_gap(xs, ys):
+        total = 0.0
+        for i, (x, y) in enumerate(zip(xs, ys), start=1):
+            if x > y:
+                break
+            total += i * x * y
+        return total
+
+    xs = jnp.array([3.0, 1.0, 4.0, 1.0, 5.0])
+    ys = jnp.array([4.0, 2.0, 3.0])  # zip stops at the shorter
+    text = str(jax.make_jaxpr(autograph.to_graph(weighted_until_gap))(xs, ys))
+    assert text.count("scan[") == 1 and "while[" not in text, text
+    assert jax.jit(autograph.to_graph(find))(xs, 4.0) == 2
+    found = jax.vmap(autograph.to_graph(find))(
+        jnp.stack([xs, xs, -xs]), jnp.array([1.0, 5.0, -3.0])
+    )
+    np.testing.assert_array_equal(found, [1, 4, 0])
+    grad = jax.jit(jax.grad(autograph.to_graph(weighted_until_gap)))(xs, ys)
+    np.testing.assert_allclose(grad, [4.0, 4.0, 0.0, 0.0, 0.0])  # d/dx of 12 + 4
+
+    def dot(xs, ys):
+        total = 0.0
+        for x, y in zip(xs, ys, strict=True):
+            total += x * y
+        return total
+
+    # Unequal lengths: Python's loop (the builtin raises where ys ends).
+    with pytest.raises(ValueError, match=r"zip\(\) argument 2 is shorter"):
+        jax.jit(autograph.to_graph(dot))(xs, ys)
+    assert jax.jit(autograph.to_graph(dot))(xs[:3], ys) == 26.0
 
 
 def test_for_over_traced_range_with_continue():

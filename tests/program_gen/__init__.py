@@ -153,6 +153,7 @@ TENSOR_FEATURES = frozenset(
         "branch_born",
         "class_calls",
         "index_items",
+        "iteration",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""
@@ -160,9 +161,11 @@ TENSOR_FEATURES = frozenset(
 HELPERS = """\
 import contextlib
 import logging
+import sys
 import types
 
 import autograph
+import runtime
 
 COUNTER = 0
 RESULTS = []
@@ -208,6 +211,18 @@ def fclamp(v):
     if v < -9.0:
         return -9.0
     return v
+
+
+def vector(*values):
+    # The values as one 1-D array of the kind of the first (a parameter):
+    # a graph tensor or a JAX array where the program is staged, a list in
+    # Python; tensor mode's `for` over enumerate()/zip() of arrays.
+    library = type(values[0]).__module__.partition(".")[0]
+    if library == "jax":
+        return sys.modules["jax"].numpy.stack(values)
+    if library == "runtime":
+        return runtime.stack(values)
+    return list(values)
 
 
 def record(log, v):

@@ -76,10 +76,10 @@ LEGITIMATE_REFUSALS = (
     # API.md: a loop variable that changes dtype / shape.
     (TypeError, r"changed dtype from"),
     (ValueError, r"changed shape from"),
-    # API.md: a `for` over a Python list with a graph-tensor `break`, and a
-    # `for` over a scalar tensor (not the hints for enumerate/zip, which
-    # suggest rt.range too but are a misuse the generator never writes);
-    # under JAX the same refusal suggests a range with a traced n.
+    # API.md: a `for` over a Python list with a graph-tensor (or traced JAX)
+    # `break`, and a `for` over a scalar tensor (not the hints for
+    # enumerate/zip, which suggest rt.range too but are a misuse the
+    # generator never writes).
     (
         TypeError,
         r"use rt\.range|rt\.range\(n\), to make it one graph loop"

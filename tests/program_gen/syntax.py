@@ -1,10 +1,12 @@
 """Issue 11's features: exceptions, jumps and the rest of the syntax.
 
 A mixin over ``core.Writer``; each hook checks ``self.on(feature)``. All but
-``walrus`` and ``try`` are Python mode only (they have Python side effects or
-raise); in tensor mode ``try`` writes ``raise`` statements (in graph branches
-and loops: the graph raises when it runs them) and ``try`` blocks without
-logging (a graph cannot catch: one that would is refused):
+``walrus``, ``try`` and ``iteration`` are Python mode only (they have Python
+side effects or raise); in tensor mode ``try`` writes ``raise`` statements
+(in graph branches and loops: the graph raises when it runs them) and ``try``
+blocks without logging (a graph cannot catch: one that would is refused),
+and ``iteration`` writes ``for`` over ``enumerate``/``zip`` of arrays
+(``vector(a, ...)``, a helper), whose bodies may ``break`` and ``return``:
 
 * ``try``: ``try`` with ``except KeyError``/``except (KeyError, ValueError)
   as e``/``except Exception``, ``else`` and ``finally`` in every combination;
@@ -126,6 +128,8 @@ class SyntaxFeatures:
             # it; a try that would catch it is refused (API: no catching).
             if self.on("try"):
                 kinds += ["raise"] + (["try"] if depth < 3 else [])
+            if self.on("iteration") and depth < 3 and self.loop_depth < 3:
+                kinds.append("iterate")
             return kinds
         if self.on("try") and depth < 3:
             kinds += ["try", "try"]
@@ -233,6 +237,8 @@ class SyntaxFeatures:
 
     def s_iterate(self, depth: int) -> tuple[list[str], bool]:
         target = f"i{self.loop_depth}"
+        if self.tensor:
+            return self.iterate_arrays(depth, target), False
         kind = self.choice(("items", "enumerate", "zip", "string", "reversed"))
         small = [self.expression(1) for _ in range(self.draw(st.integers(0, 3)))]
         listed = "[" + ", ".join(small) + "]"
@@ -253,6 +259,31 @@ class SyntaxFeatures:
             return self.for_loop(depth, ["ch"], f"'{word}'", first), False
         over = listed if self.chance(50) else self.range_call()
         return self.for_loop(depth, [target], f"reversed({over})"), False
+
+    def vector(self) -> str:
+        """``vector(a, ...)``: a 1-D array of one to three bounded ints, its
+        first a parameter (so that it is staged, not a constant)."""
+        rest = [
+            self.bounded(self.expression(1), "int")
+            for _ in range(self.draw(st.integers(0, 2)))
+        ]
+        return f"vector({', '.join([self.choice(('a', 'b')), *rest])})"
+
+    def iterate_arrays(self, depth: int, target: str) -> list[str]:
+        """Tensor mode: ``for`` over ``enumerate``/``zip`` of arrays, one
+        staged loop over their rows (zip stops at the shortest)."""
+        kind = self.choice(("enumerate", "zip", "enumerate_zip"))
+        if kind == "enumerate":
+            start = f", start={self.constant()}" if self.chance(30) else ""
+            names = [target, self.choice(NAMES["int"])]
+            return self.for_loop(depth, names, f"enumerate({self.vector()}{start})")
+        first, second = self.two_variables()
+        zipped = f"zip({self.vector()}, {self.vector()})"
+        if kind == "zip":
+            return self.for_loop(depth, [first, second], zipped)
+        return self.for_loop(
+            depth, [target, f"({first}, {second})"], f"enumerate({zipped})"
+        )
 
     def s_generator_loop(self, depth: int) -> tuple[list[str], bool]:
         target = f"i{self.loop_depth}"

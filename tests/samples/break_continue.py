@@ -125,6 +125,38 @@ def find_pair_with_sum(xs, target):
     return x, y
 
 
+def matching_prefix(xs, ys):
+    # zip() stops at the shorter; the break ends it earlier.
+    n = 0
+    for x, y in zip(xs, ys):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def weighted_sum_of_evens(xs):
+    # enumerate() from 1 with continue, break and else.
+    total = 0
+    for i, x in enumerate(xs, start=1):
+        if x % 2 == 1:
+            continue
+        if x > 50:
+            break
+        total += i * x
+    else:
+        total = -total
+    return total
+
+
+def dot_of_equal_lengths(xs, ys):
+    # zip(strict=True): Python's ValueError where the lengths differ.
+    total = 0
+    for x, y in zip(xs, ys, strict=True):
+        total += x * y
+    return total
+
+
 SAMPLES = [
     Sample(
         sum_until_negative,
@@ -141,6 +173,21 @@ SAMPLES = [
     Sample(count_until_limit, [(0,), (10,), (100,)]),
     Sample(skip_multiples_of_three, [(0,), (10,), (12,)], tensors((0,), (10,), (12,))),
     Sample(find_pair_with_sum, [([1, 4, 6, 3], 9), ([1, 2], 7), ([], 0)]),
+    Sample(
+        matching_prefix,
+        [([1, 2, 3], [1, 2, 5, 7]), ([1, 2, 3, 4], [1, 2, 3]), ("abc", "abd")],
+        tensors(([1, 2, 3], [1, 2, 5, 7]), ([1, 2, 3, 4], [1, 2, 3])),
+    ),
+    Sample(
+        weighted_sum_of_evens,
+        [([2, 3, 4],), ([2, 3, 60, 4],), ([],)],
+        tensors(([2, 3, 4],), ([2, 3, 60, 4],)),
+    ),
+    Sample(
+        dot_of_equal_lengths,
+        [([1, 2], [3, 4]), ([1, 2, 3], [4, 5]), ([1], [2, 3])],
+        tensors(([1, 2], [3, 4]), ([0, 2, 3], [4, 5, 6])),
+    ),
     Sample(log_until_stop, [(["a", "", "b", "stop", "c"], []), (["x"], ["y"])]),
     Sample(
         while_else_runs_when_no_break,

@@ -21,6 +21,22 @@ def first_negative_index(xs):
     return -1
 
 
+def count_found(xs, targets):
+    # A helper whose `return` ends an enumerate() loop, called in a loop.
+    found = 0
+    for t in targets:
+        if index_of(xs, t) >= 0:
+            found += 1
+    return found
+
+
+def index_of(xs, target):
+    for i, x in enumerate(xs):
+        if x == target:
+            return i
+    return -1
+
+
 def smallest_divisor(n):
     d = 2
     while d * d <= n:
@@ -113,7 +129,16 @@ SAMPLES = [
         [(0,), (2,), (9,), (13,), (25,), (97,)],
         tensors((2,), (9,), (13,), (97,)),
     ),
-    Sample(first_negative_index, [([3, 1, -2, 5],), ([1, 2],), ([],)]),
+    Sample(
+        first_negative_index,
+        [([3, 1, -2, 5],), ([1, 2],), ([],)],
+        tensors(([3, 1, -2, 5],), ([1, 2],), ([],)),
+    ),
+    Sample(
+        count_found,
+        [([1, 2, 3], [3, 5, 1]), ([], [1])],
+        tensors(([1, 2, 3], [3, 5, 1]), ([4], [1, 2])),
+    ),
     Sample(smallest_divisor, [(2,), (15,), (49,), (97,)], tensors((15,), (97,))),
     Sample(double_non_negative, [(-1,), (4,)]),
     # Python only: a tensor `return` in a `while True` loop is a TypeError (API.md).

@@ -110,6 +110,23 @@ def newton_sqrt(x):
     return guess
 
 
+def enumerate_and_zip_of_python_iterables(n):
+    # On Python values they are the builtins: lazy, drawing from iterators
+    # only as far as the loop goes; `next` and `list` see the same objects.
+    squares = (k * k for k in range(n))
+    letters = iter("abcdefgh")
+    rows = []
+    for i, (sq, ch, k) in enumerate(zip(squares, letters, range(100)), start=10):
+        if sq > 20:
+            break
+        rows.append((i, sq, ch, k))
+    numbered = enumerate(["x", "y", "z"])
+    first = next(numbered)
+    for j, v in numbered:
+        rows.append((j, v))
+    return rows, "".join(letters), first, list(enumerate("ab", 5))
+
+
 SAMPLES = [
     Sample(sum_to, [(0,), (1,), (10,), (-3,)], tensors((0,), (10,))),
     Sample(factorial, [(0,), (1,), (5,), (10,)], tensors((1,), (5,), (10,))),
@@ -132,5 +149,6 @@ SAMPLES = [
     Sample(reverse_digits, [(0,), (1230,), (987,)], tensors((1230,), (987,))),
     Sample(loop_variable_after_loop, [(3,), (0,)]),
     Sample(countdown_range, [(7,), (8,), (0,)]),
+    Sample(enumerate_and_zip_of_python_iterables, [(0,), (3,), (9,)]),
     Sample(newton_sqrt, [(2.0,), (81.0,), (0.0,)], tensors((2.0,), (81.0,))),
 ]

@@ -1,4 +1,5 @@
-"""Graph loops: `while` and `for` on graph tensors build one `while` node.
+"""Graph loops: `while` and `for` on graph tensors (also `enumerate`/`zip`
+of tensors: a tuple of tensors) build one `while` node.
 
 Errors name the user's variables: the names come from the parameters of the
 generated loop functions, which are the loop variables' names.
@@ -9,6 +10,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
+
+import numpy as np
 
 from runtime import control_flow, nest
 from runtime.context import STATE
@@ -28,7 +31,9 @@ from runtime.operators.backends.graph_trial import (
 )
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place
+from runtime.operators.py_builtins import Rows
 from runtime.operators.staging import aliasing, born
+from runtime.operators.staging import where as where_
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.variables import (
     UndefinedReturnValue,
@@ -36,7 +41,9 @@ from runtime.operators.variables import (
 from runtime.operators.verification import label, labels
 from runtime.ops import array as array_ops
 from runtime.ops import creation
+from runtime.ops import math as math_ops
 from runtime.tensor import (
+    EagerTensor,
     SymbolicTensor,
 )
 
@@ -282,7 +289,7 @@ def _while_with_places(
 
 
 def build_for(
-    iterable: SymbolicTensor,
+    iterable: SymbolicTensor | tuple[Any, ...],
     body: Callable[..., Any],
     state: tuple[Any, ...],
     names: tuple[str, ...],
@@ -309,25 +316,28 @@ def build_for(
         places_.write_results(places, result[k:])
         return unpack_state(result[:k])
     count = len(state)
-    length = length_of(iterable)
+    # (A tuple of tensors of one length: `enumerate`/`zip`, see `rows_of`.)
+    length = _length(nest.flatten(iterable))
 
     def item(i: Any) -> Any:
-        return iterable[i]
+        return nest.map_structure(lambda t: t[i], iterable)
 
     def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
         # An item of the right type and shape, not `iterable[0]`: the iterable
         # may be empty.
         def run(*args: Any) -> Any:
-            element = STATE.graph.placeholder(iterable.dtype, _item_shape(iterable))
+            element = nest.map_structure(
+                lambda t: STATE.graph.placeholder(t.dtype, _item_shape(t)), iterable
+            )
             return body(element, *args)
 
         return as_state(dry_run(run, args), count)
 
-    item_type = TypeGuess(iterable.dtype, _item_shape(iterable))
+    item_types = [TypeGuess(t.dtype, _item_shape(t)) for t in nest.flatten(iterable)]
     try:
         relaxed: list[Any] = []
         loop_vars, born, sample = loop_state(
-            state, names, trial, [item_type], sample, relaxed
+            state, names, trial, item_types, sample, relaxed
         )
         opts = relax(opts, relaxed)
     except NeverSet as never:
@@ -420,3 +430,41 @@ def length_of(value: SymbolicTensor) -> Any:
     if value.shape[0] is not None:
         return value.shape[0]
     return array_ops.shape(value)[0]
+
+
+def _length(tensors: Sequence[Any]) -> Any:
+    """The number of rows of the shortest of `tensors`: a Python int where
+    their lengths are known."""
+    lengths = [length_of(t) for t in tensors]
+    known = [n for n in lengths if isinstance(n, int)]
+    unknown = [n for n in lengths if not isinstance(n, int)]
+    if not unknown:
+        return min(known)
+    shortest = unknown[0]
+    for n in [*unknown[1:], *([min(known)] if known else [])]:
+        shortest = math_ops.minimum(shortest, n)
+    return shortest
+
+
+def rows_of(rows: Rows) -> Any:
+    """The tensors of `enumerate(...)`/`zip(...)` over tensors as one tuple
+    of tensors whose rows are the loop's items: `(indices, t)`, `(t, u)`
+    (the loop stops at the shortest, as `zip` does); or None where Python
+    runs the loop (an argument no tensor or array: Python iterates it, as
+    `for x in xs` over a list). A `strict` zip of tensors whose lengths may
+    differ is refused: a graph cannot iterate tensors in Python."""
+    arrays = rows.arrays()
+    if not all(
+        isinstance(a, (SymbolicTensor, EagerTensor, np.ndarray)) for a in arrays
+    ):
+        return None  # (a list's items would become tensors)
+    tensors = [convert_to_tensor(a) for a in arrays]
+    length = _length(tensors)
+    if rows.strict:
+        lengths = [t.shape[0] if t.shape else None for t in tensors]
+        if None in lengths or len(set(lengths)) > 1:
+            where = where_.at(where_.current())
+            raise verification.strict_zip_of_tensors(lengths, where)
+    return rows.items(
+        iter(tensors), lambda start: creation.range(start, start + length)
+    )

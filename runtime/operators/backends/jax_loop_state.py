@@ -169,7 +169,8 @@ class LoopState:
     def _fixed_point(
         self, carry: dict[str, Any], item: Any, guesses: dict[str, Any], key: str
     ) -> Any:
-        leaves = [item, *jax.tree_util.tree_leaves(carry)]
+        # (The item's arrays: a tuple of them over `enumerate`/`zip`.)
+        leaves = [*jax.tree_util.tree_leaves(item), *jax.tree_util.tree_leaves(carry)]
         leaves += [jnp.int32(0), jnp.float32(0)]
         tried = []
         for leaf in leaves:

@@ -1,14 +1,17 @@
-"""JAX loops: `while` is `lax.while_loop`; `for` over a traced array is
-`lax.scan`, over a range `lax.fori_loop`, with `break`/`return` a `scan`
-or `while_loop` that carries the condition."""
+"""JAX loops: `while` is `lax.while_loop`; `for` over a traced array (or
+`enumerate`/`zip` of arrays: a tuple of arrays) is `lax.scan`, over a range
+`lax.fori_loop`, with `break`/`return` a `scan` or `while_loop` that carries
+the condition."""
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from runtime.operators import places as places_
@@ -21,6 +24,7 @@ from runtime.operators.backends.jax_values import (
     predicate,
     where_now,
 )
+from runtime.operators.py_builtins import Rows
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.operators import Loop
 
@@ -153,10 +157,21 @@ class TracedRange:
 
 
 def build_for(statement: Loop) -> Any:
-    """A `for` loop over a traced array or range as one `lax` loop."""
+    """A `for` loop over a traced array, `enumerate`/`zip` of arrays, or a
+    range as one `lax` loop."""
     iterable, extra_test = statement.iterable, statement.test
     if isinstance(iterable, Tracer) and declined(iterable):
         return NotImplemented  # a concrete array: Python iterates its rows
+    if isinstance(iterable, Rows):
+        rows = _rows(iterable, where_now())
+        if rows is None:
+            return NotImplemented  # Python iterates the builtin's object
+        # (Python's loop over the builtin's object runs it where the staged
+        # form cannot: its body indexes a list by the index, appends.)
+        staged = dataclasses.replace(statement, iterable=rows)
+        length = len(jax.tree_util.tree_leaves(rows)[0])
+        what = f"over {_rows_call(iterable)} of arrays"
+        return _staged_or_unrolled(staged, what, length, "lax.scan")
     # `for_stmt` hands over the rest of a range whose `break`/`return`
     # condition is a tracer: decline it if its value is known.
     if isinstance(iterable, range) and (
@@ -175,17 +190,22 @@ def _for_loop(statement: Loop) -> Any:
         statement.body, statement.state, statement.names, statement.places, 1, where
     )
     limit = _max_iterations(statement.opts, where)
-    if isinstance(iterable, Tracer):
-        if not iterable.shape:
-            raise TypeError(
-                f"the `for` loop{where} iterates over a 0-d JAX array; iterate "
-                "over a 1-D or higher array, or use range(n)"
-            )
-        length: Any = iterable.shape[0]
-        item_shape = jax.ShapeDtypeStruct(iterable.shape[1:], iterable.dtype)
+    arrays = not isinstance(iterable, (range, TracedRange))
+    if arrays:  # a traced array, or a tuple of them (`_rows`)
+        leaves = jax.tree_util.tree_leaves(iterable)
+        if isinstance(iterable, Tracer):
+            _refuse_0d(iterable, where)
+        length: Any = leaves[0].shape[0]
+        item_shape = jax.tree_util.tree_map(
+            lambda a: jax.ShapeDtypeStruct(a.shape[1:], a.dtype), iterable
+        )
 
         def item(i: Any) -> Any:
-            return iterable[i]
+            # (Over no rows the body is traced for its types only: zeros.)
+            return jax.tree_util.tree_map(
+                lambda a: a[i] if length else jnp.zeros(a.shape[1:], a.dtype),
+                iterable,
+            )
 
     else:  # a Python range (static bounds) or a TracedRange
         start, step = iterable.start, iterable.step
@@ -204,7 +224,7 @@ def _for_loop(statement: Loop) -> Any:
 
         def make() -> dict[str, Any]:
             carry = loop.start(item_shape)
-            if isinstance(iterable, Tracer):
+            if arrays:
                 return lax.scan(
                     lambda c, x: (loop.step((x,), c)[0], None), carry, iterable
                 )[0]
@@ -263,6 +283,35 @@ def _for_loop(statement: Loop) -> Any:
     return loop.build(make_while)
 
 
+def _refuse_0d(array: Any, where: str) -> None:
+    if not array.shape:
+        raise TypeError(
+            f"the `for` loop{where} iterates over a 0-d JAX array; iterate "
+            "over a 1-D or higher array, or use range(n)"
+        )
+
+
+def _rows(rows: Rows, where: str) -> Any:
+    """The arrays of `enumerate(...)`/`zip(...)` over arrays as one tuple of
+    arrays of one length, whose rows are the loop's items: `(indices, xs)`,
+    `(xs, ys)`, cut to the shortest as `zip` stops there; or None where
+    Python runs the loop (an argument no array, all tracers' values known,
+    a `strict` zip of arrays of unequal lengths)."""
+    arrays = rows.arrays()
+    if not all(isinstance(a, (Tracer, jax.Array, np.ndarray)) for a in arrays):
+        return None  # (a list's items would become arrays)
+    if all(declined(a) for a in arrays if isinstance(a, Tracer)):
+        return None  # known values (an eager `jax.grad`): Python's loop
+    for array in arrays:
+        _refuse_0d(array, where)
+    lengths = {a.shape[0] for a in arrays}
+    if rows.strict and len(lengths) > 1:
+        return None  # Python raises ValueError where the shortest ends
+    n = min(lengths)
+    cut = iter([jnp.asarray(a)[:n] for a in arrays])
+    return rows.items(cut, lambda start: jnp.arange(start, start + n))
+
+
 def _promote_weak(carry: Any, shapes: Any) -> Any:
     """`carry` with each Python number (weakly typed value) whose dtype the
     loop body changes cast to the body's dtype, as `lax.while_loop` does for
@@ -309,6 +358,22 @@ def build_for_range(statement: Loop) -> Any:
     iterable = statement.iterable
     if len(iterable) < 2 or _concrete(statement):
         return NotImplemented  # nothing to gain, or Python runs it
+    what, length = "over range()", len(iterable)
+    return _staged_or_unrolled(statement, what, length, "lax.fori_loop")
+
+
+def _rows_call(rows: Rows) -> str:
+    """`enumerate()`, `zip()`, `enumerate(zip())`: what the user called."""
+    inner = next((c for c in rows.columns if isinstance(c, Rows)), None)
+    name = "zip" if rows.start is None else "enumerate"
+    return f"{name}({'' if inner is None else _rows_call(inner)})"
+
+
+def _staged_or_unrolled(statement: Loop, what: str, length: int, op: str) -> Any:
+    """`statement` staged as one `lax` loop, or NotImplemented (Python's loop
+    runs it, unrolled, with a warning naming the line) where its body needs
+    the index as a Python int or staged it breaks a rule the Python loop
+    does not (a list appended to)."""
     where = where_.current()
     tracked = _tracked(statement)
     before = places_.read(tracked)
@@ -327,8 +392,8 @@ def build_for_range(statement: Loop) -> Any:
         else:  # a rule a staged body breaks that Python's loop does not
             why = f"staged, its body is refused: {str(error).splitlines()[0]}"
         message = (
-            f"this `for` loop over range() is unrolled ({len(iterable)} iterations "
-            f"traced one by one) instead of staged as one lax.fori_loop: {why}"
+            f"this `for` loop {what} is unrolled ({length} iterations traced one "
+            f"by one) instead of staged as one {op}: {why}"
         )
         if where is not None:
             warnings.warn_explicit(

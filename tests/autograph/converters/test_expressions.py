@@ -56,6 +56,43 @@ def test_calls_to_user_functions_are_wrapped_and_print_is_overloaded():
     )
 
 
+def test_enumerate_and_zip_that_a_for_iterates_go_through_their_operators():
+    # Only there (a backend makes such a loop one loop over arrays); a name
+    # that shadows the builtin, and other calls, stay as written.
+    same(
+        apply(
+            [call_trees],
+            """
+            def f(a, b, zip):
+                for i, (x, y) in enumerate(zip(a, b), 1):
+                    pass
+                for p in zip(a, b):
+                    pass
+                return list(enumerate(a))
+            """,
+        ),
+        """
+        def f(a, b, zip):
+            for i, (x, y) in ag__.enumerate_(ag__.converted_call(zip, a, b), 1):
+                pass
+            for p in ag__.converted_call(zip, a, b):
+                pass
+            return list(enumerate(a))
+        """,
+    )
+    same(
+        apply(
+            [call_trees],
+            "def f(a, b, c):\n    for t in zip(enumerate(a), b, c):\n        pass\n",
+        ),
+        """
+        def f(a, b, c):
+            for t in ag__.zip_(ag__.enumerate_(a), b, c):
+                pass
+        """,
+    )
+
+
 def test_list_append_in_a_loop_returns_the_list():
     same(
         apply(

@@ -292,6 +292,8 @@ def _graph(fn, *args):
 
 def _jax(fn, *args):
     jax = pytest.importorskip("jax", reason="JAX is not installed (the 'jax' extra)")
+    # (A list is an array, as `rt.constant` makes it a tensor.)
+    args = [jax.numpy.asarray(a) if isinstance(a, list) else a for a in args]
     result = jax.jit(autograph.to_graph(fn))(*args)
     return np.asarray(jax.block_until_ready(result)).tolist()
 
@@ -571,7 +573,75 @@ _ORDER_IF = (
 )
 _ORDER_LOOP = r"key order of the dict 'd' is changed in the body of the \S+ loop at "
 
+
+def index_of(xs, t):
+    for i, x in enumerate(xs):
+        if x == t:
+            return i
+    return -1
+
+
+def matching_prefix(xs, ys):
+    n = 0
+    for x, y in zip(xs, ys):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def enumerate_from_one_skipping_odd_else(xs):
+    total = 0
+    for i, x in enumerate(xs, start=1):
+        if x % 2 == 1:
+            continue
+        if x > 50:
+            break
+        total += i * x
+    else:
+        total = -total
+    return total
+
+
+def where_three_agree(xs, ys, zs):
+    for i, (x, y, z) in enumerate(zip(xs, ys, zs)):
+        if x == y and y == z:
+            return i
+    return -1
+
+
+def count_found(xs, ts):
+    found = 0
+    for t in ts:
+        if index_of(xs, t) >= 0:
+            found += 1
+    return found
+
+
+def first_pair_summing_to(xs, target):
+    for i, x in enumerate(xs):
+        for j, y in enumerate(xs):
+            if j > i and x + y == target:
+                return i * 10 + j
+    return -1
+
+
 CASES = [
+    # enumerate() and zip() over arrays are one loop, with a traced `break`
+    # or `return` too (it was refused as a Python loop; zip stops at the
+    # shortest, as Python's).
+    (index_of, ([1, 2, 3], 2), VALUE),
+    (index_of, ([1, 2, 3], 9), VALUE),
+    (index_of, ([], 9.0), VALUE),  # (JAX: IndexError, over no rows)
+    (matching_prefix, ([1, 2, 3], [1, 2, 5, 7]), VALUE),
+    (matching_prefix, ([1, 2, 3, 4], [1, 2, 3]), VALUE),
+    (enumerate_from_one_skipping_odd_else, ([2, 3, 4],), VALUE),
+    (enumerate_from_one_skipping_odd_else, ([2, 3, 60, 4],), VALUE),
+    (where_three_agree, ([1, 2, 3], [0, 2, 3], [1, 0, 3, 4]), VALUE),
+    (where_three_agree, ([1, 2], [0, 2], [1, 0]), VALUE),
+    (count_found, ([1, 2, 3], [3, 5, 1]), VALUE),
+    (first_pair_summing_to, ([1, 4, 6, 3], 9), VALUE),
+    (first_pair_summing_to, ([1, 4], 9), VALUE),
     # range() checks its arguments as Python does (JAX ran no iteration
     # for a step of 0, and fori_loop's words refused a float).
     (range_with_a_step, (5, 2), VALUE),

@@ -1,6 +1,7 @@
 """A builtin reached as a value behaves as the builtin named directly."""
 
 import builtins
+import re
 
 import numpy as np
 import pytest
@@ -109,6 +110,29 @@ def test_converted_call_routes_builtins_to_their_operators():
         assert converted_call(builtins.float, n).dtype is rt.float32
     assert converted_call(builtins.range, 3) == range(3)
     assert converted_call(len, np.zeros(4)) == 4
+
+
+def test_enumerate_and_zip_operators_give_the_builtins_objects_on_python_values():
+    # What converted code calls where a `for` iterates enumerate()/zip().
+    from runtime.operators import enumerate_, zip_
+
+    numbered = enumerate_(iter("abc"), start=1)
+    assert type(numbered) is enumerate and next(numbered) == (1, "a")
+    assert list(numbered) == [(2, "b"), (3, "c")]
+    assert type(zip_([1, 2], "xy", range(5))) is zip
+    for builtin, operator, args, kwargs in [
+        (enumerate, enumerate_, (), {}),
+        (enumerate, enumerate_, (5,), {}),
+        (enumerate, enumerate_, ([1],), {"start": 1.5}),
+        (zip, zip_, (1,), {}),
+        (zip, zip_, ([1],), {"fill": 0}),
+    ]:
+        with pytest.raises(TypeError) as expected:
+            builtin(*args, **kwargs)
+        with pytest.raises(TypeError, match=re.escape(str(expected.value))):
+            operator(*args, **kwargs)
+    with pytest.raises(ValueError, match="argument 2 is shorter"):
+        list(zip_([1, 2], [3], strict=True))
 
 
 def test_int_of_a_graph_tensor_with_a_base_is_a_type_error_as_in_python():

@@ -306,7 +306,9 @@ def python_list_loop_tensor_return(xs):
 
 
 def test_tensor_return_in_a_python_list_loop_is_a_type_error_with_the_fix():
-    with pytest.raises(TypeError, match=r"iterate over a tensor, e.g. rt.range\(n\)"):
+    with pytest.raises(
+        TypeError, match=r"iterate over tensors \(.*\) or rt.range\(n\)"
+    ):
         trace(python_list_loop_tensor_return, np.array([1, 2, 3], np.int32))
 
 

@@ -106,9 +106,35 @@ def test_a_python_loop_with_a_tensor_break_lists_only_user_variables():
     assert message_of(breaks_on_a_tensor_in_a_python_loop, rt.constant(2)) == (
         f"this `for` loop at {at} iterates over a Python value, so it runs as Python "
         "(unrolled while tracing), but its `break` or `return` depends on a graph "
-        "tensor (loop variables: 'total'); iterate over a tensor, e.g. rt.range(n), "
-        "to make it one graph loop"
+        "tensor (loop variables: 'total'); iterate over tensors (`for x in t`, "
+        "`enumerate(t)`, `zip(t, u)`) or rt.range(n), to make it one graph loop"
     )
+
+
+def dot_of_a_strict_zip(a, b):
+    total = 0
+    for x, y in zip(a, b, strict=True):
+        total += x * y
+    return total
+
+
+def test_a_strict_zip_of_tensors_of_unequal_lengths_is_refused_at_its_loop():
+    # Python raises ValueError where the shorter ends; a graph loop cannot
+    # (JAX runs it as Python, unrolled: the builtin raises). Equal: one loop.
+    code = dot_of_a_strict_zip.__code__
+    at = f"{code.co_filename}:{code.co_firstlineno + 2}"
+    assert message_of(
+        dot_of_a_strict_zip, rt.constant([1, 2, 3]), rt.constant([4, 5])
+    ) == (
+        f"the `for` loop at {at} iterates over zip(..., strict=True) of tensors "
+        "whose lengths may differ (3, 2 rows): Python raises ValueError where the "
+        "shortest ends, which a graph loop cannot; drop strict=True (the loop "
+        "stops at the shortest) or give the tensors equal static lengths"
+    )
+    total = autograph.function(dot_of_a_strict_zip)(
+        rt.constant([1, 2]), rt.constant([3, 4])
+    )
+    assert int(total.numpy()) == 11
 
 
 def one_variable_holding_a_pair(x):

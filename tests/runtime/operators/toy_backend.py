@@ -18,6 +18,7 @@ from autograph.impl import api
 from runtime import context
 from runtime.operators import dispatch, verification
 from runtime.operators.control_flow import as_state, unpack_state
+from runtime.operators.py_builtins import Rows
 from runtime.operators.staging import aliasing
 from runtime.operators.staging.operators import install
 from runtime.operators.staging.raising import as_written, keeping_refusals
@@ -51,6 +52,7 @@ for _name in (
     setattr(
         Staged, f"__r{_name}__", _lift(lambda a, b, f=_name: getattr(operator, f)(b, a))
     )
+Staged.__neg__ = lambda a: Staged(-value(a))
 
 
 def value(v):
@@ -132,12 +134,29 @@ def _while(loop):
     return unpack_state(state)
 
 
+def _items(iterable):
+    """The staged items of a `for` over a staged list, or over `enumerate`
+    or `zip` of staged lists (`Rows`: a tuple of staged rows)."""
+    if not isinstance(iterable, Rows):
+        return [Staged(item) for item in value(iterable)]
+    columns = [value(a) for a in iterable.arrays()]
+    n = min(len(c) for c in columns)
+    rows = iterable.items(iter(columns), lambda start: range(start, start + n))
+
+    def row(structure, i):
+        if type(structure) is tuple:
+            return tuple(row(s, i) for s in structure)
+        return Staged(structure[i])
+
+    return [row(rows, i) for i in range(n)]
+
+
 def _for(loop):
     state = loop.state
-    for item in value(loop.iterable):
+    for item in _items(loop.iterable):
         if loop.test is not None and not value(loop.test(*state)):
             break
-        state = as_state(loop.body(Staged(item), *state), len(state))
+        state = as_state(loop.body(item, *state), len(state))
     return unpack_state(state)
 
 
