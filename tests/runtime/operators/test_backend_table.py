@@ -18,6 +18,11 @@ import pytest
 
 import autograph
 import runtime as rt
+from tests.equivalence import (
+    assert_equivalent,
+    assert_graph_equivalent,
+    assert_jax_equivalent,
+)
 from tests.runtime.operators import toy_backend
 
 
@@ -306,6 +311,10 @@ RUNNERS = {"graph": _graph, "jax": _jax, "toy": _toy}
 VALUE = "Python's value"
 _GROWN = r"loop variable 'gl' is a list of 1 item before the \S+ loop"
 _UNBOUND_W = r"(cannot access local variable 'w'|'w' is read in the \S+ loop)"
+_ONLY_IN_THE_ELSE = (
+    r"'found' is assigned in the `else` block of the \S+ loop at \S+:\d+ in "
+    r"'set_only_in_the_loop_else' but not on the path where the loop ends by `break`"
+)
 
 
 # (function, arguments, what every backend does: VALUE; ("refused", text): a
@@ -426,6 +435,62 @@ def list_returned_from_a_branch_in_a_loop(a, b):
             xs[1] = b
             return xs
     return xs
+
+
+def found_by_a_for_else(n, t):
+    for i in range(n):
+        if i == t:
+            found = True
+            break
+    else:
+        found = False
+    return found
+
+
+def found_by_a_while_else(n, t):
+    i = 0
+    while i < n:
+        if i == t:
+            found = i * 10
+            break
+        i += 1
+    else:
+        found = -1
+    return found
+
+
+def found_or_returned_by_the_else(n, t):
+    for i in range(n):
+        if i == t:
+            found = i + 1
+            break
+    else:
+        return 0
+    return found
+
+
+def found_only_on_the_break_path(n, t):
+    for i in range(n):
+        if i == t:
+            found = i * 10
+            break
+    return found
+
+
+def found_in_some_iterations(n, t):
+    for i in range(n):
+        if i < t:
+            last = i
+    return last
+
+
+def set_only_in_the_loop_else(n, t):
+    for i in range(n):
+        if i == t:
+            break
+    else:
+        found = False
+    return found
 
 
 def range_with_a_step(n, step):
@@ -780,3 +845,54 @@ def test_an_item_no_iteration_set_raises_python_s_type_when_read(backend, fn, py
         else:
             autograph.function(fn)(rt.constant(0))
     assert RUNNERS[backend](fn, 3) == 2
+
+
+# A name set on the path that breaks and in the loop's `else` (the search
+# idiom), or in some iterations only: a staged `if` in the body may bind a
+# name the loop binds first; the loop carries it with its flag and a read
+# raises where Python raises (UnboundLocalError). Both backends refused
+# these: "'found' must also be defined in the else branch". (Not the toy
+# backend's: its loops run in Python, where such an `if` is refused.)
+EQUIVALENT = {
+    "python": assert_equivalent,
+    "graph": lambda fn, *args: assert_graph_equivalent(fn, *map(rt.constant, args)),
+    "jax": assert_jax_equivalent,
+}
+SEARCH_LOOPS = [
+    (found_by_a_for_else, (5, 3)),
+    (found_by_a_for_else, (5, 7)),
+    (found_by_a_for_else, (0, 0)),
+    (found_by_a_while_else, (5, 3)),
+    (found_by_a_while_else, (5, 7)),
+    (found_or_returned_by_the_else, (5, 3)),
+    (found_or_returned_by_the_else, (5, 7)),
+    (found_only_on_the_break_path, (5, 3)),
+    (found_only_on_the_break_path, (5, 7)),  # Python: UnboundLocalError
+    (found_in_some_iterations, (5, 3)),
+    (found_in_some_iterations, (5, 0)),  # Python: UnboundLocalError
+]
+
+
+@pytest.mark.parametrize("backend", sorted(EQUIVALENT))
+@pytest.mark.parametrize(
+    ("fn", "args"), SEARCH_LOOPS, ids=[f"{f.__name__}{a}" for f, a in SEARCH_LOOPS]
+)
+def test_a_name_a_branch_in_the_loop_binds_is_bound_where_python_binds_it(
+    backend, fn, args
+):
+    EQUIVALENT[backend](fn, *args)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args", "text"),
+    [
+        (found_only_on_the_break_path, (5, 7), r"'found' is read after the \S+ loop"),
+        (found_in_some_iterations, (5, 0), r"'last' is read after the \S+ loop"),
+    ],
+)
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_a_name_no_iteration_bound_raises_when_read_after_the_loop(
+    backend, fn, args, text
+):
+    with pytest.raises(Exception, match=text):
+        RUNNERS[backend](fn, *args)
