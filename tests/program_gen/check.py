@@ -104,7 +104,11 @@ LEGITIMATE_REFUSALS = (
     # another object than the other branch gives, while one holds tensors
     # (a loop-born `ob.born`); each message names the variable and the line.
     (TypeError, r"cannot be the result of a graph cond, at the graph `if` at"),
-    (TypeError, r"is a \w+ \(.*\) and a \w+ \(.*\) in the JAX `if` at"),
+    (
+        TypeError,
+        r"is a \w+ \(.*\) on one path and a \w+ \(.*\) on the other, in the JAX "
+        r"`if` at",
+    ),
     # A `finally` block that may raise (an unset loop-born read) after its
     # `try` may already raise when the program runs.
     (TypeError, r"in a `finally` block whose `try` may already raise at"),

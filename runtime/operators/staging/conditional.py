@@ -166,8 +166,8 @@ def if_stmt(
                 first = defined.get(other)
                 if first is not None:
                     check = verification.check_defined
-                    check(out[:count], names, which, first, backend.kind)
-                    check(first, names, other, out[:count], backend.kind)
+                    check(out[:count], names, which, first, backend.kind, body)
+                    check(first, names, other, out[:count], backend.kind, body)
             left[which] = out[count:]
             if len(left) == 2:
                 verification.check_places_defined(

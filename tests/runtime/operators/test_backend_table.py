@@ -311,10 +311,6 @@ RUNNERS = {"graph": _graph, "jax": _jax, "toy": _toy}
 VALUE = "Python's value"
 _GROWN = r"loop variable 'gl' is a list of 1 item before the \S+ loop"
 _UNBOUND_W = r"(cannot access local variable 'w'|'w' is read in the \S+ loop)"
-_ONLY_IN_THE_ELSE = (
-    r"'found' is assigned in the `else` block of the \S+ loop at \S+:\d+ in "
-    r"'set_only_in_the_loop_else' but not on the path where the loop ends by `break`"
-)
 
 
 # (function, arguments, what every backend does: VALUE; ("refused", text): a
@@ -722,9 +718,36 @@ def returns_none_when_the_loop_ends(a, b):
 @pytest.mark.parametrize("backend", ["graph", "jax"])
 def test_a_loop_that_may_end_without_a_return_is_refused_at_its_line(backend):
     # (It named the `def` line: the check after the loop had no position.)
+    # (It said "the if branch of the graph `if`": the check after the loop.)
     line = returns_none_when_the_loop_ends.__code__.co_firstlineno + 1
-    with pytest.raises(ValueError, match=rf"returns a value .*:{line} but None"):
+    message = (
+        r"^'returns_none_when_the_loop_ends' returns a value from inside the \S+ "
+        rf"loop at \S+:{line} but None when the loop ends without returning \(no "
+        r"`return` follows the loop\)"
+    )
+    with pytest.raises(ValueError, match=message):
         RUNNERS[backend](returns_none_when_the_loop_ends, 0, 5)
+
+
+def returns_none_after_the_loop(a, b):
+    while a < b:
+        a = a + 1
+        if a > 2:
+            return a
+    return None
+
+
+def test_a_return_of_none_after_a_jax_loop_that_returns_is_refused_in_a_sentence():
+    # (It read: "the function's return value" is an array and arrays in the
+    # JAX `if` at ...)
+    line = returns_none_after_the_loop.__code__.co_firstlineno + 1
+    message = (
+        r"^the function's return value is (an array on one path and None on the "
+        r"other|None on one path and an array on the other), in the JAX `if` at "
+        rf"\S+:{line}; a traced `if` carries arrays"
+    )
+    with pytest.raises(TypeError, match=message):
+        RUNNERS["jax"](returns_none_after_the_loop, 0, 5)
 
 
 def item_keyed_by_the_loop(n):
@@ -896,3 +919,17 @@ def test_a_name_no_iteration_bound_raises_when_read_after_the_loop(
 ):
     with pytest.raises(Exception, match=text):
         RUNNERS[backend](fn, *args)
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_a_name_set_only_in_the_loop_else_is_refused_naming_the_loop(backend):
+    # Unbound after a `break`, where no flag is carried. The refusal named
+    # the else branch of an `if` the user never wrote, and no line.
+    line = set_only_in_the_loop_else.__code__.co_firstlineno + 1
+    message = (
+        rf"^'found' is assigned in the `else` block of the \S+ loop at \S+:{line} "
+        "in 'set_only_in_the_loop_else' but not on the path where the loop ends by "
+        "`break`, and it is used after the loop; assign it before the loop"
+    )
+    with pytest.raises(ValueError, match=message):
+        RUNNERS[backend](set_only_in_the_loop_else, 5, 7)
