@@ -14,8 +14,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from runtime import nest
-from runtime.control_flow_checks import quote
 from runtime.context import trial_trace
+from runtime.control_flow_checks import quote
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.aliasing import items_kept, mutable_parts
 from runtime.operators.variables import (
