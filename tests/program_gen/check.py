@@ -73,13 +73,20 @@ LEGITIMATE_REFUSALS = (
     # and its loop form, a name first assigned on some paths of a loop body.
     (ValueError, r"must also be defined in the (if|else) branch"),
     (ValueError, r"first assigned inside a \S+ loop.*not on every path through"),
+    # ... and a name only a loop's `else` block assigns (README).
+    (ValueError, r"is assigned in the `else` block of the \S+ loop at .* but not on"),
     # API.md: a loop variable that changes dtype / shape.
     (TypeError, r"changed dtype from"),
     (ValueError, r"changed shape from"),
     # API.md: a `for` over a Python list with a graph-tensor `break`, and a
     # `for` over a scalar tensor (not the hints for enumerate/zip, which
     # suggest rt.range too but are a misuse the generator never writes).
-    (TypeError, r"use rt\.range|rt\.range\(n\), to make it one graph loop"),
+    # (JAX: "... or over range(n) with a traced n, to make it one JAX loop")
+    (
+        TypeError,
+        r"use rt\.range|rt\.range\(n\), to make it one graph loop|"
+        r"with a traced n, to make it one JAX loop",
+    ),
     # Issue 10 item 7: a graph tensor escaping a branch or loop through state
     # the statement cannot see (an attribute a called method changes).
     (ValueError, r"escaped from .* which has finished"),
