@@ -319,6 +319,10 @@ def test_generator_writes_each_construct() -> None:
 
 TENSOR_CONSTRUCTS = {
     "name born in a loop": r"\bw\d+ = ",
+    "name set before a break and in the loop's else": (
+        r"^( *)    if .*:\n\1        (w\d+) = .*\n\1        break\n"
+        r"(\1    .*\n)*\1else:\n\1    \2 = "
+    ),
     "walrus": r"\(\w := ",
     "range as a value": r"for \w+ in fn\(",
     "nonlocal call": r"bump\(",

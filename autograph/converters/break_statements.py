@@ -38,6 +38,15 @@ def add_loop_test(loop: ast.stmt, test: ast.expr) -> None:
     anno.setanno(loop, anno.Basic.EXTRA_LOOP_TEST, test)
 
 
+def else_guard(loop: ast.stmt, test: ast.expr, block: list[ast.stmt]) -> ast.If:
+    """`if <test>: <block>` for the `else` block of `loop`, at the loop's
+    line: its branch is named `loop_else`, which messages about it read
+    (`anno.Basic.GUARD`)."""
+    guard = ast.copy_location(b.if_(test, block), loop)
+    anno.setanno(guard, anno.Basic.GUARD, "loop_else")
+    return guard
+
+
 class BreakTransformer(transformer.Base):
     """Replaces each loop's `break`s by a `break_` flag."""
 
@@ -64,7 +73,7 @@ class BreakTransformer(transformer.Base):
         after: list[ast.stmt] = []
         if node.orelse:
             # if not break_: <else block>
-            after = [b.if_(b.not_(b.name(flag)), node.orelse)]
+            after = [else_guard(node, b.not_(b.name(flag)), node.orelse)]
             node.orelse = []
         init = b.assign(flag, b.const(False))  # break_ = False
         return [init, node, *after]

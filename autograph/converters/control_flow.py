@@ -299,7 +299,9 @@ class ControlFlowTransformer(transformer.Base):
         params = sorted(modified & live_in)
         inits = self._state_inits(node, params)
         namer = self.ctx.namer
-        body_name = namer.new_symbol("if_body")
+        # (`loop_else`, `loop_returned` for the guards jump lowering writes
+        # after a loop: the runtime's messages name the loop)
+        body_name = namer.new_symbol(anno.getanno(node, anno.Basic.GUARD, "if_body"))
         # Without an else block, if_stmt returns the state as it came in;
         # write an else_body only when that is not what is needed.
         orelse_name = None

@@ -38,11 +38,11 @@ from __future__ import annotations
 
 import ast
 
-from autograph.converters.break_statements import add_loop_test
+from autograph.converters.break_statements import add_loop_test, else_guard
 from autograph.core import builders as b
 from autograph.core import jumps
 from autograph.core.survey import Marker
-from autograph.pyct import transformer
+from autograph.pyct import anno, transformer
 
 
 class _FunctionReturns:
@@ -91,7 +91,7 @@ class _FunctionReturns:
         add_loop_test(loop, b.not_(b.name(flag)))
         if loop.orelse:
             # else: if not do_return: <else block>
-            loop.orelse = [b.if_(b.not_(b.name(flag)), loop.orelse)]
+            loop.orelse = [else_guard(loop, b.not_(b.name(flag)), loop.orelse)]
 
     def _replace(self, stmt: ast.Return) -> list[ast.stmt]:
         # retval_ = <value>; do_return = True
@@ -113,6 +113,8 @@ class _FunctionReturns:
         # (at the statement holding the return: messages about a path that
         # returns nothing name it, not the `def` line)
         ast.copy_location(check, stmt)
+        if isinstance(stmt, (ast.For, ast.While)):
+            anno.setanno(check, anno.Basic.GUARD, "loop_returned")
         return [self.init_flags(), *low.block([stmt]), *low.tail_block([check])]
 
 

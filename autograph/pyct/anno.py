@@ -101,6 +101,12 @@ class Basic(NoValue):
         "a jump is pending: the except handler (around the statement) that "
         "resets the jump flags before the exception goes on"
     )
+    GUARD = (
+        "On an `if` that jump lowering writes after a loop: the name its true "
+        "branch's function gets, which tells the runtime's messages what the "
+        "`if` guards: 'loop_else' (the loop's else block, run when no `break` "
+        "or `return` ended the loop) or 'loop_returned' (the loop returned)"
+    )
     FINALLY_JUMPED = (
         "On a try statement whose finally block holds a lowered jump: the name "
         "of the flag telling that the finally block jumped (and so discards "

@@ -107,7 +107,22 @@ def raise_python_loop_tensor_condition(
 
 
 # The names the compiler gives the functions it generates (`Namer` bases).
-_HELPERS = re.compile(r"(if_body|else_body|loop_body|loop_test|extra_test)(_\d+)?")
+_HELPERS = re.compile(
+    r"(if_body|else_body|loop_body|loop_test|extra_test|loop_else|loop_returned)"
+    r"(_\d+)?"
+)
+# ... and those of an `if` jump lowering writes after a loop
+# (`anno.Basic.GUARD`): the loop's `else` block; the path that returned.
+_LOOP_ELSE = re.compile(r"loop_else(_\d+)?")
+_LOOP_RETURNED = re.compile(r"loop_returned(_\d+)?")
+
+
+def _user_function(body: Callable[..., Any]) -> str:
+    """The name of the user's function a generated branch `body` is in."""
+    parts = [p for p in body.__qualname__.split(".") if p != "<locals>"][:-1]
+    while len(parts) > 1 and _HELPERS.fullmatch(parts[-1]):
+        parts.pop()
+    return parts[-1] if parts else "?"
 
 
 def raise_missing_return(
@@ -123,10 +138,28 @@ def raise_missing_return(
         kind: What the `if` becomes ("graph", "JAX"), for the message.
     """
     code = body.__code__
-    parts = [p for p in body.__qualname__.split(".") if p != "<locals>"][:-1]
-    while len(parts) > 1 and _HELPERS.fullmatch(parts[-1]):
-        parts.pop()
-    function = parts[-1] if parts else "?"
+    function = _user_function(body)
+    at = f"{code.co_filename}:{code.co_firstlineno}"
+    fix = "add a `return` of such a value on that path"
+    if _LOOP_RETURNED.fullmatch(body.__name__):
+        # `if do_return: return retval_` after a loop holding a `return`.
+        if branch == "if":
+            raise ValueError(
+                f"{function!r} returns None from inside the {kind} loop at {at} "
+                "(a bare `return`, or `return None`) but a value after the loop; "
+                f"a {kind} function needs a value of the same kind on every path: "
+                "return such a value inside the loop too"
+            )
+        after = (
+            "the code after the loop has no `return` on that path, or returns None"
+            if has_else
+            else "no `return` follows the loop"
+        )
+        raise ValueError(
+            f"{function!r} returns a value from inside the {kind} loop at {at} but "
+            f"None when the loop ends without returning ({after}); a {kind} "
+            f"function needs a value of the same kind on every path: {fix}"
+        )
     other = "else" if branch == "if" else "if"
     where = (
         f"from its {branch} branch (that path has no `return`, or returns None)"
@@ -136,9 +169,8 @@ def raise_missing_return(
     )
     raise ValueError(
         f"{function!r} returns a value from the {other} branch of the {kind} `if` "
-        f"at {code.co_filename}:{code.co_firstlineno} but None {where}; a {kind} "
-        "`if` needs a value of the same kind from both branches: add a `return` "
-        "of such a value on that path"
+        f"at {at} but None {where}; a {kind} `if` needs a value of the same kind "
+        f"from both branches: {fix}"
     )
 
 
@@ -148,24 +180,53 @@ def check_defined(
     branch: str,
     others: Sequence[Any] | None = None,
     kind: str = "graph",
+    body: Callable[..., Any] | None = None,
 ) -> None:
     """Raises unless each of a graph `if` branch's `values` (for `names`) is
     defined, as the other branch defines it (`others`, when given: what the
     other branch gave; a value undefined in both stays undefined, such as
     an item whose container is missing). `kind` is what the `if` becomes
-    ("graph", "JAX"), for the message."""
+    ("graph", "JAX"), for the message; `body` its true branch's function
+    (the guard of a loop's `else` block is named for it)."""
     other = "else" if branch == "if" else "if"
     if others is None:
         others = [None] * len(values)
     for value, name, given in zip(values, names, others):
         # (A return value set in neither branch is fine: it stays undefined.)
         if type(value) is Undefined and type(given) is not Undefined:
+            if body is not None and _LOOP_ELSE.fullmatch(body.__name__):
+                raise _undefined_around_loop_else(name, branch, kind, body)
             raise ValueError(
                 f"{quote(label(name))} must also be defined in the {branch} branch: "
                 "it is set "
                 f"in the {other} branch of a {kind} `if` and used after it; assign "
                 "it in both branches or before the if statement"
             )
+
+
+def _undefined_around_loop_else(
+    name: str, branch: str, kind: str, body: Callable[..., Any]
+) -> ValueError:
+    """A name a loop's `else` block binds and the path where a `break` ends
+    the loop does not (`branch` 'else'), or the other way round ('if'). The
+    guard `if not break_:` is the compiler's: the message names the loop."""
+    code = body.__code__
+    loop = (
+        f"the {kind} loop at {code.co_filename}:{code.co_firstlineno} in "
+        f"{_user_function(body)!r}"
+    )
+    shown = quote(label(name))
+    if branch == "else":
+        return ValueError(
+            f"{shown} is assigned in the `else` block of {loop} but not on the path "
+            "where the loop ends by `break`, and it is used after the loop; assign "
+            "it before the loop (or also before the `break`)"
+        )
+    return ValueError(
+        f"{shown} is bound after {loop} when it ends by `break` but not after its "
+        "`else` block runs, and it is used after the loop; assign it on both paths "
+        "or before the loop"
+    )
 
 
 def refuse_untracked(places: Sequence[Place], kind: str = "graph") -> None:

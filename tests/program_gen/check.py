@@ -73,6 +73,8 @@ LEGITIMATE_REFUSALS = (
     # and its loop form, a name first assigned on some paths of a loop body.
     (ValueError, r"must also be defined in the (if|else) branch"),
     (ValueError, r"first assigned inside a \S+ loop.*not on every path through"),
+    # ... and a name only a loop's `else` block assigns (README).
+    (ValueError, r"is assigned in the `else` block of the \S+ loop at .* but not on"),
     # API.md: a loop variable that changes dtype / shape.
     (TypeError, r"changed dtype from"),
     (ValueError, r"changed shape from"),
@@ -112,7 +114,11 @@ LEGITIMATE_REFUSALS = (
     # another object than the other branch gives, while one holds tensors
     # (a loop-born `ob.born`); each message names the variable and the line.
     (TypeError, r"cannot be the result of a graph cond, at the graph `if` at"),
-    (TypeError, r"is a \w+ \(.*\) and a \w+ \(.*\) in the JAX `if` at"),
+    (
+        TypeError,
+        r"is a \w+ \(.*\) on one path and a \w+ \(.*\) on the other, in the JAX "
+        r"`if` at",
+    ),
     # A `finally` block that may raise (an unset loop-born read) after its
     # `try` may already raise when the program runs.
     (TypeError, r"in a `finally` block whose `try` may already raise at"),

@@ -25,7 +25,8 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   ``RESULTS.append(...)`` on a module-level list.
 * ``loop_names``: a name ``w<n>`` first assigned inside a loop (in every
   iteration or under an ``if``) and read right after the loop, where the
-  loop may have run zero times.
+  loop may have run zero times; or the search idiom, assigned before a
+  ``break`` under an ``if`` and in the loop's ``else``.
 * ``builtins``: ``fn = range`` (loops over ``fn(...)``), ``length = len``,
   ``absolute = abs``, ``to_int = int``, ``to_float = float``,
   ``apply(abs, x)``; Python mode also ``en = enumerate``, ``pairs = zip``,
@@ -277,8 +278,17 @@ class StateFeatures:
             return super().loop_body(depth)
         name = f"w{self.label()}"
         value = self.bounded(self.expression(1), "int")
-        if self.chance(30):
+        search = False
+        style = self.draw(st.integers(0, 99))
+        if style < 30:
             first = [f"if {self.condition(1)}:", f"    {name} = {value}"]
+        elif self.tensor and style < 50:
+            # The search idiom: set on the path that breaks, and in the
+            # loop's `else` (`loop_else`), so bound after the loop; in
+            # tensor mode, where the loop may be a graph loop (Python mode
+            # draws as before).
+            first = [f"if {self.condition(1)}:", f"    {name} = {value}", "    break"]
+            search = True
         else:
             first = [f"{name} = {value}"]
             self.defined.add(name)
@@ -286,7 +296,16 @@ class StateFeatures:
         self.defined.discard(name)
         self.maybe.add(name)
         self.born.append(name)
+        # (for this loop's `else`, drawn next: a `while True` has none)
+        self.searched = name if search else None
         return indent(first) + body
+
+    def loop_else(self, depth: int) -> list[str]:
+        name, self.searched = getattr(self, "searched", None), None
+        if name is None:
+            return super().loop_else(depth)
+        value = self.bounded(self.expression(1), "int")
+        return ["else:", f"    {name} = {value}"]
 
     def for_loop(
         self, depth: int, names: list[str], iterable: str, first: tuple[str, ...] = ()

@@ -166,7 +166,13 @@ SAMPLES = [
     Sample(sum_even, [(0,), (9,), (10,)], tensors((0,), (9,), (10,))),
     Sample(fizzbuzz_count, [(0,), (15,), (100,)], tensors((15,), (100,))),
     Sample(first_multiple, [(10, 7), (14, 7), (1, 1)], tensors((10, 7), (14, 7))),
-    Sample(contains, [([1, 2, 3], 2), ([1, 2, 3], 4), ([], 0)]),
+    # (With tensors it was refused: "'found' must also be defined in the else
+    # branch"; the graph `if` in the body now carries it with its flag.)
+    Sample(
+        contains,
+        [([1, 2, 3], 2), ([1, 2, 3], 4), ([], 0)],
+        tensors(([1, 2, 3], 2), ([1, 2, 3], 4)),
+    ),
     Sample(first_power_of_two_above, [(0,), (1,), (100,)], tensors((1,), (100,))),
     Sample(count_pairs_below, [(4, 3), (3, 10), (0, 1)], tensors((4, 3), (3, 10))),
     # Python only: a tensor `break` in a `while True` loop is a TypeError (API.md).

@@ -14,7 +14,7 @@ from runtime.operators.backends.graph import BACKEND, TypeGuess, zeros_like_spec
 from runtime.operators.control_flow import as_state, unpack_state
 from runtime.operators.staging import born
 from runtime.operators.staging import where as where_
-from runtime.operators.staging.born import Born
+from runtime.operators.staging.born import Born, on_trial
 from runtime.operators.variables import (
     UnboundUntilRun,
     Undefined,
@@ -56,7 +56,8 @@ def loop_state(
     """
     needs_trial = any(isinstance(v, (Undefined, list)) or _opaque(v) for v in state)
     if sample is None and needs_trial:
-        sample = _trial(trial, state, names, hints)
+        with on_trial(state):
+            sample = _trial(trial, state, names, hints)
     out = []
     born: dict[int, Any] = {}  # position: whether it is bound on entry
     for i, (value, name) in enumerate(zip(state, names)):

@@ -125,7 +125,8 @@ class LoopState:
                 carry[flag] = value.flag
         unset = [k for k, v in self.python.items() if is_undefined(v)]
         if unset:
-            sample = self._sample(carry, item)
+            with born.on_trial(self.init.values()):
+                sample = self._sample(carry, item)
             for key in unset:
                 value, got = self.init[key], sample[key]
                 if got is value:

@@ -16,6 +16,7 @@ import numpy as np
 from runtime import control_flow_checks as checks
 from runtime import nest
 from runtime.context import trial_trace
+from runtime.control_flow_checks import quote
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.aliasing import items_kept, mutable_parts
 from runtime.operators.variables import (
@@ -146,11 +147,21 @@ def same_kind(
         and after.symbol_name == before.symbol_name
     ):
         return  # unbound on both paths (e.g. each made by `after_return`)
+    if what == "loop":
+        # 'x' changes from an array to a str ('a') in the JAX loop at f.py:3
+        change = f"{changes} {kind_of(before)} to {kind_of(after)} in"
+    else:
+        # the function's return value is an array on one path and None on
+        # the other, in the JAX `if` at f.py:3
+        change = (
+            f"{changes} {kind_of(before)} on one path and {kind_of(after)} on the "
+            "other, in"
+        )
+    shown = quote(key.rstrip("'"))  # (a key made unique with primes)
     raise TypeError(
-        f"{key!r} {changes} {kind_of(before)} {'to' if what == 'loop' else 'and'} "
-        f"{kind_of(after)} in the JAX {what}{where}; a traced {what} carries "
-        "arrays (and tuples, lists, dicts of them) of a fixed structure, and "
-        "other values unchanged: give it one kind of value on every path"
+        f"{shown} {change} the JAX {what}{where}; a traced {what} carries arrays "
+        "(and tuples, lists, dicts of them) of a fixed structure, and other "
+        "values unchanged: give it one kind of value on every path"
     )
 
 

@@ -16,21 +16,24 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from typing import Any
 
 from runtime.operators import exceptions, verification
 from runtime.operators.staging.backend import Backend
-from runtime.operators.variables import UnboundUntilRun
+from runtime.operators.variables import UnboundUntilRun, Undefined
 from runtime.source_locations import user_location
 
 
 class _ReadsThatRaise(threading.local):
     """For each loop being built (innermost last): the names its body
-    reads, unbound, before any traced path of the iteration assigns them."""
+    reads, unbound, before any traced path of the iteration assigns them.
+    For each trial trace of a loop's body under way: the unbound values the
+    loop's state holds (the names it may bind first)."""
 
     def __init__(self) -> None:
         self.loops: list[set[str]] = []
+        self.trials: list[tuple[Undefined, ...]] = []
 
 
 _READS = _ReadsThatRaise()
@@ -44,6 +47,34 @@ def building_loop() -> Iterator[None]:
         yield
     finally:
         _READS.loops.pop()
+
+
+@contextlib.contextmanager
+def on_trial(state: Iterable[Any]) -> Iterator[None]:
+    """The scope of the trial traces of a loop's body that learn the types
+    of the names it may bind first (`state`: the loop's initial values),
+    for `unset_by_loop`."""
+    _READS.trials.append(tuple(v for v in state if type(v) is Undefined))
+    try:
+        yield
+    finally:
+        _READS.trials.pop()
+
+
+def unset_by_loop(value: Any) -> bool:
+    """Whether `value` is what a name holds, unbound, before a loop whose
+    body is being traced on trial, which may bind it first.
+
+    A staged `if` there that binds it in one branch only gives it the other
+    branch's type on the other path, as a return value not set on a path:
+    the trial learns its type. When the loop is built the name holds an
+    `UnboundUntilRun`, and the `if` carries it with its flag, so that it is
+    read checked after the `if` and after the loop, where Python may find
+    it unbound (`found = True; break` ... `else: found = False` binds it on
+    every path)."""
+    return type(value) is Undefined and any(
+        value is u for trial in _READS.trials for u in trial
+    )
 
 
 def read_raises_when_run(name: str) -> bool:

@@ -29,7 +29,7 @@ from runtime.operators import verification
 from runtime.operators.control_flow import as_state, unpack_state
 from runtime.operators.places import Place
 from runtime.operators.staging import aliasing
-from runtime.operators.staging.born import maybe_bound
+from runtime.operators.staging.born import maybe_bound, unset_by_loop
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.variables import (
     UnboundAfterReturn,
@@ -148,16 +148,15 @@ def if_stmt(
                     verification.raise_missing_return(
                         body, lacking, orelse is not None, kind=backend.kind
                     )
-            if any(isinstance(v, _PLACEHOLDERS) for v in out):
+            if any(_unset(v) for v in out):
                 # No value on this path (a `return` not taken, or a variable
                 # of a path that has returned): the other branch's type.
                 shapes = sample(other, lambda: out)
                 out = [
-                    fill(backend, v, s) if isinstance(v, _PLACEHOLDERS) else v
-                    for v, s in zip(out, shapes)
+                    fill(backend, v, s) if _unset(v) else v for v, s in zip(out, shapes)
                 ]
                 for i, value in enumerate(given.get(which, ())):
-                    if isinstance(value, _PLACEHOLDERS):  # as the branch gives it
+                    if _unset(value):  # as the branch gives it
                         given[which][i] = out[i]
                         copies[which][i] = backend.snapshot([out[i]])[0]
             if not returns:
@@ -167,8 +166,8 @@ def if_stmt(
                 first = defined.get(other)
                 if first is not None:
                     check = verification.check_defined
-                    check(out[:count], names, which, first, backend.kind)
-                    check(first, names, other, out[:count], backend.kind)
+                    check(out[:count], names, which, first, backend.kind, body)
+                    check(first, names, other, out[:count], backend.kind, body)
             left[which] = out[count:]
             if len(left) == 2:
                 verification.check_places_defined(
@@ -218,6 +217,13 @@ class _Retry(BaseException):
     def __init__(self, token: object, late: dict[int, str]) -> None:
         super().__init__(late)
         self.token, self.late = token, late
+
+
+def _unset(value: Any) -> bool:
+    """A value not set on a branch's path that takes the other branch's
+    type there: a return value, a variable of a path that has returned, a
+    name a loop being built may bind first (`born.unset_by_loop`)."""
+    return isinstance(value, _PLACEHOLDERS) or unset_by_loop(value)
 
 
 def fill(backend: Any, value: Any, other: Any) -> Any:

@@ -18,6 +18,11 @@ import pytest
 
 import autograph
 import runtime as rt
+from tests.equivalence import (
+    assert_equivalent,
+    assert_graph_equivalent,
+    assert_jax_equivalent,
+)
 from tests.runtime.operators import toy_backend
 
 
@@ -430,6 +435,62 @@ def list_returned_from_a_branch_in_a_loop(a, b):
     return xs
 
 
+def found_by_a_for_else(n, t):
+    for i in range(n):
+        if i == t:
+            found = True
+            break
+    else:
+        found = False
+    return found
+
+
+def found_by_a_while_else(n, t):
+    i = 0
+    while i < n:
+        if i == t:
+            found = i * 10
+            break
+        i += 1
+    else:
+        found = -1
+    return found
+
+
+def found_or_returned_by_the_else(n, t):
+    for i in range(n):
+        if i == t:
+            found = i + 1
+            break
+    else:
+        return 0
+    return found
+
+
+def found_only_on_the_break_path(n, t):
+    for i in range(n):
+        if i == t:
+            found = i * 10
+            break
+    return found
+
+
+def found_in_some_iterations(n, t):
+    for i in range(n):
+        if i < t:
+            last = i
+    return last
+
+
+def set_only_in_the_loop_else(n, t):
+    for i in range(n):
+        if i == t:
+            break
+    else:
+        found = False
+    return found
+
+
 def range_with_a_step(n, step):
     total = 0
     for i in range(0, n, step):
@@ -786,7 +847,8 @@ CASES = [
         (2, 1),
         (
             "value or refused",
-            r"'y' is (a tensor in the true branch but|an array and) None in ",
+            r"'y' is (a tensor in the true branch but None in "
+            r"|an array on one path and None on the other)",
         ),
     ),
     (
@@ -911,9 +973,36 @@ def returns_none_when_the_loop_ends(a, b):
 @pytest.mark.parametrize("backend", ["graph", "jax"])
 def test_a_loop_that_may_end_without_a_return_is_refused_at_its_line(backend):
     # (It named the `def` line: the check after the loop had no position.)
+    # (It said "the if branch of the graph `if`": the check after the loop.)
     line = returns_none_when_the_loop_ends.__code__.co_firstlineno + 1
-    with pytest.raises(ValueError, match=rf"returns a value .*:{line} but None"):
+    message = (
+        r"^'returns_none_when_the_loop_ends' returns a value from inside the \S+ "
+        rf"loop at \S+:{line} but None when the loop ends without returning \(no "
+        r"`return` follows the loop\)"
+    )
+    with pytest.raises(ValueError, match=message):
         RUNNERS[backend](returns_none_when_the_loop_ends, 0, 5)
+
+
+def returns_none_after_the_loop(a, b):
+    while a < b:
+        a = a + 1
+        if a > 2:
+            return a
+    return None
+
+
+def test_a_return_of_none_after_a_jax_loop_that_returns_is_refused_in_a_sentence():
+    # (It read: "the function's return value" is an array and arrays in the
+    # JAX `if` at ...)
+    line = returns_none_after_the_loop.__code__.co_firstlineno + 1
+    message = (
+        r"^the function's return value is (an array on one path and None on the "
+        r"other|None on one path and an array on the other), in the JAX `if` at "
+        rf"\S+:{line}; a traced `if` carries arrays"
+    )
+    with pytest.raises(TypeError, match=message):
+        RUNNERS["jax"](returns_none_after_the_loop, 0, 5)
 
 
 def item_keyed_by_the_loop(n):
@@ -1047,3 +1136,68 @@ def test_a_key_order_refusal_names_the_dict_the_function_and_the_line(backend):
     )
     with pytest.raises(TypeError, match=message):
         RUNNERS[backend](fn, -2, 1)
+
+
+# A name set on the path that breaks and in the loop's `else` (the search
+# idiom), or in some iterations only: a staged `if` in the body may bind a
+# name the loop binds first; the loop carries it with its flag and a read
+# raises where Python raises (UnboundLocalError). Both backends refused
+# these: "'found' must also be defined in the else branch". (Not the toy
+# backend's: its loops run in Python, where such an `if` is refused.)
+EQUIVALENT = {
+    "python": assert_equivalent,
+    "graph": lambda fn, *args: assert_graph_equivalent(fn, *map(rt.constant, args)),
+    "jax": assert_jax_equivalent,
+}
+SEARCH_LOOPS = [
+    (found_by_a_for_else, (5, 3)),
+    (found_by_a_for_else, (5, 7)),
+    (found_by_a_for_else, (0, 0)),
+    (found_by_a_while_else, (5, 3)),
+    (found_by_a_while_else, (5, 7)),
+    (found_or_returned_by_the_else, (5, 3)),
+    (found_or_returned_by_the_else, (5, 7)),
+    (found_only_on_the_break_path, (5, 3)),
+    (found_only_on_the_break_path, (5, 7)),  # Python: UnboundLocalError
+    (found_in_some_iterations, (5, 3)),
+    (found_in_some_iterations, (5, 0)),  # Python: UnboundLocalError
+]
+
+
+@pytest.mark.parametrize("backend", sorted(EQUIVALENT))
+@pytest.mark.parametrize(
+    ("fn", "args"), SEARCH_LOOPS, ids=[f"{f.__name__}{a}" for f, a in SEARCH_LOOPS]
+)
+def test_a_name_a_branch_in_the_loop_binds_is_bound_where_python_binds_it(
+    backend, fn, args
+):
+    EQUIVALENT[backend](fn, *args)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args", "text"),
+    [
+        (found_only_on_the_break_path, (5, 7), r"'found' is read after the \S+ loop"),
+        (found_in_some_iterations, (5, 0), r"'last' is read after the \S+ loop"),
+    ],
+)
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_a_name_no_iteration_bound_raises_when_read_after_the_loop(
+    backend, fn, args, text
+):
+    with pytest.raises(Exception, match=text):
+        RUNNERS[backend](fn, *args)
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_a_name_set_only_in_the_loop_else_is_refused_naming_the_loop(backend):
+    # Unbound after a `break`, where no flag is carried. The refusal named
+    # the else branch of an `if` the user never wrote, and no line.
+    line = set_only_in_the_loop_else.__code__.co_firstlineno + 1
+    message = (
+        rf"^'found' is assigned in the `else` block of the \S+ loop at \S+:{line} "
+        "in 'set_only_in_the_loop_else' but not on the path where the loop ends by "
+        "`break`, and it is used after the loop; assign it before the loop"
+    )
+    with pytest.raises(ValueError, match=message):
+        RUNNERS[backend](set_only_in_the_loop_else, 5, 7)
