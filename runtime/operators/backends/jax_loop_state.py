@@ -26,6 +26,7 @@ from runtime.operators.places import Place
 from runtime.operators.staging import born
 from runtime.operators.staging.aliasing import refuse_lost_aliases
 from runtime.operators.staging.born import Born
+from runtime.operators.staging.python_value import refuse_in_loop
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.variables import (
     UnboundUntilRun,
@@ -95,6 +96,7 @@ class LoopState:
         try:
             result = as_state(self.body(*items, *args), self.count)
         except Exception as error:
+            refuse_in_loop(error, self.body, self.skip, "JAX", self.where)
             names = self.names.values()
             if not born.staged_in_iteration(error, names, raised_on_traced_path):
                 raise

@@ -4,13 +4,17 @@ or `while_loop` that carries the condition."""
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import warnings
+import weakref
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 from jax import lax
 
+from runtime.operators import control_flow
 from runtime.operators import places as places_
 from runtime.operators.backends.jax import tentative, traced_path
 from runtime.operators.backends.jax_loop_state import LoopState
@@ -21,8 +25,10 @@ from runtime.operators.backends.jax_values import (
     predicate,
     where_now,
 )
+from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.operators import Loop
+from runtime.operators.staging.python_value import needs_python_value
 
 
 class UnrolledLoopWarning(UserWarning):
@@ -163,7 +169,74 @@ def build_for(statement: Loop) -> Any:
         extra_test is None or declined(extra_test(*statement.state))
     ):
         return NotImplemented
+    if isinstance(iterable, range):
+        return _rest_of_range(statement)
     return _for_loop(statement)
+
+
+# The bodies of the range loops unrolled because they need the index as a
+# Python value (`build_for_range`): the rest of one after a traced `break`
+# is unrolled too, without trying to stage it again.
+_UNROLLED: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def _rest_of_range(statement: Loop) -> Any:
+    """The rest of a `for` over a Python range whose `break` or `return`
+    has become traced: one `lax` loop, or, where its body needs the index as
+    a Python value, each iteration unrolled under a `lax.cond` on the
+    loop's traced condition (the range bounds how many there are)."""
+    if not _known_unrolled(statement.body):
+        tracked = _tracked(statement)
+        before = places_.read(tracked)
+        try:
+            with tentative():
+                return _for_loop(statement)
+        except (TypeError, ValueError) as error:
+            what = needs_python_value(error)
+            if what is None:
+                raise
+            places_.write(tracked, before)
+            _warn_unrolled(
+                f"the rest of this `for` loop over range() after its traced "
+                f"`break` or `return` is unrolled ({len(statement.iterable)} "
+                "iterations, each under a lax.cond on the loop's condition) "
+                f"instead of staged as one lax loop: its body needs the index as "
+                f"{what}; index arrays, not Python lists or dicts, with it to stage "
+                "the loop"
+            )
+    body, test, state = statement.body, statement.test, statement.state
+    names = statement.names or state_names(body, 1)
+    count = len(state)
+    for item in statement.iterable:
+        cond = test(*state)
+        if isinstance(cond, bool) and not cond:
+            break
+
+        def step(*values: Any, item: Any = item) -> Any:
+            return body(item, *values)
+
+        result = control_flow.if_stmt(
+            cond, step, None, state, names, places=statement.places
+        )
+        state = as_state(result, count)
+    return unpack_state(state)
+
+
+def _known_unrolled(body: Any) -> bool:
+    try:
+        return inspect.unwrap(body) in _UNROLLED
+    except TypeError:  # (not weakly referenceable)
+        return False
+
+
+def _warn_unrolled(message: str) -> None:
+    where = where_.current()
+    if where is not None:
+        warnings.warn_explicit(
+            message, UnrolledLoopWarning, where.filename, where.lineno
+        )
+    else:
+        warnings.warn(message, UnrolledLoopWarning, stacklevel=3)
 
 
 def _for_loop(statement: Loop) -> Any:
@@ -278,13 +351,6 @@ def _promote_weak(carry: Any, shapes: Any) -> Any:
     return jax.tree_util.tree_unflatten(tree, leaves)
 
 
-_NEEDS_PYTHON_INT = (
-    jax.errors.TracerIntegerConversionError,
-    jax.errors.ConcretizationTypeError,
-    jax.errors.TracerBoolConversionError,
-)
-
-
 def _tracked(statement: Loop) -> list[places_.Place]:
     """The places a staged loop could carry: an item whose key changes
     (`out[i] = v`, `places.Untracked`) has no value to read before the loop;
@@ -309,31 +375,28 @@ def build_for_range(statement: Loop) -> Any:
     iterable = statement.iterable
     if len(iterable) < 2 or _concrete(statement):
         return NotImplemented  # nothing to gain, or Python runs it
-    where = where_.current()
     tracked = _tracked(statement)
     before = places_.read(tracked)
     try:
         with tentative():
             return _for_loop(statement)
-    except (*_NEEDS_PYTHON_INT, TypeError, ValueError) as error:
+    except (TypeError, ValueError) as error:
         # (The staged form may have stored its results, tracers of the
         # failed loop, before it was refused: Python's loop starts afresh.)
         places_.write(tracked, before)
-        if isinstance(error, _NEEDS_PYTHON_INT):
+        what = needs_python_value(error)
+        if what is not None:
             why = (
-                f"its body needs the index as a Python int ({type(error).__name__}); "
-                "index arrays, not Python lists, with it to stage the loop"
+                f"its body needs the index as {what}; index arrays, not Python "
+                "lists or dicts, with it to stage the loop"
             )
         else:  # a rule a staged body breaks that Python's loop does not
             why = f"staged, its body is refused: {str(error).splitlines()[0]}"
-        message = (
+        if what is not None:
+            with contextlib.suppress(TypeError):  # (not weakly referenceable)
+                _UNROLLED.add(inspect.unwrap(statement.body))
+        _warn_unrolled(
             f"this `for` loop over range() is unrolled ({len(iterable)} iterations "
             f"traced one by one) instead of staged as one lax.fori_loop: {why}"
         )
-        if where is not None:
-            warnings.warn_explicit(
-                message, UnrolledLoopWarning, where.filename, where.lineno
-            )
-        else:
-            warnings.warn(message, UnrolledLoopWarning, stacklevel=2)
         return NotImplemented

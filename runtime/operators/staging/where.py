@@ -7,6 +7,7 @@ is recorded when it starts, and errors raised deeper name it.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -62,3 +63,33 @@ def foreign_file(filename: str) -> bool:
 def at(where: SourceLocation | None) -> str:
     """`' at file:line'`, or nothing."""
     return f" at {where}" if where is not None else ""
+
+
+def deepest_user_line(error: BaseException) -> SourceLocation | None:
+    """The last line of the user's code `error`'s traceback went through."""
+    found = None
+    tb = error.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not foreign_file(code.co_filename):
+            found = SourceLocation(code.co_filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
+# The names the compiler gives the functions it generates (`Namer` bases).
+GENERATED_FUNCTIONS = re.compile(
+    r"(if_body|else_body|loop_body|loop_test|extra_test)(_\d+)?"
+)
+
+
+def user_function(fn: Callable[..., Any]) -> str | None:
+    """The name of the user's function `fn` (a converted body, branch or
+    test the compiler generated) is nested in, or None if unknown."""
+    qualname = getattr(fn, "__qualname__", None)
+    if not isinstance(qualname, str):
+        return None
+    parts = [p for p in qualname.split(".") if p != "<locals>"]
+    while parts and GENERATED_FUNCTIONS.fullmatch(parts[-1]):
+        parts.pop()
+    return parts[-1] if parts else None

@@ -10,6 +10,7 @@ list over every implementation, a new backend is one more entry in
 
 from __future__ import annotations
 
+import math
 import re
 import types
 
@@ -281,6 +282,60 @@ def shared_list_replaced_in_a_loop_in_a_try(a, b):
     finally:
         z = z * 1
     return z
+
+
+def index_as_a_set_member(a):
+    marks = {2, 5}
+    total = 0.0
+    x = a
+    for t in range(8):
+        x = x * 0.5 + 1.0
+        if t in marks:  # hashes the index: Python's loop, unrolled
+            total = total + x
+    return total
+
+
+def index_as_a_dict_key(a):
+    w = {0: 1.0, 1: 2.0, 2: 3.0}
+    x = a
+    for k in range(3):
+        x = x * w[k]
+    return x
+
+
+def index_as_a_dict_key_in_a_branch(a):
+    w = {0: 1.0, 1: 2.0, 2: 3.0}
+    x = a
+    for k in range(3):
+        if x > 0:
+            x = x + w[k]
+    return x
+
+
+def series_with_a_traced_break(a, tol):
+    s = 0.0
+    for k in range(5):
+        term = a / math.factorial(k)  # needs `k` as a Python int
+        if term < tol:
+            break
+        s = s + term
+    return s
+
+
+def index_of_a_traced_range_as_a_dict_key(a, n):
+    w = {0: 1.0, 1: 2.0, 2: 3.0}
+    x = a
+    for k in range(n):
+        x = x * w[k]
+    return x
+
+
+def index_of_a_traced_range_as_a_list_index(a, n):
+    w = [1.0, 2.0, 3.0]
+    x = a
+    for k in range(n):
+        x = x * w[k]
+    return x
 
 
 def _graph(fn, *args):
@@ -737,6 +792,11 @@ CASES = [
     (or_of_ints, (-3, 5), VALUE),
     (not_of_an_int, (0, 0), VALUE),
     (not_of_an_int, (-2, 0), VALUE),
+    # The loop's index used as a set member or dict key: Python's range
+    # loop, unrolled (JAX staged it and raised "unhashable type" when run).
+    (index_as_a_set_member, (1.0,), VALUE),
+    (index_as_a_dict_key, (2.0,), VALUE),
+    (index_as_a_dict_key_in_a_branch, (2.0,), VALUE),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,
@@ -977,3 +1037,51 @@ def test_a_key_order_refusal_names_the_dict_the_function_and_the_line(backend):
     )
     with pytest.raises(TypeError, match=message):
         RUNNERS[backend](fn, -2, 1)
+
+
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
+def test_a_traced_break_in_an_unrolled_range_loop(backend):
+    # JAX: the loop is unrolled (its body needs `k` as a Python int); the
+    # iterations after the traced `break` run under a `cond` each (it raised
+    # TracerIntegerConversionError naming a line of jax_loops.py). The
+    # graph continues as one graph loop, as documented: refused, naming
+    # `k`, the function and the line (it named 'strided_slice:0').
+    fn = series_with_a_traced_break
+    if backend != "graph":
+        assert RUNNERS[backend](fn, 3.0, 0.2) == fn(3.0, 0.2) == 8.0
+        assert RUNNERS[backend](fn, 3.0, 0.0) == fn(3.0, 0.0) == 8.125
+        return
+    line = fn.__code__.co_firstlineno + 3
+    message = (
+        rf"the index 'k' of the graph loop at \S+test_backend_table.py:{line - 1} "
+        rf"in '{fn.__name__}' is a traced graph value, .* as a Python int at "
+        rf"\S+test_backend_table.py:{line}"
+    )
+    with pytest.raises(TypeError, match=message):
+        RUNNERS[backend](fn, 3.0, 0.2)
+
+
+@pytest.mark.parametrize(("backend", "kind"), [("graph", "graph"), ("jax", "JAX")])
+@pytest.mark.parametrize(
+    ("fn", "what"),
+    [
+        (
+            index_of_a_traced_range_as_a_dict_key,
+            r"a hashable Python value \(a set member or a dict key\)",
+        ),
+        (index_of_a_traced_range_as_a_list_index, "a Python int"),
+    ],
+)
+def test_a_staged_loop_s_index_as_a_python_value_is_refused(backend, kind, fn, what):
+    # A staged loop's index has no Python value: refused, naming the index,
+    # the function and the line (the graph gave a KeyError when run or named
+    # 'strided_slice:0'; JAX raised "unhashable type" when run, or its own
+    # error naming a line of jax_loops.py).
+    line = fn.__code__.co_firstlineno + 3
+    message = (
+        rf"the index 'k' of the {kind} loop at \S+test_backend_table.py:{line} in "
+        rf"'{fn.__name__}' is a traced {kind} value, but its body needs it as "
+        rf"{what} at \S+test_backend_table.py:{line + 1} \(`x = x \* w\[k\]`\)"
+    )
+    with pytest.raises(TypeError, match=message):
+        RUNNERS[backend](fn, 2.0, 3)
