@@ -22,7 +22,10 @@ from runtime.operators.backends.jax_values import (
     Tracer,
     declined,
     is_weak,
+    pack,
+    packed,
     predicate,
+    unpack,
     where_now,
 )
 from runtime.operators.control_flow import as_state, state_names, unpack_state
@@ -109,8 +112,8 @@ def build_while(statement: Loop) -> Any:
         # (XLA's compiler crashes on a loop it can prove runs no iteration
         # whose body has a run-time check, a callback: `while a < a:`. The
         # barrier hides the initial values from that proof.)
-        carry = lax.optimization_barrier(carry)
-        result = lax.while_loop(cond_fun, body_fun, carry)
+        carry = lax.optimization_barrier(pack(carry))
+        result = unpack(lax.while_loop(packed(cond_fun), packed(body_fun), carry))
         result.pop(_COND, None)
         result.pop(_INDEX, None)
         return result
@@ -278,9 +281,10 @@ def _for_loop(statement: Loop) -> Any:
         def make() -> dict[str, Any]:
             carry = loop.start(item_shape)
             if isinstance(iterable, Tracer):
-                return lax.scan(
-                    lambda c, x: (loop.step((x,), c)[0], None), carry, iterable
-                )[0]
+                step = packed(lambda c, x: loop.step((x,), c)[0])
+                return unpack(
+                    lax.scan(lambda c, x: (step(c, x), None), pack(carry), iterable)[0]
+                )
 
             def body_fun(i: Any, c: dict[str, Any]) -> dict[str, Any]:
                 # (A traced trip count is a while_loop: under vmap its body
@@ -288,7 +292,7 @@ def _for_loop(statement: Loop) -> Any:
                 with traced_path(lambda: i < length):
                     return loop.step((item(i),), c)[0]
 
-            return lax.fori_loop(0, length, body_fun, carry)
+            return unpack(lax.fori_loop(0, length, packed(body_fun), pack(carry)))
 
         # (A static trip count of at least one runs an iteration for sure.)
         return loop.build(make, ran=isinstance(length, int) and length > 0)
@@ -324,11 +328,12 @@ def _for_loop(statement: Loop) -> Any:
             carry = _promote_weak(carry, loop.trial(body_fun, carry))
 
             def step(c: dict[str, Any], _: Any) -> tuple[dict[str, Any], None]:
-                return lax.cond(c[_COND], body_fun, lambda c: c, c), None
+                return lax.cond(c[_COND], packed(body_fun), lambda c: c, c), None
 
-            result = lax.scan(step, carry, None, length=length)[0]
+            result = unpack(lax.scan(step, pack(carry), None, length=length)[0])
         else:
-            result = lax.while_loop(lambda c: c[_COND], body_fun, carry)
+            carry = pack(carry)
+            result = unpack(lax.while_loop(lambda c: c[_COND], packed(body_fun), carry))
         result.pop(_COND)
         result.pop(_INDEX)
         return result

@@ -90,6 +90,8 @@ def user_function(fn: Callable[..., Any]) -> str | None:
     if not isinstance(qualname, str):
         return None
     parts = [p for p in qualname.split(".") if p != "<locals>"]
-    while parts and GENERATED_FUNCTIONS.fullmatch(parts[-1]):
+    while parts and (
+        GENERATED_FUNCTIONS.fullmatch(parts[-1]) or parts[-1] == "<lambda>"
+    ):
         parts.pop()
     return parts[-1] if parts else None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 import types
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -336,6 +337,47 @@ def index_of_a_traced_range_as_a_list_index(a, n):
     for k in range(n):
         x = x * w[k]
     return x
+
+
+def string_beside_an_array_through_an_if(a):
+    c = ("run", a)
+    if a > 1:
+        c = (c[0], c[1] * 2)
+    return c[1]
+
+
+def string_beside_an_array_through_a_loop(a, n):
+    c = ("run", a)
+    for _ in range(n):
+        c = (c[0], c[1] * 2)
+    return c[1]
+
+
+class Cfg(NamedTuple):
+    label: str
+    gain: float
+    x: float
+
+
+def named_tuple_with_a_string_through_a_loop(a, n):
+    cfg = Cfg("run", 2.0, a)
+    for _ in range(n):
+        cfg = cfg._replace(x=cfg.x * cfg.gain)
+    return cfg.x
+
+
+def string_beside_an_array_changed_by_an_if(a):
+    c = ("run", a)
+    if a > 1:
+        c = ("stop", c[1] * 2)
+    return c[1]
+
+
+def returns_tuples_of_different_nesting(a):
+    if a > 0:
+        return (a, (a, a))
+    else:
+        return ((a, a), a)
 
 
 def _graph(fn, *args):
@@ -797,6 +839,17 @@ CASES = [
     (index_as_a_set_member, (1.0,), VALUE),
     (index_as_a_dict_key, (2.0,), VALUE),
     (index_as_a_dict_key_in_a_branch, (2.0,), VALUE),
+    # A str beside arrays in a tuple comes out unchanged: only the arrays
+    # are carried (JAX refused "a tuple ... and a tuple").
+    (string_beside_an_array_through_an_if, (2.0,), VALUE),
+    (string_beside_an_array_through_an_if, (0.5,), VALUE),
+    (string_beside_an_array_through_a_loop, (2.0, 3), VALUE),
+    (named_tuple_with_a_string_through_a_loop, (2.0, 3), VALUE),
+    (
+        string_beside_an_array_changed_by_an_if,
+        (2.0,),
+        ("value or refused", r"'c' is a tuple .*item \[0\] is 'stop' in .* but 'run'"),
+    ),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,
@@ -1085,3 +1138,19 @@ def test_a_staged_loop_s_index_as_a_python_value_is_refused(backend, kind, fn, w
     )
     with pytest.raises(TypeError, match=message):
         RUNNERS[backend](fn, 2.0, 3)
+
+
+@pytest.mark.parametrize(("backend", "kind"), [("graph", "graph"), ("jax", "JAX")])
+def test_returns_of_different_nesting_are_refused_saying_where(backend, kind):
+    # (The graph said "a tuple of 2 items ... but a tuple of 2 items" with no
+    # line, JAX "'the value of the `if`/`else`' is arrays and arrays".)
+    fn = returns_tuples_of_different_nesting
+    line = fn.__code__.co_firstlineno + 1
+    message = (
+        rf"the return value of '{fn.__name__}' is a tuple of 2 items .*\(item \[0\] "
+        r"is an? (tensor|array) in (the true branch|one branch) but a tuple of 2 "
+        rf"items in the (false branch|other)\) in the {kind} `if` at "
+        rf"\S+test_backend_table.py:{line}"
+    )
+    with pytest.raises((TypeError, ValueError), match=message):
+        RUNNERS[backend](fn, 1.0)
