@@ -243,6 +243,18 @@ def untyped_return(loop: str) -> ValueError:
     )
 
 
+def not_carried_out_of_loop(name: str, kind: str, loop: str, where: str) -> TypeError:
+    """A name first assigned in a loop, to a value (`kind`: 'a function')
+    that a `loop` ("graph", "JAX") loop cannot carry out of it."""
+    return TypeError(
+        f"{quote(name)} is first assigned inside the {loop} loop{where}, to "
+        f"{kind}, and is used after the loop: a {loop} loop carries only "
+        "tensors (and tuples, lists, dicts of them) out of its body, so a "
+        f"value made there cannot leave it; define {quote(name)} before the "
+        "loop (a function can take the loop's values as arguments)"
+    )
+
+
 def not_on_every_path(name: str, loop: str, where: str = "") -> ValueError:
     """A name first assigned in a loop, on some paths through its body only."""
     return ValueError(

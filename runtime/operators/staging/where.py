@@ -12,7 +12,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from runtime.source_locations import INTERNAL_PATHS, SourceLocation, user_location
+from runtime.source_locations import (
+    INTERNAL_PATHS,
+    SourceLocation,
+    user_frame,
+    user_location,
+)
 
 
 class _Lines(threading.local):
@@ -95,3 +100,19 @@ def user_function(fn: Callable[..., Any]) -> str | None:
     ):
         parts.pop()
     return parts[-1] if parts else None
+
+
+def statement_here() -> str:
+    """`' at file:line in 'f''`: the statement being staged and the user's
+    function it is in (a generated body's frame is skipped)."""
+    where = current()
+    if where is None:
+        return ""
+    frame = user_frame(2)
+    while frame is not None and (
+        foreign_file(frame.f_code.co_filename)
+        or GENERATED_FUNCTIONS.fullmatch(frame.f_code.co_name)
+    ):
+        frame = frame.f_back
+    name = frame.f_code.co_name if frame is not None else None
+    return f" at {where}" + (f" in {name!r}" if name not in (None, "<module>") else "")

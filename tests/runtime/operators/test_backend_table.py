@@ -380,6 +380,16 @@ def returns_tuples_of_different_nesting(a):
         return ((a, a), a)
 
 
+def function_defined_in_a_loop_and_called_after(a, n):
+    for _ in range(n):
+
+        def g(v):
+            return v + a
+
+        a = a + 1.0
+    return g(0.0)
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
     if isinstance(result, list):
@@ -1154,3 +1164,17 @@ def test_returns_of_different_nesting_are_refused_saying_where(backend, kind):
     )
     with pytest.raises((TypeError, ValueError), match=message):
         RUNNERS[backend](fn, 1.0)
+
+
+@pytest.mark.parametrize(("backend", "kind"), [("graph", "graph"), ("jax", "JAX")])
+def test_a_function_defined_in_a_staged_loop_cannot_leave_it(backend, kind):
+    # (JAX said 'g' is "not on every path through its body", which is false;
+    # the graph "cannot convert function <...loop_body.<locals>.g>".)
+    fn = function_defined_in_a_loop_and_called_after
+    line = fn.__code__.co_firstlineno + 1
+    message = (
+        rf"'g' is first assigned inside the {kind} loop at \S+test_backend_table.py:"
+        rf"{line} in '{fn.__name__}', to a function, and is used after the loop"
+    )
+    with pytest.raises(TypeError, match=message):
+        RUNNERS[backend](fn, 1.0, 3)
