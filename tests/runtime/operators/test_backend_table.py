@@ -384,7 +384,7 @@ def function_defined_in_a_loop_and_called_after(a, n):
     for _ in range(n):
 
         def g(v):
-            return v + a
+            return v + a  # noqa: B023 - late binding, as Python reads it
 
         a = a + 1.0
     return g(0.0)
