@@ -39,6 +39,7 @@ __all__ = [
     "check_same_structure",
     "convertible",
     "describe",
+    "difference",
     "is_typed",
     "kind",
     "leaf_names",
@@ -148,10 +149,60 @@ def check_same_structure(a: Any, b: Any, names: Sequence[str] | None) -> None:
 
 
 def _raise_branch_structure(name: str, a: Any, b: Any) -> None:
+    detail = difference(a, b, "the true branch", "the false branch")
     raise ValueError(
         f"{quote(name)} is {describe(a)} in the true branch but {describe(b)} "
-        "in the false branch; both branches must give it the same structure"
+        f"in the false branch{detail}; both branches must give it the same structure"
     )
+
+
+def difference(a: Any, b: Any, in_a: str, in_b: str, leaf: Any = None) -> str:
+    """Where two values of one kind differ in structure, for a message:
+    `' (item [1] is a tuple of 2 items in <in_a> but a tensor in <in_b>)'`,
+    or nothing where they differ at the top (the message says how) or do
+    not differ. `leaf` describes a value that is no container (`kind`)."""
+    path, x, y = _first_difference(a, b, ())
+    if not path:
+        return ""
+    at = "".join(f"[{k!r}]" for k in path)
+    show = leaf or kind
+    return f" (item {at} is {_part(x, show)} in {in_a} but {_part(y, show)} in {in_b})"
+
+
+def _part(value: Any, leaf: Any) -> str:
+    if isinstance(value, (str, bytes)):
+        return repr(value)
+    if isinstance(value, (dict, list, tuple)):
+        return describe(value)
+    return leaf(value)
+
+
+def _children(value: Any) -> list[tuple[Any, Any]] | None:
+    if isinstance(value, dict):
+        return list(value.items())
+    if isinstance(value, (list, tuple)):
+        return list(enumerate(value))
+    return None
+
+
+def _first_difference(a: Any, b: Any, path: tuple[Any, ...]) -> tuple[Any, ...]:
+    """(path, a's part, b's part) where `a` and `b` first differ: in their
+    containers' types, lengths or keys, or in a string; ((), a, b) if
+    nowhere below the top."""
+    ca, cb = _children(a), _children(b)
+    if ca is None and cb is None:
+        if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
+            return (path, a, b) if not (type(a) is type(b) and a == b) else ((), a, b)
+        return ((), a, b)
+    if ca is None or cb is None or type(a) is not type(b):
+        return (path, a, b)
+    if [k for k, _ in ca] != [k for k, _ in cb]:
+        return (path, a, b)
+    for (k, x), (_, y) in zip(ca, cb):
+        found = _first_difference(x, y, (*path, k))
+        if found[0]:
+            return found
+    return ((), a, b)
 
 
 def describe(value: Any) -> str:

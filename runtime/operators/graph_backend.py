@@ -70,9 +70,17 @@ def _select(
 
         return run
 
-    return control_flow.cond(
-        truth(cond), arm(if_true, if_false), arm(if_false, if_true), names=[key]
-    )
+    try:
+        return control_flow.cond(
+            truth(cond), arm(if_true, if_false), arm(if_false, if_true), names=[key]
+        )
+    except ValueError as error:
+        text = str(error)
+        rule = "; both branches must give it the same structure"
+        if rule not in text:
+            raise
+        at = where_.at(where_.current())
+        raise ValueError(text.replace(rule, f" in the graph `if`{at}{rule}")) from None
 
 
 _LAZY = {

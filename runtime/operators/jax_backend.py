@@ -25,7 +25,8 @@ State travels as dicts keyed by the user's names, so JAX's own messages
 ("the output of body_fun at path ['total'] ...") name the variable; errors
 raised while building a `lax` op get the user's `file:line` as a note.
 Values that are not arrays (None, strings, functions, objects) are carried
-by Python and must come out of a loop or `if` unchanged.
+by Python and must come out of a loop or `if` unchanged; a string in a
+tuple beside arrays is part of the tuple's structure (`jax_values.pack`).
 
 Imported lazily (see `dispatch.register_lazy_backend`): `import runtime`
 never imports JAX.
@@ -66,11 +67,14 @@ from runtime.operators.backends.jax_values import (
     cast_to,
     declined,
     is_arrays,
+    is_numbers,
     kind_of,
+    packed,
     predicate,
     raised_on_traced_path,
     same_kind,
     trace_state_clean,
+    unpack,
     weak_promotions,
     where_now,
     zeros_of_shapes,
@@ -138,10 +142,12 @@ def _cond_value(
 
     def build(dtypes: Any) -> Any:
         seen.clear()
-        return lax.cond(
-            pred,
-            arm(if_true, if_false, "true", dtypes),
-            arm(if_false, if_true, "false", dtypes),
+        return unpack(
+            lax.cond(
+                pred,
+                packed(arm(if_true, if_false, "true", dtypes)),
+                packed(arm(if_false, if_true, "false", dtypes)),
+            )
         )
 
     try:
@@ -162,7 +168,7 @@ def _assert(cond: Any, message: Callable[[], Any] | None) -> Any:
     where = where_now()
     pred = predicate(cond, "`assert`", where)
     text = None if message is None else message()
-    traced = is_arrays(text) and text is not None and not isinstance(text, bool)
+    traced = is_numbers(text) and text is not None and not isinstance(text, bool)
     # A message that shows traced values shows those of the run.
     shown = jax_messages.shown(text if isinstance(text, str) else "")
 

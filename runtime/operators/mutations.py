@@ -45,8 +45,9 @@ from runtime.operators import containers, recursion, verification
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place, contents
-from runtime.operators.staging import key_order
+from runtime.operators.staging import key_order, python_value
 from runtime.operators.staging.conditional import outputs_before
+from runtime.operators.staging.python_value import needs_python_value
 from runtime.operators.variables import Undefined
 from runtime.source_locations import user_frame, user_location
 
@@ -340,14 +341,7 @@ def _staged_key(error: Exception) -> bool:
     """Whether `error` is a list indexed by a staged value (a graph
     tensor's or a JAX tracer's `__index__`), or a dict keyed by a JAX
     tracer (unhashable): an item no backend carries."""
-    if not isinstance(error, TypeError):
-        return False
-    text = str(error)
-    return (
-        type(error).__name__ == "TracerIntegerConversionError"
-        or "cannot be used as a Python int" in text
-        or ("unhashable type" in text and "Tracer" in text)
-    )
+    return needs_python_value(error) in (python_value.INT, python_value.HASHED)
 
 
 class _Watched:
@@ -365,6 +359,10 @@ class _Watched:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._fn, name)
+
+    @property
+    def __wrapped__(self) -> Callable[..., Any]:  # (`inspect.unwrap`)
+        return self._fn
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         tracker, label, orders = self._tracker, self._label, self._tracker.orders

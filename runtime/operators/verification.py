@@ -27,6 +27,7 @@ from runtime.control_flow_checks import quote
 from runtime.graph import keep_refusal, raised_by_user
 from runtime.operators import places as places_
 from runtime.operators.places import Place
+from runtime.operators.staging.python_value import needs_python_value
 from runtime.operators.variables import UnboundUntilRun, Undefined, is_undefined
 
 # What converted code's own state variables stand for, by the Namer's base
@@ -251,7 +252,11 @@ _RAISED_ON_PATH = (
 def raised_on_path(error: Exception) -> bool:
     """Whether Python raises `error` only on the path being traced: the
     user's code raised it (a `raise`, `d[k]`, `1 / 0`), or it is an error
-    Python raises at a read (an unbound variable)."""
+    Python raises at a read (an unbound variable). Never a staged value
+    used as a Python value (`t in marks` hashes a tracer): that is about
+    tracing, on every path."""
+    if needs_python_value(error) is not None:
+        return False
     return isinstance(error, _RAISED_ON_PATH) or raised_by_user(error) is not None
 
 
@@ -299,6 +304,18 @@ def untyped_return(loop: str) -> ValueError:
     return ValueError(
         f"cannot tell the type of the return value of this function from its {loop} "
         "loop; return a value of the same type on every path"
+    )
+
+
+def not_carried_out_of_loop(name: str, kind: str, loop: str, where: str) -> TypeError:
+    """A name first assigned in a loop, to a value (`kind`: 'a function')
+    that a `loop` ("graph", "JAX") loop cannot carry out of it."""
+    return TypeError(
+        f"{quote(name)} is first assigned inside the {loop} loop{where}, to "
+        f"{kind}, and is used after the loop: a {loop} loop carries only "
+        "tensors (and tuples, lists, dicts of them) out of its body, so a "
+        f"value made there cannot leave it; define {quote(name)} before the "
+        "loop (a function can take the loop's values as arguments)"
     )
 
 

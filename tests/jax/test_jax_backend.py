@@ -774,7 +774,10 @@ def test_a_traced_if_that_returns_a_string_names_the_users_if_line():
     with pytest.raises(TypeError) as caught:
         jax.jit(autograph.to_graph(_returns_a_string))(jax.numpy.asarray(1))
     message = str(caught.value)
-    assert message.startswith("the value of the `if`/`else` is a str ('pos')")
+    # (It said "the value of the `if`/`else`": the user wrote `return`s.)
+    assert message.startswith(
+        "the return value of '_returns_a_string' is a str ('pos')"
+    )
     assert f"test_jax_backend.py:{line}:" in message
     assert "runtime/operators" not in message and "jax/_src" not in message
 

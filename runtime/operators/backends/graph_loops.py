@@ -34,6 +34,7 @@ from runtime.operators.places import Place
 from runtime.operators.py_builtins import Rows
 from runtime.operators.staging import aliasing, born
 from runtime.operators.staging import where as where_
+from runtime.operators.staging.python_value import refuse_in_loop
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.variables import (
     UndefinedReturnValue,
@@ -57,10 +58,13 @@ def raising_body(
     the iteration gives back the loop variables unchanged (never used).
     `names`: what the loop carries (`born.staged_in_iteration`)."""
 
+    where = where_.at(where_.current())
+
     def run(*args: Any) -> Any:
         try:
             return body(*args)
         except Exception as error:
+            refuse_in_loop(error, body, skip, "graph", where)
             if not born.staged_in_iteration(error, names, verification.raised_on_path):
                 raise
             raise_when_run(BACKEND, error, "the body of the graph loop", "this run ran")

@@ -75,6 +75,10 @@ def loop_state(
                 given = given.value
             elif is_undefined(given):
                 raise verification.not_on_every_path(name, "graph")
+            elif _opaque(given):  # (a function defined in the body)
+                raise verification.not_carried_out_of_loop(
+                    name, checks.kind(given), "graph", where_.statement_here()
+                )
             out.append(zeros_like_spec(given, relaxed))
             born[i] = False
         elif type(value) is UnboundUntilRun:  # an earlier graph loop's

@@ -23,12 +23,14 @@ from runtime.operators.backends.jax_values import (
     cast_to,
     is_arrays,
     keeping,
+    packed,
     predicate,
     raised_on_traced_path,
     same_kind,
     split_values,
     state_keys,
     trial_shapes,
+    unpack,
     weak_promotions,
     where_now,
     zeros_keeping,
@@ -175,7 +177,11 @@ def _cond(
 
             return run
 
-        result = lax.cond(pred, branch("if", true_fn), branch("else", false_fn))
+        result = unpack(
+            lax.cond(
+                pred, packed(branch("if", true_fn)), packed(branch("else", false_fn))
+            )
+        )
         return {**python["if"], **result}
 
     try:

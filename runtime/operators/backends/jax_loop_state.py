@@ -9,6 +9,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from runtime import control_flow_checks as checks
 from runtime.operators import places as places_
 from runtime.operators.backends.jax import BACKEND
 from runtime.operators.backends.jax_values import (
@@ -24,8 +25,10 @@ from runtime.operators.backends.jax_values import (
 from runtime.operators.control_flow import as_state, unpack_state
 from runtime.operators.places import Place
 from runtime.operators.staging import born
+from runtime.operators.staging import where as where_
 from runtime.operators.staging.aliasing import refuse_lost_aliases
 from runtime.operators.staging.born import Born
+from runtime.operators.staging.python_value import refuse_in_loop
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.variables import (
     UnboundUntilRun,
@@ -33,6 +36,7 @@ from runtime.operators.variables import (
     is_undefined,
 )
 from runtime.operators.verification import (
+    not_carried_out_of_loop,
     not_on_every_path,
     refuse_grown_lists,
     refuse_untracked,
@@ -95,6 +99,7 @@ class LoopState:
         try:
             result = as_state(self.body(*items, *args), self.count)
         except Exception as error:
+            refuse_in_loop(error, self.body, self.skip, "JAX", self.where)
             names = self.names.values()
             if not born.staged_in_iteration(error, names, raised_on_traced_path):
                 raise
@@ -134,6 +139,13 @@ class LoopState:
                 if not is_arrays(got) or is_undefined(got):
                     if isinstance(value, UndefinedReturnValue):
                         raise untyped_return("JAX")
+                    if not is_undefined(got):  # (a function defined in the body)
+                        raise not_carried_out_of_loop(
+                            self.names[key],
+                            checks.kind(got),
+                            "JAX",
+                            where_.statement_here(),
+                        )
                     raise not_on_every_path(self.names[key], "JAX", self.where)
                 del self.python[key]
                 carry[key] = zeros_of_shapes(got)

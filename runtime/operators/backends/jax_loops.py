@@ -5,8 +5,11 @@ the condition."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import inspect
 import warnings
+import weakref
 from typing import Any
 
 import jax
@@ -14,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from runtime.operators import control_flow
 from runtime.operators import places as places_
 from runtime.operators.backends.jax import tentative, traced_path
 from runtime.operators.backends.jax_loop_state import LoopState
@@ -21,12 +25,17 @@ from runtime.operators.backends.jax_values import (
     Tracer,
     declined,
     is_weak,
+    pack,
+    packed,
     predicate,
+    unpack,
     where_now,
 )
+from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.py_builtins import Rows
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.operators import Loop
+from runtime.operators.staging.python_value import needs_python_value
 
 
 class UnrolledLoopWarning(UserWarning):
@@ -107,8 +116,8 @@ def build_while(statement: Loop) -> Any:
         # (XLA's compiler crashes on a loop it can prove runs no iteration
         # whose body has a run-time check, a callback: `while a < a:`. The
         # barrier hides the initial values from that proof.)
-        carry = lax.optimization_barrier(carry)
-        result = lax.while_loop(cond_fun, body_fun, carry)
+        carry = lax.optimization_barrier(pack(carry))
+        result = unpack(lax.while_loop(packed(cond_fun), packed(body_fun), carry))
         result.pop(_COND, None)
         result.pop(_INDEX, None)
         return result
@@ -178,7 +187,74 @@ def build_for(statement: Loop) -> Any:
         extra_test is None or declined(extra_test(*statement.state))
     ):
         return NotImplemented
+    if isinstance(iterable, range):
+        return _rest_of_range(statement)
     return _for_loop(statement)
+
+
+# The bodies of the range loops unrolled because they need the index as a
+# Python value (`build_for_range`): the rest of one after a traced `break`
+# is unrolled too, without trying to stage it again.
+_UNROLLED: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def _rest_of_range(statement: Loop) -> Any:
+    """The rest of a `for` over a Python range whose `break` or `return`
+    has become traced: one `lax` loop, or, where its body needs the index as
+    a Python value, each iteration unrolled under a `lax.cond` on the
+    loop's traced condition (the range bounds how many there are)."""
+    if not _known_unrolled(statement.body):
+        tracked = _tracked(statement)
+        before = places_.read(tracked)
+        try:
+            with tentative():
+                return _for_loop(statement)
+        except (TypeError, ValueError) as error:
+            what = needs_python_value(error)
+            if what is None:
+                raise
+            places_.write(tracked, before)
+            _warn_unrolled(
+                f"the rest of this `for` loop over range() after its traced "
+                f"`break` or `return` is unrolled ({len(statement.iterable)} "
+                "iterations, each under a lax.cond on the loop's condition) "
+                f"instead of staged as one lax loop: its body needs the index as "
+                f"{what}; index arrays, not Python lists or dicts, with it to stage "
+                "the loop"
+            )
+    body, test, state = statement.body, statement.test, statement.state
+    names = statement.names or state_names(body, 1)
+    count = len(state)
+    for item in statement.iterable:
+        cond = test(*state)
+        if isinstance(cond, bool) and not cond:
+            break
+
+        def step(*values: Any, item: Any = item) -> Any:
+            return body(item, *values)
+
+        result = control_flow.if_stmt(
+            cond, step, None, state, names, places=statement.places
+        )
+        state = as_state(result, count)
+    return unpack_state(state)
+
+
+def _known_unrolled(body: Any) -> bool:
+    try:
+        return inspect.unwrap(body) in _UNROLLED
+    except TypeError:  # (not weakly referenceable)
+        return False
+
+
+def _warn_unrolled(message: str) -> None:
+    where = where_.current()
+    if where is not None:
+        warnings.warn_explicit(
+            message, UnrolledLoopWarning, where.filename, where.lineno
+        )
+    else:
+        warnings.warn(message, UnrolledLoopWarning, stacklevel=3)
 
 
 def _for_loop(statement: Loop) -> Any:
@@ -225,9 +301,10 @@ def _for_loop(statement: Loop) -> Any:
         def make() -> dict[str, Any]:
             carry = loop.start(item_shape)
             if arrays:
-                return lax.scan(
-                    lambda c, x: (loop.step((x,), c)[0], None), carry, iterable
-                )[0]
+                step = packed(lambda c, x: loop.step((x,), c)[0])
+                return unpack(
+                    lax.scan(lambda c, x: (step(c, x), None), pack(carry), iterable)[0]
+                )
 
             def body_fun(i: Any, c: dict[str, Any]) -> dict[str, Any]:
                 # (A traced trip count is a while_loop: under vmap its body
@@ -235,7 +312,7 @@ def _for_loop(statement: Loop) -> Any:
                 with traced_path(lambda: i < length):
                     return loop.step((item(i),), c)[0]
 
-            return lax.fori_loop(0, length, body_fun, carry)
+            return unpack(lax.fori_loop(0, length, packed(body_fun), pack(carry)))
 
         # (A static trip count of at least one runs an iteration for sure.)
         return loop.build(make, ran=isinstance(length, int) and length > 0)
@@ -271,11 +348,12 @@ def _for_loop(statement: Loop) -> Any:
             carry = _promote_weak(carry, loop.trial(body_fun, carry))
 
             def step(c: dict[str, Any], _: Any) -> tuple[dict[str, Any], None]:
-                return lax.cond(c[_COND], body_fun, lambda c: c, c), None
+                return lax.cond(c[_COND], packed(body_fun), lambda c: c, c), None
 
-            result = lax.scan(step, carry, None, length=length)[0]
+            result = unpack(lax.scan(step, pack(carry), None, length=length)[0])
         else:
-            result = lax.while_loop(lambda c: c[_COND], body_fun, carry)
+            carry = pack(carry)
+            result = unpack(lax.while_loop(lambda c: c[_COND], packed(body_fun), carry))
         result.pop(_COND)
         result.pop(_INDEX)
         return result
@@ -327,13 +405,6 @@ def _promote_weak(carry: Any, shapes: Any) -> Any:
     return jax.tree_util.tree_unflatten(tree, leaves)
 
 
-_NEEDS_PYTHON_INT = (
-    jax.errors.TracerIntegerConversionError,
-    jax.errors.ConcretizationTypeError,
-    jax.errors.TracerBoolConversionError,
-)
-
-
 def _tracked(statement: Loop) -> list[places_.Place]:
     """The places a staged loop could carry: an item whose key changes
     (`out[i] = v`, `places.Untracked`) has no value to read before the loop;
@@ -369,36 +440,33 @@ def _rows_call(rows: Rows) -> str:
     return f"{name}({'' if inner is None else _rows_call(inner)})"
 
 
-def _staged_or_unrolled(statement: Loop, what: str, length: int, op: str) -> Any:
+def _staged_or_unrolled(statement: Loop, what_loop: str, length: int, op: str) -> Any:
     """`statement` staged as one `lax` loop, or NotImplemented (Python's loop
     runs it, unrolled, with a warning naming the line) where its body needs
-    the index as a Python int or staged it breaks a rule the Python loop
+    the index as a Python value or staged it breaks a rule the Python loop
     does not (a list appended to)."""
-    where = where_.current()
     tracked = _tracked(statement)
     before = places_.read(tracked)
     try:
         with tentative():
             return _for_loop(statement)
-    except (*_NEEDS_PYTHON_INT, TypeError, ValueError) as error:
+    except (TypeError, ValueError) as error:
         # (The staged form may have stored its results, tracers of the
         # failed loop, before it was refused: Python's loop starts afresh.)
         places_.write(tracked, before)
-        if isinstance(error, _NEEDS_PYTHON_INT):
+        what = needs_python_value(error)  # (as a Python int, a hashable...)
+        if what is not None:
             why = (
-                f"its body needs the index as a Python int ({type(error).__name__}); "
-                "index arrays, not Python lists, with it to stage the loop"
+                f"its body needs the index as {what}; index arrays, not Python "
+                "lists or dicts, with it to stage the loop"
             )
         else:  # a rule a staged body breaks that Python's loop does not
             why = f"staged, its body is refused: {str(error).splitlines()[0]}"
-        message = (
-            f"this `for` loop {what} is unrolled ({length} iterations traced one "
-            f"by one) instead of staged as one {op}: {why}"
+        if what is not None:
+            with contextlib.suppress(TypeError):  # (not weakly referenceable)
+                _UNROLLED.add(inspect.unwrap(statement.body))
+        _warn_unrolled(
+            f"this `for` loop {what_loop} is unrolled ({length} iterations traced "
+            f"one by one) instead of staged as one {op}: {why}"
         )
-        if where is not None:
-            warnings.warn_explicit(
-                message, UnrolledLoopWarning, where.filename, where.lineno
-            )
-        else:
-            warnings.warn(message, UnrolledLoopWarning, stacklevel=2)
         return NotImplemented

@@ -5,6 +5,7 @@ about them; whether an error was raised on the traced path."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -88,9 +89,78 @@ def state_keys(names: Sequence[str]) -> list[str]:
 
 def is_arrays(value: Any) -> bool:
     """Whether `value` is a pytree (tuple, list, dict, None) of numbers or
-    arrays: what a `lax` op can carry."""
+    arrays, or a tuple (a NamedTuple) of those beside strings: what a `lax`
+    op can carry (the strings in its structure, `pack`)."""
+    leaves = jax.tree_util.tree_leaves(value)
+    if all(isinstance(leaf, _NUMBERS) for leaf in leaves):
+        return True
+    return isinstance(value, tuple) and all(
+        isinstance(item, _STATIC) or is_arrays(item) for item in value
+    )
+
+
+def is_numbers(value: Any) -> bool:
+    """Whether `value` is a pytree of numbers or arrays only (no strings)."""
     leaves = jax.tree_util.tree_leaves(value)
     return all(isinstance(leaf, _NUMBERS) for leaf in leaves)
+
+
+# Values a tuple carried by a `lax` op may hold beside its arrays: they are
+# part of its structure, so they must come out equal (as the graph's `cond`
+# and `while` carry other values only where they come out unchanged).
+_STATIC = (str, bytes)
+
+
+class _Static:
+    """A string in a carried tuple, as a pytree node with no leaves whose
+    structure (the aux data JAX compares) is the string."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+jax.tree_util.register_pytree_node(
+    _Static, lambda s: ((), s.value), lambda value, _: _Static(value)
+)
+
+
+def pack(value: Any) -> Any:
+    """`value` with each string in a tuple a `_Static`: what a `lax` op
+    carries (lists and dicts with no strings in tuples stay the objects)."""
+    return _rebuild(
+        value, lambda leaf: _Static(leaf) if isinstance(leaf, _STATIC) else leaf
+    )
+
+
+def unpack(value: Any) -> Any:
+    """The inverse of `pack`."""
+    return _rebuild(
+        value, lambda leaf: leaf.value if isinstance(leaf, _Static) else leaf
+    )
+
+
+def _rebuild(value: Any, leaf: Callable[[Any], Any]) -> Any:
+    if type(value) is dict:
+        items = {k: _rebuild(v, leaf) for k, v in value.items()}
+        same = all(items[k] is v for k, v in value.items())
+        return value if same else items
+    if type(value) is list or isinstance(value, tuple):
+        children = [_rebuild(v, leaf) for v in value]
+        if all(c is v for c, v in zip(children, value)):
+            return value
+        if type(value) is list:
+            return children
+        if hasattr(value, "_fields"):  # a NamedTuple
+            return type(value)(*children)
+        return type(value)(children)
+    return leaf(value)
+
+
+def packed(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` as a `lax` op calls it: its arguments unpacked, its result packed."""
+    return lambda *args: pack(fn(*unpack(args)))
 
 
 def split_values(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -107,8 +177,8 @@ def kind_of(value: Any) -> str:
         return "unassigned"
     if value is None:  # (an empty pytree, but no array): as the graph says it
         return checks.kind(value)
-    if isinstance(value, list):
-        return f"a list of {len(value)} items"
+    if isinstance(value, (list, tuple, dict)):
+        return checks.describe(value)
     if is_arrays(value):
         return "an array" if isinstance(value, _NUMBERS) else "arrays"
     shown = repr(value)
@@ -133,7 +203,8 @@ def same_kind(
         lists = isinstance(before, list) and isinstance(after, list)
         if lists and len(before) != len(after):
             raise _append_error(key, where, what)
-        if jax.tree_util.tree_structure(before) == jax.tree_util.tree_structure(after):
+        structure = jax.tree_util.tree_structure
+        if structure(pack(before)) == structure(pack(after)):
             return
     elif after is before or (
         type(after) is type(before)
@@ -147,17 +218,21 @@ def same_kind(
         and after.symbol_name == before.symbol_name
     ):
         return  # unbound on both paths (e.g. each made by `after_return`)
+    places = ("before", "after an iteration")
+    if what != "loop":
+        places = ("one branch", "the other")
+    detail = checks.difference(before, after, *places, leaf=kind_of)
     if what == "loop":
         # 'x' changes from an array to a str ('a') in the JAX loop at f.py:3
-        change = f"{changes} {kind_of(before)} to {kind_of(after)} in"
+        change = f"{changes} {kind_of(before)} to {kind_of(after)}{detail} in"
     else:
         # the function's return value is an array on one path and None on
         # the other, in the JAX `if` at f.py:3
         change = (
             f"{changes} {kind_of(before)} on one path and {kind_of(after)} on the "
-            "other, in"
+            f"other{detail}, in"
         )
-    shown = quote(key.rstrip("'"))  # (a key made unique with primes)
+    shown = quote(re.sub(r"^(\w+)'+$", r"\1", key))  # (a name made unique: x'')
     raise TypeError(
         f"{shown} {change} the JAX {what}{where}; a traced {what} carries arrays "
         "(and tuples, lists, dicts of them) of a fixed structure, and other "
@@ -207,6 +282,9 @@ def weak_promotions(error: TypeError, outs: list[dict[str, Any]]) -> dict:
             continue
         dtypes = []
         for x, y in zip(la, lb):
+            if isinstance(x, _STATIC) or isinstance(y, _STATIC):
+                dtypes.append(None)
+                continue
             dx, dy = jnp.result_type(x), jnp.result_type(y)
             weak = is_weak(x) or is_weak(y)
             dtypes.append(jnp.result_type(x, y) if dx != dy and weak else None)
@@ -230,7 +308,11 @@ def cast_to(value: Any, dtypes: list[Any] | None) -> Any:
 
 
 def zeros_of_shapes(shapes: Any) -> Any:
-    return jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+    """Zeros for the `ShapeDtypeStruct`s in `shapes`; a string as it is."""
+    return jax.tree_util.tree_map(
+        lambda s: s if isinstance(s, _STATIC) else jnp.zeros(s.shape, s.dtype),
+        shapes,
+    )
 
 
 def keeping(raw: Any, shapes: Any) -> Any:
@@ -275,7 +357,7 @@ def trial_shapes(fn: Callable[..., Any], *args: Any) -> Any:
     """`jax.eval_shape(fn, *args)` as a trial trace: the user's `print` is
     silent in it (`context.trial_trace`), as in every backend's trial."""
     with trial_trace():
-        return jax.eval_shape(fn, *args)
+        return unpack(jax.eval_shape(packed(fn), *pack(args)))
 
 
 def abstract(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:

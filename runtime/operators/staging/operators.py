@@ -11,6 +11,7 @@ loop builders; a new backend is one `install` call.
 from __future__ import annotations
 
 import dataclasses
+import linecache
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,6 +19,7 @@ from runtime.operators import dispatch, mutations, verification
 from runtime.operators.control_flow import state_names
 from runtime.operators.places import Place
 from runtime.operators.staging import aliasing, born, conditional, key_order
+from runtime.operators.staging import where as where_
 from runtime.operators.staging.where import staged
 
 
@@ -57,7 +59,14 @@ def _if_exp_label(*arms: Callable[[], Any]) -> str:
         ):
             # Return lowering's `ag__.if_exp(do_return, lambda: retval_, ...)`.
             return verification.label("retval_")
-    return "the value of the `if`/`else`"  # an expression, or an `if` of returns
+    code = getattr(arms[0], "__code__", None) if arms else None
+    if code is not None:
+        line = linecache.getline(code.co_filename, code.co_firstlineno).lstrip()
+        function = where_.user_function(arms[0])
+        if line.startswith(("if ", "elif ")) and function not in (None, "<module>"):
+            # An `if` whose branches both `return`: one expression.
+            return f"the return value of {function!r}"
+    return "the value of the `if`/`else`"  # an expression
 
 
 def install(

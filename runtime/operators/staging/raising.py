@@ -11,19 +11,8 @@ from runtime.context import STATE
 from runtime.operators import exceptions, verification
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.backend import Backend
-from runtime.source_locations import SourceLocation, is_refusal
-
-
-def deepest_user_line(error: BaseException) -> SourceLocation | None:
-    """The last line of the user's code `error`'s traceback went through."""
-    found = None
-    tb = error.__traceback__
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        if not where_.foreign_file(code.co_filename):
-            found = SourceLocation(code.co_filename, tb.tb_lineno)
-        tb = tb.tb_next
-    return found
+from runtime.operators.staging.where import deepest_user_line
+from runtime.source_locations import is_refusal
 
 
 def replaced_in_finally(error: BaseException, program: str) -> TypeError | None:

@@ -7,11 +7,17 @@ is recorded when it starts, and errors raised deeper name it.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
 
-from runtime.source_locations import INTERNAL_PATHS, SourceLocation, user_location
+from runtime.source_locations import (
+    INTERNAL_PATHS,
+    SourceLocation,
+    user_frame,
+    user_location,
+)
 
 
 class _Lines(threading.local):
@@ -62,3 +68,51 @@ def foreign_file(filename: str) -> bool:
 def at(where: SourceLocation | None) -> str:
     """`' at file:line'`, or nothing."""
     return f" at {where}" if where is not None else ""
+
+
+def deepest_user_line(error: BaseException) -> SourceLocation | None:
+    """The last line of the user's code `error`'s traceback went through."""
+    found = None
+    tb = error.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not foreign_file(code.co_filename):
+            found = SourceLocation(code.co_filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
+# The names the compiler gives the functions it generates (`Namer` bases).
+GENERATED_FUNCTIONS = re.compile(
+    r"(if_body|else_body|loop_body|loop_test|extra_test)(_\d+)?"
+)
+
+
+def user_function(fn: Callable[..., Any]) -> str | None:
+    """The name of the user's function `fn` (a converted body, branch or
+    test the compiler generated) is nested in, or None if unknown."""
+    qualname = getattr(fn, "__qualname__", None)
+    if not isinstance(qualname, str):
+        return None
+    parts = [p for p in qualname.split(".") if p != "<locals>"]
+    while parts and (
+        GENERATED_FUNCTIONS.fullmatch(parts[-1]) or parts[-1] == "<lambda>"
+    ):
+        parts.pop()
+    return parts[-1] if parts else None
+
+
+def statement_here() -> str:
+    """`' at file:line in 'f''`: the statement being staged and the user's
+    function it is in (a generated body's frame is skipped)."""
+    where = current()
+    if where is None:
+        return ""
+    frame = user_frame(2)
+    while frame is not None and (
+        foreign_file(frame.f_code.co_filename)
+        or GENERATED_FUNCTIONS.fullmatch(frame.f_code.co_name)
+    ):
+        frame = frame.f_back
+    name = frame.f_code.co_name if frame is not None else None
+    return f" at {where}" + (f" in {name!r}" if name not in (None, "<module>") else "")

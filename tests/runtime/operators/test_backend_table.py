@@ -10,8 +10,10 @@ list over every implementation, a new backend is one more entry in
 
 from __future__ import annotations
 
+import math
 import re
 import types
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -286,6 +288,111 @@ def shared_list_replaced_in_a_loop_in_a_try(a, b):
     finally:
         z = z * 1
     return z
+
+
+def index_as_a_set_member(a):
+    marks = {2, 5}
+    total = 0.0
+    x = a
+    for t in range(8):
+        x = x * 0.5 + 1.0
+        if t in marks:  # hashes the index: Python's loop, unrolled
+            total = total + x
+    return total
+
+
+def index_as_a_dict_key(a):
+    w = {0: 1.0, 1: 2.0, 2: 3.0}
+    x = a
+    for k in range(3):
+        x = x * w[k]
+    return x
+
+
+def index_as_a_dict_key_in_a_branch(a):
+    w = {0: 1.0, 1: 2.0, 2: 3.0}
+    x = a
+    for k in range(3):
+        if x > 0:
+            x = x + w[k]
+    return x
+
+
+def series_with_a_traced_break(a, tol):
+    s = 0.0
+    for k in range(5):
+        term = a / math.factorial(k)  # needs `k` as a Python int
+        if term < tol:
+            break
+        s = s + term
+    return s
+
+
+def index_of_a_traced_range_as_a_dict_key(a, n):
+    w = {0: 1.0, 1: 2.0, 2: 3.0}
+    x = a
+    for k in range(n):
+        x = x * w[k]
+    return x
+
+
+def index_of_a_traced_range_as_a_list_index(a, n):
+    w = [1.0, 2.0, 3.0]
+    x = a
+    for k in range(n):
+        x = x * w[k]
+    return x
+
+
+def string_beside_an_array_through_an_if(a):
+    c = ("run", a)
+    if a > 1:
+        c = (c[0], c[1] * 2)
+    return c[1]
+
+
+def string_beside_an_array_through_a_loop(a, n):
+    c = ("run", a)
+    for _ in range(n):
+        c = (c[0], c[1] * 2)
+    return c[1]
+
+
+class Cfg(NamedTuple):
+    label: str
+    gain: float
+    x: float
+
+
+def named_tuple_with_a_string_through_a_loop(a, n):
+    cfg = Cfg("run", 2.0, a)
+    for _ in range(n):
+        cfg = cfg._replace(x=cfg.x * cfg.gain)
+    return cfg.x
+
+
+def string_beside_an_array_changed_by_an_if(a):
+    c = ("run", a)
+    if a > 1:
+        c = ("stop", c[1] * 2)
+    return c[1]
+
+
+def returns_tuples_of_different_nesting(a):
+    if a > 0:
+        return (a, (a, a))
+    else:
+        return ((a, a), a)
+
+
+def function_defined_in_a_loop_and_called_after(a, n):
+    for _ in range(n):
+
+        def g(v):
+            return v + a  # noqa: B023 - late binding, as Python reads it
+
+        a = a + 1.0
+    return g(0.0)
 
 
 def _graph(fn, *args):
@@ -869,6 +976,22 @@ CASES = [
     (or_of_ints, (-3, 5), VALUE),
     (not_of_an_int, (0, 0), VALUE),
     (not_of_an_int, (-2, 0), VALUE),
+    # The loop's index used as a set member or dict key: Python's range
+    # loop, unrolled (JAX staged it and raised "unhashable type" when run).
+    (index_as_a_set_member, (1.0,), VALUE),
+    (index_as_a_dict_key, (2.0,), VALUE),
+    (index_as_a_dict_key_in_a_branch, (2.0,), VALUE),
+    # A str beside arrays in a tuple comes out unchanged: only the arrays
+    # are carried (JAX refused "a tuple ... and a tuple").
+    (string_beside_an_array_through_an_if, (2.0,), VALUE),
+    (string_beside_an_array_through_an_if, (0.5,), VALUE),
+    (string_beside_an_array_through_a_loop, (2.0, 3), VALUE),
+    (named_tuple_with_a_string_through_a_loop, (2.0, 3), VALUE),
+    (
+        string_beside_an_array_changed_by_an_if,
+        (2.0,),
+        ("value or refused", r"'c' is a tuple .*item \[0\] is 'stop' in .* but 'run'"),
+    ),
     # One rule, one message (issue 20: JAX had its own wording).
     (
         list_grown_in_loop,
@@ -1201,3 +1324,81 @@ def test_a_name_set_only_in_the_loop_else_is_refused_naming_the_loop(backend):
     )
     with pytest.raises(ValueError, match=message):
         RUNNERS[backend](set_only_in_the_loop_else, 5, 7)
+
+
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
+def test_a_traced_break_in_an_unrolled_range_loop(backend):
+    # JAX: the loop is unrolled (its body needs `k` as a Python int); the
+    # iterations after the traced `break` run under a `cond` each (it raised
+    # TracerIntegerConversionError naming a line of jax_loops.py). The
+    # graph continues as one graph loop, as documented: refused, naming
+    # `k`, the function and the line (it named 'strided_slice:0').
+    fn = series_with_a_traced_break
+    if backend != "graph":
+        assert RUNNERS[backend](fn, 3.0, 0.2) == fn(3.0, 0.2) == 8.0
+        assert RUNNERS[backend](fn, 3.0, 0.0) == fn(3.0, 0.0) == 8.125
+        return
+    line = fn.__code__.co_firstlineno + 3
+    message = (
+        rf"the index 'k' of the graph loop at \S+test_backend_table.py:{line - 1} "
+        rf"in '{fn.__name__}' is a traced graph value, .* as a Python int at "
+        rf"\S+test_backend_table.py:{line}"
+    )
+    with pytest.raises(TypeError, match=message):
+        RUNNERS[backend](fn, 3.0, 0.2)
+
+
+@pytest.mark.parametrize(("backend", "kind"), [("graph", "graph"), ("jax", "JAX")])
+@pytest.mark.parametrize(
+    ("fn", "what"),
+    [
+        (
+            index_of_a_traced_range_as_a_dict_key,
+            r"a hashable Python value \(a set member or a dict key\)",
+        ),
+        (index_of_a_traced_range_as_a_list_index, "a Python int"),
+    ],
+)
+def test_a_staged_loop_s_index_as_a_python_value_is_refused(backend, kind, fn, what):
+    # A staged loop's index has no Python value: refused, naming the index,
+    # the function and the line (the graph gave a KeyError when run or named
+    # 'strided_slice:0'; JAX raised "unhashable type" when run, or its own
+    # error naming a line of jax_loops.py).
+    line = fn.__code__.co_firstlineno + 3
+    message = (
+        rf"the index 'k' of the {kind} loop at \S+test_backend_table.py:{line} in "
+        rf"'{fn.__name__}' is a traced {kind} value, but its body needs it as "
+        rf"{what} at \S+test_backend_table.py:{line + 1} \(`x = x \* w\[k\]`\)"
+    )
+    with pytest.raises(TypeError, match=message):
+        RUNNERS[backend](fn, 2.0, 3)
+
+
+@pytest.mark.parametrize(("backend", "kind"), [("graph", "graph"), ("jax", "JAX")])
+def test_returns_of_different_nesting_are_refused_saying_where(backend, kind):
+    # (The graph said "a tuple of 2 items ... but a tuple of 2 items" with no
+    # line, JAX "'the value of the `if`/`else`' is arrays and arrays".)
+    fn = returns_tuples_of_different_nesting
+    line = fn.__code__.co_firstlineno + 1
+    message = (
+        rf"the return value of '{fn.__name__}' is a tuple of 2 items .*\(item \[0\] "
+        r"is an? (tensor|array) in (the true branch|one branch) but a tuple of 2 "
+        rf"items in the (false branch|other)\),? in the {kind} `if` at "
+        rf"\S+test_backend_table.py:{line}"
+    )
+    with pytest.raises((TypeError, ValueError), match=message):
+        RUNNERS[backend](fn, 1.0)
+
+
+@pytest.mark.parametrize(("backend", "kind"), [("graph", "graph"), ("jax", "JAX")])
+def test_a_function_defined_in_a_staged_loop_cannot_leave_it(backend, kind):
+    # (JAX said 'g' is "not on every path through its body", which is false;
+    # the graph "cannot convert function <...loop_body.<locals>.g>".)
+    fn = function_defined_in_a_loop_and_called_after
+    line = fn.__code__.co_firstlineno + 1
+    message = (
+        rf"'g' is first assigned inside the {kind} loop at \S+test_backend_table.py:"
+        rf"{line} in '{fn.__name__}', to a function, and is used after the loop"
+    )
+    with pytest.raises(TypeError, match=message):
+        RUNNERS[backend](fn, 1.0, 3)

@@ -1,0 +1,117 @@
+"""A staged value used where Python needs its value: as an int (a list's
+index, `math.factorial(k)`), hashed (a set member, a dict key), as a bool.
+
+Such an error, raised while a staged body is traced, is about tracing,
+not on a path of the program: it is never deferred to run time. A `for`
+over a Python range whose staged form raises it is unrolled instead (the
+JAX backend); a loop that must be staged is refused, naming its index,
+the function and the line that needs the value.
+"""
+
+from __future__ import annotations
+
+import linecache
+import re
+from collections.abc import Callable
+from typing import Any
+
+from runtime.operators.staging import where as where_
+from runtime.tensor import is_symbolic
+
+INT = "a Python int"
+HASHED = "a hashable Python value (a set member or a dict key)"
+BOOL = "a Python bool"
+CONCRETE = "a concrete Python value"
+
+# JAX's errors about a tracer used as a Python value (by class name: JAX is
+# imported lazily), and the graph's.
+_JAX = {
+    "TracerIntegerConversionError": INT,
+    "TracerBoolConversionError": BOOL,
+    "ConcretizationTypeError": CONCRETE,
+}
+_GRAPH_INT = "cannot be used as a Python int"
+
+
+def needs_python_value(error: BaseException) -> str | None:
+    """What a staged value (a graph tensor, a JAX tracer) was used as
+    where Python needs its value (`INT`, `HASHED`, ...), or None when
+    `error` is not such an error."""
+    if isinstance(error, KeyError) and len(error.args) == 1:
+        # A graph tensor hashes by identity: as a dict key it is missing.
+        return HASHED if is_symbolic(error.args[0]) else None
+    if not isinstance(error, TypeError):
+        return None
+    if isinstance(error, StagedIndexError):
+        return error.what
+    for cls in type(error).__mro__:
+        if cls.__name__ in _JAX:
+            return _JAX[cls.__name__]
+    text = str(error)
+    if _GRAPH_INT in text:
+        return INT
+    if text.startswith("unhashable type") and "Tracer" in text:
+        return HASHED
+    return None
+
+
+class StagedIndexError(TypeError):
+    """A staged loop's body needs a staged value (its index) as a Python
+    value (`what`): the refusal `refuse_in_loop` raises."""
+
+    def __init__(self, message: str, what: str) -> None:
+        super().__init__(message)
+        self.what = what
+
+
+def refuse_in_loop(
+    error: BaseException,
+    body: Callable[..., Any],
+    skip: int,
+    kind: str,
+    where: str,
+) -> None:
+    """Raises `StagedIndexError` from `error` if it is a staged value used
+    as a Python value (`needs_python_value`) in the body of a `kind` loop
+    (`where`: its `' at file:line'`; `skip`: 1 for a `for`, whose body's
+    first parameter is the index): the message names the index when the
+    user's line reads it, the function, and that line."""
+    what = needs_python_value(error)
+    if what is None or isinstance(error, StagedIndexError):
+        return
+    line = where_.deepest_user_line(error)
+    source = linecache.getline(line.filename, line.lineno).strip() if line else ""
+    at = f" at {line}" + (f" (`{source}`)" if source else "") if line else ""
+    function = where_.user_function(body)
+    loop = f"the {kind} loop{where}" + (f" in {function!r}" if function else "")
+    index = _index_name(body) if skip else None
+    if index is not None and re.search(rf"\b{index}\b", source):
+        head = (
+            f"the index {index!r} of {loop} is a traced {kind} value, but its body "
+            f"needs it as {what}{at}"
+        )
+    else:
+        head = f"the body of {loop} needs a traced {kind} value as {what}{at}"
+    advice = (
+        "rt.gather on a tensor"
+        if kind == "graph"
+        else "an array indexed with it, jnp functions"
+    )
+    raise StagedIndexError(
+        f"{head}: a {kind} loop traces its body once, so no Python value exists "
+        f"there; compute with {kind} ops instead ({advice}, rather than a Python "
+        "list, dict, set or a function of Python ints), or make the loop a "
+        "Python loop: a `for` over range() of Python ints with no traced "
+        "`break` or `return`",
+        what,
+    ) from error
+
+
+def _index_name(body: Callable[..., Any]) -> str | None:
+    """The `for` body's first parameter, the loop's target, if the user
+    named it (not converted code's own item, for a tuple target)."""
+    code = getattr(body, "__code__", None)
+    if code is None or not code.co_argcount:
+        return None
+    name = code.co_varnames[0]
+    return None if re.fullmatch(r"itr(_\d+)?", name) else name
