@@ -233,8 +233,15 @@ def _skip(f: types.FunctionType) -> bool:
         or _is_library_value(f)
         or bool(code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE))
         or bool(code.co_flags & inspect.CO_ASYNC_GENERATOR)
-        or transpiler.is_converted_code(code)
+        or _made_by_conversion(f)
     )
+
+
+def _made_by_conversion(f: Any) -> bool:
+    """Whether `f` is a function conversion made: a converted function, or a
+    function or lambda written in one (converted with it). Converting it
+    again would find its source, which is not the code it runs."""
+    return type(f) is types.FunctionType and transpiler.is_converted_code(f.__code__)
 
 
 operator_calls.set_converter(_call_target)
@@ -480,6 +487,10 @@ def to_graph(entity: F, *, recursive: bool = True) -> F:
     if isinstance(entity, functools.partial):
         inner = to_graph(entity.func, recursive=recursive)
         return functools.partial(inner, *entity.args, **entity.keywords)
+    if _made_by_conversion(entity):
+        # (a lambda written in a converted function and passed on, e.g. to
+        # `Dataset.map`): it runs as it is, behind the same dispatcher.
+        return _dispatcher(entity, entity)
     if isinstance(entity, types.FunctionType):
         code = entity.__code__
         if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR):

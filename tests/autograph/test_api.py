@@ -162,6 +162,33 @@ def test_do_not_convert_is_honoured_directly_and_recursively():
     assert run_converted(f, 1) == 1
 
 
+def test_functions_conversion_made_are_not_converted_again():
+    # A lambda or def written in a converted function is converted with it;
+    # `to_graph` (which datasets call on their functions) runs it as it is
+    # rather than converting it again: its source does not match the code
+    # it runs, and its converted body already binds `ag__`.
+    seen = []
+
+    def outer(x):
+        def halve_big(v):
+            if v > 4:
+                v = v / 2
+            return v
+
+        clip = lambda v: v * 2 if v > 2 else v  # noqa: E731
+        small = lambda v: v > 0 and v < 5  # noqa: E731
+        again = [autograph.to_graph(f) for f in (halve_big, clip, small)]
+        originals = (halve_big, clip, small)
+        seen.append(all(g.__ag_converted__ is f for g, f in zip(again, originals)))
+        return again[0](again[1](x)), again[2](x)
+
+    assert run_converted(outer, 3) == (3, True)
+    assert run_converted(outer, 1) == (1, True)
+    out, ok = autograph.function(outer)(rt.constant(3.0))
+    assert float(out) == 3.0 and bool(ok)
+    assert seen == [True, True, True]
+
+
 def test_functools_wraps_carries_the_do_not_convert_mark():
     @autograph.do_not_convert
     def inner(x):

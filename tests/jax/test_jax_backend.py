@@ -350,6 +350,40 @@ def test_autograph_jit():
     np.testing.assert_allclose(f(0.5, 1.5), recurrence_lax(0.5, 1.5), rtol=1e-6)
 
 
+def _halve_big(i, v):
+    if v > 4:  # a traced `if`: runs only converted
+        v = v / 2
+    return i + 1, v
+
+
+def test_lax_callbacks_run_converted_through_a_lambda_or_to_graph():
+    # A function passed to a `jax.lax` primitive runs as it is (as TensorFlow
+    # does for `tf.while_loop`/`tf.cond`): a lambda written in converted code
+    # calls it converted, and `autograph.to_graph` converts it, also a def
+    # conversion already made (nested in the converted function).
+    def through_lambda(x):
+        return lax.while_loop(
+            lambda s: s[0] < 3, lambda s: _halve_big(*s), (0, x)
+        )[1]
+
+    def through_to_graph(x):
+        def step(i, v):
+            if v > 4:
+                v = v / 2
+            return i + 1, v
+
+        converted = autograph.to_graph(step)
+        return lax.fori_loop(0, 3, lambda i, v: converted(i, v)[1], x)
+
+    def unconverted(x):
+        return lax.while_loop(lambda s: s[0] < 3, lambda s: _halve_big(*s), (0, x))
+
+    np.testing.assert_allclose(autograph.jit(through_lambda)(20.0), 2.5)
+    np.testing.assert_allclose(autograph.jit(through_to_graph)(20.0), 2.5)
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(unconverted)(20.0)
+
+
 def _checks(x):
     if x > 3:
         raise ValueError(f"x too big: {x}")

@@ -10,6 +10,7 @@ import pytest
 
 import autograph
 import runtime as rt
+from autograph.impl import api
 from runtime.data import Dataset
 
 
@@ -245,6 +246,39 @@ def test_datasets_of_graph_values_and_reduce_inside_a_function():
 
     s, r = f(rt.constant([1.0, 2.0, 3.0]))
     assert float(s) == 12.0 and int(r) == 6
+
+
+def test_functions_written_in_a_function_pass_to_map_filter_reduce_converted_once():
+    # The Function's conversion already converted these lambdas and the
+    # nested def (their bodies rewritten: `if`, `a if c else b`, `and`);
+    # the dataset runs them as they are rather than converting them again
+    # (which found their source not matching the code they run).
+    def pipeline(y):
+        def halve_big(v):
+            if v > 4:
+                v = v / 2
+            return v
+
+        ds = Dataset.from_tensor_slices(y)
+        kept = ds.filter(lambda v: v > 0 and v < 5)
+        calls = ds.filter(lambda v: halve_big(v) > 2)  # (a converted call)
+        clipped = ds.map(lambda v: v * 2 if v > 2 else v).map(halve_big)
+        total = ds.reduce(rt.constant(0.0), lambda acc, v: acc + v if v > 2 else acc)
+        s, c, n = 0.0, 0.0, 0.0
+        for v in kept:
+            s += v
+        for v in clipped:
+            c += v
+        for v in calls:
+            n += v
+        return s, c, total, n
+
+    y = rt.constant([1.0, 6.0, 3.0])
+    expected = [4.0, 10.0, 9.0, 9.0]
+    assert [float(v) for v in autograph.function(pipeline)(y)] == expected
+    with api.always_run_converted():
+        assert [float(v) for v in autograph.to_graph(pipeline)(y)] == expected
+    assert [float(v) for v in pipeline(y)] == expected
 
 
 def test_saving_a_function_that_iterates_a_dataset_refuses():
