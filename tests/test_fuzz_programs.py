@@ -347,6 +347,7 @@ TENSOR_CONSTRUCTS = {
     "enumerate() of arrays": r"^ *for \w+, \w+ in enumerate\(vector\(",
     "zip() of arrays": r"^ *for \w+, \w+ in zip\(vector\(",
     "enumerate() of a zip() of arrays": r"in enumerate\(zip\(vector\(",
+    "lambda handed to a helper that converts it": r"convert_apply\(lambda k: ",
 }
 
 

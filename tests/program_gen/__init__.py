@@ -235,6 +235,12 @@ def apply(f, v):
     return f(v)
 
 
+def convert_apply(f, v):
+    # Converts the function it is given, as `Dataset.map` does: given a
+    # lambda the program's conversion already converted.
+    return autograph.to_graph(f)(v)
+
+
 class Tally:
     def __init__(self):
         self.n = 0
@@ -367,7 +373,8 @@ class Suppress:
 """
 """Helpers every generated program may call: pure ones (``cap``, for a loop
 option computed by user code), ``record`` (effects),
-``apply`` (takes a builtin as a value), ``Tally`` (``bump`` sets an attribute
+``apply`` (takes a builtin as a value), ``convert_apply`` (converts the
+function it is given, as ``Dataset.map`` does), ``Tally`` (``bump`` sets an attribute
 of ``self``), ``Box`` (attributes; ``add`` updates
 ``self.total`` in a loop, as a method), and the context
 managers ``Logged`` (logs entry and exit), ``ExitRaises`` (whose ``__exit__``

@@ -16,7 +16,9 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   only: a change made by a call is a trace-time side effect).
 * ``closures``: ``def peek(): return x + 1`` and ``later = lambda: y``
   called anywhere (inside loops and after them); Python mode also makes
-  lambdas and defs in loops (``fs.append(lambda: i0)``) and calls them after.
+  lambdas and defs in loops (``fs.append(lambda: i0)``) and calls them after;
+  ``convert_apply(lambda k: ..., x)`` hands a lambda written in the program
+  to a helper that converts it (``autograph.to_graph``, as datasets do).
 * ``nonlocal``: ``def bump(k): nonlocal z; ...; return z > 2`` called as a
   statement and in ``if``/``elif``/``while`` tests; and ``relay(k)``, whose
   loop defines and calls a helper with ``nonlocal z`` two function levels
@@ -135,6 +137,8 @@ class StateFeatures:
         if self.on("builtins") and ty == "float":
             makers.append(lambda: f"to_float({self.expression(sub)})")
             makers.append(lambda: f"apply(float, {self.expression(sub)})")
+        if self.on("closures") and ty == "int":
+            makers.append(lambda: self.converted_lambda(sub))
         if self.on("closures") and not self.tensor and ty == "int":
             makers.append(lambda: "sum([f() for f in fs])")
             makers.append(lambda: "len(fs)")
@@ -142,6 +146,10 @@ class StateFeatures:
             makers.append(lambda: f"d.get('c', {self.constant()})")
             makers.append(lambda: "xs[-1]")
         return makers
+
+    def converted_lambda(self, depth: int) -> str:
+        body = self.scoped("k", lambda: self.expression(depth))
+        return f"convert_apply(lambda k: {body}, {self.expression(depth)})"
 
     def condition_makers(self, depth: int) -> list[Callable[[], str]]:
         makers = super().condition_makers(depth)
