@@ -175,8 +175,8 @@ def test_functions_conversion_made_are_not_converted_again():
                 v = v / 2
             return v
 
-        clip = lambda v: v * 2 if v > 2 else v  # noqa: E731
-        small = lambda v: v > 0 and v < 5  # noqa: E731
+        clip = lambda v: v * 2 if v > 2 else v
+        small = lambda v: v > 0 and v < 5
         again = [autograph.to_graph(f) for f in (halve_big, clip, small)]
         originals = (halve_big, clip, small)
         seen.append(all(g.__ag_converted__ is f for g, f in zip(again, originals)))
@@ -187,6 +187,34 @@ def test_functions_conversion_made_are_not_converted_again():
     out, ok = autograph.function(outer)(rt.constant(3.0))
     assert float(out) == 3.0 and bool(ok)
     assert seen == [True, True, True]
+
+
+def _grow(i, s):
+    if s > 5:  # on a graph tensor: only converted code can trace this
+        s = s - 1
+    else:
+        s = s + 2
+    return i + 1, s
+
+
+def test_functions_passed_to_rt_cond_and_while_loop_run_as_they_are():
+    # As TensorFlow's tf.cond/tf.while_loop: callbacks are traced as given;
+    # a lambda written in the converted function, or to_graph, converts.
+    def direct(x):
+        return rt.while_loop(lambda i, s: i < 4, _grow, (0, x))[1]
+
+    def through_lambda(x):
+        body = rt.while_loop(lambda i, s: i < 4, lambda i, s: _grow(i, s), (0, x))
+        branch = rt.cond(x > 0, lambda: _grow(0, x)[1], lambda: x)
+        return body[1] + branch
+
+    def through_to_graph(x):
+        return rt.while_loop(lambda i, s: i < 4, autograph.to_graph(_grow), (0, x))[1]
+
+    with pytest.raises(TypeError, match="as a Python bool"):
+        autograph.function(direct)(rt.constant(1.0))
+    assert float(autograph.function(through_lambda)(rt.constant(1.0))) == 9.0
+    assert float(autograph.function(through_to_graph)(rt.constant(1.0))) == 6.0
 
 
 def test_functools_wraps_carries_the_do_not_convert_mark():

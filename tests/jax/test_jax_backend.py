@@ -362,9 +362,7 @@ def test_lax_callbacks_run_converted_through_a_lambda_or_to_graph():
     # calls it converted, and `autograph.to_graph` converts it, also a def
     # conversion already made (nested in the converted function).
     def through_lambda(x):
-        return lax.while_loop(
-            lambda s: s[0] < 3, lambda s: _halve_big(*s), (0, x)
-        )[1]
+        return lax.while_loop(lambda s: s[0] < 3, lambda s: _halve_big(*s), (0, x))[1]
 
     def through_to_graph(x):
         def step(i, v):
