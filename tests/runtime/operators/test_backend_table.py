@@ -482,6 +482,116 @@ def object_made_per_iteration_in_a_try_whose_finally_makes_its_own(a, b):
             z = z + ob.born
 
 
+class Sched:
+    """A learning-rate holder whose `lr` is a property: `rate` stores what
+    is set; `shifted` stores a transformed value (the getter undoes part of
+    it, so setting back what was read is not a no-op); `scaled` is
+    computed from `base` and `scale`, which its setter changes."""
+
+    def __init__(self, lr):
+        self._lr = lr
+        self._shifted = lr * 0.5 + 1
+        self.base = 2.0
+        self.scale = lr / 2.0
+
+    @property
+    def rate(self):
+        return self._lr
+
+    @rate.setter
+    def rate(self, v):
+        self._lr = v
+
+    @property
+    def shifted(self):
+        return self._shifted
+
+    @shifted.setter
+    def shifted(self, v):
+        self._shifted = v * 0.5 + 1  # (get after set is not what was set)
+
+    @property
+    def scaled(self):
+        return self.base * self.scale
+
+    @scaled.setter
+    def scaled(self, v):
+        self.scale = v / self.base
+
+
+def property_set_in_a_branch(a, b):
+    s = Sched(a)
+    if b > 2:
+        s.rate = s.rate * 0.5
+    return s.rate
+
+
+def property_set_in_a_loop(a, b):
+    s = Sched(a)
+    for _ in range(b):
+        s.rate = s.rate * 0.5
+    return s.rate
+
+
+def transforming_property_set_in_a_branch(a, b):
+    s = Sched(a)
+    if b > 2:
+        s.shifted = s.shifted * 3
+    else:
+        s.shifted = s.shifted - 1
+    return s.shifted
+
+
+def transforming_property_set_in_a_loop(a, b):
+    s = Sched(a)
+    i = 0
+    while i < b:
+        s.shifted = s.shifted + 1.0
+        i += 1
+    return s.shifted
+
+
+def computed_property_set_in_a_branch(a, b):
+    s = Sched(a)
+    if b > 2:
+        s.scaled *= 0.5
+    return s.scaled + s.scale
+
+
+def computed_property_set_in_a_loop(a, b):
+    s = Sched(a)
+    for _ in range(b):
+        s.scaled = s.scaled + 1.0
+    return s.scaled + s.scale
+
+
+class SlottedSched:
+    """`Sched`'s `rate` and `shifted` on an object with no __dict__ (whose
+    attributes no backend follows)."""
+
+    __slots__ = ("_lr", "_shifted")
+
+    def __init__(self, lr):
+        self._lr = lr
+        self._shifted = lr * 0.5 + 1
+
+    rate, shifted = Sched.rate, Sched.shifted
+
+
+def slotted_property_set_in_a_loop(a, b):
+    s = SlottedSched(a)
+    for _ in range(b):
+        s.rate = s.rate * 0.5
+    return s.rate
+
+
+def slotted_transforming_property_set_in_a_branch(a, b):
+    s = SlottedSched(a)
+    if b > 2:
+        s.shifted = s.shifted * 3
+    return s.shifted
+
+
 def items_keyed_by_a_python_loop_in_a_branch(a, b):
     scan = [0, 0, 0]
     if a > 0:
@@ -886,6 +996,34 @@ CASES = [
     (object_changed_in_place_by_iadd, (3, 4), VALUE),
     (object_changed_in_place_by_iadd, (3, 0), VALUE),
     (object_changed_by_its_methods_in_a_range_loop, (3, 4), VALUE),
+    # An attribute set through a property setter: the setter's own
+    # attributes are carried too (tracing never ended: each build put the
+    # property back before the changed attributes were looked at, so it
+    # was built again, forever). A setter that transforms what it is given,
+    # and a getter computed from other attributes, give Python's values.
+    (property_set_in_a_branch, (1.0, 7), VALUE),
+    (property_set_in_a_branch, (1.0, 0), VALUE),
+    (property_set_in_a_loop, (1.0, 7), VALUE),
+    (transforming_property_set_in_a_branch, (3.0, 7), VALUE),
+    (transforming_property_set_in_a_branch, (3.0, 0), VALUE),
+    (transforming_property_set_in_a_loop, (3.0, 4), VALUE),
+    (transforming_property_set_in_a_loop, (3.0, 0), VALUE),
+    (computed_property_set_in_a_branch, (3.0, 7), VALUE),
+    (computed_property_set_in_a_branch, (3.0, 0), VALUE),
+    (computed_property_set_in_a_loop, (3.0, 4), VALUE),
+    # (Where the setter's state cannot be carried, the place alone is: set
+    # again after the op, a transforming setter gave a wrong value.)
+    (slotted_property_set_in_a_loop, (1.0, 7), VALUE),
+    (
+        slotted_transforming_property_set_in_a_branch,
+        (3.0, 7),
+        (
+            "value or refused",
+            r"^s.shifted is set in the traced `if` or loop at \S+:\d+ in "
+            r"'slotted_transforming_property_set_in_a_branch' through the setter of "
+            r"SlottedSched.shifted, which does not give back what it is set to",
+        ),
+    ),
     # (fuzz: "cannot convert Tally to a tensor": the branch that raises gave
     # zeros of the other branch's values, the object too.)
     (object_changed_by_iadd_in_a_branch_that_raises, (3, 4), VALUE),
