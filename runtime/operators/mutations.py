@@ -327,13 +327,24 @@ class _Tracker:
         backend, verb = self.backend, "depends" if what == "length" else "depend"
         was, now = containers.show(before), containers.show(after)
         if label == "loop":
+            build = (
+                "a list a local name holds that the loop `append`s to and nothing "
+                "else changes"
+            )
+            if kind == "list" and not name.isidentifier():
+                # (Only a local name's list is carried as a TensorArray.)
+                build = (
+                    f"{build}: a list held in an item or attribute, as {name} is, "
+                    "is not carried that way; build it in a local name "
+                    f"(`values = []` before the loop) and assign `{name} = values` "
+                    "after the loop"
+                )
             raise TypeError(
                 f"the {kind} {quote(name)} is changed{by} in the body of the "
                 f"{backend} loop{at} so that its {what} change ({was} before the "
                 f"iteration, {now} after): a {backend} loop carries a {kind} only "
                 f"if every iteration keeps its {what}; build the values in a "
-                "tensor (rt.TensorArray, or a list the loop `append`s to and "
-                "nothing else changes), or change it after the loop"
+                f"tensor (rt.TensorArray, or {build}), or change it after the loop"
             )
         other = "else" if label == "if" else "if"
         none = " (there is none)" if other == "else" and self.orelse_missing else ""
