@@ -1100,8 +1100,9 @@ CASES = [
         (2, 1),
         (
             "value or refused",
-            r"'y' is (a tensor in the true branch but None in "
-            r"|an array on one path and None on the other)",
+            r"'y' is (None on one path and (a tensor|an array) on the other"
+            r"|(a tensor|an array) on one path and None on the other), in the "
+            r"\S+ `if` at \S+:\d+",
         ),
     ),
     (
@@ -1261,17 +1262,24 @@ def returns_none_after_the_loop(a, b):
     return None
 
 
-def test_a_return_of_none_after_a_jax_loop_that_returns_is_refused_in_a_sentence():
-    # (It read: "the function's return value" is an array and arrays in the
-    # JAX `if` at ...)
+@pytest.mark.parametrize(
+    ("backend", "kind", "value"),
+    [("graph", "graph", "a tensor"), ("jax", "JAX", "an array")],
+)
+def test_a_return_of_none_after_a_loop_that_returns_is_refused_at_its_line(
+    backend, kind, value
+):
+    # (JAX read: "the function's return value" is an array and arrays in the
+    # JAX `if` at ...; the graph: "... is a tensor in the true branch but None
+    # in the false branch", with no line.)
     line = returns_none_after_the_loop.__code__.co_firstlineno + 1
     message = (
-        r"^the function's return value is (an array on one path and None on the "
-        r"other|None on one path and an array on the other), in the JAX `if` at "
-        rf"\S+:{line}; a traced `if` carries arrays"
+        rf"^the function's return value is ({value} on one path and None on the "
+        rf"other|None on one path and {value} on the other), in the {kind} `if` at "
+        rf"\S+:{line}; a "
     )
-    with pytest.raises(TypeError, match=message):
-        RUNNERS["jax"](returns_none_after_the_loop, 0, 5)
+    with pytest.raises((TypeError, ValueError), match=message):
+        RUNNERS[backend](returns_none_after_the_loop, 0, 5)
 
 
 def item_keyed_by_the_loop(n):
