@@ -189,9 +189,10 @@ EXPECTED: dict[str, list[str]] = {
         "    steps, x = ag__.while_stmt(loop_test, loop_body, (steps, x))",
     ],
     "loop_pitfalls.py": [
-        "ValueError: 'y' must also be defined in the else branch: it is set in the "
-        "if branch of a graph `if` and used after it; assign it in both branches "
-        "or before the if statement",
+        "ValueError: 'y' is assigned in the if branch of the graph `if` at "
+        "loop_pitfalls.py:31 in 'defined_in_one_branch' but not when the condition "
+        "is false (the `if` has no else), and it is used after the `if`; assign it "
+        "before the `if` too, or in an else branch",
         "TypeError: loop variable 'total' changed dtype from int32 to float32 after "
         "one iteration; cast it before the loop",
         "ValueError: loop variable 'x' changed shape from (1,) to (2,) after one "

@@ -100,6 +100,13 @@ def test_a_traced_int_result_may_be_int32(monkeypatch) -> None:
     ("error", "kind"),
     [
         (ValueError("'w' must also be defined in the else branch: ..."), "refusal"),
+        (
+            ValueError(
+                "'w' is assigned in the if branch of the graph `if` at f.py:3 in 'f' "
+                "but not when the condition is false (the `if` has no else), ..."
+            ),
+            "refusal",
+        ),
         (TypeError("'x' changed dtype from int32 to float32 after one ..."), "refusal"),
         (TypeError("... depends on a graph tensor; use rt.range"), "refusal"),
         (ValueError("output 0 is None in the true branch"), "mismatch"),

@@ -204,16 +204,24 @@ class Snapshot:
         found = []
         for key, (obj, _, saved) in self.entries.items():
             if not isinstance(obj, (list, dict, set)):
-                now = vars(obj)
-                if any(
-                    (key, a) not in self.carried_attrs
-                    and (a not in now or a not in saved or now[a] is not saved[a])
-                    for a in {*now, *saved}
-                ):
+                if self.changed_attrs(key):
                     found.append(key)
             elif key not in ignore and self._reshaped(key, obj, saved):
                 found.append(key)
         return found
+
+    def changed_attrs(self, key: int) -> list[str]:
+        """The attributes of the object `key` that it has gained, lost or
+        holds another value in since the snapshot, in name order (those
+        places carry aside)."""
+        obj, _, saved = self.entries[key]
+        now = vars(obj)
+        return sorted(
+            a
+            for a in {*now, *saved}
+            if (key, a) not in self.carried_attrs
+            and (a not in now or a not in saved or now[a] is not saved[a])
+        )
 
     def _reshaped(self, key: int, obj: Any, saved: Any) -> bool:
         """Whether a list's or dict's length, keys or items changed, other

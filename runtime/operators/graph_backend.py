@@ -23,7 +23,13 @@ from runtime import control_flow, dtypes, formatted
 from runtime.context import STATE
 from runtime.operators import control_flow as operators
 from runtime.operators import dispatch, py_builtins, verification
-from runtime.operators.backends.graph import BACKEND, dry_run, readable_here, truth
+from runtime.operators.backends.graph import (
+    BACKEND,
+    dry_run,
+    readable_here,
+    set_on_one_path,
+    truth,
+)
 from runtime.operators.backends.graph_loops import (
     build_for,
     build_while,
@@ -75,6 +81,9 @@ def _select(
             truth(cond), arm(if_true, if_false), arm(if_false, if_true), names=[key]
         )
     except ValueError as error:
+        located = set_on_one_path(error)
+        if located is not None:
+            raise located from None
         text = str(error)
         rule = "; both branches must give it the same structure"
         if rule not in text:

@@ -69,6 +69,15 @@ class _Restart(BaseException):
         super().__init__()
         self.tracker = tracker
         self.changed = changed
+        # The attributes of each changed object that differ, as the branch
+        # left them: noted where it ends, since the backend puts its places
+        # back as it unwinds, and a place written through a property (`s.lr`)
+        # puts back the attribute its setter stores (`s._lr`) too.
+        self.attrs = {
+            key: tracker.snapshot.changed_attrs(key)
+            for key in changed
+            if not isinstance(tracker.snapshot.entries[key][0], (list, dict, set))
+        }
         self.unset = unset  # an output to leave out (see `_Tracker.outputs`)
         self.keep = keep  # one left out that a branch sets after all
         self.lines = lines  # build it under `CallLines`, for a refusal's line
@@ -88,6 +97,9 @@ class _Tracker:
         frame = user_frame()
         self.function = frame.f_code.co_name if frame is not None else None
         self.snapshot = containers.Snapshot(containers.roots(), places)
+        places_.exact_setters(
+            places, lambda obj: id(obj) in self.snapshot.entries, self._at()
+        )
         self.carried: list[int] = []  # containers carried (places, sets)
         self.extra: list[Place] = []
         self.attrs: set[tuple[int, str]] = set()
@@ -152,9 +164,17 @@ class _Tracker:
 
     # Building the statement again.
 
-    def restart(self, changed: list[int], lines: bool = False) -> None:
+    def restart(
+        self,
+        changed: list[int],
+        lines: bool = False,
+        attrs: dict[int, list[str]] | None = None,
+    ) -> None:
+        """Carries `changed` (with the attributes `attrs` that changed of
+        each object) from the next build on."""
+        added = len(self.extra), len(self.carried)
         for key in changed:
-            obj, name, saved = self.snapshot.entries[key]
+            obj, name, _ = self.snapshot.entries[key]
             if key in self.carried and isinstance(obj, (list, dict, set)):
                 continue
             if key not in self.carried:
@@ -163,14 +183,21 @@ class _Tracker:
                 self.extra.append(contents(name, obj))
             elif not isinstance(obj, set):
                 # Each attribute any branch changed, adds or deletes.
-                now = vars(obj)
-                for attr in sorted({*now, *saved}):
-                    same = attr in now and attr in saved and now[attr] is saved[attr]
-                    if (key, attr) in self.attrs or same:
+                for attr in (attrs or {}).get(key, ()):
+                    if (key, attr) in self.attrs:
                         continue
                     self.attrs.add((key, attr))
                     self.snapshot.carried_attrs.add((key, attr))
                     self.extra.append(places_.attr(f"{name}.{attr}", obj, attr))
+        if changed and added == (len(self.extra), len(self.carried)):
+            # (A change no place carries that carrying does not settle: the
+            # statement would be built again forever.)
+            names = ", ".join(quote(self.snapshot.entries[k][1]) for k in changed)
+            statement = "`if`" if self.kind == "if" else "loop"
+            raise RuntimeError(
+                f"internal error: the {self.backend} {statement}{self._at()} keeps "
+                f"changing {names} however it is built; please report it"
+            )
         self.snapshot.restore()
         self.left.clear()
         if self.orders is not None:
@@ -300,13 +327,24 @@ class _Tracker:
         backend, verb = self.backend, "depends" if what == "length" else "depend"
         was, now = containers.show(before), containers.show(after)
         if label == "loop":
+            build = (
+                "a list a local name holds that the loop `append`s to and nothing "
+                "else changes"
+            )
+            if kind == "list" and not name.isidentifier():
+                # (Only a local name's list is carried as a TensorArray.)
+                build = (
+                    f"{build}: a list held in an item or attribute, as {name} is, "
+                    "is not carried that way; build it in a local name "
+                    f"(`values = []` before the loop) and assign `{name} = values` "
+                    "after the loop"
+                )
             raise TypeError(
                 f"the {kind} {quote(name)} is changed{by} in the body of the "
                 f"{backend} loop{at} so that its {what} change ({was} before the "
                 f"iteration, {now} after): a {backend} loop carries a {kind} only "
                 f"if every iteration keeps its {what}; build the values in a "
-                "tensor (rt.TensorArray, or a list the loop `append`s to and "
-                "nothing else changes), or change it after the loop"
+                f"tensor (rt.TensorArray, or {build}), or change it after the loop"
             )
         other = "else" if label == "if" else "if"
         none = " (there is none)" if other == "else" and self.orelse_missing else ""
@@ -441,7 +479,7 @@ def tracked(
                     if restart.keep is not None:
                         tracker.unset.discard(restart.keep)
                         tracker.kept.add(restart.keep)
-                    tracker.restart(restart.changed, restart.lines)
+                    tracker.restart(restart.changed, restart.lines, restart.attrs)
                     continue
                 break
             if result is not NotImplemented:

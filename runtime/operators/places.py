@@ -53,6 +53,7 @@ __all__ = [
     "attr_slot",
     "checked_results",
     "contents",
+    "exact_setters",
     "item",
     "item_slot",
     "read",
@@ -126,12 +127,15 @@ class _Item(Place):
 
 
 class _Attr(Place):
-    __slots__ = ("attr", "obj")
+    __slots__ = ("attr", "exact", "obj")
 
     def __init__(self, name: str, obj: Any, attr: str) -> None:
         super().__init__(name)
         self.obj = obj
         self.attr = attr
+        # Where a value set must read back as itself: the statement, as
+        # `' at file:line in 'f''` (`exact_setters`); None elsewhere.
+        self.exact: str | None = None
 
     def get(self) -> Any:
         obj = _resolve(self.obj)
@@ -149,6 +153,41 @@ class _Attr(Place):
                 delattr(obj, self.attr)
         else:
             setattr(obj, self.attr, value)
+            if self.exact is not None and getattr(obj, self.attr) is not value:
+                owner = type(obj).__name__
+                raise TypeError(
+                    f"{self.name} is set in the traced `if` or loop{self.exact} "
+                    f"through the setter of {owner}.{self.attr}, which does not give "
+                    "back what it is set to, and the state it stores is not one the "
+                    "`if` or loop can carry (only attributes of an object of a class "
+                    "of the user's code with a __dict__ are); set it after the `if` "
+                    "or loop, or keep the value in a variable and set it from that"
+                )
+
+
+def exact_setters(
+    places: Sequence[Place], followed: Callable[[Any], bool], where: str
+) -> None:
+    """Marks the attribute places of `places` set through a setter (a
+    property, a data descriptor) of an object whose own attributes are not
+    `followed`: a backend carries such a place by setting what it read, so
+    the setter must give back what it is set to (a setter that transforms
+    the value would transform it again); `set` refuses it otherwise. The
+    attributes of a followed object are carried themselves, after the place,
+    whatever its setter does. `where`: the statement, for the refusal."""
+    for place in places:
+        if isinstance(place, _Attr):
+            obj = _resolve(place.obj)
+            setter = getattr(type(obj), place.attr, None)
+            exact = (
+                hasattr(type(setter), "__set__")
+                and not isinstance(setter, _SLOT_TYPES)
+                and not followed(obj)
+            )
+            place.exact = where if exact else None
+
+
+_SLOT_TYPES = (types.MemberDescriptorType, types.GetSetDescriptorType)
 
 
 class _Cell(Place):

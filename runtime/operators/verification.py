@@ -182,14 +182,15 @@ def check_defined(
     others: Sequence[Any] | None = None,
     kind: str = "graph",
     body: Callable[..., Any] | None = None,
+    has_else: bool = True,
 ) -> None:
     """Raises unless each of a graph `if` branch's `values` (for `names`) is
     defined, as the other branch defines it (`others`, when given: what the
     other branch gave; a value undefined in both stays undefined, such as
     an item whose container is missing). `kind` is what the `if` becomes
     ("graph", "JAX"), for the message; `body` its true branch's function
-    (the guard of a loop's `else` block is named for it)."""
-    other = "else" if branch == "if" else "if"
+    (it carries the if's line; the guard of a loop's `else` block is named
+    for it); `has_else`: whether the user wrote an else branch."""
     if others is None:
         others = [None] * len(values)
     for value, name, given in zip(values, names, others):
@@ -198,11 +199,44 @@ def check_defined(
             if body is not None and _LOOP_ELSE.fullmatch(body.__name__):
                 raise _undefined_around_loop_else(name, branch, kind, body)
             raise ValueError(
-                f"{quote(label(name))} must also be defined in the {branch} branch: "
-                "it is set "
-                f"in the {other} branch of a {kind} `if` and used after it; assign "
-                "it in both branches or before the if statement"
+                one_branch_only(quote(label(name)), branch, kind, body, has_else)
+                + "and it is used after the `if`; "
+                + _assign_it(branch, has_else)
             )
+
+
+def _assign_it(branch: str, has_else: bool) -> str:
+    if branch == "else" and not has_else:
+        return "assign it before the `if` too, or in an else branch"
+    return "assign it in both branches or before the `if`"
+
+
+def one_branch_only(
+    shown: str,
+    branch: str,
+    kind: str,
+    body: Callable[..., Any] | None,
+    has_else: bool,
+) -> str:
+    """The start of a refusal of `shown` (a variable or item, as the user
+    wrote it), set in one branch of a `kind` `if` and not in `branch`:
+    `"'y' is assigned in the if branch of the graph `if` at f.py:3 in 'f'
+    but not in its else branch, "`. `body`: the if's true branch (its line
+    and function); `has_else`: whether the user wrote an else branch."""
+    other = "else" if branch == "if" else "if"
+    at = ""
+    if body is not None:
+        code = body.__code__
+        at = f" at {code.co_filename}:{code.co_firstlineno} in {_user_function(body)!r}"
+    lacking = (
+        f"in its {branch} branch"
+        if branch == "if" or has_else
+        else "when the condition is false (the `if` has no else)"
+    )
+    return (
+        f"{shown} is assigned in the {other} branch of the {kind} `if`{at} "
+        f"but not {lacking}, "
+    )
 
 
 def _undefined_around_loop_else(
@@ -265,20 +299,21 @@ def check_places_defined(
     then: Sequence[Any],
     orelse: Sequence[Any],
     kind: str = "graph",
+    body: Callable[..., Any] | None = None,
+    has_else: bool = True,
 ) -> None:
     """Raises for a place one branch of a `kind` ("graph", "JAX") `if` leaves
-    undefined and the other defines."""
+    undefined and the other defines (`body`, `has_else`: as for
+    `check_defined`)."""
     for place, a, b in zip(places, then, orelse):
         # (A name a graph loop in one branch may leave unbound counts as set
         # there: its placeholder says whether it is, where it is read.)
         if _unset(a) != _unset(b):
-            branch, other = ("if", "else") if _unset(a) else ("else", "if")
+            branch = "if" if _unset(a) else "else"
             raise ValueError(
-                f"{quote(place.name)} must also be defined in the {branch} "
-                "branch: it is set "
-                f"in the {other} branch of a {kind} `if`, so whether it exists after "
-                f"the `if` would depend on a {kind} tensor; assign it in both branches "
-                "or before the if statement"
+                one_branch_only(quote(place.name), branch, kind, body, has_else)
+                + f"so whether it exists after the `if` would depend on a {kind} "
+                "value; " + _assign_it(branch, has_else)
             )
 
 

@@ -442,7 +442,8 @@ def test_error_assigned_in_one_branch():
             y = x
         return y
 
-    with pytest.raises(ValueError, match="'y' must also be defined in the else branch"):
+    message = r"'y' is assigned in the if branch of the JAX `if` at \S+:\d+ in 'f'"
+    with pytest.raises(ValueError, match=message):
         jax.jit(autograph.to_graph(f))(1.0)
 
 

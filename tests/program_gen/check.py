@@ -71,7 +71,11 @@ grown to infinity."""
 LEGITIMATE_REFUSALS = (
     # API.md: a name assigned in only one branch of a graph `if`, used after;
     # and its loop form, a name first assigned on some paths of a loop body.
-    (ValueError, r"must also be defined in the (if|else) branch"),
+    (
+        ValueError,
+        r"(must also be defined in the (if|else) branch|is assigned in the "
+        r"(if|else) branch of the \S+ `if` at .* but not (in its|when the))",
+    ),
     (ValueError, r"first assigned inside a \S+ loop.*not on every path through"),
     # ... and a name only a loop's `else` block assigns (README).
     (ValueError, r"is assigned in the `else` block of the \S+ loop at .* but not on"),

@@ -4,6 +4,7 @@ trial traces into scratch graphs, zeros of a value's type, the graph `cond`."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -109,6 +110,11 @@ class _GraphBackend:
                 lambda: unpack_state(false_fn()),
                 names=keys,
             )
+        except ValueError as error:
+            located = set_on_one_path(error)
+            if located is None:
+                raise
+            raise located from None
         except TypeError as error:
             if "cannot be the result of a graph cond" not in str(error):
                 raise
@@ -124,6 +130,27 @@ class _GraphBackend:
 
 
 BACKEND = _GraphBackend()
+
+# `checks.check_both_branches_set`'s refusal.
+_SET_IN_ONE_BRANCH = re.compile(
+    r"(.+) is (.+) in the true branch but (.+) in the false branch; give it a "
+    r"value in both branches"
+)
+
+
+def set_on_one_path(error: ValueError) -> ValueError | None:
+    """`rt.cond`'s refusal of an output None on one path only (`error`),
+    naming the statement's line as the JAX backend's does (`rt.cond` knows
+    no line); None for another error."""
+    found = _SET_IN_ONE_BRANCH.fullmatch(str(error))
+    if found is None:
+        return None
+    label, a, b = found.groups()
+    at = where_.at(where_.current())
+    return ValueError(
+        f"{label} is {a} on one path and {b} on the other, in the graph `if`{at}; "
+        "a graph `if` needs a value of one kind on every path: give it one there"
+    )
 
 
 def _zeros_keeping_objects(value: Any) -> Any:

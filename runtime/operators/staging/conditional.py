@@ -166,12 +166,19 @@ def if_stmt(
                 first = defined.get(other)
                 if first is not None:
                     check = verification.check_defined
-                    check(out[:count], names, which, first, backend.kind, body)
-                    check(first, names, other, out[:count], backend.kind, body)
+                    has_else = orelse is not None
+                    kind = backend.kind
+                    check(out[:count], names, which, first, kind, body, has_else)
+                    check(first, names, other, out[:count], kind, body, has_else)
             left[which] = out[count:]
             if len(left) == 2:
                 verification.check_places_defined(
-                    places, left["if"], left["else"], backend.kind
+                    places,
+                    left["if"],
+                    left["else"],
+                    backend.kind,
+                    body,
+                    orelse is not None,
                 )
             return out
 

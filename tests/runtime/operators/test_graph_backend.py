@@ -135,7 +135,16 @@ def one_branch(x):
 
 
 def test_name_defined_in_one_branch_only_is_a_value_error_naming_it():
-    with pytest.raises(ValueError, match="'y' must also be defined in the else branch"):
+    # (It said "must also be defined in the else branch", with no line, of
+    # an `if` with no else.)
+    line = one_branch.__code__.co_firstlineno + 1
+    message = (
+        rf"^'y' is assigned in the if branch of the graph `if` at \S+:{line} in "
+        r"'one_branch' but not when the condition is false \(the `if` has no "
+        r"else\), and it is used after the `if`; assign it before the `if` too, "
+        r"or in an else branch$"
+    )
+    with pytest.raises(ValueError, match=message):
         trace(one_branch, np.int32(1))
 
 

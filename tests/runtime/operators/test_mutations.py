@@ -461,6 +461,28 @@ def test_a_change_whose_structure_depends_on_the_path_is_refused(backend, fn, pa
         compiled(backend, fn)(*as_inputs(backend, [3]))
 
 
+def history_appended_in_a_loop(n):
+    history = {"loss": []}
+    w = 5.0
+    for _ in range(n):
+        w = w * 0.5
+        history["loss"].append(w * w)
+    return history["loss"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_list_held_in_a_dict_appended_in_a_loop_is_refused_truthfully(backend):
+    # (It advised "a list the loop `append`s to and nothing else changes",
+    # which the code was: only a local name's list becomes a TensorArray.)
+    message = (
+        r"a list held in an item or attribute, as history\['loss'\] is, is not "
+        r"carried that way; build it in a local name \(`values = \[\]` before the "
+        r"loop\) and assign `history\['loss'\] = values` after the loop"
+    )
+    with pytest.raises(TypeError, match=message):
+        compiled(backend, history_appended_in_a_loop)(*as_inputs(backend, [3]))
+
+
 def test_the_message_names_the_line_of_the_call():
     line = one.__code__.co_firstlineno + 3
     with pytest.raises(TypeError, match=rf"by the call at .*test_mutations.py:{line} "):

@@ -72,10 +72,12 @@ def one_branch_item(a):
 
 
 def test_an_item_set_in_one_branch_of_a_graph_if_is_a_value_error_naming_it():
+    line = one_branch_item.__code__.co_firstlineno + 2
     message = (
-        "x['b'] must also be defined in the else branch: it is set in the if branch "
-        "of a graph `if`, so whether it exists after the `if` would depend on a graph "
-        "tensor; assign it in both branches or before the if statement"
+        "x['b'] is assigned in the if branch of the graph `if` at "
+        f"{__file__}:{line} in 'one_branch_item' but not when the condition is "
+        "false (the `if` has no else), so whether it exists after the `if` would "
+        "depend on a graph value; assign it before the `if` too, or in an else branch"
     )
     with pytest.raises(ValueError, match=re.escape(message)):
         autograph.function(one_branch_item)(rt.constant(1))
