@@ -28,6 +28,7 @@ from runtime.graph import keep_refusal, raised_by_user
 from runtime.operators import places as places_
 from runtime.operators.places import Place
 from runtime.operators.staging.python_value import needs_python_value
+from runtime.operators.staging.where import GENERATED_FUNCTIONS
 from runtime.operators.variables import UnboundUntilRun, Undefined, is_undefined
 
 # What converted code's own state variables stand for, by the Namer's base
@@ -107,11 +108,6 @@ def raise_python_loop_tensor_condition(
     raise error
 
 
-# The names the compiler gives the functions it generates (`Namer` bases).
-_HELPERS = re.compile(
-    r"(if_body|else_body|loop_body|loop_test|extra_test|loop_else|loop_returned)"
-    r"(_\d+)?"
-)
 # ... and those of an `if` jump lowering writes after a loop
 # (`anno.Basic.GUARD`): the loop's `else` block; the path that returned.
 _LOOP_ELSE = re.compile(r"loop_else(_\d+)?")
@@ -121,7 +117,7 @@ _LOOP_RETURNED = re.compile(r"loop_returned(_\d+)?")
 def _user_function(body: Callable[..., Any]) -> str:
     """The name of the user's function a generated branch `body` is in."""
     parts = [p for p in body.__qualname__.split(".") if p != "<locals>"][:-1]
-    while len(parts) > 1 and _HELPERS.fullmatch(parts[-1]):
+    while len(parts) > 1 and GENERATED_FUNCTIONS.fullmatch(parts[-1]):
         parts.pop()
     return parts[-1] if parts else "?"
 

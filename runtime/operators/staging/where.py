@@ -82,9 +82,11 @@ def deepest_user_line(error: BaseException) -> SourceLocation | None:
     return found
 
 
-# The names the compiler gives the functions it generates (`Namer` bases).
+# The names the compiler gives the functions it generates (`Namer` bases;
+# `loop_else`/`loop_returned`: the `if`s jump lowering writes after a loop).
 GENERATED_FUNCTIONS = re.compile(
-    r"(if_body|else_body|loop_body|loop_test|extra_test)(_\d+)?"
+    r"(if_body|else_body|loop_body|loop_test|extra_test|loop_else|loop_returned)"
+    r"(_\d+)?"
 )
 
 
