@@ -38,8 +38,10 @@ from hypothesis import strategies as st
 
 from tests.equivalence import require_jax, run_captured
 from tests.program_gen import (
+    BACKEND_FEATURES,
     FEATURE_ISSUES,
     FEATURES,
+    GRAPH_STAGED_INDEX_KEYS,
     INPUTS,
     TENSOR_FEATURES,
     fuzz_settings,
@@ -100,6 +102,11 @@ def _cases() -> list:
     cases = []
     for mode in MODES:
         offered = FEATURES if mode == "python" else FEATURES & TENSOR_FEATURES
+        # (A backend's own features: none in Python mode, only its own.)
+        backend = {"tensor": "graph"}.get(mode, mode)
+        offered = offered - {
+            f for f, on in BACKEND_FEATURES.items() if backend not in on
+        }
         for feature in ("core", *sorted(offered), "all"):
             reason = _known_failing(mode, feature)
             marks = []
@@ -139,7 +146,10 @@ def test_converted_programs_behave_like_the_original(mode: str, feature: str) ->
     features = _enabled(mode, feature)
 
     @settings(base, phases=phases, report_multiple_bugs=False)
-    @given(source=programs(features=features, tensor=tensor), inputs=INPUT_PAIRS)
+    @given(
+        source=programs(features=features, tensor=tensor, backend=backend),
+        inputs=INPUT_PAIRS,
+    )
     def check(source: str, inputs: list[tuple[int, int]]) -> None:
         note(f"program source:\n{source}")
         verdict = check_program(source, inputs, tensor, backend)
@@ -276,6 +286,11 @@ CONSTRUCTS = {
     "a spy's method kept in a name": r"^ *fn\d+ = Spy\(log\)\.method$",
     "a logger's record": r"^ *LOGGER\.info\(",
     "a record for the caller": r"log_for_caller\(",
+    # fixes of the JAX backend
+    "a tuple's string kept": r"^ *c = \(c\[0\], ",
+    "a tuple's string changed": r"^ *c = \('stop', ",
+    "a range index as a set member": r"^ *if jk\d+ in \{",
+    "a range index as a dict key": r"wk\[jk\d+\]",
 }
 
 
@@ -348,6 +363,11 @@ TENSOR_CONSTRUCTS = {
     "zip() of arrays": r"^ *for \w+, \w+ in zip\(vector\(",
     "enumerate() of a zip() of arrays": r"in enumerate\(zip\(vector\(",
     "lambda handed to a helper that converts it": r"convert_apply\(lambda k: ",
+    "a tuple's string kept in a branch or loop": r"^ {8,}c = \(c\[0\], ",
+    "a tuple's string changed in a branch or loop": r"^ {8,}c = \('stop', ",
+    "a test of a tuple's string": r"\(c\[0\] [!=]= 'run'\)",
+    "a range index as a set member": r"^ *if jk\d+ in \{",
+    "a range index as a dict key": r"wk\[jk\d+\]",
 }
 
 
@@ -356,6 +376,32 @@ def test_generator_writes_each_tensor_mode_construct() -> None:
     seen = _constructs_seen(TENSOR_CONSTRUCTS, strategy, 500)
     missing = set(TENSOR_CONSTRUCTS) - seen
     assert not missing, f"never written: {missing}"
+
+
+JAX_CONSTRUCTS = {
+    "print in a branch or loop": r"^ {8,}print\('t\d+', ",
+    "a range index as a key in a loop over a traced trip count": (
+        r"^ *for jk\d+ in range\([ab]\):"
+    ),
+}
+"""What tensor-mode programs for JAX only have (``BACKEND_FEATURES``)."""
+
+
+def test_generator_writes_each_jax_mode_construct() -> None:
+    strategy = programs(features=FEATURES, tensor=True, backend="jax")
+    seen = _constructs_seen(JAX_CONSTRUCTS, strategy, 300)
+    missing = set(JAX_CONSTRUCTS) - seen
+    assert not missing, f"never written: {missing}"
+
+
+def test_graph_programs_leave_out_what_the_graph_is_not_given() -> None:
+    # No print (the graph prints while tracing); no set-member index of a
+    # loop over a traced trip count until GRAPH_STAGED_INDEX_KEYS.
+    patterns = dict(JAX_CONSTRUCTS)
+    if GRAPH_STAGED_INDEX_KEYS:
+        del patterns["a range index as a key in a loop over a traced trip count"]
+    seen = _constructs_seen(patterns, programs(features=FEATURES, tensor=True), 300)
+    assert not seen, f"written for the graph: {seen}"
 
 
 def _raises(error_type: type[BaseException]) -> Callable[[tuple], bool]:
@@ -381,3 +427,45 @@ def test_generator_writes_programs_that_raise(
         _raises(error_type),
         settings=_search_settings(),
     )
+
+
+def test_check_compares_what_a_backend_that_prints_when_run_prints(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A staged program that prints other text than Python (JAX prints when
+    # the compiled function runs, so its output must be Python's).
+    from tests.program_gen import check
+
+    def backend() -> check.StagedBackend:
+        def stage(program: Callable[..., object]) -> Callable[..., object]:
+            def run(a: int, b: int) -> object:
+                print("staged", a)
+                return program(a, b)
+
+            return run
+
+        return check.StagedBackend(
+            name="printer",
+            stage=stage,
+            inputs=lambda a, b: (a, b),
+            run_time_errors=lambda: (),
+            prints_when_run=True,
+        )
+
+    monkeypatch.setitem(check.BACKENDS, "printer", backend)
+    source = "def program(a, b):\n    print('t0', a)\n    return a + b\n"
+    verdict = check_program(source, [(1, 2)], tensor=True, backend="printer")
+    assert (verdict.kind, verdict.kind_of_failure) == (
+        "mismatch",
+        "wrong printed output",
+    )
+
+
+def test_a_scalar_the_graph_made_is_no_legitimate_refusal() -> None:
+    from tests.program_gen.check import _legitimate
+
+    hint = "; iterate over a 1-D or higher tensor, or use rt.range(n)"
+    assert _legitimate(TypeError(f"cannot iterate over a scalar tensor 'x:0'{hint}"))
+    for made in ("cond:0", "cond_1:0", "while:0", "loop_var:0"):
+        error = TypeError(f"cannot iterate over a scalar tensor '{made}'{hint}")
+        assert not _legitimate(error), made

@@ -43,7 +43,9 @@ can compute from ``rt.constant(a)``, ``rt.constant(b)`` (int32 scalars):
 * every ``return`` returns the same structure: a value, then all state
   (``state_values``), so no path returns ``None``;
 * chained comparisons (``0 < x <= y``) only with the ``chained`` feature.
-Only the features in ``TENSOR_FEATURES`` apply in tensor mode.
+Only the features in ``TENSOR_FEATURES`` apply in tensor mode, and those of
+``BACKEND_FEATURES`` only for their backends (JAX's ``print`` of
+``traced_print``).
 
 ``loaded_program(source)`` writes the source to a temporary ``.py`` file and
 imports it, so that ``inspect.getsource`` works on the function, as it does
@@ -73,15 +75,17 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from tests.program_gen.core import Writer
-from tests.program_gen.methods import MethodFeatures
+from tests.program_gen.methods import GRAPH_STAGED_INDEX_KEYS, MethodFeatures
 from tests.program_gen.real_python import RealPythonFeatures
 from tests.program_gen.reference import ReferenceFeatures
 from tests.program_gen.state import StateFeatures
 from tests.program_gen.syntax import SyntaxFeatures
 
 __all__ = [
+    "BACKEND_FEATURES",
     "FEATURES",
     "FEATURE_ISSUES",
+    "GRAPH_STAGED_INDEX_KEYS",
     "HELPERS",
     "INPUTS",
     "TENSOR_FEATURES",
@@ -124,6 +128,9 @@ FEATURE_ISSUES = {
     "branch_born": "issue 20: a name one branch assigns, a loop in the other may",
     "class_calls": "issue 20 probes: static/class/base methods called through a class",
     "index_items": "issue 20 probes: list items stored by a Python range index",
+    "static_tuples": "JAX fix: a string beside an array in a tuple an if/loop carries",
+    "traced_print": "JAX fix: print in traced branches and loops, on the path taken",
+    "index_keys": "JAX fix: a range index used as a set member or a dict key",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -154,9 +161,19 @@ TENSOR_FEATURES = frozenset(
         "class_calls",
         "index_items",
         "iteration",
+        "static_tuples",
+        "traced_print",
+        "index_keys",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""
+
+BACKEND_FEATURES = {"traced_print": frozenset({"jax"})}
+"""Tensor-mode features written for some staging backends only (tensor mode
+with another backend ignores them): ``traced_print`` for JAX, which prints
+when the compiled function runs, on the path taken, as Python does (the
+graph prints once, while tracing, as TensorFlow does)."""
+
 
 HELPERS = """\
 import contextlib
@@ -431,6 +448,7 @@ def programs(
     max_statements: int = 20,
     features: Iterable[str] = (),
     tensor: bool = False,
+    backend: str = "graph",
 ) -> str:
     """Draws the source of a module: ``HELPERS`` and ``program``.
 
@@ -441,6 +459,9 @@ def programs(
         features: Names from ``FEATURE_ISSUES`` to enable (none: ``CORE``).
         tensor: Write a tensor-friendly ``program(a, b)`` (features outside
             ``TENSOR_FEATURES`` are ignored) instead of ``program(a, b, log)``.
+        backend: Tensor mode: the backend that will stage the program
+            (``graph`` or ``jax``); features of ``BACKEND_FEATURES`` not
+            meant for it are ignored.
 
     Returns:
         Python source text defining ``program``.
@@ -451,8 +472,9 @@ def programs(
         raise ValueError(f"unknown features: {sorted(unknown)}")
     if tensor:
         enabled &= TENSOR_FEATURES
+        enabled -= {f for f, on in BACKEND_FEATURES.items() if backend not in on}
     budget = draw(st.integers(1, max_statements))
-    writer = _ProgramWriter(draw, budget, enabled, tensor)
+    writer = _ProgramWriter(draw, budget, enabled, tensor, backend)
     signature = "program(a, b)" if tensor else "program(a, b, log)"
     return HELPERS + "\n\n" + writer.function(signature)
 

@@ -51,7 +51,10 @@ def run(
         phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
-    @given(source=programs(features=features, tensor=tensor), inputs=INPUT_PAIRS)
+    @given(
+        source=programs(features=features, tensor=tensor, backend=backend),
+        inputs=INPUT_PAIRS,
+    )
     def one(source: str, inputs: list[tuple[int, int]]) -> None:
         began = time.perf_counter()
         verdict: Verdict = check_program(source, inputs, tensor, backend)

@@ -11,9 +11,10 @@
     called with ``jnp.asarray(a), jnp.asarray(b)`` ("jax"); one trace, reused
     for every input pair. It returns the original's numbers on the Python
     inputs, compared as NumPy values (int kinds alike, floats to float32
-    precision). One judgement serves every backend: a backend is only how to
-    stage the program, how to pass the inputs, and which error reports a
-    failure when the staged program runs.
+    precision); under JAX, which prints when the compiled function runs, each
+    call also prints what the original prints. One judgement serves every
+    backend: a backend is only how to stage the program, how to pass the
+    inputs, and which error reports a failure when the staged program runs.
 
 The result is a ``Verdict``: ``ok``; ``refusal`` (an error the contract
 allows, counted separately: ``LEGITIMATE_REFUSALS``); ``mismatch`` (a wrong
@@ -28,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import importlib
+import io
 import re
 import signal
 from collections.abc import Callable, Iterator, Sequence
@@ -86,10 +88,13 @@ LEGITIMATE_REFUSALS = (
     # `break`, and a `for` over a scalar tensor (not the hints for
     # enumerate/zip, which suggest rt.range too but are a misuse the
     # generator never writes).
+    # (Not a scalar the graph made itself, 'cond:0', 'loop_var:0': the
+    # program iterates over none.)
     (
         TypeError,
-        r"use rt\.range|rt\.range\(n\), to make it one graph loop"
-        r"|range\(n\) with a traced n, to make it one JAX loop",
+        r"\A(?!.*scalar tensor '(cond|while|loop_var)(_\d+)?:\d+')"
+        r".*(use rt\.range|rt\.range\(n\), to make it one graph loop"
+        r"|range\(n\) with a traced n, to make it one JAX loop)",
     ),
     # Issue 10 item 7: a graph tensor escaping a branch or loop through state
     # the statement cannot see (an attribute a called method changes).
@@ -122,6 +127,18 @@ LEGITIMATE_REFUSALS = (
         TypeError,
         r"is a \w+ \(.*\) on one path and a \w+ \(.*\) on the other, in the JAX "
         r"`if` at",
+    ),
+    # A string (a static value) beside arrays in a tuple that a traced `if`
+    # or loop changes on one path (static_tuples): JAX makes it part of the
+    # tuple's structure, which one staged statement cannot choose.
+    (TypeError, r"\(item \S+ is .* in the other\), in the JAX `if` at"),
+    (TypeError, r"\(item \S+ is .* after an iteration\) in the JAX loop at"),
+    # A range index used as a set member or a dict key in a loop over a
+    # traced trip count (index_keys): no Python index exists there.
+    (
+        TypeError,
+        r"is a traced (graph|JAX) value, but its body needs it as a hashable"
+        r" Python value",
     ),
     # A `finally` block that may raise (an unset loop-born read) after its
     # `try` may already raise when the program runs.
@@ -182,6 +199,10 @@ class StagedBackend:
     """Whether the staged callable gives back its dicts with their keys
     sorted (``jax.jit``'s outputs are pytrees: JAX's own behaviour, at its
     boundary; the order inside the program shows in ``list(d.values())``)."""
+    prints_when_run: bool = False
+    """Whether ``print`` runs when the staged program runs, on the path
+    taken, so that each call prints what Python prints (JAX; the graph
+    prints once, while tracing, as TensorFlow does)."""
 
 
 def _graph_backend() -> StagedBackend:
@@ -210,7 +231,14 @@ def _jax_backend() -> StagedBackend:
 
     def stage(program: Any) -> Callable[..., Any]:
         jitted = jax.jit(autograph.to_graph(program))
-        return lambda *args: jax.block_until_ready(jitted(*args))
+
+        def run(*args: Any) -> Any:
+            try:
+                return jax.block_until_ready(jitted(*args))
+            finally:
+                jax.effects_barrier()  # every print of this call printed
+
+        return run
 
     return StagedBackend(
         name="jax",
@@ -218,6 +246,7 @@ def _jax_backend() -> StagedBackend:
         inputs=lambda a, b: (jax.numpy.asarray(a), jax.numpy.asarray(b)),
         run_time_errors=run_time_errors,
         sorts_dicts=True,
+        prints_when_run=True,
     )
 
 
@@ -362,10 +391,12 @@ def _check_staged(
 ) -> Verdict:
     """Check (b): the staged program computes the original's numbers."""
     expected = run_captured(program, (a, b), {})
-    try:
-        traced, error = function(*backend.inputs(a, b)), None
-    except Exception as e:  # judged below
-        traced, error = None, e
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        try:
+            traced, error = function(*backend.inputs(a, b)), None
+        except Exception as e:  # judged below
+            traced, error = None, e
     where = backend.name
     run_time = backend.run_time_errors()
     text = f"program({a}, {b}) staged ({where}) vs Python\n{source}"
@@ -430,6 +461,9 @@ def _check_staged(
         text += f"\nexpected {expected.result!r}\ngot {traced!r}\n{e}"
         what = "wrong value " + normalize(str(e).replace("\n", " "))
         return Verdict("mismatch", where, what, text)
+    if backend.prints_when_run and printed.getvalue() != expected.stdout:
+        text += f"\nPython printed {expected.stdout!r}\nstaged {printed.getvalue()!r}"
+        return Verdict("mismatch", where, "wrong printed output", text)
     return Verdict("ok")
 
 

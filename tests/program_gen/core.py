@@ -38,6 +38,8 @@ class Writer:
         draw: The hypothesis ``draw`` of the enclosing composite strategy.
         features: The enabled feature names (see ``FEATURE_ISSUES``).
         tensor: Whether the program must be tensor-friendly.
+        backend: Tensor mode: the backend that stages it (``graph``, ``jax``:
+            a few constructs are written for one only); ``python`` otherwise.
         budget: Statements left to generate (keeps programs small).
         defined: Names assigned on every path to the current point.
         maybe: Names assigned on some path (reading one may raise).
@@ -50,11 +52,13 @@ class Writer:
         budget: int,
         features: frozenset[str] = frozenset(),
         tensor: bool = False,
+        backend: str = "graph",
     ):
         self.draw = draw
         self.budget = budget
         self.features = features
         self.tensor = tensor
+        self.backend = backend if tensor else "python"
         self.defined: set[str] = set(PARAMETERS)
         self.maybe: set[str] = set()
         self.loop_depth = 0

@@ -32,13 +32,30 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   the range loop unrolls (JAX once refused it while deciding whether to
   stage it). At the top level the index is ``jt<n>`` and no refusal of
   ``scan[jt<n>]`` is legitimate (check.py).
+* ``index_keys``: ``wk = {0: 1, ...}``, then ``for jk in range(3):`` whose
+  body tests ``jk in {1, 3}`` and reads ``wk[jk]`` while updating a variable
+  that reads ``a`` (traced): the index must stay a Python int, so JAX
+  unrolls the loop (UnrolledLoopWarning) and gives Python's value. Over
+  ``range(a)`` (a traced trip count) no Python index exists: a clean
+  refusal (``StagedIndexError``); the graph backend gets those loops only
+  with ``GRAPH_STAGED_INDEX_KEYS``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from tests.program_gen.core import NAMES
+from tests.program_gen.core import NAMES, PARAMETERS
+
+_KEYS = "{0: 1, 1: -2, 2: 3, 3: 0, 4: -1, 5: 2}"
+"""``wk`` of ``index_keys``: a value for every index of ``range(a)``."""
+
+GRAPH_STAGED_INDEX_KEYS = False
+"""Whether ``index_keys`` writes, for the graph backend too, loops over a
+traced trip count (``range(a)``) whose index is a set member or a dict key:
+they must be refused, but the graph gives a silent wrong answer for ``j in
+{1, 3}`` until graph tensors are unhashable (branch fix-hash). Set True when
+that lands (JAX and Python mode always write them)."""
 
 
 class MethodFeatures:
@@ -56,6 +73,8 @@ class MethodFeatures:
             lines += ["ms = [0, 0]", "tally = Tally()"]
         if self.on("index_items"):
             lines += ["scan = [0, 0, 0]"]
+        if self.on("index_keys"):
+            lines += [f"wk = {_KEYS}"]
         return lines
 
     def state_values(self) -> list[str]:
@@ -99,6 +118,8 @@ class MethodFeatures:
             kinds += ["branch_born"]
         if self.on("index_items") and self.loop_depth < 2:
             kinds += ["index_items"]
+        if self.on("index_keys") and self.loop_depth < 2:
+            kinds += ["index_keys"]
         return kinds
 
     def return_statement(self) -> str:
@@ -124,6 +145,28 @@ class MethodFeatures:
         lines.append(
             f"    {target} = {self.bounded(f'{target} + scan[{index}]', 'int')}"
         )
+        return lines, False
+
+    def s_index_keys(self, depth: int) -> tuple[list[str], bool]:
+        targets = self.names_of("int", self.defined & set(NAMES["int"]))
+        if not targets:
+            return ["pass"], False
+        index, target = f"jk{self.label()}", self.choice(targets)
+        over = "range(3)"
+        if (self.backend != "graph" or GRAPH_STAGED_INDEX_KEYS) and self.chance(30):
+            over = f"range({self.choice(PARAMETERS)})"  # traced in tensor mode
+        members = self.choice(("{1, 3}", "{0}", "{2, 4, 5}"))
+        use = self.choice(("member", "key", "both"))
+        # (`target` reads `a` first: traced state, so a backend may stage it.)
+        lines = [f"{target} = {self.bounded(f'{target} + a', 'int')}"]
+        lines.append(f"for {index} in {over}:")
+        if use != "key":
+            value = self.bounded(f"{target} + {self.expression(1)}", "int")
+            lines += [f"    if {index} in {members}:", f"        {target} = {value}"]
+        if use != "member":
+            lines.append(
+                f"    {target} = {self.bounded(f'{target} + wk[{index}]', 'int')}"
+            )
         return lines, False
 
     def s_branch_born(self, depth: int) -> tuple[list[str], bool]:

@@ -35,6 +35,12 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   ``inst = isinstance``, ``out = print``.
 * ``del`` (Python mode): ``del`` of items, attributes, several names, and a
   loop target right after its loop.
+* ``static_tuples``: ``c = ('run', a)``, a string beside a number in a
+  tuple; ``c = (c[0], ...)`` carries the string unchanged through branches
+  and loops, ``c = ('stop', c[1])`` changes it on one path (a staged ``if``
+  or loop: the graph carries it as a string tensor, as TensorFlow does;
+  JAX, for which it is part of the tuple's structure, refuses); reads
+  ``c[1]`` and ``c[0] == 'run'`` (and ``len(c[0])`` in Python mode).
 """
 
 from __future__ import annotations
@@ -76,6 +82,8 @@ class StateFeatures:
             lines += ["            nonlocal z", "            if j > 0:"]
             lines += [f"                z = {update}", "        step()"]
             lines.append("    return z > 3")
+        if self.on("static_tuples"):
+            lines += ["c = ('run', a)"]
         if self.on("builtins"):
             lines += ["fn = range", "length = len", "absolute = abs"]
             lines += ["to_int = int", "to_float = float"]
@@ -96,6 +104,8 @@ class StateFeatures:
             values += ["d", "xs", "list(d.values())"]  # (and its key order)
         if self.on("attributes"):
             values += list(_ATTRIBUTES)
+        if self.on("static_tuples"):
+            values += ["c[1]", "(c[0] == 'run')"]
         return values
 
     def python_results(self) -> list[str]:
@@ -108,6 +118,8 @@ class StateFeatures:
             values += ["COUNTER", "list(RESULTS)"]
         if self.on("closures"):
             values.append("[f() for f in fs]")
+        if self.on("static_tuples"):
+            values.append("c")
         return values
 
     # Reads.
@@ -123,6 +135,10 @@ class StateFeatures:
                 found += ["peek()", "later()"]
             if self.on("globals") and not self.tensor:
                 found += ["COUNTER", "len(RESULTS)"]
+            if self.on("static_tuples"):
+                # (Tensor mode reads the string by `==` only: a graph `if`
+                # carries it as a string tensor, as TensorFlow does.)
+                found += ["c[1]"] + ([] if self.tensor else ["len(c[0])"])
         return found
 
     def expression_makers(self, ty: str, depth: int) -> list[Callable[[], str]]:
@@ -158,6 +174,8 @@ class StateFeatures:
             makers.append(lambda: f"relay({self.draw(st.integers(1, 3))})")
         if self.on("builtins") and not self.tensor:
             makers.append(lambda: f"inst({self.expression(depth + 1)}, int)")
+        if self.on("static_tuples"):
+            makers.append(lambda: f"(c[0] {self.choice(('==', '!='))} 'run')")
         return makers
 
     # Statements.
@@ -170,6 +188,8 @@ class StateFeatures:
             kinds += ["attribute", "attribute"]
         if self.on("nonlocal"):
             kinds.append("bump")
+        if self.on("static_tuples"):
+            kinds += ["tagged", "tagged"]
         if not self.tensor:
             if self.on("globals"):
                 kinds += ["global_write", "global_append"]
@@ -226,6 +246,17 @@ class StateFeatures:
         if not self.tensor and self.chance(20):
             return [f"box.add({self.choice((*PARAMETERS, '3'))})"], False
         return self.update(self.choice(_ATTRIBUTES)), False
+
+    def s_tagged(self, depth: int) -> tuple[list[str], bool]:
+        """A new tuple ``c``: the string kept, or set (``'stop'`` changes it;
+        ``'run'`` again gives the same on every path)."""
+        kind = self.choice(("double", "set", "retag"))
+        if kind == "double":
+            return [f"c = (c[0], {self.bounded('c[1] * 2', 'int')})"], False
+        value = self.bounded(self.expression(1), "int")
+        if kind == "set":
+            return [f"c = (c[0], {value})"], False
+        return [f"c = ({self.choice(('run', 'stop'))!r}, {value})"], False
 
     def s_bump(self, depth: int) -> tuple[list[str], bool]:
         helper = self.choice(("bump", "bump", "relay"))

@@ -28,6 +28,10 @@ and ``iteration`` writes ``for`` over ``enumerate``/``zip`` of arrays
 * ``print``: ``print(..., sep=..., end=...)`` and bare ``print()``.
 * ``generators``: a nested generator function ``evens(n)`` used by ``for``
   loops, ``sum`` and ``next``, and a local ``@contextlib.contextmanager``.
+* ``traced_print`` (tensor mode, JAX only: ``BACKEND_FEATURES``): ``print``
+  of int expressions anywhere, in traced branches and loops too; JAX prints
+  when the compiled function runs, on the path taken, so its output must be
+  Python's (check.py compares it).
 """
 
 from __future__ import annotations
@@ -130,6 +134,8 @@ class SyntaxFeatures:
                 kinds += ["raise"] + (["try"] if depth < 3 else [])
             if self.on("iteration") and depth < 3 and self.loop_depth < 3:
                 kinds.append("iterate")
+            if self.on("traced_print"):
+                kinds += ["traced_print", "traced_print"]
             return kinds
         if self.on("try") and depth < 3:
             kinds += ["try", "try"]
@@ -289,6 +295,10 @@ class SyntaxFeatures:
         target = f"i{self.loop_depth}"
         iterable = f"evens({self.choice(('a', '3'))})"
         return self.for_loop(depth, [target], iterable), False
+
+    def s_traced_print(self, depth: int) -> tuple[list[str], bool]:
+        values = [self.expression() for _ in range(self.draw(st.integers(1, 2)))]
+        return [f"print('t{self.label()}', {', '.join(values)})"], False
 
     def s_print_variant(self, depth: int) -> tuple[list[str], bool]:
         label = self.label()
