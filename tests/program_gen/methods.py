@@ -31,7 +31,10 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   updated from ``scan[j]`` in the same body: the index is a Python int, so
   the range loop unrolls (JAX once refused it while deciding whether to
   stage it). At the top level the index is ``jt<n>`` and no refusal of
-  ``scan[jt<n>]`` is legitimate (check.py).
+  ``scan[jt<n>]`` is legitimate (check.py). The update may be under ``if
+  j in {0, 2}:`` (the index hashed as a set member: JAX once staged the
+  loop and raised "unhashable type" when it ran; a graph tensor hashed by
+  identity, so the test was always False).
 """
 
 from __future__ import annotations
@@ -121,9 +124,11 @@ class MethodFeatures:
         # (`target` reads `a` first: traced state, so a backend may stage it.)
         lines = [f"{target} = {self.bounded(f'{target} + a', 'int')}"]
         lines += [f"for {index} in range(3):", f"    scan[{index}] = {value}"]
-        lines.append(
-            f"    {target} = {self.bounded(f'{target} + scan[{index}]', 'int')}"
-        )
+        update = f"{target} = {self.bounded(f'{target} + scan[{index}]', 'int')}"
+        if self.chance(40):
+            lines += [f"    if {index} in {{0, 2}}:", f"        {update}"]
+        else:
+            lines.append(f"    {update}")
         return lines, False
 
     def s_branch_born(self, depth: int) -> tuple[list[str], bool]:
