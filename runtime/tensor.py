@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 __all__ = [
     "CONVERSIONS",
     "EagerTensor",
+    "NeedsValueError",
+    "Reference",
     "SymbolicTensor",
     "Tensor",
     "TensorLike",
@@ -57,13 +59,28 @@ _INT32 = np.iinfo(np.int32)
 
 
 class Tensor:
-    """A multi-dimensional array of one dtype: eager or symbolic."""
+    """A multi-dimensional array of one dtype: eager or symbolic.
+
+    A tensor is unhashable, as in TensorFlow 2: its `==` is elementwise, so
+    a hash by identity would make `t in {2, 5}` or `d[t]` silently miss
+    (most of all for a graph tensor, whose value is not known while
+    tracing). Hashing one raises TypeError; `t.ref()` is the key to use for
+    the tensor itself (equal and hashed by identity; `.deref()` gives the
+    tensor back).
+    """
 
     __slots__ = ()
     # NumPy defers binary operators (`ndarray + tensor`) to our reflected ones.
     __array_priority__ = 100
-    # Elementwise __eq__ (installed by overloads) must not disable hashing.
-    __hash__ = object.__hash__
+
+    def __hash__(self) -> int:
+        raise TypeError(UNHASHABLE)
+
+    def ref(self) -> Reference:
+        """A hashable reference to this tensor (TensorFlow's `ref()`): a set
+        member or a dict key that is equal to another reference only if
+        both are to the same tensor; `.deref()` returns the tensor."""
+        return Reference(self)
 
     @property
     def dtype(self) -> dtypes.DType:
@@ -252,10 +269,14 @@ class SymbolicTensor(Tensor):
         )
 
     def __index__(self) -> int:
-        raise TypeError(
+        raise NeedsValueError(
             f"the symbolic tensor {self.name!r} cannot be used as a Python int; "
-            "its value is only known when the graph runs"
+            "its value is only known when the graph runs",
+            "int",
         )
+
+    def __hash__(self) -> int:
+        raise NeedsValueError(UNHASHABLE, "hash")
 
     def __len__(self) -> int:
         shape = self._shape
@@ -300,6 +321,44 @@ class SymbolicTensor(Tensor):
         return str(self)
 
     __str__ = __repr__
+
+
+# TensorFlow's words, so that code written for it reads the same.
+UNHASHABLE = "Tensor is unhashable. Instead, use tensor.ref() as the key."
+
+
+class NeedsValueError(TypeError):
+    """A symbolic tensor used where Python needs its value: `use` is
+    "int" (`__index__`: a list index, `math.factorial(t)`) or "hash" (a set
+    member, a dict key). A mark that the error is about tracing, not about
+    the program (`runtime.operators.staging.python_value`)."""
+
+    def __init__(self, message: str, use: str) -> None:
+        super().__init__(message)
+        self.use = use
+
+
+class Reference:
+    """A tensor as a set member or dict key (`Tensor.ref()`): equal and
+    hashed by the tensor's identity."""
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor: Tensor) -> None:
+        self._tensor = tensor
+
+    def deref(self) -> Tensor:
+        """The tensor this refers to."""
+        return self._tensor
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Reference and other._tensor is self._tensor
+
+    def __hash__(self) -> int:
+        return id(self._tensor)
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._tensor!r}>"
 
 
 def is_tensor(value: Any) -> bool:

@@ -41,7 +41,6 @@ from tests.program_gen import (
     BACKEND_FEATURES,
     FEATURE_ISSUES,
     FEATURES,
-    GRAPH_STAGED_INDEX_KEYS,
     INPUTS,
     TENSOR_FEATURES,
     fuzz_settings,
@@ -395,11 +394,9 @@ def test_generator_writes_each_jax_mode_construct() -> None:
 
 
 def test_graph_programs_leave_out_what_the_graph_is_not_given() -> None:
-    # No print (the graph prints while tracing); no set-member index of a
-    # loop over a traced trip count until GRAPH_STAGED_INDEX_KEYS.
+    # No print (the graph prints while tracing).
     patterns = dict(JAX_CONSTRUCTS)
-    if GRAPH_STAGED_INDEX_KEYS:
-        del patterns["a range index as a key in a loop over a traced trip count"]
+    del patterns["a range index as a key in a loop over a traced trip count"]
     seen = _constructs_seen(patterns, programs(features=FEATURES, tensor=True), 300)
     assert not seen, f"written for the graph: {seen}"
 

@@ -133,7 +133,6 @@ def install(cls: type) -> None:
         setattr(cls, f"__{name}__", _forward(op))
     cls.__eq__ = _comparison(_op("Equal"), False)  # type: ignore[method-assign]
     cls.__ne__ = _comparison(_op("NotEqual"), True)  # type: ignore[method-assign]
-    cls.__hash__ = object.__hash__  # type: ignore[method-assign]
     cls.__neg__ = _unary(_op("Neg"))  # type: ignore[attr-defined]
     cls.__abs__ = _unary(_op("Abs"))  # type: ignore[attr-defined]
     cls.__invert__ = _invert  # type: ignore[attr-defined]

@@ -75,7 +75,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from tests.program_gen.core import Writer
-from tests.program_gen.methods import GRAPH_STAGED_INDEX_KEYS, MethodFeatures
+from tests.program_gen.methods import MethodFeatures
 from tests.program_gen.real_python import RealPythonFeatures
 from tests.program_gen.reference import ReferenceFeatures
 from tests.program_gen.state import StateFeatures
@@ -85,7 +85,6 @@ __all__ = [
     "BACKEND_FEATURES",
     "FEATURES",
     "FEATURE_ISSUES",
-    "GRAPH_STAGED_INDEX_KEYS",
     "HELPERS",
     "INPUTS",
     "TENSOR_FEATURES",

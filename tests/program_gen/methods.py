@@ -31,14 +31,17 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   updated from ``scan[j]`` in the same body: the index is a Python int, so
   the range loop unrolls (JAX once refused it while deciding whether to
   stage it). At the top level the index is ``jt<n>`` and no refusal of
-  ``scan[jt<n>]`` is legitimate (check.py).
+  ``scan[jt<n>]`` is legitimate (check.py). The update may be under ``if
+  j in {0, 2}:`` (the index hashed as a set member: JAX once staged the
+  loop and raised "unhashable type" when it ran; a graph tensor hashed by
+  identity, so the test was always False).
 * ``index_keys``: ``wk = {0: 1, ...}``, then ``for jk in range(3):`` whose
   body tests ``jk in {1, 3}`` and reads ``wk[jk]`` while updating a variable
   that reads ``a`` (traced): the index must stay a Python int, so JAX
   unrolls the loop (UnrolledLoopWarning) and gives Python's value. Over
   ``range(a)`` (a traced trip count) no Python index exists: a clean
-  refusal (``StagedIndexError``); the graph backend gets those loops only
-  with ``GRAPH_STAGED_INDEX_KEYS``.
+  refusal (``StagedIndexError``) on every backend (graph tensors are
+  unhashable, as in TensorFlow).
 """
 
 from __future__ import annotations
@@ -49,13 +52,6 @@ from tests.program_gen.core import NAMES, PARAMETERS
 
 _KEYS = "{0: 1, 1: -2, 2: 3, 3: 0, 4: -1, 5: 2}"
 """``wk`` of ``index_keys``: a value for every index of ``range(a)``."""
-
-GRAPH_STAGED_INDEX_KEYS = False
-"""Whether ``index_keys`` writes, for the graph backend too, loops over a
-traced trip count (``range(a)``) whose index is a set member or a dict key:
-they must be refused, but the graph gives a silent wrong answer for ``j in
-{1, 3}`` until graph tensors are unhashable (branch fix-hash). Set True when
-that lands (JAX and Python mode always write them)."""
 
 
 class MethodFeatures:
@@ -142,9 +138,11 @@ class MethodFeatures:
         # (`target` reads `a` first: traced state, so a backend may stage it.)
         lines = [f"{target} = {self.bounded(f'{target} + a', 'int')}"]
         lines += [f"for {index} in range(3):", f"    scan[{index}] = {value}"]
-        lines.append(
-            f"    {target} = {self.bounded(f'{target} + scan[{index}]', 'int')}"
-        )
+        update = f"{target} = {self.bounded(f'{target} + scan[{index}]', 'int')}"
+        if self.chance(40):
+            lines += [f"    if {index} in {{0, 2}}:", f"        {update}"]
+        else:
+            lines.append(f"    {update}")
         return lines, False
 
     def s_index_keys(self, depth: int) -> tuple[list[str], bool]:
@@ -153,7 +151,7 @@ class MethodFeatures:
             return ["pass"], False
         index, target = f"jk{self.label()}", self.choice(targets)
         over = "range(3)"
-        if (self.backend != "graph" or GRAPH_STAGED_INDEX_KEYS) and self.chance(30):
+        if self.chance(30):
             over = f"range({self.choice(PARAMETERS)})"  # traced in tensor mode
         members = self.choice(("{1, 3}", "{0}", "{2, 4, 5}"))
         use = self.choice(("member", "key", "both"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 
 import numpy as np
 import pytest
@@ -103,13 +104,35 @@ def test_symbolic_tensor_outside_its_graph_is_rejected():
         rt.add(x, 1.0)
 
 
-def test_equality_is_elementwise_and_hashing_is_by_identity():
+def test_equality_is_elementwise_and_tensors_are_unhashable():
     x = rt.constant([1, 2])
     np.testing.assert_array_equal((x == [1, 3]).numpy(), [True, False])
     assert (x == None) is False  # noqa: E711
     assert (x != None) is True  # noqa: E711
-    assert len({x, x, rt.constant([1, 2])}) == 2
     assert x in [x]
+    # As in TensorFlow 2 (a hash by identity made `t in {2, 5}` silently
+    # False for a graph tensor, whose `==` is elementwise).
+    _, y = _symbolic(shape=())
+    unhashable = re.escape(
+        "Tensor is unhashable. Instead, use tensor.ref() as the key."
+    )
+    for t in (x, rt.constant(2), y):
+        with pytest.raises(TypeError, match=f"^{unhashable}$"):
+            hash(t)
+        with pytest.raises(TypeError, match=unhashable):
+            _ = t in {2, 5}
+        with pytest.raises(TypeError, match=unhashable):
+            _ = {t: 1}
+
+
+def test_ref_is_a_key_for_the_tensor_itself():
+    x, same_value = rt.constant([1, 2]), rt.constant([1, 2])
+    _, y = _symbolic()
+    keys = {x.ref(), x.ref(), same_value.ref(), y.ref()}
+    assert len(keys) == 3 and x.ref() in keys and rt.constant(1).ref() not in keys
+    assert x.ref() == x.ref() and x.ref() != same_value.ref() and x.ref() != x
+    assert x.ref().deref() is x and {y.ref(): "y"}[y.ref()] == "y"
+    assert repr(x.ref()) == f"<Reference wrapping {x!r}>"
 
 
 def test_numpy_arrays_on_the_left_defer_to_tensor_operators():

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from runtime.operators.staging import where as where_
-from runtime.tensor import is_symbolic
+from runtime.tensor import NeedsValueError
 
 INT = "a Python int"
 HASHED = "a hashable Python value (a set member or a dict key)"
@@ -24,32 +24,29 @@ BOOL = "a Python bool"
 CONCRETE = "a concrete Python value"
 
 # JAX's errors about a tracer used as a Python value (by class name: JAX is
-# imported lazily), and the graph's.
+# imported lazily), and the graph's (`NeedsValueError.use`).
 _JAX = {
     "TracerIntegerConversionError": INT,
     "TracerBoolConversionError": BOOL,
     "ConcretizationTypeError": CONCRETE,
 }
-_GRAPH_INT = "cannot be used as a Python int"
+_GRAPH = {"int": INT, "hash": HASHED}
 
 
 def needs_python_value(error: BaseException) -> str | None:
     """What a staged value (a graph tensor, a JAX tracer) was used as
     where Python needs its value (`INT`, `HASHED`, ...), or None when
     `error` is not such an error."""
-    if isinstance(error, KeyError) and len(error.args) == 1:
-        # A graph tensor hashes by identity: as a dict key it is missing.
-        return HASHED if is_symbolic(error.args[0]) else None
     if not isinstance(error, TypeError):
         return None
     if isinstance(error, StagedIndexError):
         return error.what
+    if isinstance(error, NeedsValueError):
+        return _GRAPH[error.use]
     for cls in type(error).__mro__:
         if cls.__name__ in _JAX:
             return _JAX[cls.__name__]
     text = str(error)
-    if _GRAPH_INT in text:
-        return INT
     if text.startswith("unhashable type") and "Tracer" in text:
         return HASHED
     return None

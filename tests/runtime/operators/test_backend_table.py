@@ -309,6 +309,15 @@ def index_as_a_dict_key(a):
     return x
 
 
+def index_in_a_dict(a):
+    w = {0: 1.0, 2: 3.0}
+    x = a
+    for k in range(3):
+        if k in w:  # hashes the index: Python's loop, unrolled
+            x = x * w[k] + 1.0
+    return x
+
+
 def index_as_a_dict_key_in_a_branch(a):
     w = {0: 1.0, 1: 2.0, 2: 3.0}
     x = a
@@ -341,6 +350,24 @@ def index_of_a_traced_range_as_a_list_index(a, n):
     x = a
     for k in range(n):
         x = x * w[k]
+    return x
+
+
+def index_of_a_traced_range_as_a_set_member(a, n):
+    w = {0, 2}
+    x = a
+    for k in range(n):
+        if k in w:
+            x = x * 2.0
+    return x
+
+
+def index_of_a_traced_range_in_a_dict(a, n):
+    w = {0: 1.0, 2: 3.0}
+    x = a
+    for k in range(n):
+        if k in w:
+            x = x * 2.0
     return x
 
 
@@ -1127,6 +1154,7 @@ CASES = [
     # loop, unrolled (JAX staged it and raised "unhashable type" when run).
     (index_as_a_set_member, (1.0,), VALUE),
     (index_as_a_dict_key, (2.0,), VALUE),
+    (index_in_a_dict, (2.0,), VALUE),
     (index_as_a_dict_key_in_a_branch, (2.0,), VALUE),
     # A str beside arrays in a tuple comes out unchanged: only the arrays
     # are carried (JAX refused "a tuple ... and a tuple").
@@ -1502,18 +1530,24 @@ def test_a_traced_break_in_an_unrolled_range_loop(backend):
         RUNNERS[backend](fn, 3.0, 0.2)
 
 
+_HASHED = r"a hashable Python value \(a set member or a dict key\)"
+
+
 @pytest.mark.parametrize(("backend", "kind"), [("graph", "graph"), ("jax", "JAX")])
 @pytest.mark.parametrize(
-    ("fn", "what"),
+    ("fn", "what", "source"),
     [
-        (
-            index_of_a_traced_range_as_a_dict_key,
-            r"a hashable Python value \(a set member or a dict key\)",
-        ),
-        (index_of_a_traced_range_as_a_list_index, "a Python int"),
+        (index_of_a_traced_range_as_a_dict_key, _HASHED, r"x = x \* w\[k\]"),
+        (index_of_a_traced_range_as_a_list_index, "a Python int", r"x = x \* w\[k\]"),
+        # (The graph's `k in w` was always False: a graph tensor hashed by
+        # identity, so the loop gave `a` for every n.)
+        (index_of_a_traced_range_as_a_set_member, _HASHED, "if k in w:"),
+        (index_of_a_traced_range_in_a_dict, _HASHED, "if k in w:"),
     ],
 )
-def test_a_staged_loop_s_index_as_a_python_value_is_refused(backend, kind, fn, what):
+def test_a_staged_loop_s_index_as_a_python_value_is_refused(
+    backend, kind, fn, what, source
+):
     # A staged loop's index has no Python value: refused, naming the index,
     # the function and the line (the graph gave a KeyError when run or named
     # 'strided_slice:0'; JAX raised "unhashable type" when run, or its own
@@ -1522,7 +1556,7 @@ def test_a_staged_loop_s_index_as_a_python_value_is_refused(backend, kind, fn, w
     message = (
         rf"the index 'k' of the {kind} loop at \S+test_backend_table.py:{line} in "
         rf"'{fn.__name__}' is a traced {kind} value, but its body needs it as "
-        rf"{what} at \S+test_backend_table.py:{line + 1} \(`x = x \* w\[k\]`\)"
+        rf"{what} at \S+test_backend_table.py:{line + 1} \(`{source}`\)"
     )
     with pytest.raises(TypeError, match=message):
         RUNNERS[backend](fn, 2.0, 3)
