@@ -229,7 +229,6 @@ class _Tracker:
     def end(self, label: str, started: dict[int, Any], raised: bool) -> None:
         changed = self.snapshot.changed(set(self.carried))
         if changed:
-            self._refuse_staged_keys(changed)
             raise _Restart(self, changed)
         if raised:
             return  # (the graph raises where this branch runs)
@@ -268,17 +267,6 @@ class _Tracker:
             if type(value) is Undefined and i not in self.unset | self.kept:
                 raise _Restart(self, [], unset=i)
         return unpack_state([v for i, v in enumerate(values) if i not in self.unset])
-
-    def _refuse_staged_keys(self, changed: list[int]) -> None:
-        """Refuses an item no place carries (`watching_items`) whose key is
-        a staged value (`d[i] = v` with a graph tensor `i`): a dict would
-        hold the tensor as a key, which no backend carries."""
-        for key in changed:
-            obj, name, _ = self.snapshot.entries[key]
-            if isinstance(obj, dict) and any(_staged(k) for k in obj):
-                for item in self.watched:
-                    if _container(item.name) == name:
-                        raise TypeError(item.message(self.backend))
 
     def _saved(self, key: int) -> tuple[Any, Any]:
         obj, _, saved = self.snapshot.entries[key]
@@ -370,15 +358,10 @@ def _container(item: str) -> str | None:
     return ast.unparse(node.value) if isinstance(node, ast.Subscript) else None
 
 
-def _staged(value: Any) -> bool:
-    """A graph tensor or JAX tracer (a value with a dtype and a shape)."""
-    return hasattr(value, "dtype") and hasattr(value, "shape")
-
-
 def _staged_key(error: Exception) -> bool:
-    """Whether `error` is a list indexed by a staged value (a graph
-    tensor's or a JAX tracer's `__index__`), or a dict keyed by a JAX
-    tracer (unhashable): an item no backend carries."""
+    """Whether `error` is a list indexed by a staged value (its
+    `__index__`), or a dict keyed by one (graph tensors and JAX tracers
+    are unhashable): an item no backend carries."""
     return needs_python_value(error) in (python_value.INT, python_value.HASHED)
 
 
