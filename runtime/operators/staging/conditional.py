@@ -76,13 +76,21 @@ def if_stmt(
     copies: dict[str, list[Any]] = {}  # ... and their items as they were
     returned: dict[str, Any] = {}
     traced: list[str] = []
+    never_returns = UndefinedReturnValue()
 
-    def call(fn: Callable[..., Any] | None, which: str | None) -> list[Any]:
+    def call(
+        fn: Callable[..., Any] | None, which: str | None, raised: bool = False
+    ) -> list[Any]:
         aliasing.restore_items()  # the other branch's changes undone
         places_.write(places, before)
         args = backend.branch_args(state)
         if fn is not None:
             result = fn(*args)
+        elif returns and raised:
+            # Both branches raise: this `if` returns nothing (not None), and
+            # an `if` around it gives its other branch's type here, as for a
+            # `return` not taken. (One object: the `cond` passes it through.)
+            result = never_returns
         else:  # no else block: the state comes out unchanged
             result = None if returns else unpack_state(unchanged)
         values = [result] if returns else list(as_state(result, count))
@@ -134,7 +142,7 @@ def if_stmt(
                     raise
                 # Python raises it only when this branch runs: so does the
                 # program; the branch gives the other's types meanwhile.
-                shapes = sample(other, lambda: call(None, None))
+                shapes = sample(other, lambda: call(None, None, raised=True))
                 what = f"the {which} branch of the {backend.kind} `if`"
                 raise_when_run(backend, error, what, "this run took")
                 given.pop(which, None)

@@ -108,6 +108,22 @@ def raises_on_one_path(x):
     return x
 
 
+def returns_or_raises_on_every_path(a):
+    # The `elif`'s `if` (which returns, from the loop) raises in both
+    # branches: it gives no value, not None (fuzz: "returns a value from the
+    # if branch ... but None from its else branch").
+    p = True
+    if a > 10:
+        return 0
+    elif a > 7:
+        raise ValueError("r1")
+    else:
+        if p:
+            raise KeyError("r3")
+        while True:
+            return 1
+
+
 def loop_then_if(n):
     i = 0
     while i < n:
@@ -946,6 +962,9 @@ CASES = [
     ),
     (raises_on_one_path, (3,), VALUE),
     (raises_on_one_path, (30,), ("raises", "too big")),
+    (returns_or_raises_on_every_path, (12,), VALUE),
+    (returns_or_raises_on_every_path, (8,), ("raises", "r1")),
+    (returns_or_raises_on_every_path, (3,), ("raises", r"(KeyError: |^)'r3' \(in")),
     (loop_then_if, (3,), VALUE),
     (loop_then_if, (0,), VALUE),
     (nested_ifs, (7,), VALUE),
