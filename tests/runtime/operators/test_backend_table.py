@@ -124,6 +124,20 @@ def returns_or_raises_on_every_path(a):
             return 1
 
 
+def raises_on_every_path_but_one(a):
+    # Each `elif`'s `if` ends a branch of the one before: it gives that
+    # branch's value, none where both its branches raise.
+    d = {}
+    if a > 10:
+        return 0
+    elif a > 7:
+        raise ValueError("r1")
+    elif a > 3:
+        raise KeyError("r2")
+    else:
+        d["r3"]  # raises KeyError, which the compiler cannot tell
+
+
 def loop_then_if(n):
     i = 0
     while i < n:
@@ -965,6 +979,10 @@ CASES = [
     (returns_or_raises_on_every_path, (12,), VALUE),
     (returns_or_raises_on_every_path, (8,), ("raises", "r1")),
     (returns_or_raises_on_every_path, (3,), ("raises", r"(KeyError: |^)'r3' \(in")),
+    (raises_on_every_path_but_one, (12,), VALUE),
+    (raises_on_every_path_but_one, (8,), ("raises", "r1")),
+    (raises_on_every_path_but_one, (5,), ("raises", r"(KeyError: |^)'r2' \(in")),
+    (raises_on_every_path_but_one, (1,), ("raises", r"(KeyError: |^)'r3' \(in")),
     (loop_then_if, (3,), VALUE),
     (loop_then_if, (0,), VALUE),
     (nested_ifs, (7,), VALUE),
