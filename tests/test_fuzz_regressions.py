@@ -149,6 +149,36 @@ def program(a, b):
 """
 
 
+# An `if` (lowered as returning: its else branch returns from a `while True`)
+# raising in both branches gave None as its value, and the `if` around it
+# was refused for returning a value from one branch only, where Python raises.
+RAISES_IN_BOTH_BRANCHES = """\
+def program(a, b):
+    x = a
+    z = b
+    p = True
+    if a > 0:
+        if a > 10:
+            return 0, x, z
+        elif a > 7:
+            raise ValueError('r1')
+        else:
+            if p:
+                raise KeyError('r3')
+            fuel4 = 3
+            while True:
+                fuel4 -= 1
+                if fuel4 < 0:
+                    return -1, x, z
+                w6 = clamp(b)
+            z = clamp(z + w6)
+        z = clamp(z + 1)
+    else:
+        return 1, x, z
+    return 2, x, z
+"""
+
+
 @pytest.mark.parametrize(
     ("program", "inputs", "kind"),
     [
@@ -157,6 +187,12 @@ def program(a, b):
         ),
         pytest.param(SWALLOWED_RAISE, [(1, 0)], "refusal", id="swallowed-raise"),
         pytest.param(SWALLOWED_UNBOUND_READ, [(0, 0)], "refusal", id="swallowed-read"),
+        pytest.param(
+            RAISES_IN_BOTH_BRANCHES,
+            [(6, -1), (1, 6), (8, 0), (12, 0), (-1, 0)],
+            "ok",
+            id="raises-in-both",
+        ),
     ],
 )
 def test_a_program_the_campaigns_found_matches_python(program, inputs, kind):

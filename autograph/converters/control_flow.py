@@ -20,7 +20,8 @@ state), returning those the code after it needs; the call returns them:
                                          loop_test, loop_body, (i, total))
 
 An `if` that ends its function (it holds the function's remaining `return`s,
-see `return_statements`) becomes `return ag__.if_stmt(...)`. A variable that
+see `return_statements`) becomes `return ag__.if_stmt(...)`, and so does an
+`if` ending one of its branches (whose branches may both raise). A variable that
 must travel as state but is unbound before the statement starts as
 `ag__.Undefined('name')`, so reading it later still raises UnboundLocalError.
 On a branch that returned (it set the `do_return` flag), such a variable goes
@@ -109,6 +110,8 @@ class ControlFlowTransformer(transformer.Base):
         # The analyses' names of statements: statements are read before
         # they are rewritten (outermost first), so what it holds stays true.
         self.cache = cache or activity.Cache()
+        # `if`s that end a branch of an `if` ending its function: see visit_If.
+        self.tail_ifs: set[ast.If] = set()
 
     # --- functions -------------------------------------------------------
 
@@ -294,7 +297,18 @@ class ControlFlowTransformer(transformer.Base):
             node, Live.ORELSE_IN, frozenset()
         )
         modified = self._modified(node.body) | self._modified(node.orelse)
-        is_tail = _contains_return([node])
+        is_tail = _contains_return([node]) or node in self.tail_ifs
+        self.tail_ifs.discard(node)
+        if is_tail:
+            # An `if` ending a branch gives that branch's value too, not
+            # None: one whose branches both raise gives none, which the `if`
+            # around it fills with its other branch's type (`if a: return x`
+            # `else: (if b: raise ... else: raise ...)`).
+            self.tail_ifs.update(
+                block[-1]
+                for block in (node.body, node.orelse)
+                if block and isinstance(block[-1], ast.If)
+            )
         outputs = [] if is_tail else sorted(modified & live_out)
         params = sorted(modified & live_in)
         inits = self._state_inits(node, params)

@@ -9,6 +9,8 @@ are here:
 
 - a branch that raises on its path raises when the program runs it, and
   gives zeros of the other branch's types meanwhile (`staging.raising`);
+- an `if` ending its function whose branches both raise gives no value
+  (not None): an `if` around it takes its other branch's type there;
 - a value not set on a path (a `return` not taken, a variable of a path
   that has returned) takes the other branch's type, as zeros;
 - a return value in one branch only, or a variable or place defined in one
@@ -40,6 +42,10 @@ from runtime.operators.variables import (
 
 _PLACEHOLDERS = (UndefinedReturnValue, UnboundAfterReturn)
 _BRANCHES = ("if", "else")
+# What a returning `if` whose branches both raise gives: one object for all,
+# which a backend's `cond` passes through where both branches give it (an
+# `if` holding such `if`s in both branches, traced and on trial).
+_NEVER_RETURNS = UndefinedReturnValue()
 
 
 def if_stmt(
@@ -77,12 +83,19 @@ def if_stmt(
     returned: dict[str, Any] = {}
     traced: list[str] = []
 
-    def call(fn: Callable[..., Any] | None, which: str | None) -> list[Any]:
+    def call(
+        fn: Callable[..., Any] | None, which: str | None, raised: bool = False
+    ) -> list[Any]:
         aliasing.restore_items()  # the other branch's changes undone
         places_.write(places, before)
         args = backend.branch_args(state)
         if fn is not None:
             result = fn(*args)
+        elif returns and raised:
+            # Both branches raise: this `if` returns nothing (not None), and
+            # an `if` around it gives its other branch's type here, as for a
+            # `return` not taken.
+            result = _NEVER_RETURNS
         else:  # no else block: the state comes out unchanged
             result = None if returns else unpack_state(unchanged)
         values = [result] if returns else list(as_state(result, count))
@@ -134,7 +147,7 @@ def if_stmt(
                     raise
                 # Python raises it only when this branch runs: so does the
                 # program; the branch gives the other's types meanwhile.
-                shapes = sample(other, lambda: call(None, None))
+                shapes = sample(other, lambda: call(None, None, raised=True))
                 what = f"the {which} branch of the {backend.kind} `if`"
                 raise_when_run(backend, error, what, "this run took")
                 given.pop(which, None)

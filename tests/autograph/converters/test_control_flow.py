@@ -187,6 +187,37 @@ def test_if_that_ends_the_function_returns_the_if_stmt_result():
     )
 
 
+def test_an_if_ending_a_branch_of_such_an_if_gives_that_branch_s_value():
+    # (Not None: an `if` whose branches both raise gives no value, which
+    # the `if` around it fills with its other branch's type.)
+    same(
+        apply(
+            [control_flow],
+            """
+            def f(x):
+                if x > 10:
+                    return x
+                elif x > 7:
+                    raise ValueError('r1')
+                else:
+                    raise KeyError('r3')
+        """,
+        ),
+        """
+        def f(x):
+            def if_body():
+                return x
+            def else_body():
+                def if_body_1():
+                    raise ValueError('r1')
+                def else_body_1():
+                    raise KeyError('r3')
+                return ag__.if_stmt(x > 7, if_body_1, else_body_1)
+            return ag__.if_stmt(x > 10, if_body, else_body)
+        """,
+    )
+
+
 def test_global_and_nonlocal_names_are_declared_not_passed():
     code = apply(
         [control_flow],

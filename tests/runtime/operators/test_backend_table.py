@@ -108,6 +108,36 @@ def raises_on_one_path(x):
     return x
 
 
+def returns_or_raises_on_every_path(a):
+    # The `elif`'s `if` (which returns, from the loop) raises in both
+    # branches: it gives no value, not None (fuzz: "returns a value from the
+    # if branch ... but None from its else branch").
+    p = True
+    if a > 10:
+        return 0
+    elif a > 7:
+        raise ValueError("r1")
+    else:
+        if p:
+            raise KeyError("r3")
+        while True:
+            return 1
+
+
+def raises_on_every_path_but_one(a):
+    # Each `elif`'s `if` ends a branch of the one before: it gives that
+    # branch's value, none where both its branches raise.
+    d = {}
+    if a > 10:
+        return 0
+    elif a > 7:
+        raise ValueError("r1")
+    elif a > 3:
+        raise KeyError("r2")
+    else:
+        d["r3"]  # raises KeyError, which the compiler cannot tell
+
+
 def loop_then_if(n):
     i = 0
     while i < n:
@@ -973,6 +1003,13 @@ CASES = [
     ),
     (raises_on_one_path, (3,), VALUE),
     (raises_on_one_path, (30,), ("raises", "too big")),
+    (returns_or_raises_on_every_path, (12,), VALUE),
+    (returns_or_raises_on_every_path, (8,), ("raises", "r1")),
+    (returns_or_raises_on_every_path, (3,), ("raises", r"(KeyError: |^)'r3' \(in")),
+    (raises_on_every_path_but_one, (12,), VALUE),
+    (raises_on_every_path_but_one, (8,), ("raises", "r1")),
+    (raises_on_every_path_but_one, (5,), ("raises", r"(KeyError: |^)'r2' \(in")),
+    (raises_on_every_path_but_one, (1,), ("raises", r"(KeyError: |^)'r3' \(in")),
     (loop_then_if, (3,), VALUE),
     (loop_then_if, (0,), VALUE),
     (nested_ifs, (7,), VALUE),
