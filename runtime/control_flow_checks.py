@@ -149,7 +149,7 @@ def check_same_structure(a: Any, b: Any, names: Sequence[str] | None) -> None:
 
 
 def _raise_branch_structure(name: str, a: Any, b: Any) -> None:
-    detail = difference(a, b, "the true branch", "the false branch")
+    detail = difference(a, b, "in the true branch", "in the false branch")
     raise ValueError(
         f"{quote(name)} is {describe(a)} in the true branch but {describe(b)} "
         f"in the false branch{detail}; both branches must give it the same structure"
@@ -158,7 +158,8 @@ def _raise_branch_structure(name: str, a: Any, b: Any) -> None:
 
 def difference(a: Any, b: Any, in_a: str, in_b: str, leaf: Any = None) -> str:
     """Where two values of one kind differ in structure, for a message:
-    `' (item [1] is a tuple of 2 items in <in_a> but a tensor in <in_b>)'`,
+    `' (item [1] is a tuple of 2 items <in_a> but a tensor <in_b>)'` (`in_a`:
+    "in the true branch", "before the loop"),
     or nothing where they differ at the top (the message says how) or do
     not differ. `leaf` describes a value that is no container (`kind`)."""
     path, x, y = _first_difference(a, b, ())
@@ -166,7 +167,7 @@ def difference(a: Any, b: Any, in_a: str, in_b: str, leaf: Any = None) -> str:
         return ""
     at = "".join(f"[{k!r}]" for k in path)
     show = leaf or kind
-    return f" (item {at} is {_part(x, show)} in {in_a} but {_part(y, show)} in {in_b})"
+    return f" (item {at} is {_part(x, show)} {in_a} but {_part(y, show)} {in_b})"
 
 
 def _part(value: Any, leaf: Any) -> str:

@@ -218,9 +218,9 @@ def same_kind(
         and after.symbol_name == before.symbol_name
     ):
         return  # unbound on both paths (e.g. each made by `after_return`)
-    places = ("before", "after an iteration")
+    places = ("before the loop", "after an iteration")
     if what != "loop":
-        places = ("one branch", "the other")
+        places = ("in one branch", "in the other")
     detail = checks.difference(before, after, *places, leaf=kind_of)
     if what == "loop":
         # 'x' changes from an array to a str ('a') in the JAX loop at f.py:3
