@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from runtime import control_flow_checks as checks
+from runtime import nest
 from runtime.graph import user_location
 from runtime.op_registry import convert_to_tensor
 from runtime.operators import verification
@@ -242,7 +243,9 @@ def _fixed_point(
     tried = set()
     guesses: list[TypeGuess] = []
     refusals: list[Exception] = []
-    for value in [*candidates, 0, 0.0]:
+    # (The candidates' leaves, as JAX's: a tuple of a string and a number
+    # is no one tensor's type.)
+    for value in [*nest.flatten(list(candidates)), 0, 0.0]:
         if isinstance(value, TypeGuess):
             guess = value
         elif is_undefined(value) or not checks.convertible(value):

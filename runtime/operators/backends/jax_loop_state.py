@@ -14,6 +14,7 @@ from runtime.operators import places as places_
 from runtime.operators.backends.jax import BACKEND
 from runtime.operators.backends.jax_values import (
     add_notes,
+    array_leaves,
     is_arrays,
     raised_on_traced_path,
     same_kind,
@@ -183,7 +184,8 @@ class LoopState:
         self, carry: dict[str, Any], item: Any, guesses: dict[str, Any], key: str
     ) -> Any:
         # (The item's arrays: a tuple of them over `enumerate`/`zip`.)
-        leaves = [*jax.tree_util.tree_leaves(item), *jax.tree_util.tree_leaves(carry)]
+        # (A string beside arrays in a tuple has no dtype: never a guess.)
+        leaves = [*array_leaves(item), *array_leaves(carry)]
         leaves += [jnp.int32(0), jnp.float32(0)]
         tried = []
         for leaf in leaves:

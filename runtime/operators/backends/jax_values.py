@@ -95,7 +95,7 @@ def is_arrays(value: Any) -> bool:
     if all(isinstance(leaf, _NUMBERS) for leaf in leaves):
         return True
     return isinstance(value, tuple) and all(
-        isinstance(item, _STATIC) or is_arrays(item) for item in value
+        is_static(item) or is_arrays(item) for item in value
     )
 
 
@@ -109,6 +109,26 @@ def is_numbers(value: Any) -> bool:
 # part of its structure, so they must come out equal (as the graph's `cond`
 # and `while` carry other values only where they come out unchanged).
 _STATIC = (str, bytes)
+
+
+def is_static(leaf: Any) -> bool:
+    """Whether a pytree leaf is a string of a carried tuple's structure:
+    it has no shape nor dtype, so it passes every rebuild of a value from
+    shapes and dtypes unchanged (`map_arrays`, `array_leaves`)."""
+    return isinstance(leaf, _STATIC)
+
+
+def map_arrays(fn: Callable[[Any], Any], *trees: Any) -> Any:
+    """`jax.tree_util.tree_map(fn, *trees)` over the array leaves: a string
+    (`is_static`) stays as it is in the first tree."""
+    return jax.tree_util.tree_map(
+        lambda leaf, *rest: leaf if is_static(leaf) else fn(leaf, *rest), *trees
+    )
+
+
+def array_leaves(value: Any) -> list[Any]:
+    """The leaves of `value` that are arrays or numbers: its strings left out."""
+    return [leaf for leaf in jax.tree_util.tree_leaves(value) if not is_static(leaf)]
 
 
 class _Static:
@@ -129,9 +149,7 @@ jax.tree_util.register_pytree_node(
 def pack(value: Any) -> Any:
     """`value` with each string in a tuple a `_Static`: what a `lax` op
     carries (lists and dicts with no strings in tuples stay the objects)."""
-    return _rebuild(
-        value, lambda leaf: _Static(leaf) if isinstance(leaf, _STATIC) else leaf
-    )
+    return _rebuild(value, lambda leaf: _Static(leaf) if is_static(leaf) else leaf)
 
 
 def unpack(value: Any) -> Any:
@@ -282,7 +300,7 @@ def weak_promotions(error: TypeError, outs: list[dict[str, Any]]) -> dict:
             continue
         dtypes = []
         for x, y in zip(la, lb):
-            if isinstance(x, _STATIC) or isinstance(y, _STATIC):
+            if is_static(x) or is_static(y):
                 dtypes.append(None)
                 continue
             dx, dy = jnp.result_type(x), jnp.result_type(y)
@@ -309,10 +327,7 @@ def cast_to(value: Any, dtypes: list[Any] | None) -> Any:
 
 def zeros_of_shapes(shapes: Any) -> Any:
     """Zeros for the `ShapeDtypeStruct`s in `shapes`; a string as it is."""
-    return jax.tree_util.tree_map(
-        lambda s: s if isinstance(s, _STATIC) else jnp.zeros(s.shape, s.dtype),
-        shapes,
-    )
+    return map_arrays(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
 
 
 def keeping(raw: Any, shapes: Any) -> Any:

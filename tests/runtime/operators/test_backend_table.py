@@ -415,6 +415,18 @@ def string_beside_an_array_through_a_loop(a, n):
     return c[1]
 
 
+def string_beside_an_array_in_a_loop_reading_an_unbound_name(a, b):
+    c = ("run", a)
+    u = a
+    while u < 0.0:
+        if b > 0:
+            u = u + 1.0
+        else:
+            c = (c[0], c[1] * 2)
+        x = x + 1  # noqa: F821, F841 - read unbound: UnboundLocalError
+    return c[1]
+
+
 class Cfg(NamedTuple):
     label: str
     gain: float
@@ -1199,6 +1211,15 @@ CASES = [
     (string_beside_an_array_through_an_if, (0.5,), VALUE),
     (string_beside_an_array_through_a_loop, (2.0, 3), VALUE),
     (named_tuple_with_a_string_through_a_loop, (2.0, 3), VALUE),
+    # A name read before the body assigns it has its type guessed from the
+    # carry's leaves: the str was taken as a dtype (JAX: "data type 'run'
+    # not understood" from a program that never enters the loop).
+    (string_beside_an_array_in_a_loop_reading_an_unbound_name, (1.0, 2), VALUE),
+    (
+        string_beside_an_array_in_a_loop_reading_an_unbound_name,
+        (-1.0, 2),
+        ("raises", r"(cannot access local variable 'x'|'x' is read in the \S+ loop)"),
+    ),
     (
         string_beside_an_array_changed_by_an_if,
         (2.0,),
