@@ -224,8 +224,19 @@ class Dataset:
 
     @staticmethod
     def range(*args: int, dtype: dtypes.DType = dtypes.int64) -> Dataset:
-        """Like Python's `range`: scalar elements (int64 by default)."""
-        return _Range(range(*[int(a) for a in args]), dtypes.as_dtype(dtype))
+        """Like Python's `range`: scalar elements (int64 by default).
+
+        Inside a `Function` the bounds may be graph tensors (integer
+        scalars), read when a loop over the dataset starts.
+        """
+        dtype = dtypes.as_dtype(dtype)
+        if any(_is_graph_tensor(a) for a in args):
+            return _GraphRoot(
+                [_count_tensor(a, "range") for a in args],
+                TensorSpec((), dtype),
+                lambda values: _Range(range(*[int(v) for v in values]), dtype),
+            )
+        return _Range(range(*[int(a) for a in args]), dtype)
 
     @staticmethod
     def from_tensor_slices(tensors: Any) -> Dataset:
@@ -304,6 +315,13 @@ class Dataset:
 
     def batch(self, batch_size: int, drop_remainder: bool = False) -> Dataset:
         """Consecutive elements stacked `batch_size` at a time."""
+        if _is_graph_tensor(batch_size):
+            spec = nest.map_structure(
+                lambda s: TensorSpec((None, *s.shape), s.dtype), self._element_spec
+            )
+            return _deferred(
+                self, "batch", batch_size, spec, lambda d, n: d.batch(n, drop_remainder)
+            )
         batch_size = int(batch_size)
         if batch_size <= 0:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
@@ -311,14 +329,20 @@ class Dataset:
 
     def take(self, count: int) -> Dataset:
         """The first `count` elements (all for -1)."""
+        if _is_graph_tensor(count):
+            return _deferred(self, "take", count, self._element_spec, Dataset.take)
         return _Take(self, int(count))
 
     def skip(self, count: int) -> Dataset:
         """All but the first `count` elements."""
+        if _is_graph_tensor(count):
+            return _deferred(self, "skip", count, self._element_spec, Dataset.skip)
         return _Skip(self, int(count))
 
     def repeat(self, count: int | None = None) -> Dataset:
         """The elements `count` times over (forever for None or -1)."""
+        if _is_graph_tensor(count):
+            return _deferred(self, "repeat", count, self._element_spec, Dataset.repeat)
         return _Repeat(self, None if count is None or int(count) < 0 else int(count))
 
     def shuffle(
@@ -338,6 +362,9 @@ class Dataset:
 
     def enumerate(self, start: int = 0) -> Dataset:
         """`(index, element)` pairs, the index an int64 scalar."""
+        if _is_graph_tensor(start):
+            spec = (TensorSpec((), dtypes.int64), self._element_spec)
+            return _deferred(self, "enumerate", start, spec, Dataset.enumerate)
         return _Enumerate(self, int(start))
 
     def prefetch(self, buffer_size: int) -> Dataset:
@@ -455,6 +482,45 @@ def _in_graph(structure: Any, make: Callable[[Any], Dataset], slices: bool) -> D
         return make(nest.pack_sequence_as(structure, arrays))
 
     return _GraphRoot(tensors, spec, build)
+
+
+def _is_graph_tensor(value: Any) -> bool:
+    return isinstance(value, Tensor) and not isinstance(value, EagerTensor)
+
+
+def _count_tensor(value: Any, what: str) -> Any:
+    """`value` (a bound or count of `what`) as a graph tensor: an integer
+    scalar."""
+    t = convert_to_tensor(value)
+    if not t.dtype.is_integer or (t.shape is not None and len(t.shape) != 0):
+        raise TypeError(
+            f"Dataset.{what} needs integer scalars, got the tensor {t.name!r} "
+            f"({t.dtype.name}, shape {t.shape})"
+        )
+    return t
+
+
+def _deferred(
+    source: Dataset,
+    what: str,
+    count: Any,
+    element_spec: Any,
+    make: Callable[[Dataset, int], Dataset],
+) -> Dataset:
+    """`make(source, count)` for a graph tensor `count` (`take(n)` inside a
+    `Function`): a graph root whose inputs are those of `source`'s root and
+    `count`; when the graph runs it rebuilds the pipeline from their values."""
+    root = source._argument()
+    base = [] if root is None else root.inputs
+    k = len(base)
+
+    def build(values: Sequence[Any]) -> Dataset:
+        concrete = (
+            source if root is None else source._with_argument(root.build(values[:k]))
+        )
+        return make(concrete, int(values[k]))
+
+    return _GraphRoot([*base, _count_tensor(count, what)], element_spec, build)
 
 
 def _graph_structure(value: Any) -> Any:

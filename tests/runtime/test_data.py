@@ -309,3 +309,99 @@ def test_from_generator_of_lists_and_dicts():
     d = Dataset.from_generator(records, output_signature=spec)
     (element,) = list(d)
     assert element["a"].numpy().tolist() == [0.5] and int(element["b"]) == 1
+
+
+def _tensor_bound_pipeline(n, a, b, c):
+    ds = Dataset.range(n)
+    assert ds.element_spec == rt.TensorSpec((), rt.int64)
+    assert Dataset.range(a, b, c).element_spec == rt.TensorSpec((), rt.int64)
+    s = rt.constant(0, rt.int64)
+    for x in ds:
+        s += x
+    m = rt.constant(0, rt.int64)
+    for x in Dataset.range(a, b, c).map(lambda v: v * 2):
+        m += x
+    zero = rt.constant(0, rt.int64)
+    r = Dataset.range(n).reduce(zero, lambda acc, v: acc + v)
+    bs = rt.constant(0, rt.int64)
+    for bt in Dataset.range(n).batch(2):
+        bs += rt.reduce_sum(bt) * 10 + rt.cast(rt.size(bt), rt.int64)
+    t = Dataset.range(10).take(n).reduce(zero, lambda acc, v: acc + v)
+    k = Dataset.range(10).skip(n).reduce(zero, lambda acc, v: acc + v)
+    nb = rt.constant(0, rt.int64)
+    for bt in Dataset.range(10).batch(n + 1):
+        nb += rt.cast(rt.size(bt), rt.int64) * 100 + rt.reduce_max(bt)
+    e = rt.constant(0, rt.int64)
+    for i, v in Dataset.range(a, b, c).repeat(n).enumerate(n):
+        e += i * v
+    return s, m, r, bs, t, k, nb, e
+
+
+def _reference(n, a, b, c):
+    """What `_tensor_bound_pipeline` computes, in plain Python."""
+    batches = [list(range(n))[i : i + 2] for i in range(0, n, 2)]
+    by_n = [list(range(10))[i : i + n + 1] for i in range(0, 10, n + 1)]
+    stepped = list(range(a, b, c))
+    return [
+        sum(range(n)),
+        2 * sum(stepped),
+        sum(range(n)),
+        sum(sum(x) * 10 + len(x) for x in batches),
+        sum(range(10)[:n]),
+        sum(range(10)[n:]),
+        sum(len(x) * 100 + max(x) for x in by_n),
+        sum(i * v for i, v in enumerate(stepped * n, n)),
+    ]
+
+
+def test_range_take_skip_batch_repeat_enumerate_of_graph_tensors_in_a_function():
+    # Dataset.range(n) with n a Function's tensor argument was refused ("the
+    # symbolic tensor 'n:0' cannot be used as a Python int"), as were
+    # take/skip/batch/repeat/enumerate of one; TensorFlow reads them when the
+    # graph runs (its numbers for (4, 1, 10, 3) and (0, 5, 0, -2) start
+    # [6, 24, 6, 64, 6, 39] and [0, 18, 0, 0, 0, 45]). One trace serves all.
+    function = autograph.function(_tensor_bound_pipeline)
+    assert _reference(4, 1, 10, 3)[:6] == [6, 24, 6, 64, 6, 39]
+    assert _reference(0, 5, 0, -2)[:6] == [0, 18, 0, 0, 0, 45]
+    for args in [(4, 1, 10, 3), (0, 5, 0, -2), (3, 2, 9, 2)]:
+        tensors = [rt.constant(v, rt.int64) for v in args]
+        expected = _reference(*args)
+        assert [int(v) for v in function(*tensors)] == expected, args
+        with api.always_run_converted():
+            converted = autograph.to_graph(_tensor_bound_pipeline)
+            assert [int(v) for v in converted(*tensors)] == expected, args
+        assert [int(v) for v in _tensor_bound_pipeline(*tensors)] == expected, args
+    assert function.tracing_count == 1
+
+
+def test_take_of_a_dataset_argument_by_a_tensor_and_bad_bounds():
+    @autograph.function
+    def first(ds, n):
+        s = rt.constant(0, rt.int64)
+        for x in ds.take(n):
+            s += x
+        return s
+
+    assert int(first(Dataset.range(10), rt.constant(3, rt.int64))) == 3
+    assert int(first(Dataset.range(5, 10), rt.constant(2, rt.int64))) == 11
+
+    @autograph.function
+    def floats(x):
+        return Dataset.range(x).reduce(rt.constant(0, rt.int64), lambda a, v: a + v)
+
+    with pytest.raises(TypeError, match=r"Dataset\.range needs integer scalars"):
+        floats(rt.constant(2.0))
+
+    @autograph.function
+    def batched(n):
+        return (
+            Dataset.range(4)
+            .batch(n)
+            .reduce(rt.constant(0, rt.int64), lambda a, v: a + rt.reduce_sum(v))
+        )
+
+    assert int(batched(rt.constant(3, rt.int64))) == 6
+    with pytest.raises(
+        rt.errors.InvalidArgumentError, match="batch_size must be positive"
+    ):
+        batched(rt.constant(0, rt.int64))
