@@ -428,6 +428,8 @@ def tracked(
         places = tuple(kwargs.get("places", ()))
         token = recursion.enter(operator, backend)
         try:
+            if not is_if:  # (a loop's body reads a counted key's default)
+                places_.create_defaults(places)
             tracker = _Tracker("if" if is_if else "loop", places, backend)
             places, watched = tracker.watching_items(places)
             if watched:  # (places given by keyword: `watching_items`)

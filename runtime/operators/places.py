@@ -53,6 +53,7 @@ __all__ = [
     "attr_slot",
     "checked_results",
     "contents",
+    "create_defaults",
     "exact_setters",
     "item",
     "item_slot",
@@ -110,6 +111,8 @@ class _Item(Place):
         container = _resolve(self.container)
         if isinstance(container, Undefined):
             return self.undefined  # `x['b']['a']` with no `x['b']`
+        if _creates_item(container, self.key):
+            return self.undefined  # (reading it would create it)
         try:
             return container[self.key]
         except (KeyError, IndexError):
@@ -124,6 +127,18 @@ class _Item(Place):
                 del container[self.key]
         else:
             container[self.key] = value
+
+
+def _creates_item(container: Any, key: Any) -> bool:
+    """Whether reading `container[key]` would create the key: a dict with
+    a `__missing__` (a defaultdict, a Counter) that does not hold it. A
+    place is read outside the branch that writes it, so `d['a'] += x` in
+    a branch that does not run would add 'a'; the place reads as unset."""
+    return (
+        isinstance(container, dict)
+        and hasattr(type(container), "__missing__")
+        and not dict.__contains__(container, key)
+    )
 
 
 class _Attr(Place):
@@ -142,6 +157,10 @@ class _Attr(Place):
         if isinstance(obj, Undefined):
             return self.undefined
         try:
+            if getattr(type(obj), "__getattr__", None) is not None:
+                # Not through `__getattr__`, which may create it (a lazy
+                # object's `o.total += x` in a branch that does not run).
+                return type(obj).__getattribute__(obj, self.attr)
             return getattr(obj, self.attr)
         except AttributeError:
             return self.undefined
@@ -308,6 +327,20 @@ def contents(name: str, container: list | dict) -> Place:
         [2, 3]
     """
     return _Contents(name, container)
+
+
+def create_defaults(places: Sequence[Place]) -> None:
+    """Sets each item of `places` that a defaultdict or Counter (a dict
+    with a `__missing__`) does not hold to its default value. For a loop,
+    whose body reads the item it updates (`d[k] += 1`) from the value it
+    carries: Python's first iteration reads the default so (an `if` reads
+    it as unset instead, `_creates_item`). Only a loop of no iterations
+    differs: the key exists after it, as a plain dict's loop-born item."""
+    for place in places:
+        if isinstance(place, _Item):
+            container = _resolve(place.container)
+            if _creates_item(container, place.key):
+                container[place.key] = container[place.key]
 
 
 def whole(place: Place) -> Any:

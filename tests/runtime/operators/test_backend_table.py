@@ -10,6 +10,7 @@ list over every implementation, a new backend is one more entry in
 
 from __future__ import annotations
 
+import collections
 import math
 import re
 import types
@@ -462,6 +463,66 @@ def function_defined_in_a_loop_and_called_after(a, n):
 
         a = a + 1.0
     return g(0.0)
+
+
+class AutoDict(dict):
+    """A dict that creates a key it is asked for (as a defaultdict does)."""
+
+    def __missing__(self, key):
+        self[key] = 0.0
+        return 0.0
+
+
+class LazyAttrs:
+    """An object whose `__getattr__` creates the attribute it is asked for."""
+
+    def __getattr__(self, name):
+        setattr(self, name, 0.0)
+        return 0.0
+
+
+def defaultdict_updated_in_a_branch(x):
+    d = collections.defaultdict(float)
+    if x > 0:
+        d["a"] += x
+    return len(d)
+
+
+def counter_updated_in_a_branch(x):
+    d = collections.Counter()
+    if x > 0:
+        d["a"] += 1
+    return len(d)
+
+
+def missing_dict_updated_in_a_branch(x):
+    d = AutoDict()
+    if x > 0:
+        d["a"] += x
+    return len(d)
+
+
+def lazy_attribute_updated_in_a_branch(x):
+    o = LazyAttrs()
+    if x > 0:
+        o.total += x
+    return len(vars(o))
+
+
+def defaultdict_updated_in_both_branches(x):
+    d = collections.defaultdict(float)
+    if x > 0:
+        d["a"] += x
+    else:
+        d["a"] -= x
+    return d["a"] + len(d)
+
+
+def counter_counted_in_a_loop(n):
+    d = collections.Counter()
+    for _ in range(n):
+        d["k"] += 1
+    return d["k"]
 
 
 def _graph(fn, *args):
@@ -1234,6 +1295,25 @@ CASES = [
             r"loop variable 'gl' is a list of 1 item before the \S+ loop",
         ),
     ),
+    # Reading the place `d['a']` of a defaultdict, a Counter or a dict with
+    # `__missing__` (an object's `__getattr__`) outside the branch created
+    # it, in the branch that does not run too (len 1, Python 0): it reads
+    # as unset, and a key one branch only creates is refused as a dict's.
+    *(
+        (fn, (-1.0,), ("refused", r"is assigned in the if branch of the \S+ `if`"))
+        for fn in (
+            defaultdict_updated_in_a_branch,
+            counter_updated_in_a_branch,
+            missing_dict_updated_in_a_branch,
+            lazy_attribute_updated_in_a_branch,
+        )
+    ),
+    (defaultdict_updated_in_both_branches, (-2.0,), VALUE),
+    (defaultdict_updated_in_both_branches, (3.0,), VALUE),
+    # (A loop's body reads the key it counts: its default, as Python's first
+    # iteration does.)
+    (counter_counted_in_a_loop, (0,), VALUE),
+    (counter_counted_in_a_loop, (3,), VALUE),
 ]
 
 
