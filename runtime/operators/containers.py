@@ -22,6 +22,7 @@ message).
 
 from __future__ import annotations
 
+import collections
 import sys
 import types
 from collections.abc import Sequence
@@ -34,6 +35,9 @@ from runtime.operators.verification import is_generated
 from runtime.source_locations import INTERNAL_PATHS, SourceLocation, user_frame
 
 __all__ = [
+    "CONTAINERS",
+    "SEQUENCES",
+    "VALUES",
     "CallLines",
     "Snapshot",
     "contents_of",
@@ -45,6 +49,14 @@ __all__ = [
     "shape",
     "show",
 ]
+
+# The sequences whose items are noted (and carried, `places.contents`) as a
+# list's: their length must agree, their items are carried.
+SEQUENCES = (list, collections.deque)
+# Those that hold Python values only, a set's elements and a bytearray's
+# bytes: compared whole, and set after the statement (no place carries them).
+VALUES = (set, bytearray)
+CONTAINERS = (*SEQUENCES, dict, *VALUES)  # (the rest are objects)
 
 # Objects of these packages are never the user's objects.
 _LIBRARIES = frozenset(("builtins", "runtime", "autograph", "jax", "jaxlib", "numpy"))
@@ -99,7 +111,7 @@ def followed(value: Any) -> bool:
     kind = type(value)
     found = _FOLLOWED.get(kind)
     if found is None:
-        found = issubclass(kind, (list, tuple, dict, set)) or is_object(value)
+        found = issubclass(kind, (*CONTAINERS, tuple)) or is_object(value)
         if not _users_module(kind.__module__ or ""):
             _FOLLOWED[kind] = found
             if len(_FOLLOWED) > 10_000:  # (classes made on the fly)
@@ -108,36 +120,45 @@ def followed(value: Any) -> bool:
 
 
 def kind_of(obj: Any) -> str:
-    if isinstance(obj, (list, dict, set)):
-        return type(obj).__name__
+    for kind in CONTAINERS:
+        if isinstance(obj, kind):
+            return kind.__name__
     return "object"
 
 
 def shape(obj: Any) -> Any:
     """What must agree between branches: a list's length, a dict's keys in
-    order, a set's elements, an object's attribute names."""
-    if isinstance(obj, list):
+    order, a set's elements, a bytearray's bytes, an object's attribute
+    names."""
+    if isinstance(obj, SEQUENCES):
         return len(obj)
     if isinstance(obj, dict):
         return tuple(obj)
     if isinstance(obj, set):
         return frozenset(obj)
+    if isinstance(obj, bytearray):
+        return bytes(obj)
     return frozenset(vars(obj))
 
 
 def contents_of(obj: Any) -> Any:
-    if isinstance(obj, list):
+    if isinstance(obj, SEQUENCES):
         return tuple(obj)
     if isinstance(obj, dict):
         return tuple(obj.items())
     if isinstance(obj, set):
         return frozenset(obj)
+    if isinstance(obj, bytearray):
+        return bytes(obj)
     return dict(vars(obj))
 
 
 def put_back(obj: Any, saved: Any) -> None:
-    if isinstance(obj, list):
+    if isinstance(obj, (list, bytearray)):
         obj[:] = saved
+    elif isinstance(obj, collections.deque):
+        obj.clear()
+        obj.extend(saved)
     elif isinstance(obj, (dict, set)):
         obj.clear()
         obj.update(saved)
@@ -163,7 +184,7 @@ class Snapshot:
             if attr_slot is not None:
                 self.carried_attrs.add((id(attr_slot[0]), attr_slot[1]))
             slot = places_.item_slot(place)
-            if slot is not None and isinstance(slot[0], (list, dict)):
+            if slot is not None and isinstance(slot[0], (*SEQUENCES, dict)):
                 self.carried_keys.setdefault(id(slot[0]), set()).add(slot[1])
         stack = [
             (value, name)
@@ -179,7 +200,7 @@ class Snapshot:
             if id(value) in seen:
                 continue
             seen.add(id(value))
-            if isinstance(value, (list, tuple)):
+            if isinstance(value, (list, tuple, collections.deque)):
                 children = [
                     (v, f"{name}[{i}]") for i, v in enumerate(value) if followed(v)
                 ]
@@ -187,7 +208,7 @@ class Snapshot:
                 children = [
                     (v, f"{name}[{k!r}]") for k, v in value.items() if followed(v)
                 ]
-            elif isinstance(value, set):
+            elif isinstance(value, (set, bytearray)):
                 children = []
             else:
                 children = [
@@ -203,7 +224,7 @@ class Snapshot:
         that does (items and attributes that places carry aside)."""
         found = []
         for key, (obj, _, saved) in self.entries.items():
-            if not isinstance(obj, (list, dict, set)):
+            if not isinstance(obj, CONTAINERS):
                 if self.changed_attrs(key):
                     found.append(key)
             elif key not in ignore and self._reshaped(key, obj, saved):
@@ -227,7 +248,7 @@ class Snapshot:
         """Whether a list's or dict's length, keys or items changed, other
         than the items the statement's places carry."""
         keys = self.carried_keys.get(key, ())
-        if isinstance(obj, list):
+        if isinstance(obj, SEQUENCES):
             if len(obj) != len(saved):
                 return True
             return any(
@@ -249,11 +270,11 @@ class Snapshot:
 
 
 def saved_shape(obj: Any, saved: Any) -> Any:
-    if isinstance(obj, list):
+    if isinstance(obj, SEQUENCES):
         return len(saved)
     if isinstance(obj, dict):
         return tuple(k for k, _ in saved)
-    return saved  # a set's elements
+    return saved  # a set's elements, a bytearray's bytes
 
 
 def roots() -> dict[str, Any]:
@@ -273,9 +294,7 @@ def roots() -> dict[str, Any]:
     module = frame.f_globals
     for name in sorted(names):
         value = module.get(name)
-        if name not in found and (
-            isinstance(value, (list, dict, set)) or is_object(value)
-        ):
+        if name not in found and (isinstance(value, CONTAINERS) or is_object(value)):
             found[name] = value
     return found
 
@@ -330,6 +349,8 @@ class CallLines:
 def show(shape: Any) -> str:
     if isinstance(shape, int):
         return f"{shape} item{'s' if shape != 1 else ''}"
+    if isinstance(shape, bytes):
+        return repr(shape)
     if isinstance(shape, frozenset):
         return "{" + ", ".join(sorted(map(repr, shape))) + "}"
     return "[" + ", ".join(map(repr, shape)) + "]"

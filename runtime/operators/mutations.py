@@ -76,7 +76,7 @@ class _Restart(BaseException):
         self.attrs = {
             key: tracker.snapshot.changed_attrs(key)
             for key in changed
-            if not isinstance(tracker.snapshot.entries[key][0], (list, dict, set))
+            if not isinstance(tracker.snapshot.entries[key][0], containers.CONTAINERS)
         }
         self.unset = unset  # an output to leave out (see `_Tracker.outputs`)
         self.keep = keep  # one left out that a branch sets after all
@@ -175,13 +175,13 @@ class _Tracker:
         added = len(self.extra), len(self.carried)
         for key in changed:
             obj, name, _ = self.snapshot.entries[key]
-            if key in self.carried and isinstance(obj, (list, dict, set)):
+            if key in self.carried and isinstance(obj, containers.CONTAINERS):
                 continue
             if key not in self.carried:
                 self.carried.append(key)
-            if isinstance(obj, (list, dict)):
+            if isinstance(obj, (*containers.SEQUENCES, dict)):
                 self.extra.append(contents(name, obj))
-            elif not isinstance(obj, set):
+            elif not isinstance(obj, containers.VALUES):
                 # Each attribute any branch changed, adds or deletes.
                 for attr in (attrs or {}).get(key, ()):
                     if (key, attr) in self.attrs:
@@ -219,7 +219,7 @@ class _Tracker:
         if self.kind == "if":
             for key in self.carried:  # (a set: no backend puts it back)
                 obj, _, saved = self.snapshot.entries[key]
-                if isinstance(obj, set):
+                if isinstance(obj, containers.VALUES):
                     containers.put_back(obj, saved)
         return self.shapes()
 
@@ -270,7 +270,7 @@ class _Tracker:
 
     def _saved(self, key: int) -> tuple[Any, Any]:
         obj, _, saved = self.snapshot.entries[key]
-        if containers.is_object(obj) and not isinstance(obj, (list, dict, set)):
+        if containers.is_object(obj) and not isinstance(obj, containers.CONTAINERS):
             return obj, frozenset(saved)
         return obj, saved
 
@@ -278,7 +278,7 @@ class _Tracker:
         """After the statement: a set gets the elements its branches agreed on."""
         for key in self.carried:
             obj = self.snapshot.entries[key][0]
-            if isinstance(obj, set):
+            if isinstance(obj, containers.VALUES):
                 shapes = [s[key] for s in self.left.values() if key in s]
                 if shapes:
                     containers.put_back(obj, shapes[0])
@@ -308,6 +308,8 @@ class _Tracker:
             )
         what = {
             "list": "length",
+            "deque": "length",
+            "bytearray": "bytes",
             "dict": "keys",
             "set": "elements",
             "object": "attributes",

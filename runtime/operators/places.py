@@ -33,6 +33,7 @@ reads as its `undefined` value, and writing that value removes it again.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import types
 
@@ -310,6 +311,9 @@ class _Contents(Place):
             keys = self.order if set(self.order) == set(value) else tuple(value)
             self.container.clear()
             self.container.update((k, value[k]) for k in keys)
+        elif isinstance(self.container, collections.deque):
+            self.container.clear()
+            self.container.extend(value)
         else:
             self.container[:] = list(value)
 

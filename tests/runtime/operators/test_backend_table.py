@@ -525,6 +525,52 @@ def counter_counted_in_a_loop(n):
     return d["k"]
 
 
+def deque_appended_in_a_branch(x):
+    q = collections.deque([1.0])
+    if x > 0:
+        q.append(5.0)
+    return len(q)
+
+
+def deque_rotated_in_a_branch(x):
+    q = collections.deque([1.0, 2.0])
+    if x > 0:
+        q.rotate(1)
+    return q[0]
+
+
+def deque_appended_in_a_loop(n):
+    q = collections.deque()
+    for _ in range(n):
+        q.append(1)
+    return len(q)
+
+
+def bytearray_appended_in_a_branch(x):
+    b = bytearray(b"ab")
+    if x > 0:
+        b.append(99)
+    return len(b)
+
+
+def bytearray_changed_alike_in_both_branches(x):
+    b = bytearray(b"ab")
+    if x > 0:
+        b.append(99)
+    else:
+        b.extend(b"c")
+    return len(b) + b[2]
+
+
+def bytearray_extended_in_a_loop(n):
+    b = bytearray()
+    i = 0
+    while i < n:
+        b.extend(b"x")
+        i += 1
+    return len(b)
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
     if isinstance(result, list):
@@ -1314,6 +1360,26 @@ CASES = [
     # iteration does.)
     (counter_counted_in_a_loop, (0,), VALUE),
     (counter_counted_in_a_loop, (3,), VALUE),
+    # A deque and a bytearray changed in a branch that does not run, or in
+    # a loop, changed anyway (len 2, Python 1; a loop's count 2 or 1,
+    # Python 3): noted and compared as a list (a deque's items carried), a
+    # bytearray's bytes as a set's elements.
+    (deque_appended_in_a_branch, (-1.0,), ("refused", r"the deque 'q' is changed")),
+    (deque_rotated_in_a_branch, (-1.0,), VALUE),
+    (deque_rotated_in_a_branch, (1.0,), VALUE),
+    (deque_appended_in_a_loop, (3,), ("refused", r"'q'")),
+    (
+        bytearray_appended_in_a_branch,
+        (-1.0,),
+        ("refused", r"the bytearray 'b' is changed .* its bytes depend on the branch"),
+    ),
+    (bytearray_changed_alike_in_both_branches, (-1.0,), VALUE),
+    (bytearray_changed_alike_in_both_branches, (1.0,), VALUE),
+    (
+        bytearray_extended_in_a_loop,
+        (3,),
+        ("refused", r"the bytearray 'b' is changed .* in the body of the \S+ loop"),
+    ),
 ]
 
 
