@@ -159,7 +159,11 @@ def put_back(obj: Any, saved: Any) -> None:
     elif isinstance(obj, collections.deque):
         obj.clear()
         obj.extend(saved)
-    elif isinstance(obj, (dict, set)):
+    elif isinstance(obj, dict):
+        # (A mapping: a Counter's `update` counts the pairs it is given.)
+        obj.clear()
+        obj.update(dict(saved))
+    elif isinstance(obj, set):
         obj.clear()
         obj.update(saved)
     else:

@@ -309,8 +309,9 @@ class _Contents(Place):
     def set(self, value: Any) -> None:
         if isinstance(self.container, dict):
             keys = self.order if set(self.order) == set(value) else tuple(value)
+            # (A mapping: a Counter's `update` counts the pairs it is given.)
             self.container.clear()
-            self.container.update((k, value[k]) for k in keys)
+            self.container.update({k: value[k] for k in keys})
         elif isinstance(self.container, collections.deque):
             self.container.clear()
             self.container.extend(value)

@@ -571,6 +571,15 @@ def bytearray_extended_in_a_loop(n):
     return len(b)
 
 
+def counter_updated_by_a_call_in_a_branch(x):
+    c = collections.Counter(a=1)
+    if x > 0:
+        c.update(["a"])
+    else:
+        c.update({"a": 2})
+    return c["a"]
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
     if isinstance(result, list):
@@ -1380,6 +1389,11 @@ CASES = [
         (3,),
         ("refused", r"the bytearray 'b' is changed .* in the body of the \S+ loop"),
     ),
+    # A Counter carried whole was put back through its `update`, which
+    # counts the (key, value) pairs it is given as keys (a refusal naming a
+    # key (('a', 1), 1); before that, "Tensor is unhashable").
+    (counter_updated_by_a_call_in_a_branch, (-1.0,), VALUE),
+    (counter_updated_by_a_call_in_a_branch, (1.0,), VALUE),
 ]
 
 
