@@ -27,6 +27,7 @@ from tests.equivalence import (
     assert_jax_equivalent,
 )
 from tests.runtime.operators import toy_backend
+from tests.samples.break_continue import matching_prefix, weighted_sum_of_evens
 
 
 def cell_no_try(n):
@@ -1044,28 +1045,6 @@ def index_of(xs, t):
     return -1
 
 
-def matching_prefix(xs, ys):
-    n = 0
-    for x, y in zip(xs, ys):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
-def enumerate_from_one_skipping_odd_else(xs):
-    total = 0
-    for i, x in enumerate(xs, start=1):
-        if x % 2 == 1:
-            continue
-        if x > 50:
-            break
-        total += i * x
-    else:
-        total = -total
-    return total
-
-
 def where_three_agree(xs, ys, zs):
     for i, (x, y, z) in enumerate(zip(xs, ys, zs)):
         if x == y and y == z:
@@ -1098,8 +1077,8 @@ CASES = [
     (index_of, ([], 9.0), VALUE),  # (JAX: IndexError, over no rows)
     (matching_prefix, ([1, 2, 3], [1, 2, 5, 7]), VALUE),
     (matching_prefix, ([1, 2, 3, 4], [1, 2, 3]), VALUE),
-    (enumerate_from_one_skipping_odd_else, ([2, 3, 4],), VALUE),
-    (enumerate_from_one_skipping_odd_else, ([2, 3, 60, 4],), VALUE),
+    (weighted_sum_of_evens, ([2, 3, 4],), VALUE),
+    (weighted_sum_of_evens, ([2, 3, 60, 4],), VALUE),
     (where_three_agree, ([1, 2, 3], [0, 2, 3], [1, 0, 3, 4]), VALUE),
     (where_three_agree, ([1, 2], [0, 2], [1, 0]), VALUE),
     (count_found, ([1, 2, 3], [3, 5, 1]), VALUE),
