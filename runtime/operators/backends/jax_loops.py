@@ -218,9 +218,7 @@ def _rest_of_range(statement: Loop) -> Any:
                 f"the rest of this `for` loop over range() after its traced "
                 f"`break` or `return` is unrolled ({len(statement.iterable)} "
                 "iterations, each under a lax.cond on the loop's condition) "
-                f"instead of staged as one lax loop: its body needs the index as "
-                f"{what}; index arrays, not Python lists or dicts, with it to stage "
-                "the loop"
+                f"instead of staged as one lax loop: {_needs_index(what)}"
             )
     body, test, state = statement.body, statement.test, statement.state
     names = statement.names or state_names(body, 1)
@@ -238,6 +236,14 @@ def _rest_of_range(statement: Loop) -> Any:
         )
         state = as_state(result, count)
     return unpack_state(state)
+
+
+def _needs_index(what: str) -> str:
+    """Why a loop is unrolled: its body needs the index as `what`."""
+    return (
+        f"its body needs the index as {what}; index arrays, not Python lists or "
+        "dicts, with it to stage the loop"
+    )
 
 
 def _known_unrolled(body: Any) -> bool:
@@ -456,15 +462,11 @@ def _staged_or_unrolled(statement: Loop, what_loop: str, length: int, op: str) -
         places_.write(tracked, before)
         what = needs_python_value(error)  # (as a Python int, a hashable...)
         if what is not None:
-            why = (
-                f"its body needs the index as {what}; index arrays, not Python "
-                "lists or dicts, with it to stage the loop"
-            )
-        else:  # a rule a staged body breaks that Python's loop does not
-            why = f"staged, its body is refused: {str(error).splitlines()[0]}"
-        if what is not None:
+            why = _needs_index(what)
             with contextlib.suppress(TypeError):  # (not weakly referenceable)
                 _UNROLLED.add(inspect.unwrap(statement.body))
+        else:  # a rule a staged body breaks that Python's loop does not
+            why = f"staged, its body is refused: {str(error).splitlines()[0]}"
         _warn_unrolled(
             f"this `for` loop {what_loop} is unrolled ({length} iterations traced "
             f"one by one) instead of staged as one {op}: {why}"
