@@ -28,6 +28,7 @@ from tests.equivalence import (
 )
 from tests.runtime.operators import toy_backend
 from tests.samples.break_continue import matching_prefix, weighted_sum_of_evens
+from tests.samples.early_return import count_found, index_of
 
 
 def cell_no_try(n):
@@ -1038,26 +1039,11 @@ _ORDER_IF = (
 _ORDER_LOOP = r"key order of the dict 'd' is changed in the body of the \S+ loop at "
 
 
-def index_of(xs, t):
-    for i, x in enumerate(xs):
-        if x == t:
-            return i
-    return -1
-
-
 def where_three_agree(xs, ys, zs):
     for i, (x, y, z) in enumerate(zip(xs, ys, zs)):
         if x == y and y == z:
             return i
     return -1
-
-
-def count_found(xs, ts):
-    found = 0
-    for t in ts:
-        if index_of(xs, t) >= 0:
-            found += 1
-    return found
 
 
 def first_pair_summing_to(xs, target):
