@@ -23,10 +23,13 @@ message).
 from __future__ import annotations
 
 import collections
+import random
 import sys
 import types
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from runtime.operators import places as places_
 from runtime.operators.places import Place
@@ -37,6 +40,7 @@ from runtime.source_locations import INTERNAL_PATHS, SourceLocation, user_frame
 __all__ = [
     "CONTAINERS",
     "SEQUENCES",
+    "STATES",
     "VALUES",
     "CallLines",
     "Snapshot",
@@ -53,9 +57,21 @@ __all__ = [
 # The sequences whose items are noted (and carried, `places.contents`) as a
 # list's: their length must agree, their items are carried.
 SEQUENCES = (list, collections.deque)
-# Those that hold Python values only, a set's elements and a bytearray's
-# bytes: compared whole, and set after the statement (no place carries them).
-VALUES = (set, bytearray)
+# Python state that calls change and no place carries: a NumPy array's
+# values (`a += 1`, `a[0] = v`), an iterator's position (`next(it)`), a
+# generator's, a `random.Random`'s state (`rng.random()`). A traced branch
+# that does not run changed it all the same: noted whole (`state_of`),
+# compared like a set's elements, and put back where the type allows (a
+# generator, or an iterator that ran out, cannot be: a change is refused).
+ITERATORS = tuple(
+    {type(iter(v)) for v in ([], (), range(0), "", "\u00e9", b"")}
+    | {type(reversed([]))}
+)
+STATES = (np.ndarray, random.Random, types.GeneratorType, *ITERATORS)
+# Those that hold Python values only, a set's elements, a bytearray's bytes
+# and the states above: compared whole, and set after the statement (no
+# place carries them).
+VALUES = (set, bytearray, *STATES)
 CONTAINERS = (*SEQUENCES, dict, *VALUES)  # (the rest are objects)
 
 # Objects of these packages are never the user's objects.
@@ -69,6 +85,10 @@ _NOT_OBJECTS = (
     property,
 )
 _LIMIT = 5000  # containers looked at per statement, at most
+# A NumPy array larger than this is not noted (a copy per traced statement),
+# nor are arrays past the first `_ARRAYS_BYTES` of them.
+ARRAY_BYTES = 1 << 22
+_ARRAYS_BYTES = 1 << 24
 
 
 def is_object(value: Any) -> bool:
@@ -120,10 +140,63 @@ def followed(value: Any) -> bool:
 
 
 def kind_of(obj: Any) -> str:
+    if isinstance(obj, STATES):
+        return _STATE_KINDS[next(k for k in _STATE_KINDS if isinstance(obj, k))]
     for kind in CONTAINERS:
         if isinstance(obj, kind):
             return kind.__name__
     return "object"
+
+
+_STATE_KINDS = {
+    np.ndarray: "NumPy array",
+    random.Random: "random.Random",
+    types.GeneratorType: "generator",
+    **{kind: "iterator" for kind in ITERATORS},
+}
+
+
+def state_of(obj: Any) -> Any:
+    """The state of a `STATES` object, comparable with `==` (None: not
+    noted, e.g. an array of Python objects, or larger than `ARRAY_BYTES`).
+
+        >>> it = iter([1, 2]); before = state_of(it); next(it)
+        1
+        >>> before, state_of(it)
+        (0, 1)
+    """
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.hasobject or obj.nbytes > ARRAY_BYTES:
+            return None
+        return (obj.shape, obj.dtype.str, obj.tobytes())
+    if isinstance(obj, random.Random):
+        try:
+            return obj.getstate()
+        except NotImplementedError:  # (SystemRandom has none)
+            return None
+    if isinstance(obj, types.GeneratorType):
+        frame = obj.gi_frame
+        if frame is None:
+            return _SPENT
+        # Where it stopped, and what its variables hold (a loop's `yield`
+        # stops at the same instruction each time, with new values).
+        return (frame.f_lasti, tuple(map(id, frame.f_locals.values())))
+    reduced = obj.__reduce__()  # an ITERATORS: (iter, (sequence,), position)
+    return reduced[2] if len(reduced) > 2 else _SPENT
+
+
+_SPENT = "ran out"  # the state of an iterator or generator that ended
+
+
+def restorable(obj: Any, saved: Any) -> bool:
+    """Whether `put_back` can give `obj` the state `saved` (a generator, or
+    an iterator that ran out since, cannot be wound back)."""
+    if not isinstance(obj, STATES):
+        return True
+    now = state_of(obj)
+    if now == saved or isinstance(obj, (np.ndarray, random.Random)):
+        return True
+    return not isinstance(obj, types.GeneratorType) and now != _SPENT
 
 
 def shape(obj: Any) -> Any:
@@ -138,6 +211,8 @@ def shape(obj: Any) -> Any:
         return frozenset(obj)
     if isinstance(obj, bytearray):
         return bytes(obj)
+    if isinstance(obj, STATES):
+        return state_of(obj)
     return frozenset(vars(obj))
 
 
@@ -150,6 +225,8 @@ def contents_of(obj: Any) -> Any:
         return frozenset(obj)
     if isinstance(obj, bytearray):
         return bytes(obj)
+    if isinstance(obj, STATES):
+        return state_of(obj)
     return dict(vars(obj))
 
 
@@ -166,6 +243,16 @@ def put_back(obj: Any, saved: Any) -> None:
     elif isinstance(obj, set):
         obj.clear()
         obj.update(saved)
+    elif isinstance(obj, STATES):
+        if state_of(obj) == saved or not restorable(obj, saved):
+            return
+        if isinstance(obj, np.ndarray):
+            shape, dtype, data = saved
+            obj[...] = np.frombuffer(data, dtype).reshape(shape)
+        elif isinstance(obj, random.Random):
+            obj.setstate(saved)
+        else:
+            obj.__setstate__(saved)  # an iterator's position
     else:
         attrs = vars(obj)
         for key in [k for k in attrs if k not in saved]:
@@ -199,6 +286,7 @@ class Snapshot:
             and name != "ag__"
         ]
         seen: set[int] = set()
+        arrays = 0  # the bytes of the arrays noted so far
         while stack and len(seen) < _LIMIT:
             value, name = stack.pop()
             if id(value) in seen:
@@ -213,6 +301,14 @@ class Snapshot:
                     (v, f"{name}[{k!r}]") for k, v in value.items() if followed(v)
                 ]
             elif isinstance(value, (set, bytearray)):
+                children = []
+            elif isinstance(value, STATES):
+                if isinstance(value, np.ndarray):
+                    arrays += value.nbytes
+                    if arrays > _ARRAYS_BYTES:
+                        continue
+                if state_of(value) is None:
+                    continue
                 children = []
             else:
                 children = [
@@ -350,7 +446,18 @@ class CallLines:
             self.found[key] = SourceLocation(frame.f_code.co_filename, frame.f_lineno)
 
 
-def show(shape: Any) -> str:
+def show(shape: Any, kind: str = "") -> str:
+    """A shape (`shape`) as messages show it; `kind` (`kind_of`) for a state."""
+    if kind == "NumPy array":
+        dims, dtype, data = shape
+        array = np.frombuffer(data, dtype).reshape(dims)
+        return np.array2string(array, threshold=8, separator=", ")
+    if kind in ("iterator", "generator"):
+        if shape == _SPENT:
+            return "ended"
+        return f"at item {shape}" if kind == "iterator" else "advanced"
+    if kind == "random.Random":
+        return "a state"
     if isinstance(shape, int):
         return f"{shape} item{'s' if shape != 1 else ''}"
     if isinstance(shape, bytes):

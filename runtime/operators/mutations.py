@@ -228,6 +228,10 @@ class _Tracker:
 
     def end(self, label: str, started: dict[int, Any], raised: bool) -> None:
         changed = self.snapshot.changed(set(self.carried))
+        for key in changed:
+            obj, name, saved = self.snapshot.entries[key]
+            if not containers.restorable(obj, saved):
+                self._refuse_spent(obj, name, label)
         if changed:
             raise _Restart(self, changed)
         if raised:
@@ -283,6 +287,23 @@ class _Tracker:
                 if shapes:
                     containers.put_back(obj, shapes[0])
 
+    def _refuse_spent(self, obj: Any, name: str, label: str) -> None:
+        """Refuses a generator (or an iterator that ran out) a traced branch
+        or body advanced: it cannot be wound back for the next build."""
+        kind = containers.kind_of(obj)
+        at = f" at {self.where}" if self.where else ""
+        where = (
+            f"the body of the {self.backend} loop{at}"
+            if self.kind == "loop"
+            else f"the {label} branch of the {self.backend} `if`{at}"
+        )
+        raise TypeError(
+            f"the {kind} {quote(name)} is advanced in {where}: a {self.backend} "
+            f"statement traces its code whether or not it runs, and a {kind} "
+            "cannot be wound back; draw its values before the statement (e.g. "
+            f"`values = list({name})`) and read them there"
+        )
+
     def _refuse(self, key: int, before: Any, after: Any, label: str) -> None:
         if self.lines is None:
             # The line of the call that changed it: build the statement once
@@ -313,9 +334,16 @@ class _Tracker:
             "dict": "keys",
             "set": "elements",
             "object": "attributes",
+            "NumPy array": "values",
+            "iterator": "position",
+            "generator": "position",
+            "random.Random": "state",
         }[kind]
-        backend, verb = self.backend, "depends" if what == "length" else "depend"
-        was, now = containers.show(before), containers.show(after)
+        backend = self.backend
+        verb = "depends" if what in ("length", "position", "state") else "depend"
+        was, now = containers.show(before, kind), containers.show(after, kind)
+        if kind in _STATE_ADVICE:
+            self._refuse_state(kind, name, what, by, at, label)
         if label == "loop":
             build = (
                 "a list a local name holds that the loop `append`s to and nothing "
@@ -347,7 +375,53 @@ class _Tracker:
             "change in both branches, or make it after the if statement"
         )
 
+    def _refuse_state(
+        self, kind: str, name: str, what: str, by: str, at: str, label: str
+    ) -> None:
+        """Refuses a change to Python state (`containers.STATES`) that a
+        branch or body makes: no backend carries it."""
+        advice = _STATE_ADVICE[kind].format(name=name)
+        backend = self.backend
+        if label == "loop":
+            raise TypeError(
+                f"the {kind} {quote(name)} is changed{by} in the body of the "
+                f"{backend} loop{at}: a {backend} loop traces its body once, so "
+                f"its {what} would not follow the iterations; {advice}"
+            )
+        where = (
+            f"a branch of the {backend} `if`{at} (it has no else)"
+            if self.orelse_missing
+            else f"a branch of the {backend} `if`{at} and not alike in the other"
+        )
+        raise TypeError(
+            f"the {kind} {quote(name)} is changed{by} in {where}: a {backend} `if` "
+            f"traces both branches, so its {what} cannot follow the branch the "
+            f"program takes; {advice}"
+        )
+
     orelse_missing = False
+
+
+# What to do instead, per kind of `containers.STATES` (`{name}`: the user's).
+_STATE_ADVICE = {
+    "NumPy array": (
+        "assign a new value to the name instead of changing the array in place "
+        "(`{name} = {name} + 1` rather than `{name} += 1` or `{name}[i] = v`), "
+        "or make the change outside the statement"
+    ),
+    "iterator": (
+        "draw its values before the statement (e.g. `values = list({name})`) "
+        "and read them there"
+    ),
+    "generator": (
+        "draw its values before the statement (e.g. `values = list({name})`) "
+        "and read them there"
+    ),
+    "random.Random": (
+        "draw its numbers before the statement, or use the backend's random "
+        "ops (rt.random, jax.random) for values that depend on the path"
+    ),
+}
 
 
 def _container(item: str) -> str | None:
@@ -468,8 +542,18 @@ def tracked(
                         tracker.kept.add(restart.keep)
                     tracker.restart(restart.changed, restart.lines, restart.attrs)
                     continue
+                except BaseException:
+                    # Refused (or failed) while built: what its traced code
+                    # changed is undone, as for a build that restarts (a JAX
+                    # range loop refused staged runs unrolled, afresh).
+                    tracker.snapshot.restore()
+                    raise
                 break
-            if result is not NotImplemented:
+            if result is NotImplemented:
+                # Python runs the statement instead (a JAX range loop refused
+                # staged runs unrolled): afresh, what the attempt changed undone.
+                tracker.snapshot.restore()
+            else:
                 tracker.finish()
                 if tracker.unset:  # (unbound after the `if` too)
                     result = _put_back_unset(result, args[4], tracker.unset)

@@ -573,6 +573,108 @@ def bytearray_extended_in_a_loop(n):
     return len(b)
 
 
+def array_changed_in_place_in_a_branch(x):
+    a = np.zeros(3)
+    if x > 0:
+        a += 1
+    return float(a[0])
+
+
+def array_item_set_in_a_branch(x):
+    a = np.zeros(3)
+    if x > 0:
+        a[0] = 5.0
+    return float(a[0])
+
+
+def array_changed_alike_in_both_branches(x):
+    a = np.zeros(3)
+    if x > 0:
+        a.fill(1.0)
+    else:
+        np.copyto(a, 1.0)
+    return float(a.sum())
+
+
+def array_added_to_in_a_loop(n):
+    a = np.zeros(2)
+    for _ in range(n):
+        a += 1  # (the loop carries `a`: its first iteration's adds to a copy)
+    return float(a[0])
+
+
+def array_changed_in_place_in_a_loop(n):
+    a = np.zeros(2)
+    for _ in range(n):
+        np.add(a, 1, out=a)
+    return float(a[0])
+
+
+def iterator_advanced_in_a_branch(x):
+    it = iter([1.0, 2.0, 3.0])
+    if x > 0:
+        a = next(it)
+    else:
+        a = 0.0
+    return a + next(it)
+
+
+def iterator_peeked_in_a_loop_s_branch(x):
+    it = iter([1.0, 2.0, 3.0])
+    total = 0.0
+    for v in it:
+        if v > x:
+            total += next(it, 100.0)
+        else:
+            total += v
+    return total
+
+
+def iterator_advanced_alike_in_both_branches(x):
+    it = iter([1.0, 2.0, 3.0])
+    if x > 0:
+        a = next(it)
+    else:
+        a = -next(it)
+    return a + next(it)
+
+
+def iterator_advanced_in_a_loop(n):
+    it = iter([10, 20, 30, 40])
+    s = 0
+    for _ in range(n):
+        s += next(it)
+    return s
+
+
+def generator_advanced_in_a_branch(x):
+    values = (v * 2.0 for v in [1.0, 2.0])
+    if x > 0:
+        next(values)
+    return next(values)
+
+
+def rng_drawn_in_a_branch(x):
+    import random
+
+    rng = random.Random(0)
+    if x > 0:
+        rng.random()
+    return rng.randint(0, 1000)
+
+
+def state_changed_in_a_range_loop_with_traced_values(x):
+    it = iter((3.0, 1.0, 4.0))
+    b = bytearray()
+    a = np.zeros(2)
+    z = x
+    for _ in range(2):
+        z = z + next(it, 0.0)
+        b.append(1)
+        np.add(a, 1, out=a)
+    return z + 10 * len(b) + 100 * float(a[0])
+
+
 def counter_updated_by_a_call_in_a_branch(x):
     c = collections.Counter(a=1)
     if x > 0:
@@ -1354,6 +1456,31 @@ CASES = [
         (3,),
         ("refused", r"the bytearray 'b' is changed .* in the body of the \S+ loop"),
     ),
+    # Python state that calls change and no place carries, changed by a
+    # branch that does not run or by a loop body traced once (NumPy array
+    # `a += 1` 1.0, Python 0.0; `next(it)` 2.0, Python 1.0; a peek-ahead
+    # 101.0, Python 4.0; `random.Random` 776, Python 864; `next(it)` in a
+    # loop of 3: 30, Python 60): refused, naming it; changed alike in both
+    # branches, it is set after the statement.
+    (array_changed_in_place_in_a_branch, (-1.0,), ("refused", r"NumPy array 'a'")),
+    (array_item_set_in_a_branch, (-1.0,), ("refused", r"NumPy array 'a'")),
+    (array_changed_alike_in_both_branches, (-1.0,), VALUE),
+    (array_changed_alike_in_both_branches, (1.0,), VALUE),
+    (array_changed_in_place_in_a_loop, (3,), ("refused", r"NumPy array 'a' .* loop")),
+    (iterator_advanced_in_a_branch, (-1.0,), ("refused", r"the iterator 'it' is")),
+    (iterator_peeked_in_a_loop_s_branch, (1.5,), ("refused", r"iterator 'it'")),
+    (iterator_advanced_alike_in_both_branches, (-1.0,), VALUE),
+    (iterator_advanced_alike_in_both_branches, (1.0,), VALUE),
+    (iterator_advanced_in_a_loop, (3,), ("refused", r"iterator 'it' .* loop")),
+    (
+        generator_advanced_in_a_branch,
+        (-1.0,),
+        ("refused", r"the generator 'values' is advanced .* cannot be wound back"),
+    ),
+    (rng_drawn_in_a_branch, (-1.0,), ("refused", r"the random.Random 'rng'")),
+    # JAX tries a Python range loop staged first, then runs it unrolled:
+    # what the refused attempt changed stayed changed (336.0, Python 225.0).
+    (state_changed_in_a_range_loop_with_traced_values, (1.0,), VALUE),
     # A Counter carried whole was put back through its `update`, which
     # counts the (key, value) pairs it is given as keys (a refusal naming a
     # key (('a', 1), 1); before that, "Tensor is unhashable").
@@ -1773,3 +1900,11 @@ def test_a_function_defined_in_a_staged_loop_cannot_leave_it(backend, kind):
     )
     with pytest.raises(TypeError, match=message):
         RUNNERS[backend](fn, 1.0, 3)
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_an_array_a_traced_loop_carries_is_not_changed_in_place(backend):
+    # `a += 1` in a traced loop adds to the loop variable (a placeholder),
+    # not to the NumPy array the name held before: nothing to refuse. (The
+    # toy backend runs its loops in Python on the array itself.)
+    assert RUNNERS[backend](array_added_to_in_a_loop, 3) == 3.0
