@@ -130,6 +130,7 @@ FEATURE_ISSUES = {
     "static_tuples": "JAX fix: a string beside an array in a tuple an if/loop carries",
     "traced_print": "JAX fix: print in traced branches and loops, on the path taken",
     "index_keys": "JAX fix: a range index used as a set member or a dict key",
+    "py_state": "mixed code: an iterator advanced, an array changed in place",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -163,6 +164,7 @@ TENSOR_FEATURES = frozenset(
         "static_tuples",
         "traced_print",
         "index_keys",
+        "py_state",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""
@@ -179,6 +181,8 @@ import contextlib
 import logging
 import sys
 import types
+
+import numpy
 
 import autograph
 import runtime

@@ -119,6 +119,8 @@ LEGITIMATE_REFUSALS = (
     # A dict whose key order would depend on the path (`d['a'] = d.pop('a')`
     # in one branch): a traced value cannot choose a dict's order.
     (TypeError, r"key order of the dict \S+ (depends on the branch|is changed in)"),
+    # The same, for a dict the function returns from inside the statement.
+    (TypeError, r"key order of the function's return value\S*, a dict, depends on"),
     # A name a graph `if` (in a `try`: a cell, always carried) rebinds to
     # another object than the other branch gives, while one holds tensors
     # (a loop-born `ob.born`); each message names the variable and the line.

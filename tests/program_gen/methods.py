@@ -42,6 +42,14 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   ``range(a)`` (a traced trip count) no Python index exists: a clean
   refusal (``StagedIndexError``) on every backend (graph tensors are
   unhashable, as in TensorFlow).
+* ``py_state``: Python state that calls change and no place carries,
+  ``pit = iter((3, 1, ...))`` and ``parr = numpy.zeros(2)``: ``v = v +
+  next(pit, 0)`` (an iterator advanced), ``numpy.add(parr, 1, out=parr)``
+  (an array changed in place) and reads of ``int(parr[0])``, anywhere. A
+  graph `if` traces both branches and a loop its body once: each once did
+  its change all the same (silent wrong values); a backend refuses it now,
+  naming the iterator or array (check.py), and at the top level it is
+  Python's.
 """
 
 from __future__ import annotations
@@ -71,6 +79,8 @@ class MethodFeatures:
             lines += ["scan = [0, 0, 0]"]
         if self.on("index_keys"):
             lines += [f"wk = {_KEYS}"]
+        if self.on("py_state"):
+            lines += ["pit = iter((3, 1, 4, 1, 5, 9, 2, 6))", "parr = numpy.zeros(2)"]
         return lines
 
     def state_values(self) -> list[str]:
@@ -79,6 +89,8 @@ class MethodFeatures:
             values += ["ms[0]", "ms[1]", "tally.n"]
         if self.on("index_items"):
             values += ["scan[0]", "scan[1]", "scan[2]"]
+        if self.on("py_state"):
+            values += ["int(parr[0])"]
         return values
 
     def python_results(self) -> list[str]:
@@ -87,6 +99,8 @@ class MethodFeatures:
             values += ["ms", "tally.n"]
         if self.on("index_items"):
             values += ["scan"]
+        if self.on("py_state"):
+            values += ["int(parr[0])", "next(pit, -1)"]
         return values
 
     def atoms(self, ty: str) -> list[str]:
@@ -95,6 +109,8 @@ class MethodFeatures:
             found += ["ms[0]", "ms[-1]", "tally.n"]
         if ty == "int" and self.on("index_items"):
             found += ["scan[2]"]
+        if ty == "int" and self.on("py_state"):
+            found += ["int(parr[0])"]
         return found
 
     def expression_makers(self, ty: str, depth: int) -> list[Callable[[], str]]:
@@ -116,7 +132,16 @@ class MethodFeatures:
             kinds += ["index_items"]
         if self.on("index_keys") and self.loop_depth < 2:
             kinds += ["index_keys"]
+        if self.on("py_state"):
+            kinds += ["py_state"]
         return kinds
+
+    def s_py_state(self, depth: int) -> tuple[list[str], bool]:
+        targets = self.names_of("int", self.defined & set(NAMES["int"]))
+        if not targets or self.chance(40):
+            return ["numpy.add(parr, 1, out=parr)"], False
+        target = self.choice(targets)
+        return [f"{target} = {self.bounded(f'{target} + next(pit, 0)', 'int')}"], False
 
     def return_statement(self) -> str:
         self.wrote_return = True
