@@ -167,6 +167,13 @@ def _call_hint(node: ast.Call, kind: str, library: str, values: str) -> str | No
             f"statement over {call} (one graph loop), or loop over an index: "
             f"`for i in rt.range(rt.shape({t})[0])` and read {t}[i]"
         )
+    if name == "zip" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred):
+        t = ast.unparse(node.args[0].value)
+        return (
+            f"{call} unpacks the graph tensor {t} into its rows in Python to give "
+            f"its columns; write a `for` statement over rt.transpose({t}) (one "
+            f"graph loop over the columns), or read a column as {t}[:, j]"
+        )
     if name == "zip":
         first = args[0]
         reads = ", ".join(f"{a}[i]" for a in args)

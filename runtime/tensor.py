@@ -275,6 +275,20 @@ class SymbolicTensor(Tensor):
             "int",
         )
 
+    def __float__(self) -> float:
+        # `float(t)` in code autograph does not convert, `math.sqrt(t)`,
+        # `"%.3f" % t`: Python asks for a number the graph only has later.
+        frame = misuse.user_frame(1)
+        at = f" at {frame.f_code.co_filename}:{frame.f_lineno}" if frame else ""
+        raise NeedsValueError(
+            f"the symbolic tensor {self.name!r} is used as a Python float{at} "
+            "(float(), a math function, '%' formatting): its value is only known "
+            "when the graph runs; for a tensor, write rt.cast(value, rt.float32) "
+            "or the rt op (rt.sqrt, ...); to show it when the graph runs, "
+            "rt.print(value)",
+            "float",
+        )
+
     def __hash__(self) -> int:
         raise NeedsValueError(UNHASHABLE, "hash")
 
@@ -329,8 +343,9 @@ UNHASHABLE = "Tensor is unhashable. Instead, use tensor.ref() as the key."
 
 class NeedsValueError(TypeError):
     """A symbolic tensor used where Python needs its value: `use` is
-    "int" (`__index__`: a list index, `math.factorial(t)`) or "hash" (a set
-    member, a dict key). A mark that the error is about tracing, not about
+    "int" (`__index__`: a list index, `math.factorial(t)`), "float"
+    (`__float__`: `math.sqrt(t)`, `"%f" % t`) or "hash" (a set member, a
+    dict key). A mark that the error is about tracing, not about
     the program (`runtime.operators.staging.python_value`)."""
 
     def __init__(self, message: str, use: str) -> None:

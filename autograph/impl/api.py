@@ -362,7 +362,7 @@ def _dispatcher(original: types.FunctionType, converted: types.FunctionType) -> 
     run.__ag_converted__ = converted  # type: ignore[attr-defined]
     run.__ag_python_function__ = original  # type: ignore[attr-defined]
     setattr(run, _DO_NOT_CONVERT, True)  # plumbing, and already converted
-    del run.__wrapped__  # `_marked` must not look through to the original
+    run.__wrapped__ = original  # (inspect.unwrap: signature, source, JAX's messages)
     return run
 
 

@@ -23,6 +23,13 @@ def with_zip(a, b):
     return [x * y for x, y in zip(a, b)]
 
 
+def with_columns(m):
+    out = []
+    for col in zip(*m):
+        out.append(col[0] + col[1])
+    return out[0]
+
+
 def with_max(a, b):
     return max(a, b)
 
@@ -71,6 +78,15 @@ CASES = [
         "zip(a, b) iterates over graph tensors in Python; write a `for` statement "
         "over zip() of tensors only (one graph loop), or loop over an index: "
         "`for i in rt.range(rt.shape(a)[0])` and read a[i], b[i]",
+    ),
+    (
+        # (The advice was `rt.shape(*m)[0]` and `*m[i]`: not valid code.)
+        with_columns,
+        "zip(*m)",
+        (rt.constant([[1.0, 2.0], [3.0, 4.0]]),),
+        "zip(*m) unpacks the graph tensor m into its rows in Python to give its "
+        "columns; write a `for` statement over rt.transpose(m) (one graph loop "
+        "over the columns), or read a column as m[:, j]",
     ),
     (
         with_max,
@@ -133,3 +149,27 @@ def _line_of(fn, written):
     """The line of `fn`'s body holding the text `written`."""
     lines, start = inspect.getsourcelines(fn)
     return start + next(i for i, text in enumerate(lines) if i and written in text)
+
+
+def with_percent_format(x):
+    label = "loss %.3f" % x  # noqa: UP031 - the form users write
+    return x, label
+
+
+def with_math(x):
+    import math
+
+    return math.sqrt(x)
+
+
+@pytest.mark.parametrize(
+    ("fn", "written"),
+    [(with_percent_format, '"loss %.3f" % x'), (with_math, "math.sqrt(x)")],
+)
+def test_a_tensor_used_as_a_python_float_names_the_line_and_the_fix(fn, written):
+    # (Before, Python's own message: "cannot be used as a Python int", no line.)
+    with pytest.raises(TypeError) as info:
+        autograph.function(fn)(rt.constant(2.5))
+    message = str(info.value)
+    assert f"is used as a Python float at {__file__}:{_line_of(fn, written)}" in message
+    assert "rt.print(value)" in message

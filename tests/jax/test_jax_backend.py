@@ -1011,3 +1011,22 @@ def test_sorting_traced_values_says_what_to_write_naming_the_line(fn, line, call
         except TypeError as error:
             assert f"(at {at})" in str(error), error
             raise
+
+
+def _any_above_five(x):
+    xs = [x, x + 1]
+    if any(v > 5 for v in xs):
+        return x + 100
+    return x
+
+
+def test_jax_s_own_errors_name_the_user_s_function_and_file():
+    # JAX names the function it traces by `inspect.unwrap(f).__code__`: it
+    # said "f at <autograph dispatcher>:2" of every to_graph result.
+    converted = autograph.to_graph(_any_above_five)
+    code = _any_above_five.__code__
+    with pytest.raises(jax.errors.TracerBoolConversionError) as info:
+        jax.jit(converted)(1.0)
+    assert f"_any_above_five at {code.co_filename}:{code.co_firstlineno}" in str(
+        info.value
+    )

@@ -30,7 +30,7 @@ _JAX = {
     "TracerBoolConversionError": BOOL,
     "ConcretizationTypeError": CONCRETE,
 }
-_GRAPH = {"int": INT, "hash": HASHED}
+_GRAPH = {"int": INT, "float": CONCRETE, "hash": HASHED}
 
 
 def needs_python_value(error: BaseException) -> str | None:
