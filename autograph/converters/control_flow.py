@@ -60,6 +60,8 @@ class _Scope:
         written_by_nested: Variables its nested functions assign outside
             themselves (`nonlocal`, `global`): any call may change them.
         hoisted: Names to start undefined at its top.
+        in_place: The names its statements write where they live, not as
+            state (its cells and declared names; asked about per statement).
     """
 
     declared: dict[str, str]
@@ -68,11 +70,10 @@ class _Scope:
     hoisted: set[str] = field(default_factory=set)
     node: ast.FunctionDef | None = None
     locals: set[str] | None = None  # its local names, computed when needed
+    in_place: frozenset[str] = field(init=False)
 
-    @property
-    def in_place(self) -> set[str]:
-        """The names its statements write where they live, not as state."""
-        return self.cells | set(self.declared)
+    def __post_init__(self) -> None:
+        self.in_place = frozenset(self.cells.union(self.declared))
 
 
 def _contains_return(stmts: Iterable[ast.AST]) -> bool:
@@ -112,6 +113,19 @@ class ControlFlowTransformer(transformer.Base):
         self.cache = cache or activity.Cache()
         # `if`s that end a branch of an `if` ending its function: see visit_If.
         self.tail_ifs: set[ast.If] = set()
+        # Where every `return` ends its function's body, no `if` holds one
+        # (return lowering, which leaves them in tail `if`s, marks the tree).
+        self.returns_inside = Marker.RETURN_NOT_LAST in ctx.kinds
+        # The return flags return lowering made (none: no branch returned).
+        self.flags = frozenset(
+            n for n in ctx.namer.generated if n.startswith("do_return")
+        )
+        # Per statement, the item and attribute targets `_targets` found in
+        # it: a statement nested in others is searched once, not once per
+        # enclosing statement. Each is found after the statement was
+        # rewritten (a `try` in it, whose blocks change in place, too), and
+        # nothing rewrites it afterwards.
+        self.targets_found: dict[ast.AST, list[ast.expr]] = {}
 
     # --- functions -------------------------------------------------------
 
@@ -175,10 +189,52 @@ class ControlFlowTransformer(transformer.Base):
             evaluated = [*stmts, test] if test is not None else stmts
             if any(calls_anything(node) for node in evaluated):
                 names |= nested
+        items = self._targets(stmts)
+        if not names and not items:
+            return None
         # places=(ag__.var(lambda: a), ag__.item("d['k']", d, 'k'), ...)
         keyword = b.var_places(names)
-        keyword.value.elts += _item_places(stmts, written)
+        keyword.value.elts += _item_places(items, written)
         return keyword if keyword.value.elts else None
+
+    def _targets(self, stmts: Sequence[ast.stmt]) -> list[ast.expr]:
+        """Item and attribute targets of assignments in the statements' scope
+        (in the functions conversion made of their blocks too, `_generated`),
+        the last statement's first."""
+        found: list[ast.expr] = []
+        known = self.targets_found
+        for stmt in reversed(stmts):
+            targets = known.get(stmt)
+            found += self._targets_of(stmt) if targets is None else targets
+        return found
+
+    def _targets_of(self, node: ast.AST) -> list[ast.expr]:
+        """`_targets` of one statement (or except handler, `with` item):
+        its own targets, then those of its blocks' statements."""
+        kind = type(node)
+        if kind is ast.Assign or kind is ast.Delete:
+            targets = node.targets
+        elif kind in _ONE_TARGET:
+            targets = [node.target]
+        elif kind is ast.withitem:
+            targets = [] if node.optional_vars is None else [node.optional_vars]
+        elif kind in _SCOPE_KINDS and not _generated(node):
+            targets = []
+            self.targets_found[node] = targets
+            return targets
+        else:
+            targets = []
+        found = []
+        if targets:
+            for target in activity.unpacked(targets):
+                if isinstance(target, (ast.Subscript, ast.Attribute)):
+                    found.append(target)
+        if kind is ast.With or kind is ast.AsyncWith:
+            found += self._targets(node.items)
+        for block in reversed(transformer.statement_fields(kind)):
+            found += self._targets(getattr(node, block))
+        self.targets_found[node] = found
+        return found
 
     def _state_inits(self, node: ast.stmt, state: Iterable[str]) -> list[ast.stmt]:
         """`x = ag__.Undefined('x')` for state that may be unbound here."""
@@ -297,7 +353,9 @@ class ControlFlowTransformer(transformer.Base):
             node, Live.ORELSE_IN, frozenset()
         )
         modified = self._modified(node.body) | self._modified(node.orelse)
-        is_tail = _contains_return([node]) or node in self.tail_ifs
+        is_tail = (self.returns_inside and _contains_return([node])) or (
+            node in self.tail_ifs
+        )
         self.tail_ifs.discard(node)
         if is_tail:
             # An `if` ending a branch gives that branch's value too, not
@@ -374,7 +432,7 @@ class ControlFlowTransformer(transformer.Base):
         `ag__.after_return`, so that a graph `if` does not ask for them to be
         defined in both branches.
         """
-        if not outputs:
+        if not outputs or not self.flags:
             return set()
         # A guard of jump lowering, `if not do_return:`, has no else block:
         # the path around it is the one that returned.
@@ -391,11 +449,7 @@ class ControlFlowTransformer(transformer.Base):
 
     def _is_flag(self, node: ast.AST | None) -> bool:
         """Whether `node` is the name of a return flag (`do_return`)."""
-        return (
-            isinstance(node, ast.Name)
-            and node.id.startswith("do_return")
-            and self.ctx.namer.is_generated(node.id)
-        )
+        return isinstance(node, ast.Name) and node.id in self.flags
 
     def _returns(self, block: list[ast.stmt]) -> bool:
         """Whether every path through `block` sets the return flag (or raises)."""
@@ -517,10 +571,10 @@ class ControlFlowTransformer(transformer.Base):
 
 
 def _item_places(
-    stmts: Sequence[ast.stmt], written: AbstractSet[str]
+    assigned: Sequence[ast.expr], written: AbstractSet[str]
 ) -> list[ast.expr]:
-    """`ag__.item(...)`/`ag__.attr(...)` for the items and attributes the
-    statements assign, outermost first.
+    """`ag__.item(...)`/`ag__.attr(...)` for the items and attributes
+    assigned (`ControlFlowTransformer._targets`), outermost first.
 
     A target is a place when it is a chain of constant or unchanged-name
     subscripts and attributes on a name the statements do not rebind
@@ -529,7 +583,7 @@ def _item_places(
     """
     found: dict[str, ast.expr] = {}
     untracked: dict[str, None] = {}
-    targets = sorted(_assigned_targets(stmts), key=_position)
+    targets = sorted(assigned, key=_position)
     for target in targets:
         place = _is_place(target, written)
         if place:
@@ -555,29 +609,9 @@ def _is_prefix(outer: str, text: str) -> bool:
     return text.startswith(outer) and text[len(outer)] in ".["
 
 
-def _assigned_targets(stmts: Sequence[ast.stmt]) -> Iterable[ast.expr]:
-    """Item and attribute targets of assignments in the statements' scope."""
-    stack: list[ast.AST] = list(stmts)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, activity.SCOPES) and not _generated(node):
-            continue
-        if isinstance(node, ast.Assign):
-            targets = list(node.targets)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
-            targets = [node.target]
-        elif isinstance(node, ast.Delete):
-            targets = list(node.targets)
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            targets = [node.optional_vars]
-        else:
-            targets = []
-        for target in activity.unpacked(targets):
-            if isinstance(target, (ast.Subscript, ast.Attribute)):
-                yield target
-        stack.extend(transformer.child_statements(node))
-        if isinstance(node, (ast.With, ast.AsyncWith)):
-            stack.extend(node.items)
+# Statements with one assignment target, `target` (see `_targets_of`).
+_ONE_TARGET = frozenset({ast.AugAssign, ast.AnnAssign, ast.For})
+_SCOPE_KINDS = frozenset(activity.SCOPES)
 
 
 def _generated(node: ast.AST) -> bool:

@@ -1,12 +1,18 @@
-"""`and`, `or` and `not` become `ag__.and_`, `ag__.or_`, `ag__.not_`.
+"""`and`, `or`, `not` and conditional expressions become `ag__` operators.
 
     a and b or not c    ->    ag__.or_(ag__.and_(a, lambda: b), lambda: ag__.not_(c))
     lo <= x < hi        ->    ag__.and_(lo <= x, lambda: x < hi)
     0 < x + y <= 9      ->    ag__.compare_chain(0, '<', lambda: x + y, '<=', lambda: 9)
+    y = a if x > 0 else b  ->  y = ag__.if_exp(x > 0, lambda: a, lambda: b)
 
-The right operand is a lambda: it is evaluated only when Python would; a
-walrus in it sets the user's variable, which lives in a cell:
+The right operand of `and`/`or` and the arms of `a if c else b` are lambdas:
+each is evaluated only when Python would; a walrus in one sets the user's
+variable, which lives in a cell:
 `a or (x := b)` -> `ag__.or_(a, lambda: ag__.set_cell(lambda: x, b), places=...)`.
+The two kinds of operator are one pass, one walk of the tree (they were
+two, the conditional expressions' first: each rewrite looks only at its
+operands' own walruses, calls and `ag__.ld` reads, which neither rewrite
+changes, so the order of the two does not show in the output).
 A comparison chain is an `and` in Python too: split into comparisons when its
 inner operands are names or constants (which may be evaluated twice), else
 `compare_chain`, which evaluates each operand once. A chain with a walrus
@@ -38,7 +44,14 @@ _SYMBOLS = {
 
 
 class LogicalExpressionTransformer(LazyOperands):
-    """Rewrites boolean operators."""
+    """Rewrites boolean operators and conditional expressions."""
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+        self.generic_visit(node)
+        # ag__.if_exp(test, lambda: body, lambda: orelse)
+        body, orelse = self.lazy(node.body), self.lazy(node.orelse)
+        call = b.ag_call("if_exp", node.test, b.thunk(body), b.thunk(orelse))
+        return self.with_places(call, body, orelse)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
         self.generic_visit(node)
@@ -91,5 +104,5 @@ class LogicalExpressionTransformer(LazyOperands):
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
-    """Rewrites the boolean operators of `node`."""
+    """Rewrites the boolean operators and conditional expressions of `node`."""
     return LogicalExpressionTransformer(ctx).visit(node)

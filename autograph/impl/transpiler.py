@@ -45,7 +45,6 @@ from autograph.converters import (
     break_statements,
     call_trees,
     cleanup,
-    conditional_expressions,
     continue_statements,
     control_flow,
     lists,
@@ -221,14 +220,10 @@ PIPELINE = (
         )
         | _LAZY_OPERANDS,
     ),
-    Pass(
-        conditional_expressions,
-        triggers=_kinds(ast.IfExp),
-        emits=_kinds(ast.keyword, ast.Tuple) | _LAZY_OPERANDS,
-    ),
+    # (and conditional expressions: one walk for both)
     Pass(
         logical_expressions,
-        triggers=_kinds(ast.BoolOp, ast.Not, Marker.COMPARE_CHAIN),
+        triggers=_kinds(ast.BoolOp, ast.Not, Marker.COMPARE_CHAIN, ast.IfExp),
         emits=_kinds(ast.Compare, ast.keyword, ast.Tuple) | _LAZY_OPERANDS,
     ),
     # (dropped code may have been a local's only binding, which it restores)

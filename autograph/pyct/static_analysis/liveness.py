@@ -6,7 +6,11 @@ or three passes (the sets only grow, and are bounded by the loop's names).
 Cost is linear in the function's size for sequential code. Nested function
 definitions are analysed on their own, when the walk reaches them.
 
-Annotations written (keys in `Live`):
+Annotations written (keys in `Live`), on the statements conversion turns
+into operator calls (`if`, `for`, `while`) only: their readers
+(`converters.control_flow`, converted-mode definedness) ask about no
+other statement, and two annotations per statement were a third of the
+analysis' time:
 
     >>> import ast
     >>> from autograph.pyct import anno
@@ -32,7 +36,6 @@ class Live(enum.Enum):
 
     __hash__ = object.__hash__  # by identity (see anno.NoValue)
 
-    IN = "Names possibly read after entering this statement: a set."
     OUT = "Names possibly read after this statement completes: a set."
     BODY_IN = "For if/loops: names live on entry to the body: a set."
     ORELSE_IN = "For if/loops: names live on entry to the else block: a set."
@@ -43,6 +46,8 @@ class Live(enum.Enum):
 
 
 _EMPTY: frozenset[str] = frozenset()
+# The statements annotated (with `Live.OUT`; and each with its own keys).
+_ANNOTATED = frozenset({ast.If, ast.For, ast.While})
 
 
 class _Analyzer:
@@ -63,12 +68,15 @@ class _Analyzer:
 
     def block(self, stmts: Sequence[ast.stmt], out: frozenset[str]) -> frozenset[str]:
         live = out
+        on_raise = self.on_raise
         for stmt in reversed(stmts):
-            anno.setanno(stmt, Live.OUT, live | self.on_raise)
+            if on_raise:
+                live = live | on_raise
+            if type(stmt) in _ANNOTATED:
+                anno.setanno(stmt, Live.OUT, live)
             if self.watched is not None and stmt in self.watched:
-                self.watched[stmt] = self.on_raise  # a loop's last pass wins
-            live = self.stmt(stmt, live | self.on_raise)
-            anno.setanno(stmt, Live.IN, live)
+                self.watched[stmt] = on_raise  # a loop's last pass wins
+            live = self.stmt(stmt, live)
         return live
 
     def _guarded(

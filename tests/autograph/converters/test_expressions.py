@@ -1,7 +1,6 @@
 from autograph.converters import (
     asserts,
     call_trees,
-    conditional_expressions,
     lists,
     logical_expressions,
     variables,
@@ -29,7 +28,7 @@ def test_right_operand_is_not_evaluated_when_not_needed():
 @UNPARSE_TEXT_OF_311
 def test_conditional_expression_evaluates_only_the_taken_arm():
     same(
-        apply([conditional_expressions], "def f(x):\n    return 1 if x else 2\n"),
+        apply([logical_expressions], "def f(x):\n    return 1 if x else 2\n"),
         "def f(x):\n    return ag__.if_exp(x, lambda: 1, lambda: 2)",
     )
     assert run("def f(x):\n    return 1 if x else 1 // 0\n", True) == 1
