@@ -8,7 +8,7 @@ copies of the sample corpus, as `bench_conversion.py` does, and prints the
 mean milliseconds per conversion of each phase and its share of the whole:
 parsing (of which the source check), the survey, each pass of the pipeline
 (with the analyses inside `variables` and `control_flow`), positions, and
-compiling the converted code (`load_function`); with `--code`, `to_code`'s
+compiling the converted code (`function_code`); with `--code`, `to_code`'s
 unparsing too.
 
 The timers add a little to each phase: compare phases, or runs of this
@@ -79,7 +79,7 @@ def phases(code: bool, rounds: int) -> tuple[dict[str, float], int]:
         timed(liveness, "annotate", "  liveness", totals),
         timed(definedness, "annotate", "  definedness (both passes)", totals),
         timed(codegen, "fill_locations", "fill_locations", totals),
-        timed(loader, "load_function", "load_function (compile)", totals),
+        timed(loader, "function_code", "load_function (compile)", totals),
     ]
     restore += [
         timed(step.module, "transform", f"pass {step.name}", totals)

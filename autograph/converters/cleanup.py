@@ -11,7 +11,6 @@ the user's own code keeps its shape.
 from __future__ import annotations
 
 import ast
-import collections
 from collections.abc import Set as AbstractSet
 
 from autograph.core import builders as b
@@ -119,37 +118,15 @@ class CleanupTransformer(transformer.Base):
                         lost.difference_update(
                             e.id for e in target.elts if type(e) is ast.Name
                         )
-        # In order, so the usual case (every local bound by a statement of
-        # the function's own block) stops early.
-        queue = collections.deque(node.body if lost else ())
-        while queue and lost:
-            child = queue.popleft()
-            if isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load):
-                lost.discard(child.id)
-            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                lost.discard(child.name)
-                continue  # its own scope
-            elif isinstance(child, ast.Lambda):
-                continue
-            elif isinstance(child, ast.ClassDef):
-                lost.discard(child.name)
-                queue.extend([*child.decorator_list, *child.bases, *child.keywords])
-                continue  # its body is its own scope
-            elif isinstance(child, _COMPREHENSIONS):
-                # Its targets are its own; only its first iterable is
-                # evaluated here, and a walrus inside binds here.
-                queue.append(child.generators[0].iter)
-                lost.difference_update(_walrus_targets(child))
-                continue
-            elif isinstance(child, ast.alias):
-                lost.discard((child.asname or child.name).split(".")[0])
-            elif isinstance(child, ast.ExceptHandler) and child.name:
-                lost.discard(child.name)
-            queue.extend(transformer.child_nodes(child))
-        if lost - cells:
-            # Only a read would find a global instead: a name the generated
-            # functions take as a parameter or assign is theirs.
-            lost = (lost & cells) | (lost & activity.reads(node.body))
+        if lost:
+            # One walk of the function's own scope finds both what it still
+            # binds there and what it reads (free reads of the generated
+            # functions included): only a read would find a global instead,
+            # and a name the generated functions take as a parameter or
+            # assign is theirs.
+            found = activity.collect(node.body)
+            lost -= found.written
+            lost &= cells | found.read
         lost = sorted(lost)
         if lost:
             # x: ag__.Unbound (a cell) or x = ag__.Undefined('x')
@@ -212,24 +189,6 @@ class CleanupTransformer(transformer.Base):
         # return (<value or name>, ...)
         elts = [values.get(n) or b.name(n) for n in returned]
         body[start:] = [b.ret(b.one_or_tuple(elts))]
-
-
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-
-
-def _walrus_targets(node: ast.AST) -> set[str]:
-    """Names a `:=` inside `node` binds in the enclosing function (not in a
-    nested function or lambda)."""
-    found: set[str] = set()
-    stack = list(transformer.child_nodes(node))
-    while stack:
-        child = stack.pop()
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue
-        if isinstance(child, ast.NamedExpr) and isinstance(child.target, ast.Name):
-            found.add(child.target.id)
-        stack.extend(transformer.child_nodes(child))
-    return found
 
 
 def _free_reads_in_cells(nodes: list[ast.AST], bound: list[set[str]]) -> None:

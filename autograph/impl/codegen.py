@@ -21,33 +21,62 @@ from autograph.pyct import parser, transformer
 from autograph.pyct.unparsing import unparse
 
 MAX_LINE = 100
-_CHILD_FIELDS = transformer.CHILD_FIELDS
+
+# Node class -> (whether it has a position, the fields that may hold children).
+_PLANS: dict[type, tuple[bool, tuple[str, ...]]] = {}
+
+
+def _plan(cls: type) -> tuple[bool, tuple[str, ...]]:
+    plan = ("lineno" in cls._attributes, transformer.child_fields(cls))  # type: ignore[attr-defined]
+    _PLANS[cls] = plan
+    return plan
 
 
 def fill_locations(node: ast.AST, lineno: int = 1, col_offset: int = 0) -> None:
-    """Copies positions down to nodes that have none (generated ones)."""
+    """Copies positions down to nodes that have none (generated ones).
+
+    A child without children of its own (a name, a constant: a third of a
+    tree) is given its position here rather than through a call.
+    """
     fields = node.__dict__  # an ast node keeps its fields and positions there
-    if "lineno" in node._attributes:
+    positioned, names = _PLANS.get(type(node)) or _plan(type(node))
+    if positioned:
         if fields.get("lineno") is None:
-            node.lineno = node.end_lineno = lineno
-            node.col_offset = node.end_col_offset = col_offset
+            fields["lineno"] = fields["end_lineno"] = lineno
+            fields["col_offset"] = fields["end_col_offset"] = col_offset
         else:
             lineno, col_offset = fields["lineno"], fields["col_offset"]
-    cls = type(node)
-    names = _CHILD_FIELDS.get(cls)  # (a lookup, not a call, per node)
-    for field in transformer.child_fields(cls) if names is None else names:
+    for field in names:
         value = fields.get(field)
         if type(value) is list:
-            for item in value:
-                if isinstance(item, ast.AST):
-                    fill_locations(item, lineno, col_offset)
+            children = value
         elif isinstance(value, ast.AST):
-            fill_locations(value, lineno, col_offset)
+            children = [value]
+        else:
+            continue
+        for child in children:
+            plan = _PLANS.get(type(child))
+            if plan is None:
+                if not isinstance(child, ast.AST):
+                    continue
+                plan = _plan(type(child))
+            if plan[1]:
+                fill_locations(child, lineno, col_offset)
+            elif plan[0]:  # a leaf
+                leaf = child.__dict__
+                if leaf.get("lineno") is None:
+                    leaf["lineno"] = leaf["end_lineno"] = lineno
+                    leaf["col_offset"] = leaf["end_col_offset"] = col_offset
 
 
-def to_source(node: ast.AST) -> str:
-    """Readable source for a converted function or lambda."""
-    text = parser.unparse(node)
+def to_source(node: ast.AST, *, located: bool = False) -> str:
+    """Readable source for a converted function or lambda.
+
+    `located`: every statement has its position already (`fill_locations`
+    ran, as `convert_node` does): the unparser then needs no located copy,
+    and no search for a statement without one.
+    """
+    text = unparse(node) if located else parser.unparse(node)
     in_strings = _lines_inside_strings(text)
     lines = []
     for number, line in enumerate(text.splitlines(), start=1):

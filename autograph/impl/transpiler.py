@@ -398,7 +398,7 @@ class ConvertedEntity:
     @functools.cached_property
     def source(self) -> str:
         """The converted source, as `to_code` shows it."""
-        return codegen.to_source(self.node)
+        return codegen.to_source(self.node, located=True)
 
 
 _lock = threading.RLock()
@@ -499,15 +499,14 @@ def _convert(
     codegen.fill_locations(factory, definition.lineno)
     factory.body.insert(len(body) - 1, definition)
     try:
-        probe = loader.load_function(
+        # (only the code: `instantiate` binds it to each function's cells)
+        code = loader.function_code(
             module,
             located=True,
             filename=parsed.filename,
             entity_name=entity_name,
             leading=[AG],
             free_vars=free_vars,
-            globals_=function.__globals__,
-            closure_values=dict.fromkeys([AG, *free_vars]),
         )
     except SyntaxError as e:
         # A compiler defect: never hand the user code that does not compile.
@@ -520,8 +519,8 @@ def _convert(
             source_line=linecache.getline(parsed.filename, e.lineno or 0).rstrip()
             or None,
         ) from e
-    code_registry.remember(probe.__code__, user_names)
-    return ConvertedEntity(code=probe.__code__, node=node)
+    code_registry.remember(code, user_names)
+    return ConvertedEntity(code=code, node=node)
 
 
 def _operators() -> types.ModuleType:

@@ -46,7 +46,7 @@ import types
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["compile_module", "load_function", "load_module"]
+__all__ = ["compile_module", "function_code", "load_function", "load_module"]
 
 
 def compile_module(
@@ -114,6 +114,35 @@ def _cell(value: Any) -> types.CellType:
     return value if isinstance(value, types.CellType) else types.CellType(value)
 
 
+def function_code(
+    module_node: ast.Module,
+    *,
+    filename: str,
+    entity_name: str,
+    free_vars: Sequence[str],
+    leading: Sequence[str] = (),
+    located: bool = False,
+) -> types.CodeType:
+    """Compiles a factory module and returns the code of the function it
+    defines (what `load_function` binds; the arguments are its own).
+
+    Raises:
+        ValueError: The module does not have the factory's shape.
+    """
+    factory = _factory(module_node)
+    params = [arg.arg for arg in factory.args.args]
+    if params != [*leading, *free_vars]:
+        raise ValueError(
+            f"factory {factory.name!r} takes {params}, expected "
+            f"{[*leading, *free_vars]}"
+        )
+    module_code = compile_module(module_node, filename, located=located)
+    (factory_code,) = [
+        code for code in _code_consts(module_code) if code.co_name == factory.name
+    ]
+    return _inner_code(factory_code, entity_name)
+
+
 def load_function(
     module_node: ast.Module,
     *,
@@ -155,18 +184,14 @@ def load_function(
         ValueError: The module does not have the factory's shape, or a free
             variable of the function has no entry in ``closure_values``.
     """
-    factory = _factory(module_node)
-    params = [arg.arg for arg in factory.args.args]
-    if params != [*leading, *free_vars]:
-        raise ValueError(
-            f"factory {factory.name!r} takes {params}, expected "
-            f"{[*leading, *free_vars]}"
-        )
-    module_code = compile_module(module_node, filename, located=located)
-    (factory_code,) = [
-        code for code in _code_consts(module_code) if code.co_name == factory.name
-    ]
-    code = _inner_code(factory_code, entity_name)
+    code = function_code(
+        module_node,
+        filename=filename,
+        entity_name=entity_name,
+        free_vars=free_vars,
+        leading=leading,
+        located=located,
+    )
     missing = [name for name in code.co_freevars if name not in closure_values]
     if missing:
         raise ValueError(

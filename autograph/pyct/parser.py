@@ -28,6 +28,7 @@ import copy
 import dataclasses
 import inspect
 import linecache
+import operator
 import re
 import tokenize
 import types
@@ -228,6 +229,9 @@ def _parse_block(block: Sequence[str], first_lineno: int) -> list[ast.stmt]:
     return ast.parse("\n" * (first_lineno - 1) + text).body
 
 
+_LINE = operator.itemgetter(2)  # the line of a `co_lines()` entry
+
+
 def _last_code_line(code: types.CodeType) -> int:
     """The last file line that code of the function (or nested code) is on."""
     last = code.co_firstlineno
@@ -237,7 +241,8 @@ def _last_code_line(code: types.CodeType) -> int:
         # Lines where instructions start: the end of a statement spanning
         # lines may lie further, but on lines indented deeper than the
         # definition, which the block keeps anyway.
-        last = max(last, *(line for _, _, line in current.co_lines() if line))
+        # (map, filter and max run in C: a function has dozens of entries)
+        last = max(last, max(filter(None, map(_LINE, current.co_lines())), default=0))
         stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
     return last
 
@@ -279,12 +284,12 @@ def _parse_def(function: Any, lines: list[str], start: int) -> ParsedEntity:
             statements = _parse_block(block, start + 1)
         except _UNREADABLE as error:
             raise _error(function, f"its source does not parse: {error}") from error
-    if not _defines(statements, name):
-        raise _error(
-            function,
-            f"the source found does not define {name!r} (was the file changed "
-            "after it was imported?)",
-        )
+        if not _defines(statements, name):
+            raise _error(
+                function,
+                f"the source found does not define {name!r} (was the file changed "
+                "after it was imported?)",
+            )
     node = statements[0]
     node.decorator_list = []
     if not source_check.compiles_to(node, function, lines):
@@ -296,7 +301,9 @@ def _parse_def(function: Any, lines: list[str], start: int) -> ParsedEntity:
         )
     indent = _indent_of(block[0])
     source = "".join(
-        line[len(indent) :] if line.startswith(indent) else line for line in block
+        (line[len(indent) :] if line.startswith(indent) else line for line in block)
+        if indent
+        else block  # a module-level definition: nothing to dedent
     )
     return ParsedEntity(
         node=node,

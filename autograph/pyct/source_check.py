@@ -74,52 +74,60 @@ def compiles_to(
     free = [v for v in code.co_freevars if not (in_class and v == "__class__")]
     if free and not any(is_function for _, is_function in scopes):
         scopes.insert(0, ("__ag_probe__", True))
-    top: ast.stmt = ast.Expr(value=node) if isinstance(node, ast.Lambda) else node
+    # The nodes around the definition stand at its position.
+    at = {a: getattr(node, a, None) for a in _POSITION}
+    top: ast.stmt = ast.Expr(value=node, **at) if isinstance(node, ast.Lambda) else node
     cells_placed = not free
     for name, is_function in reversed(scopes):
         body: list[ast.stmt] = [top]
         if is_function and not cells_placed:
-            targets = [ast.Name(id=v, ctx=ast.Store()) for v in free]
-            body.insert(0, ast.Assign(targets=targets, value=ast.Constant(None)))
+            targets = [ast.Name(id=v, ctx=ast.Store(), **at) for v in free]
+            value = ast.Constant(None, **at)
+            body.insert(0, ast.Assign(targets=targets, value=value, **at))
             cells_placed = True
         if is_function:
             args = ast.arguments(
                 posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]
             )
             top = ast.FunctionDef(
-                name=name, args=args, body=body, decorator_list=[], **_NEW
+                name=name, args=args, body=body, decorator_list=[], **_NEW, **at
             )
         else:
             top = ast.ClassDef(
-                name=name, bases=[], keywords=[], body=body, decorator_list=[], **_NEW
+                name=name,
+                bases=[],
+                keywords=[],
+                body=body,
+                decorator_list=[],
+                **_NEW,
+                **at,
             )
     path = [name for name, _ in scopes] + [code.co_name]
     # Guess the imports from the values (modules, nearly always); only if
     # that does not match, read the module's import statements.
     used = _global_names(code)
-    guess = {
-        n for n in used if isinstance(function.__globals__.get(n), types.ModuleType)
-    }
-    if _probe(top, node, path, code, guess):
+    globals_ = function.__globals__
+    guess = {n for n in used if isinstance(globals_.get(n), types.ModuleType)}
+    if _probe(top, at, path, code, guess):
         return True
     imported = _module_imports(code.co_filename, lines) & used
-    return imported != guess and _probe(top, node, path, code, imported)
+    return imported != guess and _probe(top, at, path, code, imported)
 
 
 def _probe(
     top: ast.stmt,
-    node: ast.AST,
+    at: dict[str, Any],
     path: list[str],
     code: types.CodeType,
     imports: set[str],
 ) -> bool:
-    """Compiles `top` (holding `node`) after `import`s of `imports` and
+    """Compiles `top` after `import`s of `imports` (at position `at`) and
     compares the code at `path` (names of nested code) with `code`."""
     body: list[ast.stmt] = [
-        ast.Import(names=[ast.alias(name=n, asname=None)]) for n in sorted(imports)
+        ast.Import(names=[ast.alias(name=n, asname=None, **at)], **at)
+        for n in sorted(imports)
     ]
     module = ast.Module(body=[*body, top], type_ignores=[])
-    _locate_wrappers(module, node)
     try:
         compiled = compile(
             module,
@@ -189,22 +197,12 @@ def _global_names(code: types.CodeType) -> set[str]:
     return names
 
 
+_POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
 # Python 3.12+ definitions also list their type parameters (PEP 695).
 _NEW: dict[str, list] = (
     {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
 )
-
-
-def _locate_wrappers(top: ast.AST, node: ast.AST) -> None:
-    """Gives the nodes around `node` (not its own) `node`'s position."""
-    stack = [top]
-    while stack:
-        current = stack.pop()
-        if current is node:
-            continue
-        if "lineno" in current._attributes:
-            ast.copy_location(current, node)
-        stack.extend(ast.iter_child_nodes(current))
 
 
 def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
@@ -218,8 +216,8 @@ def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
     ):
         return False
     for x, y in zip(a.co_consts, b.co_consts):
-        if inspect.iscode(x):
-            if not (inspect.iscode(y) and _same_code(x, y)):
+        if isinstance(x, types.CodeType):
+            if not (isinstance(y, types.CodeType) and _same_code(x, y)):
                 return False
         elif type(x) is not type(y) or (x != y and repr(x) != repr(y)):
             return False

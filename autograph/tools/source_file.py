@@ -129,7 +129,7 @@ class SourceFile:
             lookup=self.autograph_names.get,
             recursive=recursive,
         )
-        return codegen.to_source(converted)
+        return codegen.to_source(converted, located=True)
 
     def _is_builtin(self, name: str) -> bool:
         return name not in self.module_names and hasattr(builtins, name)
