@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
 from autograph.pyct.transformer import (
+    CHILD_FIELDS,
     Visitor,
     child_fields,
     child_nodes,
@@ -252,14 +253,46 @@ class Cache:
 
 def reads(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
     """Names read by a node or a list of statements (in any order)."""
+    if type(nodes) is ast.Name:  # (a loop's target, a returned name: no walk)
+        return {nodes.id} if type(nodes.ctx) is ast.Load else set()
     return collect(nodes).read
 
 
 def writes(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
     """Names bound (assigned, deleted, imported, defined) by the nodes, and
     those their nested functions assign through `nonlocal`/`global`."""
+    kind = type(nodes)
+    if kind is ast.Name:  # (a loop's target, `x += 1`: no walk)
+        return set() if type(nodes.ctx) is ast.Load else {nodes.id}
+    if kind is ast.arguments:
+        names = _parameters(nodes)
+        if names is not None:
+            return names
     found = collect(nodes)
     return found.written | found.through
+
+
+def _parameters(args: ast.arguments) -> set[str] | None:
+    """The names of the parameters `args` declares, or None where it holds a
+    default or an annotation (expressions, which may bind names too: a
+    walrus)."""
+    if args.defaults:
+        return None
+    for default in args.kw_defaults:
+        if default is not None:
+            return None
+    names: set[str] = set()
+    for group in (args.posonlyargs, args.args, args.kwonlyargs):
+        for arg in group:
+            if arg.annotation is not None:
+                return None
+            names.add(arg.arg)
+    for arg in (args.vararg, args.kwarg):
+        if arg is not None:
+            if arg.annotation is not None:
+                return None
+            names.add(arg.arg)
+    return names
 
 
 def deletes(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
@@ -493,6 +526,9 @@ def cells(
     local: AbstractSet[str] | None = None,
     walrus: bool = True,
     tries: bool = True,
+    withs: bool = True,
+    scopes: list[tuple[ast.AST, Collector]] | None = None,
+    cache: Cache | None = None,
 ) -> set[str]:
     """Locals of `fn` that converted statements must write where they live.
 
@@ -521,29 +557,40 @@ def cells(
         >>> sorted(cells(fn))
         ['x', 'y']
 
-    `local` (`local_names(fn)`, when the caller has it), `walrus` (whether
-    `fn` may hold a walrus) and `tries` (whether it may hold a `try`) spare
-    the walks that would find nothing: `survey`'s kinds tell.
+    `local` (`local_names(fn)`, when the caller has it), `scopes`
+    (`nested_scopes(fn)`, likewise: [] where `fn` holds no nested function,
+    lambda or class), `walrus` (whether `fn` may hold a walrus), `tries` and
+    `withs` (whether it may hold a `try`, a `with`) spare the walks that
+    would find nothing: `survey`'s kinds tell. `cache`: the names of `fn`'s
+    statements, when the caller shares them.
     """
     if local is None:
         local = local_names(fn)
+    if scopes is None:
+        scopes = nested_scopes(fn)
     found: set[str] = set()
-    guarded: list[ast.AST] = []  # outermost converted statements in a try/with
-    stack: list[tuple[ast.AST, bool]] = [(s, False) for s in fn.body]
+    for scope, names in scopes:  # what each reads or writes from outside
+        free = names.read | names.written | names.through
+        found |= free - {getattr(scope, "name", None)}
+    # The outermost converted statements in a `try`/`with` (statements only:
+    # expressions hold none).
+    guarded: list[ast.AST] = []
+    stack: list[tuple[ast.AST, bool]] = []
+    if tries or withs:
+        stack = [(s, False) for s in fn.body]
     while stack:
         node, in_try = stack.pop()
-        if isinstance(node, SCOPES) and node is not fn:
-            found |= _free_names(node)
+        if isinstance(node, SCOPES):
             continue
         if in_try and isinstance(node, _CONVERTED):
             guarded.append(node)
             in_try = False
         inner = in_try or isinstance(node, (ast.With, ast.AsyncWith))
-        for field in child_fields(type(node)):
+        for field in statement_fields(type(node)):
             # A `try` body's exceptions are caught by the same `try`; those of
             # its handlers and `else` block run its `finally` block.
             covered = inner or (isinstance(node, TRIES) and _seen_after(node, field))
-            stack.extend((v, covered) for v in _as_list(getattr(node, field, None)))
+            stack.extend((v, covered) for v in getattr(node, field))
     if guarded:
         # What such a statement assigns matters after an exception left it
         # only if a handler, a `finally` block or what follows may read it
@@ -551,9 +598,10 @@ def cells(
         # need the loop's `ob`, which may be no tensor a graph can carry).
         from autograph.pyct.static_analysis import liveness  # (it builds on this)
 
-        live = liveness.on_raise(fn, guarded)
+        cache = cache or Cache()
+        live = liveness.on_raise(fn, guarded, cache)
         for stmt in guarded:
-            found |= writes(stmt) & live[stmt]
+            found |= cache.writes([stmt]) & live[stmt]
     if tries:
         found |= _assigned_under_jump_guards(fn)
     if walrus:
@@ -614,38 +662,48 @@ def _after_jumps(body: list[ast.stmt]) -> list[ast.stmt]:
 _JUMPS = (ast.Return, ast.Break, ast.Continue)
 
 
-def written_by_nested(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """Names that `fn`'s nested functions assign outside themselves
-    (`nonlocal`, `global`): any call in `fn` may change them."""
-    found: set[str] = set()
-    stack: list[ast.AST] = list(fn.body)
+def nested_scopes(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> list[tuple[ast.AST, Collector]]:
+    """The functions, lambdas and classes nested in `fn` (not those nested
+    in them), each with what `collect` finds in it: the names it reads and
+    binds outside itself (`cells`, `written_by_nested` want them). One walk
+    of `fn`'s body, expressions included."""
+    found: list[tuple[ast.AST, Collector]] = []
+    fields_of = CHILD_FIELDS  # (a lookup, not a call, per node)
+    stack: list = list(fn.body)
     while stack:
         node = stack.pop()
+        if not isinstance(node, ast.AST):
+            continue  # e.g. the names of a `global` statement
         if isinstance(node, SCOPES):
             collector = Collector()
             collector.visit(node)
-            found |= collector.through
+            found.append((node, collector))
             continue
-        stack.extend(
-            v
-            for field in child_fields(type(node))
-            for v in _as_list(getattr(node, field, None))
-        )
+        kind = type(node)
+        fields = fields_of.get(kind)
+        values = node.__dict__
+        for field in child_fields(kind) if fields is None else fields:
+            value = values.get(field)
+            if type(value) is list:
+                stack.extend(value)
+            elif value is not None:
+                stack.append(value)
     return found
 
 
-def _as_list(value: object) -> list[ast.AST]:
-    if type(value) is list:
-        return [v for v in value if isinstance(v, ast.AST)]
-    return [value] if isinstance(value, ast.AST) else []
-
-
-def _free_names(scope: ast.AST) -> set[str]:
-    """Names a nested function, lambda or class reads or writes from outside."""
-    outer = Collector()
-    outer.visit(scope)
-    named = getattr(scope, "name", None)
-    return (outer.read | outer.written | outer.through) - {named}
+def written_by_nested(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    scopes: list[tuple[ast.AST, Collector]] | None = None,
+) -> set[str]:
+    """Names that `fn`'s nested functions assign outside themselves
+    (`nonlocal`, `global`): any call in `fn` may change them. `scopes`:
+    `nested_scopes(fn)`, when the caller has it."""
+    found: set[str] = set()
+    for _, names in nested_scopes(fn) if scopes is None else scopes:
+        found |= names.through
+    return found
 
 
 def _walk_scope(stmts: Iterable[ast.AST]) -> Iterable[ast.AST]:
