@@ -74,7 +74,7 @@ class VariablesTransformer(transformer.Base):
     def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         # Remembered for `cleanup`: lowering may drop dead code that was the
         # only binding of a local, which must stay local.
-        local = self.cache.local_names(node)
+        local = self.cache.local_names(node, walrus=ast.NamedExpr in self.ctx.kinds)
         anno.setanno(node, LOCALS, local - activity.writes(node.args))
         scopes = _nested_scopes(node, self.ctx)
         cells = _cells(node, self.ctx, local, scopes, self.cache)
@@ -91,9 +91,11 @@ class VariablesTransformer(transformer.Base):
         self.outer_risky.append(outer)
         self.locals.append(local)
         self.cells.append(cells)
-        self.deleted.append(
-            activity.deletes(node.body) if ast.Delete in self.ctx.kinds else set()
-        )
+        deleted: set[str] = set()
+        if ast.Delete in self.ctx.kinds:
+            for stmt in node.body:
+                deleted |= self.cache.of(stmt).deleted
+        self.deleted.append(deleted)
         self.maybe_unbound.append(set())
         self.loop_places.append(
             loop_stored_places(node, local) if self.ctx.kinds & _LOOPS_KINDS else set()
@@ -443,7 +445,7 @@ def _nothing_to_rewrite(
         return False
     if ast.Delete in ctx.kinds or not ctx.kinds.isdisjoint(_NESTED_SCOPES):
         return False
-    local = cache.local_names(node)
+    local = cache.local_names(node, walrus=ast.NamedExpr in ctx.kinds)
     if unbound & local:
         return False
     if ctx.kinds & _LOOPS_KINDS and loop_stored_places(node, local):

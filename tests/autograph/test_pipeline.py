@@ -326,6 +326,12 @@ def _check_gates(node: ast.FunctionDef, code: types.CodeType) -> None:
             assert _defined(node, converted=converted, walrus=False) == _defined(
                 node, converted=converted
             )
+        # Without a walrus, statements that only evaluate expressions bind
+        # nothing: the locals are found without walking them.
+        for fn in transformer.walk(node):
+            if isinstance(fn, activity.FUNCTIONS):
+                found = activity.Cache().local_names(fn, walrus=False)
+                assert found == activity.local_names(fn)
     # One walk marks a simple statement's reads and finds its names.
     for stmt in transformer.walk(node):
         if not isinstance(stmt, ast.stmt) or transformer.statement_fields(type(stmt)):

@@ -178,6 +178,14 @@ def collect(nodes: ast.AST | Iterable[ast.AST]) -> Collector:
     return collector
 
 
+# Statements that only evaluate expressions (bind nothing without a walrus),
+# and those that test one before their blocks.
+_EXPRESSIONS_ONLY = frozenset(
+    {ast.Return, ast.Expr, ast.Raise, ast.Assert, ast.Pass, ast.Break, ast.Continue}
+)
+_TESTED = frozenset({ast.If, ast.While})
+
+
 class Cache:
     """The names of statements, each found once, for analyses that ask often.
 
@@ -224,12 +232,39 @@ class Cache:
         (as `collect(node)` would), while walking it for its own ends."""
         self._found[node] = found
 
-    def local_names(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-        """`local_names(fn)`, from the names of its statements."""
+    def local_names(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef, *, walrus: bool = True
+    ) -> set[str]:
+        """`local_names(fn)`, from the names of its statements.
+
+        `walrus`: whether `fn` may hold a walrus (`survey`'s kinds tell).
+        Without one an expression binds nothing, so a statement not asked
+        about yet that only evaluates expressions (`return`, `if`, ...) is
+        not walked for its names: only its blocks are looked at, and a
+        `for`'s target.
+        """
         written = writes(fn.args)
         declared: set[str] = set()
-        for stmt in fn.body:
-            found = self.of(stmt)
+        known = self._found
+        stack = list(fn.body)
+        while stack:
+            stmt = stack.pop()
+            found = known.get(stmt)
+            if found is None and not walrus:
+                kind = type(stmt)
+                if kind in _EXPRESSIONS_ONLY:
+                    continue
+                if kind in _TESTED:
+                    stack += stmt.body
+                    stack += stmt.orelse
+                    continue
+                if kind is ast.For or kind is ast.AsyncFor:
+                    written |= writes(stmt.target)
+                    stack += stmt.body
+                    stack += stmt.orelse
+                    continue
+            if found is None:
+                found = self.of(stmt)
             written |= found.written
             declared |= found.declared
         return written - declared
@@ -363,13 +398,20 @@ def lazy_walrus_targets(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
     stack: list[tuple[ast.AST, bool]] = [(n, False) for n in start]
     while stack:
         child, lazy = stack.pop()
-        if isinstance(child, ast.NamedExpr) and lazy:
+        kind = type(child)
+        if kind is ast.NamedExpr and lazy:
             found.add(child.target.id)
         elif isinstance(child, SCOPES):
             continue
-        operands = lazy_operands(child)
-        for grandchild in child_nodes(child):
-            stack.append((grandchild, lazy or any(grandchild is n for n in operands)))
+        # (the `lazy_operands`, without a search among the children)
+        if kind is ast.BoolOp:
+            values = child.values
+            stack.append((values[0], lazy))
+            stack.extend((value, True) for value in values[1:])
+        elif kind is ast.IfExp:
+            stack += ((child.test, lazy), (child.body, True), (child.orelse, True))
+        else:
+            stack.extend((grandchild, lazy) for grandchild in child_nodes(child))
     return found
 
 
