@@ -384,6 +384,8 @@ def loop_stored_places(
                     walk(getattr(stmt, field), inner)
 
     walk(node.body, False)
+    if not stored:
+        return set()
     return {
         text
         for text, place in stored.items()
@@ -471,6 +473,10 @@ _CELL_TRIGGERS = frozenset(
 )
 
 
+# What makes lazy operands (`activity.lazy_operands`).
+_LAZY = frozenset({ast.BoolOp, ast.IfExp})
+
+
 def _cells(
     node: ast.FunctionDef | ast.AsyncFunctionDef,
     ctx: Context,
@@ -488,7 +494,8 @@ def _cells(
     return activity.cells(
         node,
         local=local,
-        walrus=ast.NamedExpr in kinds,
+        # (only a walrus in a lazy operand makes a cell)
+        walrus=ast.NamedExpr in kinds and not kinds.isdisjoint(_LAZY),
         tries=not kinds.isdisjoint(activity.TRIES),
         withs=ast.With in kinds or ast.AsyncWith in kinds,
         scopes=scopes,

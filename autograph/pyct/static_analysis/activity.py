@@ -601,10 +601,11 @@ def cells(
 
     `local` (`local_names(fn)`, when the caller has it), `scopes`
     (`nested_scopes(fn)`, likewise: [] where `fn` holds no nested function,
-    lambda or class), `walrus` (whether `fn` may hold a walrus), `tries` and
-    `withs` (whether it may hold a `try`, a `with`) spare the walks that
-    would find nothing: `survey`'s kinds tell. `cache`: the names of `fn`'s
-    statements, when the caller shares them.
+    lambda or class), `walrus` (whether `fn` may hold a walrus in a lazy
+    operand: `lazy_walrus_targets`), `tries` and `withs` (whether it may
+    hold a `try`, a `with`) spare the walks that would find nothing:
+    `survey`'s kinds tell. `cache`: the names of `fn`'s statements, when the
+    caller shares them.
     """
     if local is None:
         local = local_names(fn)

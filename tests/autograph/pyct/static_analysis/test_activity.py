@@ -193,7 +193,8 @@ def test_cells_skips_only_walks_whose_trigger_survey_did_not_find():
         skipping = activity.cells(
             node,
             local=activity.local_names(node),
-            walrus=ast.NamedExpr in kinds,
+            walrus=ast.NamedExpr in kinds
+            and not kinds.isdisjoint((ast.BoolOp, ast.IfExp)),
             tries=not kinds.isdisjoint(activity.TRIES),
             withs=ast.With in kinds or ast.AsyncWith in kinds,
             scopes=scopes,
