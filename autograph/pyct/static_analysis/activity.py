@@ -14,6 +14,7 @@ outside except a function's own name and walrus targets in comprehensions.
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
@@ -446,7 +447,7 @@ def handled_lines(
             for line in range(stmts[0].lineno, last + 1):
                 found.setdefault(line, []).append(entry)
 
-    for node in ast.walk(fn):  # outside in
+    for node in _statements_outside_in(fn):
         if not isinstance(node, TRIES):
             continue
         if node.handlers:
@@ -484,7 +485,7 @@ def finally_blocks(fn: ast.AST) -> dict[int, tuple[int, int, int]]:
         {5: (2, 3, 3)}
     """
     found: dict[int, tuple[int, int, int]] = {}
-    for node in ast.walk(fn):  # outside in: an inner `try` wins
+    for node in _statements_outside_in(fn):  # (an inner `try` wins)
         if not isinstance(node, TRIES) or not node.finalbody:
             continue
         if _jumps_out(node.finalbody):
@@ -747,6 +748,17 @@ def written_by_nested(
     for _, names in nested_scopes(fn) if scopes is None else scopes:
         found |= names.through
     return found
+
+
+def _statements_outside_in(fn: ast.AST) -> Iterable[ast.AST]:
+    """The statements (and except handlers) in `fn`, nested functions'
+    included, each after those around it (as `ast.walk` gives them,
+    without walking expressions)."""
+    queue = deque(child_statements(fn))
+    while queue:
+        node = queue.popleft()
+        yield node
+        queue.extend(child_statements(node))
 
 
 def _walk_scope(stmts: Iterable[ast.AST]) -> Iterable[ast.AST]:

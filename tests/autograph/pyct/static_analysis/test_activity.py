@@ -231,3 +231,45 @@ def test_writes_of_parameters_and_names_are_what_a_walk_finds():
         found = activity.collect(name)
         assert activity.writes(name) == found.written | found.through
         assert activity.reads(name) == found.read
+
+
+def test_handled_lines_and_finally_blocks_of_nested_tries():
+    # Statements only are walked, outside in: an inner `try` comes first
+    # for its lines, and a nested function's `try` counts.
+    fn = ast.parse(
+        textwrap.dedent(
+            """
+            def f(a):
+                try:
+                    try:
+                        a = 1
+                    except KeyError:
+                        a = 2
+                    finally:
+                        a = 3
+                except (ValueError, errors.Bad):
+                    def g():
+                        try:
+                            return 1
+                        finally:
+                            return 2
+                for x in a:
+                    try:
+                        a = x
+                    finally:
+                        break
+            """
+        )
+    ).body[0]
+    outer = (3, frozenset({"ValueError", "Bad"}))
+    assert activity.handled_lines(fn) == {
+        4: (outer,),
+        5: ((4, frozenset({"KeyError"})), outer),
+        6: (outer,),
+        7: (outer,),
+        8: (outer,),
+        9: (outer,),
+        13: ((12, None),),
+        18: ((17, None),),
+    }
+    assert activity.finally_blocks(fn) == {9: (4, 5, 7)}
