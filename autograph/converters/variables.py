@@ -23,6 +23,7 @@ from autograph.core.survey import Marker
 from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity, definedness
 from autograph.pyct.static_analysis.definedness import Defined
+from autograph.pyct.transformer import statement_fields
 
 LOCALS = anno.Basic.ORIGINAL_LOCALS
 CELLS = anno.Basic.CELLS
@@ -52,35 +53,61 @@ class VariablesTransformer(transformer.Base):
         # Lambdas/comprehensions being visited: (function depth, own names,
         # whether Python reads outer names there as a closure).
         self.nested: list[tuple[int, set[str], bool]] = []
+        # Per enclosing function: the names whose reads the enclosing
+        # functions may rewrite (maybe unbound or deleted there), for a
+        # nested function's free reads.
+        self.outer_risky: list[set[str]] = []
+        # Whether a statement whose reads are all surely bound may be left
+        # unvisited (`_untouched`): not where a lambda may bind a walrus
+        # target, which its own reads then see but the statement's names
+        # (`activity.Collector`) do not.
+        kinds = self.ctx.kinds
+        self.skipping = ast.NamedExpr not in kinds or ast.Lambda not in kinds
+        # Whether a compound statement may hold a nested function (whose
+        # own reads start from its own definedness, not the statement's).
+        self.defs = Marker.NESTED_FUNCTION in kinds
+        # The compound statement just left unvisited, if the last one
+        # visited: code after it that Python never runs (no `MUST_IN`)
+        # reads with the state of its last reachable statement.
+        self.skipped: ast.stmt | None = None
 
     def _visit_function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         # Remembered for `cleanup`: lowering may drop dead code that was the
         # only binding of a local, which must stay local.
-        local = self.cache.local_names(node)
+        local = self.cache.local_names(node, walrus=ast.NamedExpr in self.ctx.kinds)
         anno.setanno(node, LOCALS, local - activity.writes(node.args))
-        cells = _cells(node, self.ctx, local)
+        scopes = _nested_scopes(node, self.ctx)
+        cells = _cells(node, self.ctx, local, scopes, self.cache)
         anno.setanno(node, CELLS, cells)
         # Locals that are not cells travel as explicit state: a nested
         # function cannot write them (it would be a cell).
         nested = set()
-        if not self.ctx.kinds.isdisjoint(_SCOPES):  # (else none to look at)
-            nested = activity.written_by_nested(node) - (local - cells)
+        if scopes:
+            nested = activity.written_by_nested(node, scopes) - (local - cells)
         anno.setanno(node, NESTED_WRITES, nested)
+        outer: set[str] = set()
+        if self.locals:  # (at the `def`: the enclosing functions' states)
+            outer = self.outer_risky[-1] | self._risky()
+        self.outer_risky.append(outer)
         self.locals.append(local)
         self.cells.append(cells)
-        self.deleted.append(
-            activity.deletes(node.body) if ast.Delete in self.ctx.kinds else set()
-        )
+        deleted: set[str] = set()
+        if ast.Delete in self.ctx.kinds:
+            for stmt in node.body:
+                deleted |= self.cache.of(stmt).deleted
+        self.deleted.append(deleted)
         self.maybe_unbound.append(set())
         self.loop_places.append(
             loop_stored_places(node, local) if self.ctx.kinds & _LOOPS_KINDS else set()
         )
         node.body = self.visit_block(node.body)
+        self.skipped = None  # (its statements' states are its own)
         self.loop_places.pop()
         self.maybe_unbound.pop()
         self.deleted.pop()
         self.cells.pop()
         self.locals.pop()
+        self.outer_risky.pop()
         return node
 
     visit_FunctionDef = _visit_function
@@ -89,9 +116,47 @@ class VariablesTransformer(transformer.Base):
     def visit(self, node: ast.AST) -> ast.AST:
         if isinstance(node, ast.stmt) and self.locals:
             must = anno.getanno(node, Defined.MUST_IN, None)
-            if must is not None:
+            skipped, self.skipped = self.skipped, None
+            if must is None and skipped is not None:
+                must = _last_must(skipped)  # (as if it had been visited)
+                if must is not None:
+                    self.maybe_unbound[-1] = self.locals[-1] - must
+            elif must is not None:
                 self.maybe_unbound[-1] = self.locals[-1] - must
+                if self._untouched(node):
+                    if statement_fields(type(node)):
+                        self.skipped = node
+                    return node
         return super().visit(node)
+
+    def _risky(self) -> set[str]:
+        """The names of the innermost function whose reads may be rewritten
+        at the statement being visited: maybe unbound there, or deleted
+        somewhere (read later, inside a lambda or comprehension)."""
+        risky = self.maybe_unbound[-1]
+        deleted = self.deleted[-1]
+        return risky | (deleted - self.cells[-1]) if deleted else risky
+
+    def _untouched(self, node: ast.stmt) -> bool:
+        """Whether the (reachable) statement `node` has nothing to rewrite:
+        no `del`, no nested function, no item a loop may be the first to
+        set, and no read of a name that may be unbound where it stands (the
+        statement's names, which definedness found, tell; for a compound
+        statement those bound on entry stay bound inside, as it deletes
+        nothing)."""
+        kind = type(node)
+        if (
+            not self.skipping
+            or kind in _VISITED
+            or self.loop_places[-1]
+            or (self.defs and statement_fields(kind))
+        ):
+            return False
+        found = self.cache.of(node)
+        if found.deleted:
+            return False
+        read = found.read
+        return read.isdisjoint(self._risky()) and read.isdisjoint(self.outer_risky[-1])
 
     def _visit_nested(self, node: ast.AST) -> ast.AST:
         if isinstance(node, ast.Lambda):
@@ -214,11 +279,27 @@ class VariablesTransformer(transformer.Base):
         return out
 
 
+# Statements `_untouched` never skips: they rewrite or hold a function.
+_VISITED = frozenset({ast.Delete, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _LOOPS_KINDS = frozenset({ast.For, ast.While, ast.AsyncFor})
 _LOOPS_TUPLE = tuple(_LOOPS_KINDS)
 _SCOPE_STATEMENTS = (*activity.FUNCTIONS, ast.ClassDef)
 # The statements `_assigned` reads targets of.
 _ASSIGNS = frozenset({ast.Assign, ast.AnnAssign})
+
+
+def _last_must(node: ast.stmt) -> frozenset[str] | None:
+    """The `MUST_IN` of the last statement a visit of `node` would have
+    met that has one (`node` itself, or a statement of its blocks)."""
+    last = None
+    stack: list[ast.AST] = [node]
+    while stack:  # in the visit's order
+        current = stack.pop()
+        must = anno.getanno(current, Defined.MUST_IN, None)
+        if must is not None:
+            last = must
+        stack.extend(reversed(transformer.child_statements(current)))
+    return last
 
 
 def _place_root(node: ast.expr) -> str | None:
@@ -303,6 +384,8 @@ def loop_stored_places(
                     walk(getattr(stmt, field), inner)
 
     walk(node.body, False)
+    if not stored:
+        return set()
     return {
         text
         for text, place in stored.items()
@@ -320,8 +403,19 @@ def _assigned(stmt: ast.AST) -> list[ast.expr]:
     return []
 
 
-# What `activity.written_by_nested` looks at: nested functions, lambdas, classes.
+# What `activity.nested_scopes` finds: nested functions, lambdas, classes.
 _SCOPES = (Marker.NESTED_FUNCTION, ast.Lambda)
+
+
+def _nested_scopes(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context
+) -> list[tuple[ast.AST, activity.Collector]]:
+    """`activity.nested_scopes(node)`, without its walk where the tree holds
+    no nested scope (`ctx.kinds`)."""
+    if ctx.kinds.isdisjoint(_SCOPES):
+        return []
+    return activity.nested_scopes(node)
+
 
 # Where reads happen later than the statement they sit in.
 _NESTED_SCOPES = (Marker.NESTED_FUNCTION, ast.Lambda, *activity.COMPREHENSIONS)
@@ -353,13 +447,13 @@ def _nothing_to_rewrite(
         return False
     if ast.Delete in ctx.kinds or not ctx.kinds.isdisjoint(_NESTED_SCOPES):
         return False
-    local = cache.local_names(node)
+    local = cache.local_names(node, walrus=ast.NamedExpr in ctx.kinds)
     if unbound & local:
         return False
     if ctx.kinds & _LOOPS_KINDS and loop_stored_places(node, local):
         return False
     anno.setanno(node, LOCALS, local - activity.writes(node.args))
-    anno.setanno(node, CELLS, _cells(node, ctx, local))
+    anno.setanno(node, CELLS, _cells(node, ctx, local, [], cache))
     anno.setanno(node, NESTED_WRITES, set())  # it has no nested function
     return True
 
@@ -379,18 +473,31 @@ _CELL_TRIGGERS = frozenset(
 )
 
 
+# What makes lazy operands (`activity.lazy_operands`).
+_LAZY = frozenset({ast.BoolOp, ast.IfExp})
+
+
 def _cells(
-    node: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context, local: set[str]
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    ctx: Context,
+    local: set[str],
+    scopes: list[tuple[ast.AST, activity.Collector]],
+    cache: activity.Cache,
 ) -> set[str]:
-    """`activity.cells(node)` (`local`: its local names), without its walks
-    when the tree has no trigger (`ctx.kinds`: this pass runs first, on the
-    user's tree as surveyed)."""
+    """`activity.cells(node)` (`local`: its local names, `scopes`: its nested
+    scopes, `cache`: its statements' names), without its walks when the
+    tree has no trigger (`ctx.kinds`: this pass runs first, on the user's
+    tree as surveyed)."""
     kinds = ctx.kinds
     if kinds.isdisjoint(_CELL_TRIGGERS):
         return set()
     return activity.cells(
         node,
         local=local,
-        walrus=ast.NamedExpr in kinds,
+        # (only a walrus in a lazy operand makes a cell)
+        walrus=ast.NamedExpr in kinds and not kinds.isdisjoint(_LAZY),
         tries=not kinds.isdisjoint(activity.TRIES),
+        withs=ast.With in kinds or ast.AsyncWith in kinds,
+        scopes=scopes,
+        cache=cache,
     )

@@ -53,6 +53,28 @@ class Marker(enum.Enum):
     )
 
 
+# The node classes the survey looks into (beyond noting their class).
+_NOTED = frozenset(
+    {
+        ast.Name,
+        ast.arg,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.Return,
+        ast.alias,
+        ast.ExceptHandler,
+        ast.Global,
+        ast.Nonlocal,
+        ast.For,
+        ast.While,
+        ast.UnaryOp,
+        ast.Compare,
+        ast.Call,
+    }
+)
+
+
 def survey(node: ast.AST) -> tuple[set[str], set[type | Marker]]:
     """The names `node` uses and the kinds it holds (node classes, markers).
 
@@ -81,6 +103,8 @@ def survey(node: ast.AST) -> tuple[set[str], set[type | Marker]]:
                 stack.extend(value)
             elif value is not None:
                 stack.append(value)
+        if kind not in _NOTED:
+            continue
         if kind is ast.Name:
             names.add(child.id)
         elif kind is ast.arg:

@@ -123,11 +123,25 @@ def user_names(node: ast.AST, code: types.CodeType | None = None) -> set[str]:
         elif isinstance(node, ast.Lambda) and not _has_parameters(node):
             names.add("<lambda>")
         return names
-    for child in transformer.walk(node):  # (ast.walk visits contexts too)
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    fields_of = transformer.CHILD_FIELDS  # (a lookup, not a call, per node)
+    stack: list = [node]
+    while stack:  # (in no particular order)
+        child = stack.pop()
+        if not isinstance(child, ast.AST):
+            continue  # e.g. the names of a `global` statement
+        kind = type(child)
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             names.add(child.name)
-        elif isinstance(child, ast.Lambda) and not _has_parameters(child):
+        elif kind is ast.Lambda and not _has_parameters(child):
             names.add("<lambda>")
+        fields = fields_of.get(kind)
+        values = child.__dict__
+        for field in transformer.child_fields(kind) if fields is None else fields:
+            value = values.get(field)
+            if type(value) is list:
+                stack.extend(value)
+            elif value is not None:
+                stack.append(value)
     return names
 
 

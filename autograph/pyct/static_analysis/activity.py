@@ -14,10 +14,12 @@ outside except a function's own name and walrus targets in comprehensions.
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
 from autograph.pyct.transformer import (
+    CHILD_FIELDS,
     Visitor,
     child_fields,
     child_nodes,
@@ -177,6 +179,14 @@ def collect(nodes: ast.AST | Iterable[ast.AST]) -> Collector:
     return collector
 
 
+# Statements that only evaluate expressions (bind nothing without a walrus),
+# and those that test one before their blocks.
+_EXPRESSIONS_ONLY = frozenset(
+    {ast.Return, ast.Expr, ast.Raise, ast.Assert, ast.Pass, ast.Break, ast.Continue}
+)
+_TESTED = frozenset({ast.If, ast.While})
+
+
 class Cache:
     """The names of statements, each found once, for analyses that ask often.
 
@@ -223,12 +233,39 @@ class Cache:
         (as `collect(node)` would), while walking it for its own ends."""
         self._found[node] = found
 
-    def local_names(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-        """`local_names(fn)`, from the names of its statements."""
+    def local_names(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef, *, walrus: bool = True
+    ) -> set[str]:
+        """`local_names(fn)`, from the names of its statements.
+
+        `walrus`: whether `fn` may hold a walrus (`survey`'s kinds tell).
+        Without one an expression binds nothing, so a statement not asked
+        about yet that only evaluates expressions (`return`, `if`, ...) is
+        not walked for its names: only its blocks are looked at, and a
+        `for`'s target.
+        """
         written = writes(fn.args)
         declared: set[str] = set()
-        for stmt in fn.body:
-            found = self.of(stmt)
+        known = self._found
+        stack = list(fn.body)
+        while stack:
+            stmt = stack.pop()
+            found = known.get(stmt)
+            if found is None and not walrus:
+                kind = type(stmt)
+                if kind in _EXPRESSIONS_ONLY:
+                    continue
+                if kind in _TESTED:
+                    stack += stmt.body
+                    stack += stmt.orelse
+                    continue
+                if kind is ast.For or kind is ast.AsyncFor:
+                    written |= writes(stmt.target)
+                    stack += stmt.body
+                    stack += stmt.orelse
+                    continue
+            if found is None:
+                found = self.of(stmt)
             written |= found.written
             declared |= found.declared
         return written - declared
@@ -252,14 +289,46 @@ class Cache:
 
 def reads(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
     """Names read by a node or a list of statements (in any order)."""
+    if type(nodes) is ast.Name:  # (a loop's target, a returned name: no walk)
+        return {nodes.id} if type(nodes.ctx) is ast.Load else set()
     return collect(nodes).read
 
 
 def writes(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
     """Names bound (assigned, deleted, imported, defined) by the nodes, and
     those their nested functions assign through `nonlocal`/`global`."""
+    kind = type(nodes)
+    if kind is ast.Name:  # (a loop's target, `x += 1`: no walk)
+        return set() if type(nodes.ctx) is ast.Load else {nodes.id}
+    if kind is ast.arguments:
+        names = _parameters(nodes)
+        if names is not None:
+            return names
     found = collect(nodes)
     return found.written | found.through
+
+
+def _parameters(args: ast.arguments) -> set[str] | None:
+    """The names of the parameters `args` declares, or None where it holds a
+    default or an annotation (expressions, which may bind names too: a
+    walrus)."""
+    if args.defaults:
+        return None
+    for default in args.kw_defaults:
+        if default is not None:
+            return None
+    names: set[str] = set()
+    for group in (args.posonlyargs, args.args, args.kwonlyargs):
+        for arg in group:
+            if arg.annotation is not None:
+                return None
+            names.add(arg.arg)
+    for arg in (args.vararg, args.kwarg):
+        if arg is not None:
+            if arg.annotation is not None:
+                return None
+            names.add(arg.arg)
+    return names
 
 
 def deletes(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
@@ -330,13 +399,20 @@ def lazy_walrus_targets(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
     stack: list[tuple[ast.AST, bool]] = [(n, False) for n in start]
     while stack:
         child, lazy = stack.pop()
-        if isinstance(child, ast.NamedExpr) and lazy:
+        kind = type(child)
+        if kind is ast.NamedExpr and lazy:
             found.add(child.target.id)
         elif isinstance(child, SCOPES):
             continue
-        operands = lazy_operands(child)
-        for grandchild in child_nodes(child):
-            stack.append((grandchild, lazy or any(grandchild is n for n in operands)))
+        # (the `lazy_operands`, without a search among the children)
+        if kind is ast.BoolOp:
+            values = child.values
+            stack.append((values[0], lazy))
+            stack.extend((value, True) for value in values[1:])
+        elif kind is ast.IfExp:
+            stack += ((child.test, lazy), (child.body, True), (child.orelse, True))
+        else:
+            stack.extend((grandchild, lazy) for grandchild in child_nodes(child))
     return found
 
 
@@ -371,7 +447,7 @@ def handled_lines(
             for line in range(stmts[0].lineno, last + 1):
                 found.setdefault(line, []).append(entry)
 
-    for node in ast.walk(fn):  # outside in
+    for node in _statements_outside_in(fn):
         if not isinstance(node, TRIES):
             continue
         if node.handlers:
@@ -409,7 +485,7 @@ def finally_blocks(fn: ast.AST) -> dict[int, tuple[int, int, int]]:
         {5: (2, 3, 3)}
     """
     found: dict[int, tuple[int, int, int]] = {}
-    for node in ast.walk(fn):  # outside in: an inner `try` wins
+    for node in _statements_outside_in(fn):  # (an inner `try` wins)
         if not isinstance(node, TRIES) or not node.finalbody:
             continue
         if _jumps_out(node.finalbody):
@@ -493,6 +569,9 @@ def cells(
     local: AbstractSet[str] | None = None,
     walrus: bool = True,
     tries: bool = True,
+    withs: bool = True,
+    scopes: list[tuple[ast.AST, Collector]] | None = None,
+    cache: Cache | None = None,
 ) -> set[str]:
     """Locals of `fn` that converted statements must write where they live.
 
@@ -521,29 +600,41 @@ def cells(
         >>> sorted(cells(fn))
         ['x', 'y']
 
-    `local` (`local_names(fn)`, when the caller has it), `walrus` (whether
-    `fn` may hold a walrus) and `tries` (whether it may hold a `try`) spare
-    the walks that would find nothing: `survey`'s kinds tell.
+    `local` (`local_names(fn)`, when the caller has it), `scopes`
+    (`nested_scopes(fn)`, likewise: [] where `fn` holds no nested function,
+    lambda or class), `walrus` (whether `fn` may hold a walrus in a lazy
+    operand: `lazy_walrus_targets`), `tries` and `withs` (whether it may
+    hold a `try`, a `with`) spare the walks that would find nothing:
+    `survey`'s kinds tell. `cache`: the names of `fn`'s statements, when the
+    caller shares them.
     """
     if local is None:
         local = local_names(fn)
+    if scopes is None:
+        scopes = nested_scopes(fn)
     found: set[str] = set()
-    guarded: list[ast.AST] = []  # outermost converted statements in a try/with
-    stack: list[tuple[ast.AST, bool]] = [(s, False) for s in fn.body]
+    for scope, names in scopes:  # what each reads or writes from outside
+        free = names.read | names.written | names.through
+        found |= free - {getattr(scope, "name", None)}
+    # The outermost converted statements in a `try`/`with` (statements only:
+    # expressions hold none).
+    guarded: list[ast.AST] = []
+    stack: list[tuple[ast.AST, bool]] = []
+    if tries or withs:
+        stack = [(s, False) for s in fn.body]
     while stack:
         node, in_try = stack.pop()
-        if isinstance(node, SCOPES) and node is not fn:
-            found |= _free_names(node)
+        if isinstance(node, SCOPES):
             continue
         if in_try and isinstance(node, _CONVERTED):
             guarded.append(node)
             in_try = False
         inner = in_try or isinstance(node, (ast.With, ast.AsyncWith))
-        for field in child_fields(type(node)):
+        for field in statement_fields(type(node)):
             # A `try` body's exceptions are caught by the same `try`; those of
             # its handlers and `else` block run its `finally` block.
             covered = inner or (isinstance(node, TRIES) and _seen_after(node, field))
-            stack.extend((v, covered) for v in _as_list(getattr(node, field, None)))
+            stack.extend((v, covered) for v in getattr(node, field))
     if guarded:
         # What such a statement assigns matters after an exception left it
         # only if a handler, a `finally` block or what follows may read it
@@ -551,9 +642,10 @@ def cells(
         # need the loop's `ob`, which may be no tensor a graph can carry).
         from autograph.pyct.static_analysis import liveness  # (it builds on this)
 
-        live = liveness.on_raise(fn, guarded)
+        cache = cache or Cache()
+        live = liveness.on_raise(fn, guarded, cache)
         for stmt in guarded:
-            found |= writes(stmt) & live[stmt]
+            found |= cache.writes([stmt]) & live[stmt]
     if tries:
         found |= _assigned_under_jump_guards(fn)
     if walrus:
@@ -614,38 +706,59 @@ def _after_jumps(body: list[ast.stmt]) -> list[ast.stmt]:
 _JUMPS = (ast.Return, ast.Break, ast.Continue)
 
 
-def written_by_nested(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """Names that `fn`'s nested functions assign outside themselves
-    (`nonlocal`, `global`): any call in `fn` may change them."""
-    found: set[str] = set()
-    stack: list[ast.AST] = list(fn.body)
+def nested_scopes(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> list[tuple[ast.AST, Collector]]:
+    """The functions, lambdas and classes nested in `fn` (not those nested
+    in them), each with what `collect` finds in it: the names it reads and
+    binds outside itself (`cells`, `written_by_nested` want them). One walk
+    of `fn`'s body, expressions included."""
+    found: list[tuple[ast.AST, Collector]] = []
+    fields_of = CHILD_FIELDS  # (a lookup, not a call, per node)
+    stack: list = list(fn.body)
     while stack:
         node = stack.pop()
+        if not isinstance(node, ast.AST):
+            continue  # e.g. the names of a `global` statement
         if isinstance(node, SCOPES):
             collector = Collector()
             collector.visit(node)
-            found |= collector.through
+            found.append((node, collector))
             continue
-        stack.extend(
-            v
-            for field in child_fields(type(node))
-            for v in _as_list(getattr(node, field, None))
-        )
+        kind = type(node)
+        fields = fields_of.get(kind)
+        values = node.__dict__
+        for field in child_fields(kind) if fields is None else fields:
+            value = values.get(field)
+            if type(value) is list:
+                stack.extend(value)
+            elif value is not None:
+                stack.append(value)
     return found
 
 
-def _as_list(value: object) -> list[ast.AST]:
-    if type(value) is list:
-        return [v for v in value if isinstance(v, ast.AST)]
-    return [value] if isinstance(value, ast.AST) else []
+def written_by_nested(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    scopes: list[tuple[ast.AST, Collector]] | None = None,
+) -> set[str]:
+    """Names that `fn`'s nested functions assign outside themselves
+    (`nonlocal`, `global`): any call in `fn` may change them. `scopes`:
+    `nested_scopes(fn)`, when the caller has it."""
+    found: set[str] = set()
+    for _, names in nested_scopes(fn) if scopes is None else scopes:
+        found |= names.through
+    return found
 
 
-def _free_names(scope: ast.AST) -> set[str]:
-    """Names a nested function, lambda or class reads or writes from outside."""
-    outer = Collector()
-    outer.visit(scope)
-    named = getattr(scope, "name", None)
-    return (outer.read | outer.written | outer.through) - {named}
+def _statements_outside_in(fn: ast.AST) -> Iterable[ast.AST]:
+    """The statements (and except handlers) in `fn`, nested functions'
+    included, each after those around it (as `ast.walk` gives them,
+    without walking expressions)."""
+    queue = deque(child_statements(fn))
+    while queue:
+        node = queue.popleft()
+        yield node
+        queue.extend(child_statements(node))
 
 
 def _walk_scope(stmts: Iterable[ast.AST]) -> Iterable[ast.AST]:

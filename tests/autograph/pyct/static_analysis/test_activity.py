@@ -173,7 +173,7 @@ def test_cells_skips_only_walks_whose_trigger_survey_did_not_find():
     # survey found no walrus / try, and hands it the locals it has: on every
     # sample function, that must give what the full analysis gives (with
     # both walks always skipped, it does not).
-    from autograph.core.survey import survey
+    from autograph.core.survey import Marker, survey
     from autograph.pyct import parser
     from tests.samples import ALL_SAMPLES
 
@@ -187,12 +187,89 @@ def test_cells_skips_only_walks_whose_trigger_survey_did_not_find():
         if not isinstance(node, activity.FUNCTIONS):
             continue
         _, kinds = survey(node)
+        scopes = []
+        if not kinds.isdisjoint((Marker.NESTED_FUNCTION, ast.Lambda)):
+            scopes = activity.nested_scopes(node)
         skipping = activity.cells(
             node,
             local=activity.local_names(node),
-            walrus=ast.NamedExpr in kinds,
+            walrus=ast.NamedExpr in kinds
+            and not kinds.isdisjoint((ast.BoolOp, ast.IfExp)),
             tries=not kinds.isdisjoint(activity.TRIES),
+            withs=ast.With in kinds or ast.AsyncWith in kinds,
+            scopes=scopes,
+            cache=activity.Cache(),
         )
         assert skipping == activity.cells(node), sample.id
+        assert activity.written_by_nested(node, scopes) == (
+            activity.written_by_nested(node)
+        ), sample.id
         checked += 1
     assert checked > 100
+
+
+def test_writes_of_parameters_and_names_are_what_a_walk_finds():
+    # `writes` reads plain parameters and a lone name without a walk.
+    sources = [
+        "def f(a, /, b, *c, d, **e): pass",
+        "def f(): pass",
+        "def f(a=1, *, b): pass",
+        "def f(a, *, b=(w := 2)): pass",
+        "def f(a: (w := int), *c: (v := int), **e: int): pass",
+        "def f(a=lambda q: q): pass",
+    ]
+    for src in sources:
+        args = ast.parse(src).body[0].args
+        found = activity.collect(args)
+        assert activity.writes(args) == found.written | found.through, src
+    names = [
+        ast.parse("x = y").body[0].targets[0],  # stored
+        ast.parse("x = y").body[0].value,  # read
+        ast.parse("del z").body[0].targets[0],  # deleted
+    ]
+    for name in names:
+        found = activity.collect(name)
+        assert activity.writes(name) == found.written | found.through
+        assert activity.reads(name) == found.read
+
+
+def test_handled_lines_and_finally_blocks_of_nested_tries():
+    # Statements only are walked, outside in: an inner `try` comes first
+    # for its lines, and a nested function's `try` counts.
+    fn = ast.parse(
+        textwrap.dedent(
+            """
+            def f(a):
+                try:
+                    try:
+                        a = 1
+                    except KeyError:
+                        a = 2
+                    finally:
+                        a = 3
+                except (ValueError, errors.Bad):
+                    def g():
+                        try:
+                            return 1
+                        finally:
+                            return 2
+                for x in a:
+                    try:
+                        a = x
+                    finally:
+                        break
+            """
+        )
+    ).body[0]
+    outer = (3, frozenset({"ValueError", "Bad"}))
+    assert activity.handled_lines(fn) == {
+        4: (outer,),
+        5: ((4, frozenset({"KeyError"})), outer),
+        6: (outer,),
+        7: (outer,),
+        8: (outer,),
+        9: (outer,),
+        13: ((12, None),),
+        18: ((17, None),),
+    }
+    assert activity.finally_blocks(fn) == {9: (4, 5, 7)}
