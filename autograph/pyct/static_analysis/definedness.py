@@ -58,6 +58,9 @@ class Defined(enum.Enum):
     )
 
 
+_NONE: frozenset[str] = frozenset()
+
+
 class _State(NamedTuple):
     may: frozenset[str]  # (holds `must`)
     must: frozenset[str]
@@ -88,6 +91,9 @@ def _merge(*states: _State | None) -> _State | None:
     live = [s for s in states if s is not None]
     if len(live) < 2:
         return live[0] if live else None
+    if len(live) == 2:  # (the common case: no generator expressions)
+        a, b = live
+        return a if a == b else _State(a.may | b.may, a.must & b.must)
     may = frozenset().union(*(s.may for s in live))
     must = live[0].must.intersection(*(s.must for s in live[1:]))
     return _State(may, must)
@@ -253,16 +259,18 @@ class _Analyzer:
                 state = self.simple(stmt, state)
 
     def names(self, node: ast.stmt, state: _State) -> activity.Collector:
-        """`cache.of(node)`, its reads marked (Python's semantics): for a
-        simple statement seen first, both in one walk."""
+        """`cache.of(node)` for a simple statement, its reads marked
+        (Python's semantics): seen first, both in one walk."""
         names = self.cache.known(node)  # loop bodies may be walked twice
-        if names is None and not self.converted and not statement_fields(type(node)):
+        if self.converted:
+            return self.cache.of(node) if names is None else names
+        if names is None:
             names = _MarkingCollector(state.must, self.unbound)
             names.visit(node)
             self.cache.put(node, names)
-            return names
-        self.mark(node, state)
-        return self.cache.of(node) if names is None else names
+        else:
+            _ReadMarker(state.must, self.unbound).visit(node)
+        return names
 
     def header(
         self, node: ast.stmt, state: _State, target: ast.expr | None, expr: ast.expr
@@ -294,8 +302,19 @@ class _Analyzer:
             self.cache.put(node, found)
 
     def simple(self, node: ast.stmt, state: _State) -> _State:
-        names = self.names(node, state)
-        bound = (names.written | names.through) - names.deleted
+        return self.bind(node, self.names(node, state), state)
+
+    def compound(self, node: ast.stmt, state: _State) -> _State:
+        """A compound statement whose blocks this analysis does not follow
+        (a `match`, a class, an `async for`): what it binds is bound after it."""
+        self.mark(node, state)
+        return self.bind(node, self.cache.of(node), state)
+
+    def bind(self, node: ast.stmt, names: activity.Collector, state: _State) -> _State:
+        """The state after `node`, which binds and deletes `names`."""
+        bound = names.written
+        if names.through or names.deleted:
+            bound = (bound | names.through) - names.deleted
         if names.walrus:  # some may be bound only sometimes
             always, sometimes = activity.walrus_binds(node)
             maybe = sometimes - always - (names.written - names.walrus)
@@ -348,21 +367,20 @@ class _Analyzer:
         return found.written | found.through
 
     def _converted_params(
-        self, node: ast.stmt, live_in: frozenset[str]
+        self, node: ast.stmt, one: Live, other: Live
     ) -> frozenset[str]:
-        """In converted code, the state a body receives as parameters is bound."""
+        """In converted code, the state a body receives as parameters is
+        bound: what `node` writes that is live at `one` or `other`."""
         if not self.converted:
-            return frozenset()
-        return frozenset(self._writes(node) & live_in)
+            return _NONE
+        live = anno.getanno(node, one, _NONE) | anno.getanno(node, other, _NONE)
+        return frozenset(self._writes(node) & live)
 
     def visit_If(self, node: ast.If, state: _State) -> _State | None:
         self._converted_in(node, state)
         found = self.header(node, state, None, node.test)
         state = self.after(state, node.test)
-        live_in = anno.getanno(node, Live.BODY_IN, frozenset()) | anno.getanno(
-            node, Live.ORELSE_IN, frozenset()
-        )
-        params = self._converted_params(node, live_in)
+        params = self._converted_params(node, Live.BODY_IN, Live.ORELSE_IN)
         inner = state.bind(params & state.may)
         body = self.block(node.body, inner)
         orelse = self.block(node.orelse, inner)
@@ -378,10 +396,7 @@ class _Analyzer:
         found: activity.Collector | None = None,
     ) -> _State | None:
         header: _State | None = state
-        live = anno.getanno(node, Live.LOOP_HEADER, frozenset()) | anno.getanno(
-            node, Live.OUT, frozenset()
-        )
-        params = self._converted_params(node, live)
+        params = self._converted_params(node, Live.LOOP_HEADER, Live.OUT)
         # A while test runs before every iteration (and once more at the end).
         tested = self.after(header, test)
         start = tested.bind(item_names | params)
@@ -544,7 +559,9 @@ _METHODS: dict[type, Callable[..., _State | None]] = {}
 
 
 def _method(kind: type) -> Callable[..., _State | None]:
-    method = getattr(_Analyzer, "visit_" + kind.__name__, _Analyzer.simple)
+    method = getattr(_Analyzer, "visit_" + kind.__name__, None)
+    if method is None:
+        method = _Analyzer.compound if statement_fields(kind) else _Analyzer.simple
     _METHODS[kind] = method
     return method
 
