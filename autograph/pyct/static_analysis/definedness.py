@@ -53,8 +53,9 @@ class Defined(enum.Enum):
         "path before it: a frozenset."
     )
     MUST_IN = (
-        "On a statement (plain semantics), or on an if/for/while (converted "
-        "semantics): names bound on every path before it: a frozenset."
+        "On a statement (plain semantics, unless `annotate` is told not to), "
+        "or on an if/for/while (converted semantics): names bound on every "
+        "path before it: a frozenset."
     )
 
 
@@ -200,10 +201,13 @@ class _MarkingCollector(activity.Collector):
 
 
 class _Analyzer:
-    def __init__(self, converted: bool, cache: activity.Cache, walrus: bool) -> None:
+    def __init__(
+        self, converted: bool, cache: activity.Cache, walrus: bool, states: bool
+    ) -> None:
         self.converted = converted
         self.cache = cache
         self.walrus = walrus
+        self.states = states and not converted  # (each statement's MUST_IN)
         # Per enclosing loop: states at its `break`s and its `continue`s.
         self.breaks: list[list[_State | None]] = []
         self.continues: list[list[_State | None]] = []
@@ -234,7 +238,7 @@ class _Analyzer:
                     self.dead(stmts[i:], before.must)
                 break
             before = state
-            if not self.converted:
+            if self.states:
                 anno.setanno(stmt, Defined.MUST_IN, state.must)
             kind = type(stmt)
             method = _METHODS.get(kind) or _method(kind)
@@ -541,7 +545,13 @@ class _Analyzer:
         self.mark(node.args, state)
         for decorator in node.decorator_list:
             self.mark(decorator, state)
-        annotate(node, converted=self.converted, cache=self.cache, walrus=self.walrus)
+        annotate(
+            node,
+            converted=self.converted,
+            cache=self.cache,
+            walrus=self.walrus,
+            states=self.states,
+        )
         return state.bind({node.name})
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -572,6 +582,7 @@ def annotate(
     converted: bool = False,
     cache: activity.Cache | None = None,
     walrus: bool = True,
+    states: bool = True,
 ) -> set[str]:
     """Annotates `fn`'s statements and reads (and nested functions') with `Defined`.
 
@@ -584,12 +595,15 @@ def annotate(
             analyses of the same tree.
         walrus: Whether `fn` may hold a walrus (`:=`); False spares looking
             for one in each test and iterable (`survey`'s kinds tell).
+        states: Whether to note each statement's `MUST_IN` in Python's
+            semantics (the variables pass reads them only where a nested
+            scope reads the function's names); the reads are marked anyway.
 
     Returns:
         The names `fn` itself (not a nested scope) may read while unbound,
         globals and builtins included (Python semantics only).
     """
     params = activity.writes(fn.args)
-    analyzer = _Analyzer(converted, cache or activity.Cache(), walrus)
+    analyzer = _Analyzer(converted, cache or activity.Cache(), walrus, states)
     analyzer.block(fn.body, _State(frozenset(params), frozenset(params)))
     return analyzer.unbound
