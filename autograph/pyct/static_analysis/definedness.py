@@ -557,6 +557,19 @@ class _Analyzer:
     visit_AsyncFunctionDef = visit_FunctionDef
 
 
+def _params(args: ast.arguments) -> set[str]:
+    """`activity.writes(args)` where no walrus is (in a default or an
+    annotation), without a walk."""
+    names = {arg.arg for arg in args.posonlyargs}
+    names.update(arg.arg for arg in args.args)
+    names.update(arg.arg for arg in args.kwonlyargs)
+    if args.vararg is not None:
+        names.add(args.vararg.arg)
+    if args.kwarg is not None:
+        names.add(args.kwarg.arg)
+    return names
+
+
 def _target_names(target: ast.expr) -> set[str]:
     """`activity.writes(target)`, without a walk for a plain name."""
     if type(target) is ast.Name:
@@ -603,7 +616,7 @@ def annotate(
         The names `fn` itself (not a nested scope) may read while unbound,
         globals and builtins included (Python semantics only).
     """
-    params = activity.writes(fn.args)
+    params = _params(fn.args) if not walrus else activity.writes(fn.args)
     analyzer = _Analyzer(converted, cache or activity.Cache(), walrus, states)
     analyzer.block(fn.body, _State(frozenset(params), frozenset(params)))
     return analyzer.unbound
