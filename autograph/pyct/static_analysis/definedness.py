@@ -216,6 +216,8 @@ class _Analyzer:
         self.final_deletes: list[set[str]] = []
         self.finals_outside_loop: list[int] = []
         self.unbound: set[str] = set()
+        # How many enclosing loops are on their body's second pass.
+        self.again = 0
         # `_writes` of the ifs and loops (converted semantics).
         self.written: dict[ast.stmt, set[str]] = {}
 
@@ -265,9 +267,10 @@ class _Analyzer:
     def names(self, node: ast.stmt, state: _State) -> activity.Collector:
         """`cache.of(node)` for a simple statement, its reads marked
         (Python's semantics): seen first, both in one walk."""
-        names = self.cache.known(node)  # loop bodies may be walked twice
         if self.converted:
-            return self.cache.of(node) if names is None else names
+            return self.cache.of(node)
+        # (seen already only on a loop body's second pass)
+        names = self.cache.known(node) if self.again else None
         if names is None:
             names = _MarkingCollector(state.must, self.unbound)
             names.visit(node)
@@ -285,7 +288,7 @@ class _Analyzer:
         them with its blocks' (`cache.of(node)` without a second walk)."""
         if self.converted:
             return None
-        if self.cache.known(node) is not None:
+        if self.again and self.cache.known(node) is not None:
             self.mark(expr, state)
             return None
         found = _MarkingCollector(state.must, self.unbound)
@@ -296,17 +299,19 @@ class _Analyzer:
         found.visit(expr)
         return found
 
-    def cached(self, node: ast.stmt, found: activity.Collector | None) -> None:
+    def cached(self, node: ast.stmt, found: activity.Collector) -> None:
         """Puts `header`'s names of `node` in the cache, with its blocks'."""
-        if found is not None:
-            of = self.cache.of
-            for field in statement_fields(type(node)):
-                for child in getattr(node, field):
-                    found.merge(of(child))
-            self.cache.put(node, found)
+        of = self.cache.of
+        for field in statement_fields(type(node)):
+            for child in getattr(node, field):
+                found.merge(of(child))
+        self.cache.put(node, found)
 
     def simple(self, node: ast.stmt, state: _State) -> _State:
-        return self.bind(node, self.names(node, state), state)
+        names = self.names(node, state)
+        if names.through or names.deleted or names.walrus:
+            return self.bind(node, names, state)
+        return state.bind(names.written)  # (most statements)
 
     def compound(self, node: ast.stmt, state: _State) -> _State:
         """A compound statement whose blocks this analysis does not follow
@@ -388,7 +393,8 @@ class _Analyzer:
         inner = state.bind(params & state.may)
         body = self.block(node.body, inner)
         orelse = self.block(node.orelse, inner)
-        self.cached(node, found)
+        if found is not None:
+            self.cached(node, found)
         return self._converted_outputs(node, _merge(body, orelse))
 
     def _loop(
@@ -404,11 +410,13 @@ class _Analyzer:
         # A while test runs before every iteration (and once more at the end).
         tested = self.after(header, test)
         start = tested.bind(item_names | params)
-        for _ in range(2):  # a second pass sees what the first iteration bound
+        for again in range(2):  # a second pass sees what the first iteration bound
             self.breaks.append([])
             self.continues.append([])
             self.finals_outside_loop.append(len(self.final_deletes))
+            self.again += again
             body = self.block(node.body, start)
+            self.again -= again
             self.finals_outside_loop.pop()
             breaks = self.breaks.pop()
             # Never None: the loop may run no iteration at all.
@@ -424,7 +432,8 @@ class _Analyzer:
             # A while test runs before every iteration, not just the first.
             found = self.header(node, header, None, test)
         orelse = self.block(node.orelse, tested)
-        self.cached(node, found)
+        if found is not None:
+            self.cached(node, found)
         after = _merge(orelse, *breaks)
         if after is not None and not self.converted:
             # Whether a graph loop bound a name it may be the first to bind
