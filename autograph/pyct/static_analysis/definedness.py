@@ -8,8 +8,9 @@ pair of sets: `may` (bound on some path) and `must` (bound on every path);
 Two modes:
 - plain: Python's own semantics; used to find reads that may raise
   `UnboundLocalError` (the variables converter wraps them in `ag__.ld`).
-  Only `must` is observed: each statement gets `MUST_IN`, each read that
-  may be unbound `DEFINITELY` False (the others, most reads, nothing).
+  Only `must` is observed: each statement gets `MUST_IN` (unless told
+  not to, `states`), each read that may be unbound `DEFINITELY` False (the
+  others, most reads, nothing).
   The statements' names (`activity.Cache`) are collected on the same walk.
 - converted (`converted=True`): a converted `if` or loop binds every variable
   it outputs on every path (to an `Undefined` where Python would leave it

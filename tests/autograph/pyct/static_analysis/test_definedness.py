@@ -160,3 +160,17 @@ def test_a_walrus_in_a_comprehension_of_an_augmented_assignment_binds_sometimes(
     src = "def f(n):\n  y = 0\n  y += sum([(x := 1) for k in n])\n  return x"
     fn = _fn(src)
     assert anno.getanno(fn.body[2].value, Defined.DEFINITELY) is False
+
+
+def test_reads_are_marked_without_the_statements_states_when_not_asked_for():
+    fn = ast.parse("def f(c):\n  if c:\n    y = 1\n  return y").body[0]
+    assert definedness.annotate(fn, states=False) == {"y"}
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
+    assert not anno.hasanno(fn.body[1], Defined.MUST_IN)
+
+
+def test_a_loop_that_deletes_takes_a_second_pass_that_marks_the_reads_again():
+    src = "def f(xs):\n  y = 0\n  for x in xs:\n    print(y)\n    if x:\n      del y"
+    fn = _fn(src)
+    (read,) = fn.body[1].body[0].value.args
+    assert anno.getanno(read, Defined.DEFINITELY) is False
