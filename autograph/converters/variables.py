@@ -428,7 +428,11 @@ def transform(node: ast.AST, ctx: Context) -> ast.AST:
     for fn in transformer.walk(node):
         if isinstance(fn, activity.FUNCTIONS):
             unbound = definedness.annotate(
-                fn, cache=cache, walrus=ast.NamedExpr in ctx.kinds
+                fn,
+                cache=cache,
+                walrus=ast.NamedExpr in ctx.kinds,
+                # (statements' MUST_IN: for reads in nested scopes only)
+                states=not ctx.kinds.isdisjoint(_NESTED_SCOPES),
             )
             break  # annotate() covers nested functions itself
     if unbound is not None and _nothing_to_rewrite(node, ctx, unbound, cache):

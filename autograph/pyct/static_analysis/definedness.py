@@ -1,16 +1,22 @@
 """Definedness: which local names are bound, possibly or surely, at each point.
 
-One forward walk over the structured statements (loops take a second pass).
-A state is a pair of sets: `may` (bound on some path) and `must` (bound on
-every path); `None` stands for "unreachable" (after `return`, `break`, ...).
+One forward walk over the structured statements (a loop's body takes a
+second pass when the first changed the state at its start). A state is a
+pair of sets: `may` (bound on some path) and `must` (bound on every path);
+`None` stands for "unreachable" (after `return`, `break`, ...).
 
 Two modes:
 - plain: Python's own semantics; used to find reads that may raise
   `UnboundLocalError` (the variables converter wraps them in `ag__.ld`).
+  Only `must` is observed: each statement gets `MUST_IN` (unless told
+  not to, `states`), each read that may be unbound `DEFINITELY` False (the
+  others, most reads, nothing).
+  The statements' names (`activity.Cache`) are collected on the same walk.
 - converted (`converted=True`): a converted `if` or loop binds every variable
   it outputs on every path (to an `Undefined` where Python would leave it
   unbound); used by the control-flow converter to decide where such
-  `Undefined` initial values are needed. Only statements are annotated.
+  `Undefined` initial values are needed. Only ifs and loops are annotated
+  (`MAY_IN`, `MUST_IN`): those are what it converts.
 
     >>> import ast
     >>> from autograph.pyct import anno
@@ -39,21 +45,31 @@ class Defined(enum.Enum):
 
     __hash__ = object.__hash__  # by identity (see anno.NoValue)
 
-    DEFINITELY = "On a Name being read: is it bound on every path here? A bool."
-    MAY_IN = "On a statement: names bound on some path before it: a frozenset."
-    MUST_IN = "On a statement: names bound on every path before it: a frozenset."
-    BODY_MUST_OUT = (
-        "On if/loops: names bound on every path that reaches the end of the "
-        "body (all names when no path does): a frozenset or None."
+    DEFINITELY = (
+        "On a Name being read while it may be unbound: False (the reads "
+        "bound on every path are not annotated)."
     )
-    ORELSE_MUST_OUT = "Like BODY_MUST_OUT, for the else block."
+    MAY_IN = (
+        "On an if/for/while, converted semantics only: names bound on some "
+        "path before it: a frozenset."
+    )
+    MUST_IN = (
+        "On a statement (plain semantics, unless `annotate` is told not to), "
+        "or on an if/for/while (converted semantics): names bound on every "
+        "path before it: a frozenset."
+    )
+
+
+_NONE: frozenset[str] = frozenset()
 
 
 class _State(NamedTuple):
-    may: frozenset[str]
+    may: frozenset[str]  # (holds `must`)
     must: frozenset[str]
 
     def bind(self, names: set[str] | frozenset[str]) -> _State:
+        if names <= self.must:  # (most assignments rebind a name)
+            return self
         return _State(self.may | names, self.must | names)
 
     def bind_walrus(self, expr: ast.AST | None) -> _State:
@@ -64,6 +80,8 @@ class _State(NamedTuple):
         return _State(self.may | always | sometimes, self.must | always)
 
     def unbind(self, names: set[str] | frozenset[str]) -> _State:
+        if not names:
+            return self
         return _State(self.may - names, self.must - names)
 
     def unbind_must(self, names: set[str] | frozenset[str]) -> _State:
@@ -75,10 +93,16 @@ def _merge(*states: _State | None) -> _State | None:
     live = [s for s in states if s is not None]
     if len(live) < 2:
         return live[0] if live else None
+    if len(live) == 2:  # (the common case: no generator expressions)
+        a, b = live
+        return a if a == b else _State(a.may | b.may, a.must & b.must)
     may = frozenset().union(*(s.may for s in live))
     must = live[0].must.intersection(*(s.must for s in live[1:]))
     return _State(may, must)
 
+
+_HEADED = (ast.If, ast.For, ast.While)
+"""The statements whose names `_Analyzer._writes` puts together itself."""
 
 _COMPOUND = (
     ast.If,
@@ -106,15 +130,15 @@ class _ReadMarker(transformer.Visitor):
         self.unbound = unbound  # collects the names read while maybe unbound
 
     def visit_Name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, (ast.Load, ast.Del)):  # `del x` reads x too
-            bound = node.id in self.must
-            anno.setanno(node, Defined.DEFINITELY, bound)
-            if not bound:
-                self.unbound.add(node.id)
+        # (`del x` reads x too)
+        if isinstance(node.ctx, (ast.Load, ast.Del)) and node.id not in self.must:
+            anno.setanno(node, Defined.DEFINITELY, False)
+            self.unbound.add(node.id)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         if isinstance(node.target, ast.Name):  # `x += 1` reads x
-            anno.setanno(node.target, Defined.DEFINITELY, node.target.id in self.must)
+            if node.target.id not in self.must:
+                anno.setanno(node.target, Defined.DEFINITELY, False)
         else:
             self.visit(node.target)
         self.visit(node.value)
@@ -146,11 +170,9 @@ class _MarkingCollector(activity.Collector):
             if not isinstance(ctx, ast.Del):
                 return
             self.deleted.add(node.id)  # `del x` reads x too
-        if self.marking:
-            bound = node.id in self.must
-            anno.setanno(node, Defined.DEFINITELY, bound)
-            if not bound:
-                self.unbound.add(node.id)
+        if self.marking and node.id not in self.must:
+            anno.setanno(node, Defined.DEFINITELY, False)
+            self.unbound.add(node.id)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         target = node.target
@@ -160,8 +182,8 @@ class _MarkingCollector(activity.Collector):
         # `x += 1` reads x too (marked as `_ReadMarker` marks it)
         self.read.add(target.id)
         self.written.add(target.id)
-        if self.marking:
-            anno.setanno(target, Defined.DEFINITELY, target.id in self.must)
+        if self.marking and target.id not in self.must:
+            anno.setanno(target, Defined.DEFINITELY, False)
         self.visit(node.value)
 
     def _unmarked(self, node: ast.AST) -> None:
@@ -180,10 +202,13 @@ class _MarkingCollector(activity.Collector):
 
 
 class _Analyzer:
-    def __init__(self, converted: bool, cache: activity.Cache, walrus: bool) -> None:
+    def __init__(
+        self, converted: bool, cache: activity.Cache, walrus: bool, states: bool
+    ) -> None:
         self.converted = converted
         self.cache = cache
         self.walrus = walrus
+        self.states = states and not converted  # (each statement's MUST_IN)
         # Per enclosing loop: states at its `break`s and its `continue`s.
         self.breaks: list[list[_State | None]] = []
         self.continues: list[list[_State | None]] = []
@@ -192,6 +217,10 @@ class _Analyzer:
         self.final_deletes: list[set[str]] = []
         self.finals_outside_loop: list[int] = []
         self.unbound: set[str] = set()
+        # How many enclosing loops are on their body's second pass.
+        self.again = 0
+        # `_writes` of the ifs and loops (converted semantics).
+        self.written: dict[ast.stmt, set[str]] = {}
 
     def after(self, state: _State, expr: ast.AST | None) -> _State:
         """The state after evaluating `expr`: what its walruses bind (no
@@ -212,8 +241,8 @@ class _Analyzer:
                     self.dead(stmts[i:], before.must)
                 break
             before = state
-            anno.setanno(stmt, Defined.MAY_IN, state.may)
-            anno.setanno(stmt, Defined.MUST_IN, state.must)
+            if self.states:
+                anno.setanno(stmt, Defined.MUST_IN, state.must)
             kind = type(stmt)
             method = _METHODS.get(kind) or _method(kind)
             state = method(self, stmt, state)
@@ -236,17 +265,66 @@ class _Analyzer:
             else:  # (what it binds is bound for the next statements)
                 state = self.simple(stmt, state)
 
-    def simple(self, node: ast.stmt, state: _State) -> _State:
-        names = self.cache.known(node)  # loop bodies are walked twice
-        if names is None and not self.converted and not statement_fields(type(node)):
-            # Its names and its reads' marks in one walk.
+    def names(self, node: ast.stmt, state: _State) -> activity.Collector:
+        """`cache.of(node)` for a simple statement, its reads marked
+        (Python's semantics): seen first, both in one walk."""
+        if self.converted:
+            return self.cache.of(node)
+        # (seen already only on a loop body's second pass)
+        names = self.cache.known(node) if self.again else None
+        if names is None:
             names = _MarkingCollector(state.must, self.unbound)
             names.visit(node)
             self.cache.put(node, names)
         else:
-            self.mark(node, state)
-            names = self.cache.of(node)
-        bound = (names.written | names.through) - names.deleted
+            _ReadMarker(state.must, self.unbound).visit(node)
+        return names
+
+    def header(
+        self, node: ast.stmt, state: _State, target: ast.expr | None, expr: ast.expr
+    ) -> activity.Collector | None:
+        """Marks the reads of `expr`, the test or iterable of `node`, an if
+        or loop. Seen first in Python's semantics, `node`'s names are
+        collected on the way (a loop's `target` too): `cached` completes
+        them with its blocks' (`cache.of(node)` without a second walk)."""
+        if self.converted:
+            return None
+        if self.again and self.cache.known(node) is not None:
+            self.mark(expr, state)
+            return None
+        found = _MarkingCollector(state.must, self.unbound)
+        if target is not None:
+            found.marking = False  # (its reads were never marked)
+            found.visit(target)
+            found.marking = True
+        found.visit(expr)
+        return found
+
+    def cached(self, node: ast.stmt, found: activity.Collector) -> None:
+        """Puts `header`'s names of `node` in the cache, with its blocks'."""
+        of = self.cache.of
+        for field in statement_fields(type(node)):
+            for child in getattr(node, field):
+                found.merge(of(child))
+        self.cache.put(node, found)
+
+    def simple(self, node: ast.stmt, state: _State) -> _State:
+        names = self.names(node, state)
+        if names.through or names.deleted or names.walrus:
+            return self.bind(node, names, state)
+        return state.bind(names.written)  # (most statements)
+
+    def compound(self, node: ast.stmt, state: _State) -> _State:
+        """A compound statement whose blocks this analysis does not follow
+        (a `match`, a class, an `async for`): what it binds is bound after it."""
+        self.mark(node, state)
+        return self.bind(node, self.cache.of(node), state)
+
+    def bind(self, node: ast.stmt, names: activity.Collector, state: _State) -> _State:
+        """The state after `node`, which binds and deletes `names`."""
+        bound = names.written
+        if names.through or names.deleted:
+            bound = (bound | names.through) - names.deleted
         if names.walrus:  # some may be bound only sometimes
             always, sometimes = activity.walrus_binds(node)
             maybe = sometimes - always - (names.written - names.walrus)
@@ -256,18 +334,20 @@ class _Analyzer:
         return state.bind(bound).unbind(names.deleted)
 
     def visit_AugAssign(self, node: ast.AugAssign, state: _State) -> _State:
-        self.mark(node.value, state)
-        if isinstance(node.target, ast.Name):
-            if not self.converted:
-                bound = node.target.id in state.must
-                anno.setanno(node.target, Defined.DEFINITELY, bound)
-                if not bound:
-                    self.unbound.add(node.target.id)
-        else:
-            self.mark(node.target, state)
+        target = node.target
+        if not self.converted:
+            self.names(node, state)
+            if isinstance(target, ast.Name) and target.id not in state.must:
+                self.unbound.add(target.id)
         # The target, and what a walrus in the value binds on every path
         # (one inside a comprehension may bind only if it iterates).
-        return self.after(state.bind(activity.writes(node.target)), node.value)
+        return self.after(state.bind(_target_names(target)), node.value)
+
+    def _converted_in(self, node: ast.stmt, state: _State) -> None:
+        """Notes the state before an if or loop (what control flow reads)."""
+        if self.converted:
+            anno.setanno(node, Defined.MAY_IN, state.may)
+            anno.setanno(node, Defined.MUST_IN, state.must)
 
     def _converted_outputs(self, node: ast.stmt, state: _State | None) -> _State | None:
         if state is None or not self.converted:
@@ -276,29 +356,46 @@ class _Analyzer:
         return state.bind(outputs)
 
     def _writes(self, node: ast.stmt) -> set[str]:
-        found = self.cache.of(node)
+        """`activity.writes(node)`. An if's or loop's test or iterable binds
+        nothing where the function holds no walrus: its names are its
+        blocks' (and a for loop's target), with no walk of its own."""
+        found = self.cache.known(node)
+        if found is None and not self.walrus and type(node) in _HEADED:
+            written = self.written.get(node)
+            if written is None:
+                if type(node) is ast.For:
+                    written = _target_names(node.target)
+                else:
+                    written = set()
+                for field in statement_fields(type(node)):
+                    for child in getattr(node, field):
+                        written |= self._writes(child)
+                self.written[node] = written
+            return written
+        if found is None:
+            found = self.cache.of(node)
         return found.written | found.through
 
     def _converted_params(
-        self, node: ast.stmt, live_in: frozenset[str]
+        self, node: ast.stmt, one: Live, other: Live
     ) -> frozenset[str]:
-        """In converted code, the state a body receives as parameters is bound."""
+        """In converted code, the state a body receives as parameters is
+        bound: what `node` writes that is live at `one` or `other`."""
         if not self.converted:
-            return frozenset()
-        return frozenset(self._writes(node) & live_in)
+            return _NONE
+        live = anno.getanno(node, one, _NONE) | anno.getanno(node, other, _NONE)
+        return frozenset(self._writes(node) & live)
 
     def visit_If(self, node: ast.If, state: _State) -> _State | None:
-        self.mark(node.test, state)
+        self._converted_in(node, state)
+        found = self.header(node, state, None, node.test)
         state = self.after(state, node.test)
-        live_in = anno.getanno(node, Live.BODY_IN, frozenset()) | anno.getanno(
-            node, Live.ORELSE_IN, frozenset()
-        )
-        params = self._converted_params(node, live_in)
+        params = self._converted_params(node, Live.BODY_IN, Live.ORELSE_IN)
         inner = state.bind(params & state.may)
         body = self.block(node.body, inner)
         orelse = self.block(node.orelse, inner)
-        anno.setanno(node, Defined.BODY_MUST_OUT, body.must if body else None)
-        anno.setanno(node, Defined.ORELSE_MUST_OUT, orelse.must if orelse else None)
+        if found is not None:
+            self.cached(node, found)
         return self._converted_outputs(node, _merge(body, orelse))
 
     def _loop(
@@ -307,33 +404,37 @@ class _Analyzer:
         state: _State,
         item_names: set[str],
         test: ast.expr | None = None,
+        found: activity.Collector | None = None,
     ) -> _State | None:
         header: _State | None = state
-        live = anno.getanno(node, Live.LOOP_HEADER, frozenset()) | anno.getanno(
-            node, Live.OUT, frozenset()
-        )
-        params = self._converted_params(node, live)
+        params = self._converted_params(node, Live.LOOP_HEADER, Live.OUT)
         # A while test runs before every iteration (and once more at the end).
         tested = self.after(header, test)
         start = tested.bind(item_names | params)
-        for _ in range(2):  # a second pass sees what the first iteration bound
+        for again in range(2):  # a second pass sees what the first iteration bound
             self.breaks.append([])
             self.continues.append([])
             self.finals_outside_loop.append(len(self.final_deletes))
+            self.again += again
             body = self.block(node.body, start)
+            self.again -= again
             self.finals_outside_loop.pop()
             breaks = self.breaks.pop()
             # Never None: the loop may run no iteration at all.
             header = _merge(state, body, *self.continues.pop())
             tested = self.after(header, test)
             entry, start = start, tested.bind(item_names | params)
-            if start == entry:
-                break  # a second pass would start where the first did
+            # A second pass that would start where the first did changes
+            # nothing; in Python's semantics only `must` counts (`may` is
+            # noted in converted semantics only).
+            if start == entry if self.converted else start.must == entry.must:
+                break
         if test is not None:
             # A while test runs before every iteration, not just the first.
-            self.mark(test, header)
-        anno.setanno(node, Defined.BODY_MUST_OUT, body.must if body else None)
+            found = self.header(node, header, None, test)
         orelse = self.block(node.orelse, tested)
+        if found is not None:
+            self.cached(node, found)
         after = _merge(orelse, *breaks)
         if after is not None and not self.converted:
             # Whether a graph loop bound a name it may be the first to bind
@@ -346,12 +447,14 @@ class _Analyzer:
         return self._converted_outputs(node, after)
 
     def visit_While(self, node: ast.While, state: _State) -> _State | None:
+        self._converted_in(node, state)
         return self._loop(node, state, set(), test=node.test)
 
     def visit_For(self, node: ast.For, state: _State) -> _State | None:
-        self.mark(node.iter, state)
+        self._converted_in(node, state)
+        found = self.header(node, state, node.target, node.iter)
         state = self.after(state, node.iter)
-        return self._loop(node, state, activity.writes(node.target))
+        return self._loop(node, state, _target_names(node.target), found=found)
 
     def _through_finals(self, state: _State) -> _State:
         """The state a `break`/`continue` leaves with: the finally blocks
@@ -367,11 +470,11 @@ class _Analyzer:
         if self.continues:
             self.continues[-1].append(self._through_finals(state))
 
-    def visit_Return(self, node: ast.Return, state: _State) -> None:
-        self.mark(node.value, state)
+    def visit_Return(self, node: ast.Return | ast.Raise, state: _State) -> None:
+        if not self.converted:
+            self.names(node, state)  # (marks its reads)
 
-    def visit_Raise(self, node: ast.Raise, state: _State) -> None:
-        self.mark(node, state)
+    visit_Raise = visit_Return
 
     def visit_With(self, node: ast.With, state: _State) -> _State | None:
         for item in node.items:
@@ -452,10 +555,36 @@ class _Analyzer:
         self.mark(node.args, state)
         for decorator in node.decorator_list:
             self.mark(decorator, state)
-        annotate(node, converted=self.converted, cache=self.cache, walrus=self.walrus)
+        annotate(
+            node,
+            converted=self.converted,
+            cache=self.cache,
+            walrus=self.walrus,
+            states=self.states,
+        )
         return state.bind({node.name})
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+
+def _params(args: ast.arguments) -> set[str]:
+    """`activity.writes(args)` where no walrus is (in a default or an
+    annotation), without a walk."""
+    names = {arg.arg for arg in args.posonlyargs}
+    names.update(arg.arg for arg in args.args)
+    names.update(arg.arg for arg in args.kwonlyargs)
+    if args.vararg is not None:
+        names.add(args.vararg.arg)
+    if args.kwarg is not None:
+        names.add(args.kwarg.arg)
+    return names
+
+
+def _target_names(target: ast.expr) -> set[str]:
+    """`activity.writes(target)`, without a walk for a plain name."""
+    if type(target) is ast.Name:
+        return {target.id}
+    return activity.writes(target)
 
 
 # Statement class -> the `_Analyzer` method that visits it (looked up once).
@@ -463,7 +592,9 @@ _METHODS: dict[type, Callable[..., _State | None]] = {}
 
 
 def _method(kind: type) -> Callable[..., _State | None]:
-    method = getattr(_Analyzer, "visit_" + kind.__name__, _Analyzer.simple)
+    method = getattr(_Analyzer, "visit_" + kind.__name__, None)
+    if method is None:
+        method = _Analyzer.compound if statement_fields(kind) else _Analyzer.simple
     _METHODS[kind] = method
     return method
 
@@ -474,6 +605,7 @@ def annotate(
     converted: bool = False,
     cache: activity.Cache | None = None,
     walrus: bool = True,
+    states: bool = True,
 ) -> set[str]:
     """Annotates `fn`'s statements and reads (and nested functions') with `Defined`.
 
@@ -486,12 +618,15 @@ def annotate(
             analyses of the same tree.
         walrus: Whether `fn` may hold a walrus (`:=`); False spares looking
             for one in each test and iterable (`survey`'s kinds tell).
+        states: Whether to note each statement's `MUST_IN` in Python's
+            semantics (the variables pass reads them only where a nested
+            scope reads the function's names); the reads are marked anyway.
 
     Returns:
         The names `fn` itself (not a nested scope) may read while unbound,
         globals and builtins included (Python semantics only).
     """
-    params = activity.writes(fn.args)
-    analyzer = _Analyzer(converted, cache or activity.Cache(), walrus)
+    params = _params(fn.args) if not walrus else activity.writes(fn.args)
+    analyzer = _Analyzer(converted, cache or activity.Cache(), walrus, states)
     analyzer.block(fn.body, _State(frozenset(params), frozenset(params)))
     return analyzer.unbound

@@ -15,12 +15,12 @@ def _fn(src: str, converted: bool = False) -> ast.FunctionDef:
 def test_a_name_assigned_in_one_branch_is_not_definitely_defined_after():
     fn = _fn("def f(c):\n  if c:\n    y = 1\n  return y")
     assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
-    assert anno.getanno(fn.body[1], Defined.MAY_IN) == {"c", "y"}
+    assert anno.getanno(fn.body[1], Defined.MUST_IN) == {"c"}
 
 
 def test_a_name_assigned_in_both_branches_is_definitely_defined_after():
     fn = _fn("def f(c):\n  if c:\n    y = 1\n  else:\n    y = 2\n  return y")
-    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is True
+    assert not anno.hasanno(fn.body[1].value, Defined.DEFINITELY)
 
 
 def test_del_makes_a_name_undefined():
@@ -36,12 +36,12 @@ def test_del_in_a_finally_block_makes_a_name_undefined_after_it():
 def test_a_name_bound_again_in_a_finally_block_is_defined_after_it():
     src = "def f(y):\n  try:\n    pass\n  finally:\n    del y\n    y = 2\n  return y"
     fn = _fn(src)
-    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is True
+    assert not anno.hasanno(fn.body[1].value, Defined.DEFINITELY)
 
 
 def test_a_branch_that_returns_does_not_leave_names_undefined():
     fn = _fn("def f(c):\n  if c:\n    return 0\n  else:\n    y = 1\n  return y")
-    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is True
+    assert not anno.hasanno(fn.body[1].value, Defined.DEFINITELY)
 
 
 def test_a_name_first_assigned_in_a_loop_may_be_undefined_after_it():
@@ -50,8 +50,10 @@ def test_a_name_first_assigned_in_a_loop_may_be_undefined_after_it():
 
 
 def test_converted_semantics_bind_the_outputs_of_a_converted_if():
-    fn = _fn("def f(c):\n  if c:\n    y = 1\n  z = y\n  return z", converted=True)
+    src = "def f(c):\n  if c:\n    y = 1\n  while y:\n    y -= 1\n  return y"
+    fn = _fn(src, converted=True)
     assert "y" in anno.getanno(fn.body[1], Defined.MUST_IN)
+    assert anno.getanno(fn.body[1], Defined.MAY_IN) == {"c", "y"}
 
 
 def test_a_while_test_is_checked_against_every_iteration_not_just_the_first():
@@ -63,7 +65,7 @@ def test_code_after_a_with_block_that_raises_is_reachable():
     # The context manager may suppress the exception.
     src = "def f(cm):\n  with cm:\n    y = 1\n    raise KeyError\n  return y"
     fn = _fn(src)
-    assert anno.getanno(fn.body[1], Defined.MAY_IN) == {"cm", "y"}
+    assert anno.getanno(fn.body[1], Defined.MUST_IN) == {"cm"}
     assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
 
 
@@ -107,7 +109,7 @@ def test_a_name_a_loop_may_bind_first_is_checked_after_it_even_when_surely_bound
 
 def test_a_name_bound_before_a_loop_stays_definitely_bound_after_it():
     fn = _fn("def f(n):\n  w = 0\n  for i in n:\n    w = i\n  return w")
-    assert anno.getanno(fn.body[2].value, Defined.DEFINITELY) is True
+    assert not anno.hasanno(fn.body[2].value, Defined.DEFINITELY)
 
 
 def test_reads_in_code_python_never_runs_are_marked_as_if_it_fell_through():
@@ -117,7 +119,7 @@ def test_reads_in_code_python_never_runs_are_marked_as_if_it_fell_through():
     )
     fn = _fn(src)
     dead = fn.body[1]
-    assert anno.getanno(dead.target, Defined.DEFINITELY) is True  # n: a parameter
+    assert not anno.hasanno(dead.target, Defined.DEFINITELY)  # n: a parameter
     assert anno.getanno(dead.value, Defined.DEFINITELY) is False  # w
 
 
@@ -130,7 +132,7 @@ def test_reads_in_the_else_block_of_a_try_whose_body_always_returns_are_marked()
     )
     fn = _fn(src)
     dead = fn.body[1].orelse[0]
-    assert anno.getanno(dead.target, Defined.DEFINITELY) is True  # n: a parameter
+    assert not anno.hasanno(dead.target, Defined.DEFINITELY)  # n: a parameter
     assert anno.getanno(dead.value, Defined.DEFINITELY) is False  # w
 
 
@@ -138,7 +140,7 @@ def test_dead_code_binds_names_for_its_later_statements():
     src = "def f(n):\n  return n\n  ob = n\n  ob.x = w\n  return ob"
     fn = _fn(src)
     store = fn.body[2].targets[0]
-    assert anno.getanno(store.value, Defined.DEFINITELY) is True  # ob
+    assert not anno.hasanno(store.value, Defined.DEFINITELY)  # ob
     assert anno.getanno(fn.body[2].value, Defined.DEFINITELY) is False  # w
 
 
@@ -158,3 +160,17 @@ def test_a_walrus_in_a_comprehension_of_an_augmented_assignment_binds_sometimes(
     src = "def f(n):\n  y = 0\n  y += sum([(x := 1) for k in n])\n  return x"
     fn = _fn(src)
     assert anno.getanno(fn.body[2].value, Defined.DEFINITELY) is False
+
+
+def test_reads_are_marked_without_the_statements_states_when_not_asked_for():
+    fn = ast.parse("def f(c):\n  if c:\n    y = 1\n  return y").body[0]
+    assert definedness.annotate(fn, states=False) == {"y"}
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
+    assert not anno.hasanno(fn.body[1], Defined.MUST_IN)
+
+
+def test_a_loop_that_deletes_takes_a_second_pass_that_marks_the_reads_again():
+    src = "def f(xs):\n  y = 0\n  for x in xs:\n    print(y)\n    if x:\n      del y"
+    fn = _fn(src)
+    (read,) = fn.body[1].body[0].value.args
+    assert anno.getanno(read, Defined.DEFINITELY) is False
