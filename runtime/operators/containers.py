@@ -22,12 +22,16 @@ message).
 
 from __future__ import annotations
 
+import abc
+import array
 import collections
+import io
 import random
 import sys
 import types
-from collections.abc import Sequence
-from typing import Any
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -41,6 +45,7 @@ __all__ = [
     "CONTAINERS",
     "SEQUENCES",
     "STATES",
+    "STATE_NAMES",
     "VALUES",
     "CallLines",
     "Snapshot",
@@ -59,15 +64,51 @@ __all__ = [
 SEQUENCES = (list, collections.deque)
 # Python state that calls change and no place carries: a NumPy array's
 # values (`a += 1`, `a[0] = v`), an iterator's position (`next(it)`), a
-# generator's, a `random.Random`'s state (`rng.random()`). A traced branch
-# that does not run changed it all the same: noted whole (`state_of`),
-# compared like a set's elements, and put back where the type allows (a
-# generator, or an iterator that ran out, cannot be: a change is refused).
+# generator's, a random generator's state (`rng.random()`, `random.random()`,
+# `np.random.rand()`), a StringIO's text, an `array.array`'s items. A traced
+# branch that does not run changed it all the same: noted whole
+# (`state_of`), compared like a set's elements, and put back where the type
+# allows (a generator, or an iterator other than a sequence's, cannot be: a
+# change is refused). The kinds, with how each is read and put back, are
+# `_STATE_KINDS` below.
 ITERATORS = tuple(
     {type(iter(v)) for v in ([], (), range(0), "", "\u00e9", b"")}
     | {type(reversed([]))}
 )
-STATES = (np.ndarray, random.Random, types.GeneratorType, *ITERATORS)
+
+
+class LibraryIterator(abc.ABC):  # noqa: B024 - a virtual class (__subclasshook__)
+    """The iterators of the standard library and installed packages other
+    than `ITERATORS` and generators (`zip`, `map`, `enumerate`, dict
+    iterators, `itertools.count`, ...): their position is what their
+    `__reduce__` gives (none: not noted); they cannot be wound back. Not
+    the backends' own (a dataset's iterator draws in the graph)."""
+
+    @classmethod
+    def __subclasshook__(cls, kind: type) -> bool:
+        if not any("__next__" in vars(k) for k in kind.__mro__):
+            return NotImplemented
+        module = kind.__module__ or ""
+        if module.partition(".")[0] in _BACKENDS:
+            return False
+        return not _users_module(module)
+
+
+_BACKENDS = frozenset(("runtime", "autograph", "jax", "jaxlib", "tensorflow"))
+
+
+STATES = (
+    np.ndarray,
+    random.Random,
+    np.random.Generator,
+    np.random.RandomState,
+    io.StringIO,
+    io.BytesIO,
+    array.array,
+    types.GeneratorType,
+    *ITERATORS,
+    LibraryIterator,
+)
 # Those that hold Python values only, a set's elements, a bytearray's bytes
 # and the states above: compared whole, and set after the statement (no
 # place carries them).
@@ -141,19 +182,150 @@ def followed(value: Any) -> bool:
 
 def kind_of(obj: Any) -> str:
     if isinstance(obj, STATES):
-        return _STATE_KINDS[next(k for k in _STATE_KINDS if isinstance(obj, k))]
+        return _state_kind(obj).name
     for kind in CONTAINERS:
         if isinstance(obj, kind):
             return kind.__name__
     return "object"
 
 
-_STATE_KINDS = {
-    np.ndarray: "NumPy array",
-    random.Random: "random.Random",
-    types.GeneratorType: "generator",
-    **{kind: "iterator" for kind in ITERATORS},
+class _Saved:
+    """A state noted as `key` (compared, hashed) with the `value` that puts
+    it back (a random generator's state dict, which may hold arrays)."""
+
+    __slots__ = ("key", "value")
+
+    def __init__(self, key: Any, value: Any) -> None:
+        self.key = key
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Saved) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+def _key(value: Any, depth: int = 0) -> Any:
+    """`value` (a state dict, a `__reduce__` result) as a key comparable with
+    `==`: arrays as bytes, iterators by their own position, other objects by
+    identity."""
+    if value is None or isinstance(value, (bool, int, float, str, bytes)):
+        return value
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, dict):
+        return tuple((k, _key(v, depth)) for k, v in value.items())
+    if isinstance(value, (tuple, list)) and len(value) <= 10_000:
+        return tuple(_key(v, depth) for v in value)
+    if depth < 4 and isinstance(value, (*ITERATORS, LibraryIterator)):
+        return ("position", _position(value, depth + 1))
+    return ("object", id(value))
+
+
+def _position(it: Any, depth: int = 0) -> Any:
+    """A library iterator's position (`__reduce__`, nested iterators'
+    positions in it), or None where it tells none."""
+    try:
+        with warnings.catch_warnings():  # (itertools' pickling: deprecated in 3.12)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            reduced = it.__reduce__()
+    except Exception:  # (not picklable: a file, a csv reader, ...)
+        return None
+    if not isinstance(reduced, tuple):
+        return None
+    return _key(reduced[1:], depth)
+
+
+def _generator_position(gen: types.GeneratorType) -> Any:
+    frame = gen.gi_frame
+    if frame is None:
+        return _SPENT
+    # Where it stopped, and what its variables hold (a loop's `yield` stops
+    # at the same instruction each time, with new values).
+    return (frame.f_lasti, tuple(map(id, frame.f_locals.values())))
+
+
+def _sequence_position(it: Any) -> Any:
+    reduced = it.__reduce__()  # (iter, (sequence,), position)
+    return reduced[2] if len(reduced) > 2 else _SPENT
+
+
+def _array_state(a: np.ndarray) -> Any:
+    if a.dtype.hasobject or a.nbytes > ARRAY_BYTES:
+        return None
+    return (a.shape, a.dtype.str, a.tobytes())
+
+
+def _put_array(a: np.ndarray, saved: Any) -> None:
+    shape, dtype, data = saved
+    a[...] = np.frombuffer(data, dtype).reshape(shape)
+
+
+def _random_state(rng: random.Random) -> Any:
+    try:
+        return rng.getstate()
+    except NotImplementedError:  # (SystemRandom has none)
+        return None
+
+
+def _stream_state(stream: io.StringIO | io.BytesIO) -> Any:
+    return None if stream.closed else (stream.getvalue(), stream.tell())
+
+
+def _put_stream(stream: io.StringIO | io.BytesIO, saved: Any) -> None:
+    text, position = saved
+    stream.seek(0)
+    stream.truncate()
+    stream.write(text)
+    stream.seek(position)
+
+
+class _StateKind(NamedTuple):
+    name: str  # as messages name it
+    read: Callable[[Any], Any]  # its state (None: not noted)
+    write: Callable[[Any, Any], None] | None  # puts one back (None: cannot)
+
+
+_STATE_KINDS: dict[type, _StateKind] = {
+    np.ndarray: _StateKind("NumPy array", _array_state, _put_array),
+    random.Random: _StateKind("random.Random", _random_state, random.Random.setstate),
+    np.random.Generator: _StateKind(
+        "NumPy Generator",
+        lambda g: _Saved(_key(g.bit_generator.state), g.bit_generator.state),
+        lambda g, saved: setattr(g.bit_generator, "state", saved.value),
+    ),
+    np.random.RandomState: _StateKind(
+        "NumPy RandomState",
+        lambda r: _Saved(_key(s := r.get_state(legacy=False)), s),
+        lambda r, saved: r.set_state(saved.value),
+    ),
+    io.StringIO: _StateKind("StringIO", _stream_state, _put_stream),
+    io.BytesIO: _StateKind("BytesIO", _stream_state, _put_stream),
+    array.array: _StateKind(
+        "array.array",
+        lambda a: (a.typecode, a.tobytes()),
+        lambda a, saved: a.__setitem__(slice(None), array.array(*saved)),
+    ),
+    types.GeneratorType: _StateKind("generator", _generator_position, None),
+    **{
+        kind: _StateKind(
+            "iterator", _sequence_position, lambda it, saved: it.__setstate__(saved)
+        )
+        for kind in ITERATORS
+    },
 }
+_OTHER_ITERATORS = _StateKind("iterator", _position, None)
+STATE_NAMES = frozenset(k.name for k in _STATE_KINDS.values())
+"""What `kind_of` calls the `STATES`."""
+
+
+def _state_kind(obj: Any) -> _StateKind:
+    for kind in type(obj).__mro__:
+        found = _STATE_KINDS.get(kind)
+        if found is not None:
+            return found
+    return _OTHER_ITERATORS
 
 
 def state_of(obj: Any) -> Any:
@@ -165,38 +337,20 @@ def state_of(obj: Any) -> Any:
         >>> before, state_of(it)
         (0, 1)
     """
-    if isinstance(obj, np.ndarray):
-        if obj.dtype.hasobject or obj.nbytes > ARRAY_BYTES:
-            return None
-        return (obj.shape, obj.dtype.str, obj.tobytes())
-    if isinstance(obj, random.Random):
-        try:
-            return obj.getstate()
-        except NotImplementedError:  # (SystemRandom has none)
-            return None
-    if isinstance(obj, types.GeneratorType):
-        frame = obj.gi_frame
-        if frame is None:
-            return _SPENT
-        # Where it stopped, and what its variables hold (a loop's `yield`
-        # stops at the same instruction each time, with new values).
-        return (frame.f_lasti, tuple(map(id, frame.f_locals.values())))
-    reduced = obj.__reduce__()  # an ITERATORS: (iter, (sequence,), position)
-    return reduced[2] if len(reduced) > 2 else _SPENT
+    return _state_kind(obj).read(obj)
 
 
 _SPENT = "ran out"  # the state of an iterator or generator that ended
 
 
 def restorable(obj: Any, saved: Any) -> bool:
-    """Whether `put_back` can give `obj` the state `saved` (a generator, or
-    an iterator that ran out since, cannot be wound back)."""
+    """Whether `put_back` can give `obj` the state `saved` (a generator, an
+    iterator other than a sequence's, or one that ran out since, cannot be
+    wound back)."""
     if not isinstance(obj, STATES):
         return True
     now = state_of(obj)
-    if now == saved or isinstance(obj, (np.ndarray, random.Random)):
-        return True
-    return not isinstance(obj, types.GeneratorType) and now != _SPENT
+    return now == saved or (_state_kind(obj).write is not None and now != _SPENT)
 
 
 def shape(obj: Any) -> Any:
@@ -244,15 +398,8 @@ def put_back(obj: Any, saved: Any) -> None:
         obj.clear()
         obj.update(saved)
     elif isinstance(obj, STATES):
-        if state_of(obj) == saved or not restorable(obj, saved):
-            return
-        if isinstance(obj, np.ndarray):
-            shape, dtype, data = saved
-            obj[...] = np.frombuffer(data, dtype).reshape(shape)
-        elif isinstance(obj, random.Random):
-            obj.setstate(saved)
-        else:
-            obj.__setstate__(saved)  # an iterator's position
+        if state_of(obj) != saved and restorable(obj, saved):
+            _state_kind(obj).write(obj, saved)  # type: ignore[misc]
     else:
         attrs = vars(obj)
         for key in [k for k in attrs if k not in saved]:
@@ -362,6 +509,15 @@ class Snapshot:
             )
         return shape(obj) != saved_shape(obj, saved)
 
+    def lost(self) -> list[tuple[Any, str]]:
+        """The objects (with their names) whose state changed and cannot be
+        put back (a generator advanced)."""
+        return [
+            (obj, name)
+            for obj, name, saved in self.entries.values()
+            if not restorable(obj, saved)
+        ]
+
     def restore(self) -> None:
         """Puts every container back as it was (what a failed build did to
         them is undone)."""
@@ -394,8 +550,14 @@ def roots() -> dict[str, Any]:
     module = frame.f_globals
     for name in sorted(names):
         value = module.get(name)
-        if name not in found and (isinstance(value, CONTAINERS) or is_object(value)):
+        if name in found:
+            continue
+        if isinstance(value, CONTAINERS) or is_object(value):
             found[name] = value
+        elif value is random:  # `random.random()`: the module's generator
+            found[name] = random._inst  # type: ignore[attr-defined]
+        elif value is np or value is np.random:  # `np.random.rand()`: NumPy's
+            found[name] = np.random.mtrand._rand  # type: ignore[attr-defined]
     return found
 
 
@@ -450,14 +612,10 @@ def show(shape: Any, kind: str = "") -> str:
     """A shape (`shape`) as messages show it; `kind` (`kind_of`) for a state."""
     if kind == "NumPy array":
         dims, dtype, data = shape
-        array = np.frombuffer(data, dtype).reshape(dims)
-        return np.array2string(array, threshold=8, separator=", ")
-    if kind in ("iterator", "generator"):
-        if shape == _SPENT:
-            return "ended"
-        return f"at item {shape}" if kind == "iterator" else "advanced"
-    if kind == "random.Random":
-        return "a state"
+        values = np.frombuffer(data, dtype).reshape(dims)
+        return np.array2string(values, threshold=8, separator=", ")
+    if kind in STATE_NAMES:
+        return "ended" if shape == _SPENT else "a state"
     if isinstance(shape, int):
         return f"{shape} item{'s' if shape != 1 else ''}"
     if isinstance(shape, bytes):

@@ -287,6 +287,21 @@ class _Tracker:
                 if shapes:
                     containers.put_back(obj, shapes[0])
 
+    def refuse_lost(self, obj: Any, name: str) -> None:
+        """Refuses a statement that a backend tried to build, then handed to
+        Python to run, after the attempt advanced `obj` for good: Python's
+        run would start from the wrong item."""
+        kind = containers.kind_of(obj)
+        at = f" at {self.where}" if self.where else ""
+        raise TypeError(
+            f"the {kind} {quote(name)} is advanced while the {self.backend} "
+            f"{'`if`' if self.kind == 'if' else 'loop'}{at} is traced, which "
+            f"then runs in Python instead (see the warning): {_a(kind)} cannot be "
+            f"wound back, so Python's run would start past the items it drew; "
+            f"draw its values before the statement (e.g. `values = list({name})`) "
+            "and read them there"
+        )
+
     def _refuse_spent(self, obj: Any, name: str, label: str) -> None:
         """Refuses a generator (or an iterator that ran out) a traced branch
         or body advanced: it cannot be wound back for the next build."""
@@ -299,7 +314,7 @@ class _Tracker:
         )
         raise TypeError(
             f"the {kind} {quote(name)} is advanced in {where}: a {self.backend} "
-            f"statement traces its code whether or not it runs, and a {kind} "
+            f"statement traces its code whether or not it runs, and {_a(kind)} "
             "cannot be wound back; draw its values before the statement (e.g. "
             f"`values = list({name})`) and read them there"
         )
@@ -334,16 +349,13 @@ class _Tracker:
             "dict": "keys",
             "set": "elements",
             "object": "attributes",
-            "NumPy array": "values",
-            "iterator": "position",
-            "generator": "position",
-            "random.Random": "state",
-        }[kind]
+            **_STATE_WHAT,
+        }.get(kind, "state")
         backend = self.backend
-        verb = "depends" if what in ("length", "position", "state") else "depend"
-        was, now = containers.show(before, kind), containers.show(after, kind)
-        if kind in _STATE_ADVICE:
+        if kind in containers.STATE_NAMES:
             self._refuse_state(kind, name, what, by, at, label)
+        verb = "depends" if what == "length" else "depend"
+        was, now = containers.show(before, kind), containers.show(after, kind)
         if label == "loop":
             build = (
                 "a list a local name holds that the loop `append`s to and nothing "
@@ -380,7 +392,7 @@ class _Tracker:
     ) -> None:
         """Refuses a change to Python state (`containers.STATES`) that a
         branch or body makes: no backend carries it."""
-        advice = _STATE_ADVICE[kind].format(name=name)
+        advice = _STATE_ADVICE.get(kind, _RANDOM_ADVICE).format(name=name)
         backend = self.backend
         if label == "loop":
             raise TypeError(
@@ -402,7 +414,26 @@ class _Tracker:
     orelse_missing = False
 
 
-# What to do instead, per kind of `containers.STATES` (`{name}`: the user's).
+def _a(kind: str) -> str:
+    """`kind` with its article: "an iterator", "a generator"."""
+    return f"{'an' if kind[0] in 'aeiouAEIOU' else 'a'} {kind}"
+
+
+# What is compared, per kind of `containers.STATES` (else its "state").
+_STATE_WHAT = {
+    "NumPy array": "values",
+    "iterator": "position",
+    "generator": "position",
+    "StringIO": "text",
+    "BytesIO": "bytes",
+    "array.array": "items",
+}
+_RANDOM_ADVICE = (
+    "draw its numbers before the statement, or use the backend's random "
+    "ops (rt.random, jax.random) for values that depend on the path"
+)
+# What to do instead, per kind of `containers.STATES` (`{name}`: the user's;
+# a random generator: `_RANDOM_ADVICE`).
 _STATE_ADVICE = {
     "NumPy array": (
         "assign a new value to the name instead of changing the array in place "
@@ -417,9 +448,10 @@ _STATE_ADVICE = {
         "draw its values before the statement (e.g. `values = list({name})`) "
         "and read them there"
     ),
-    "random.Random": (
-        "draw its numbers before the statement, or use the backend's random "
-        "ops (rt.random, jax.random) for values that depend on the path"
+    "StringIO": "write to it after the statement, from values the statement gives",
+    "BytesIO": "write to it after the statement, from values the statement gives",
+    "array.array": (
+        "assign a new value to the name, or keep the values in a list or a tensor"
     ),
 }
 
@@ -553,6 +585,8 @@ def tracked(
                 # Python runs the statement instead (a JAX range loop refused
                 # staged runs unrolled): afresh, what the attempt changed undone.
                 tracker.snapshot.restore()
+                for obj, name in tracker.snapshot.lost():
+                    tracker.refuse_lost(obj, name)
             else:
                 tracker.finish()
                 if tracker.unset:  # (unbound after the `if` too)

@@ -11,7 +11,10 @@ list over every implementation, a new backend is one more entry in
 from __future__ import annotations
 
 import collections
+import io
+import itertools
 import math
+import random
 import re
 import types
 from typing import NamedTuple
@@ -673,6 +676,63 @@ def state_changed_in_a_range_loop_with_traced_values(x):
         b.append(1)
         np.add(a, 1, out=a)
     return z + 10 * len(b) + 100 * float(a[0])
+
+
+def generator_drawn_in_a_range_loop(x):
+    g = (float(v) for v in [1, 2, 3, 4])
+    s = x
+    for _ in range(3):
+        s = s * 10 + next(g)
+    return s
+
+
+def count_advanced_in_a_loop(n):
+    c = itertools.count()
+    s = 0
+    i = 0
+    while i < n:
+        s += next(c)
+        i += 1
+    return s
+
+
+def zip_advanced_in_a_loop(n):
+    pairs = zip([1, 2, 3, 4], [10, 20, 30, 40])
+    s = 0
+    for _ in range(n):
+        a, b = next(pairs)
+        s += a * b
+    return s
+
+
+def module_random_drawn_in_a_branch(x):
+    random.seed(0)
+    if x > 0:
+        random.random()
+    return random.random()
+
+
+def numpy_generator_drawn_in_a_branch(x):
+    rng = np.random.default_rng(0)
+    if x > 0:
+        rng.random()
+    return float(rng.random())
+
+
+def stringio_written_in_a_branch(x):
+    buf = io.StringIO()
+    if x > 0:
+        buf.write("positive")
+    return len(buf.getvalue())
+
+
+def stringio_written_alike_in_both_branches(x):
+    buf = io.StringIO()
+    if x > 0:
+        buf.write("sign")
+    else:
+        buf.write("sign")
+    return len(buf.getvalue())
 
 
 def counter_updated_by_a_call_in_a_branch(x):
@@ -1481,6 +1541,31 @@ CASES = [
     # JAX tries a Python range loop staged first, then runs it unrolled:
     # what the refused attempt changed stayed changed (336.0, Python 225.0).
     (state_changed_in_a_range_loop_with_traced_values, (1.0,), VALUE),
+    # A generator JAX's staged attempt drew from before the loop ran
+    # unrolled (234.0, Python 123.0; the graph unrolls a Python range).
+    (
+        generator_drawn_in_a_range_loop,
+        (0.0,),
+        ("value or refused", r"the generator 'g' is advanced while the JAX loop"),
+    ),
+    # Iterators of other kinds, the module's and NumPy's generators, a
+    # StringIO: each iteration read the first item (JAX 0, Python 3; 30 for
+    # 140); a branch that does not run drew or wrote all the same.
+    (count_advanced_in_a_loop, (3,), ("refused", r"the iterator 'c' is advanced")),
+    (zip_advanced_in_a_loop, (3,), ("refused", r"the iterator 'pairs' is advanced")),
+    (
+        module_random_drawn_in_a_branch,
+        (-1.0,),
+        ("refused", r"the random.Random 'random' is changed"),
+    ),
+    (
+        numpy_generator_drawn_in_a_branch,
+        (-1.0,),
+        ("refused", r"the NumPy Generator 'rng' is changed"),
+    ),
+    (stringio_written_in_a_branch, (-1.0,), ("refused", r"the StringIO 'buf'")),
+    (stringio_written_alike_in_both_branches, (-1.0,), VALUE),
+    (stringio_written_alike_in_both_branches, (1.0,), VALUE),
     # A Counter carried whole was put back through its `update`, which
     # counts the (key, value) pairs it is given as keys (a refusal naming a
     # key (('a', 1), 1); before that, "Tensor is unhashable").
