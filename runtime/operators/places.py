@@ -127,7 +127,26 @@ class _Item(Place):
             with contextlib.suppress(KeyError, IndexError):
                 del container[self.key]
         else:
-            container[self.key] = value
+            try:
+                container[self.key] = value
+            except (TypeError, ValueError) as error:
+                if type(container).__module__ != "numpy":
+                    raise
+                where = where_.statement_here()
+                raise TypeError(_not_an_array_value(self.name, value, where)) from error
+
+
+def _not_an_array_value(name: str, value: Any, where: str) -> str:
+    """The refusal of a traced value a statement carried into an item of a
+    NumPy array (`a[0] = 1.0` in both branches of a traced `if`, or in a
+    traced loop): the array holds numbers, not the statement's output."""
+    return (
+        f"{name} is an item of a NumPy array, which the traced `if` or loop{where} "
+        f"carries as a traced value ({type(value).__name__}) and cannot write back: a "
+        "NumPy array holds numbers only; keep the values in a tensor "
+        "(`a = jnp.zeros(3)` then `a = a.at[0].set(v)` under JAX, or a list "
+        "of tensors stacked after the statement), or set the item outside it"
+    )
 
 
 def _creates_item(container: Any, key: Any) -> bool:

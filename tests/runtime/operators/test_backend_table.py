@@ -735,6 +735,15 @@ def stringio_written_alike_in_both_branches(x):
     return len(buf.getvalue())
 
 
+def array_item_set_alike_in_both_branches(x):
+    a = np.zeros(3)
+    if x > 0:
+        a[0] = 1.0
+    else:
+        a[0] = 1.0
+    return float(a.sum())
+
+
 def counter_updated_by_a_call_in_a_branch(x):
     c = collections.Counter(a=1)
     if x > 0:
@@ -1564,6 +1573,14 @@ CASES = [
         ("refused", r"the NumPy Generator 'rng' is changed"),
     ),
     (stringio_written_in_a_branch, (-1.0,), ("refused", r"the StringIO 'buf'")),
+    # An array's item the statement carries as a traced value, written back
+    # into the array: NumPy's "setting an array element with a sequence",
+    # naming nothing (the toy backend's values are Python's: it runs).
+    (
+        array_item_set_alike_in_both_branches,
+        (1.0,),
+        ("value or refused", r"a\[0\] is an item of a NumPy array, which the traced"),
+    ),
     (stringio_written_alike_in_both_branches, (-1.0,), VALUE),
     (stringio_written_alike_in_both_branches, (1.0,), VALUE),
     # A Counter carried whole was put back through its `update`, which
