@@ -13,7 +13,8 @@ and ``iteration`` writes ``for`` over ``enumerate``/``zip`` of arrays
   ``raise KeyError(...)``/``raise ValueError(...)`` statements (caught or
   not); each clause may end in a ``break``/``continue``/``return``; a name
   deleted in ``finally`` is sometimes read after, and so is ``e`` after
-  ``except ... as e`` (which deletes it; the read catches the error); in loops, ``if <test>:
+  ``except ... as e`` (which deletes it; the read catches the error), maybe
+  after the ``if`` or loop around the ``try``; in loops, ``if <test>:
   continue`` whose test may raise and calls nothing (``{'k': 1}['missing']``,
   ``x // y``, ``2.0 / y``).
 * ``with``: ``with Logged(log, 'w1') as w2:`` (logs entry and exit),
