@@ -250,6 +250,40 @@ class VariablesTransformer(transformer.Base):
         self.ctx.kinds.add(Marker.UNBOUND_READ)  # for `cleanup`
         return b.ag_call("ld", node)
 
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.ExceptHandler:
+        """`except E as e:` deletes e when the handler ends, however it ends.
+        Where an `if` or loop may carry e out of a generated function, that
+        unbinding must be a value too: the handler binds a scratch name,
+        and e is set from it and made `ag__.Undefined('e')` at the end.
+
+            except E as e:            except E as e_caught:
+                body            ->        e = e_caught
+                                          try:
+                                              body
+                                          finally:
+                                              e = ag__.Undefined('e')
+        """
+        self.generic_visit(node)
+        name = node.name
+        if (
+            name is None
+            or not self.locals
+            or name not in self.locals[-1]
+            or name in self.cells[-1]  # (cells travel in place: Python's `del`)
+            or self.ctx.kinds.isdisjoint(_CARRIERS)
+        ):
+            return node
+        caught = self.ctx.namer.new_symbol(name + "_caught")
+        node.name = caught
+        body = [
+            b.assign(name, b.name(caught)),
+            b.try_(node.body, [], [b.undefined_init(name)]),
+        ]
+        for stmt in body:
+            ast.copy_location(stmt, node)
+        node.body = body
+        return node
+
     def visit_Delete(self, node: ast.Delete) -> list[ast.stmt]:
         out: list[ast.stmt] = []
         for target in node.targets:  # in order: a later one may raise
@@ -283,6 +317,8 @@ class VariablesTransformer(transformer.Base):
 _VISITED = frozenset({ast.Delete, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _LOOPS_KINDS = frozenset({ast.For, ast.While, ast.AsyncFor})
 _LOOPS_TUPLE = tuple(_LOOPS_KINDS)
+# The statements that carry variables in and out of generated functions.
+_CARRIERS = _LOOPS_KINDS | {ast.If}
 _SCOPE_STATEMENTS = (*activity.FUNCTIONS, ast.ClassDef)
 # The statements `_assigned` reads targets of.
 _ASSIGNS = frozenset({ast.Assign, ast.AnnAssign})

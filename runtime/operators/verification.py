@@ -350,6 +350,18 @@ def not_carried_out_of_loop(name: str, kind: str, loop: str, where: str) -> Type
     )
 
 
+def replaced_in_loop(name: str, kind: str, loop: str, where: str) -> TypeError:
+    """A variable holding a value (`kind`: 'a function') that a `loop`
+    ("graph") loop cannot carry, which the loop's body replaces."""
+    return TypeError(
+        f"loop variable {quote(name)} is {kind}, which cannot be a {loop} loop "
+        f"variable (the {loop} loop{where} gives it a new one): a {loop} loop "
+        "carries only tensors (and tuples, lists, dicts of them); assign it "
+        "before the loop only (a function can take the loop's values as "
+        "arguments)"
+    )
+
+
 def not_on_every_path(name: str, loop: str, where: str = "") -> ValueError:
     """A name first assigned in a loop, on some paths through its body only."""
     return ValueError(

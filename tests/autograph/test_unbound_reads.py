@@ -87,3 +87,77 @@ def deletes_a_captured_name_in_a_loop(n):
 @pytest.mark.parametrize("n", [1, 2])
 def test_del_of_an_unbound_captured_name_raises_unbound_local_error(n):
     assert_equivalent(deletes_a_captured_name_in_a_loop, n)
+
+
+# `except E as e:` deletes e when the handler ends: an `if` or loop that
+# carries e out must carry it unbound (the user's `try` catches the error).
+def except_name_read_after_an_if(x):
+    e = "before"
+    if x > 0:
+        try:
+            raise ValueError("v")
+        except ValueError as e:  # noqa: F841 - deleted at its end
+            pass
+    try:
+        return e
+    except UnboundLocalError:
+        return "unbound"
+
+
+def except_name_reuses_the_loop_target(n):
+    out = []
+    for e in range(n):
+        try:
+            raise ValueError(e)
+        except ValueError as e:
+            out.append(str(e))
+    try:
+        return out, e
+    except UnboundLocalError:
+        return out, "unbound"
+
+
+def retry_keeps_the_last_error(n):
+    i = 0
+    err = last = None
+    while i < n:
+        try:
+            i += 1
+            if i % 2:
+                raise ValueError(i)
+        except ValueError as err:
+            last = str(err)
+            if i > 2:
+                break
+    try:
+        return last, err
+    except UnboundLocalError:
+        return last, "unbound"
+
+
+def except_name_read_without_a_try(x):
+    e = 0
+    for _ in range(x):
+        try:
+            raise KeyError
+        except KeyError as e:
+            del e  # (Python's own deletion then finds nothing to delete)
+    return e
+
+
+@pytest.mark.parametrize(
+    "f, args",
+    [
+        (except_name_read_after_an_if, (1,)),
+        (except_name_read_after_an_if, (0,)),
+        (except_name_reuses_the_loop_target, (0,)),
+        (except_name_reuses_the_loop_target, (2,)),
+        (retry_keeps_the_last_error, (0,)),
+        (retry_keeps_the_last_error, (2,)),
+        (retry_keeps_the_last_error, (4,)),
+        (except_name_read_without_a_try, (0,)),
+        (except_name_read_without_a_try, (2,)),
+    ],
+)
+def test_an_except_handlers_name_is_unbound_after_it(f, args):
+    assert_equivalent(f, *args)

@@ -126,6 +126,11 @@ class Writer:
         """Lines that start the function (features define their state)."""
         return []
 
+    def epilogue(self) -> list[str]:
+        """Python mode: lines after the function's statements, before its
+        final ``return`` (features read what the statements left)."""
+        return []
+
     def state_values(self) -> list[str]:
         """Tensor mode: what every ``return`` returns after its first value:
         all variables (the start assigns them all)."""
@@ -542,7 +547,9 @@ class Writer:
         lines += self.block(0)
         if self.tensor:
             lines.append(self.return_statement())
-        elif self.chance(50):
+            return f"def {signature}:\n" + "\n".join(indent(lines)) + "\n"
+        lines += self.epilogue()
+        if self.chance(50):
             extra = self.python_results()
             lines.append("return " + ", ".join([self.expression(), *extra]))
         return f"def {signature}:\n" + "\n".join(indent(lines)) + "\n"

@@ -12,7 +12,9 @@ and ``iteration`` writes ``for`` over ``enumerate``/``zip`` of arrays
   as e``/``except Exception``, ``else`` and ``finally`` in every combination;
   ``raise KeyError(...)``/``raise ValueError(...)`` statements (caught or
   not); each clause may end in a ``break``/``continue``/``return``; a name
-  deleted in ``finally`` is sometimes read after; in loops, ``if <test>:
+  deleted in ``finally`` is sometimes read after, and so is ``e`` after
+  ``except ... as e`` (which deletes it; the read catches the error), maybe
+  after the ``if`` or loop around the ``try``; in loops, ``if <test>:
   continue`` whose test may raise and calls nothing (``{'k': 1}['missing']``,
   ``x // y``, ``2.0 / y``).
 * ``with``: ``with Logged(log, 'w1') as w2:`` (logs entry and exit),
@@ -139,6 +141,8 @@ class SyntaxFeatures:
             return kinds
         if self.on("try") and depth < 3:
             kinds += ["try", "try"]
+        if getattr(self, "caught_as_e", False):
+            kinds.append("read_caught")
         if self.on("try") or self.on("with"):
             kinds.append("raise")
         if self.on("try") and self.loop_depth:
@@ -207,7 +211,26 @@ class SyntaxFeatures:
                 if self.chance(50):  # read what finally deleted
                     after = [f"record(log, {name})"]
             lines += ["finally:", *self.clause(depth, first)]
+        if not self.tensor and any(" as e" in line for line in lines):
+            self.caught_as_e = True  # (`s_read_caught` may follow)
         return lines + after, False
+
+    def epilogue(self) -> list[str]:
+        lines = super().epilogue()
+        if getattr(self, "caught_as_e", False) and self.chance(50):
+            lines += self.s_read_caught(0)[0]
+        return lines
+
+    def s_read_caught(self, depth: int) -> tuple[list[str], bool]:
+        """A read of ``e``, which ``except ... as e`` deleted (or never
+        bound): after the ``try``, maybe after the ``if`` or loop around it,
+        which must carry it out unbound."""
+        return [
+            "try:",
+            "    record(log, type(e).__name__)",
+            "except UnboundLocalError:",
+            "    record(log, 'e unbound')",
+        ], False
 
     def s_raising_test(self, depth: int) -> tuple[list[str], bool]:
         """``if <test that may raise, with no call>: continue``, so the test

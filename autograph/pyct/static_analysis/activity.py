@@ -75,8 +75,9 @@ class Collector(Visitor):
             self.visit(node.annotation)
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.name is not None:
+        if node.name is not None:  # (deleted when the handler ends)
             self.written.add(node.name)
+            self.deleted.add(node.name)
         self.generic_visit(node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
@@ -221,6 +222,7 @@ class Cache:
                     found.visit(value)
             if isinstance(node, ast.ExceptHandler) and node.name is not None:
                 found.written.add(node.name)
+                found.deleted.add(node.name)  # (when the handler ends)
         self._found[node] = found
         return found
 
@@ -332,7 +334,8 @@ def _parameters(args: ast.arguments) -> set[str] | None:
 
 
 def deletes(nodes: ast.AST | Iterable[ast.AST]) -> set[str]:
-    """Names removed with `del` by the nodes."""
+    """Names removed by the nodes: with `del`, or as an except handler's
+    name when the handler ends."""
     return collect(nodes).deleted
 
 

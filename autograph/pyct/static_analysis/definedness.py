@@ -517,10 +517,16 @@ class _Analyzer:
         entry = _State(may, state.must - deleted)
         ends = []
         for handler in node.handlers:
-            start = entry
-            if handler.name is not None:
-                start = start.bind({handler.name})
-            ends.append(self.block(handler.body, start))
+            if handler.name is None:
+                ends.append(self.block(handler.body, entry))
+                continue
+            # `except E as e:` deletes e however the handler ends (as a
+            # `finally` block would: a `break` out of it too).
+            unbound = {handler.name}
+            self.final_deletes.append(unbound)
+            end = self.block(handler.body, entry.bind(unbound))
+            self.final_deletes.pop()
+            ends.append(None if end is None else end.unbind(unbound))
         if body is None:
             # No path of the body ends normally: Python never runs the else
             # block, but converted code may trace it (behind a `return`'s

@@ -87,8 +87,14 @@ def loop_state(
             born[i] = value.flag
         elif isinstance(value, list):
             out.append(_list_state(value, name, sample[i]))
-        elif _opaque(value) and sample[i] is value:
-            raise NeverSet(i, sample, name)
+        elif _opaque(value):
+            if sample[i] is value:
+                raise NeverSet(i, sample, name)
+            # The body gives it another one (a new function): no graph
+            # loop can carry it.
+            raise verification.replaced_in_loop(
+                name, checks.kind(value), "graph", where_.statement_here()
+            )
         else:
             out.append(value)
     return tuple(out), born, sample

@@ -66,6 +66,39 @@ def loop_in_try_body(n):
     return x
 
 
+def except_name_in_a_loop(n):
+    err = 0.0
+    s = 0.0
+    for i in range(n):
+        try:
+            raise ValueError(i)
+        except ValueError as err:  # noqa: F811, F841 - deleted at its end
+            s += 1.0
+    return s
+
+
+def except_name_bound_again_in_a_loop(n):
+    err = 0
+    i = 0
+    while i < n:
+        try:
+            raise ValueError(i)
+        except ValueError as err:  # noqa: F811, F841 - deleted at its end
+            i += 1
+        err = i * 2
+    return err
+
+
+def except_name_deleted_in_a_branch(x):
+    e = 1.0
+    if x > 0:
+        try:
+            raise ValueError(x)
+        except ValueError as e:  # noqa: F841 - deleted at its end
+            pass
+    return e
+
+
 def helper():
     raise KeyError("boom")
 
@@ -1253,6 +1286,13 @@ CASES = [
     ),
     (cell_no_try, (3,), VALUE),
     (loop_in_try_body, (3,), VALUE),
+    (except_name_in_a_loop, (3,), VALUE),
+    (except_name_bound_again_in_a_loop, (3,), VALUE),
+    (
+        except_name_deleted_in_a_branch,
+        (3.0,),
+        ("refused", "'e' is assigned in the else branch of the"),
+    ),
     (loop_born_read_in_try, (3,), ("value or refused", r"'w' may be unbound where")),
     (raise_from_helper, (1,), ("refused", r"KeyError\('boom'\) is raised in the if")),
     (both_assign, (3,), VALUE),

@@ -312,3 +312,19 @@ def test_the_shape_error_suggests_the_invariant_for_an_item_of_a_dict():
         "loop variable d['k'] changed shape from (1,) to (2,) after one iteration"
     )
     assert "set_loop_options(shape_invariants=[(d['k'], (None,))])" in str(e.value)
+
+
+def replaces_a_function_in_a_loop(n):
+    f = lambda: 0
+    for i in range(n):
+        f = lambda: i * 10  # noqa: B023 - refused: a new function each time
+    return f()
+
+
+def test_a_function_replaced_in_a_graph_loop_names_the_loop_and_function():
+    text = message_of(replaces_a_function_in_a_loop, rt.constant(3))
+    line = replaces_a_function_in_a_loop.__code__.co_firstlineno + 2
+    assert text.startswith(
+        f"loop variable 'f' is a function, which cannot be a graph loop variable "
+        f"(the graph loop at {__file__}:{line} in 'replaces_a_function_in_a_loop'"
+    ), text

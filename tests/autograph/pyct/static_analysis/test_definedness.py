@@ -174,3 +174,40 @@ def test_a_loop_that_deletes_takes_a_second_pass_that_marks_the_reads_again():
     fn = _fn(src)
     (read,) = fn.body[1].body[0].value.args
     assert anno.getanno(read, Defined.DEFINITELY) is False
+
+
+def test_an_except_handler_unbinds_its_name_when_it_ends():
+    # Python deletes `e` at the end of `except E as e:`.
+    src = (
+        "def f(c, e):\n  if c:\n    try:\n      g()\n    except E as e:\n"
+        "      h(e)\n  return e"
+    )
+    fn = _fn(src)
+    handler = fn.body[0].body[0].handlers[0]
+    assert "e" in anno.getanno(handler.body[0], Defined.MUST_IN)
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
+
+
+def test_converted_semantics_unbind_an_except_handlers_name_when_it_ends():
+    src = (
+        "def f(c, e):\n  try:\n    g()\n  except E as e:\n    pass\n"
+        "  while c:\n    c = e"
+    )
+    fn = _fn(src, converted=True)
+    assert anno.getanno(fn.body[1], Defined.MAY_IN) == {"c", "e"}
+    assert anno.getanno(fn.body[1], Defined.MUST_IN) == {"c"}
+
+
+def test_a_break_out_of_an_except_handler_unbinds_its_name():
+    src = (
+        "def f(xs, e):\n  for x in xs:\n    try:\n      g()\n"
+        "    except E as e:\n      break\n  return e"
+    )
+    fn = _fn(src)
+    assert anno.getanno(fn.body[1].value, Defined.DEFINITELY) is False
+
+
+def test_a_name_bound_again_after_its_except_handler_is_defined():
+    src = "def f(e):\n  try:\n    g()\n  except E as e:\n    pass\n  e = 1\n  return e"
+    fn = _fn(src)
+    assert not anno.hasanno(fn.body[2].value, Defined.DEFINITELY)
