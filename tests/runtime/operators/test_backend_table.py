@@ -777,6 +777,14 @@ def array_item_set_alike_in_both_branches(x):
     return float(a.sum())
 
 
+def return_overridden_in_finally(x):
+    try:
+        return x
+    finally:
+        if x > 2:
+            return -x  # noqa: B012 - overrides the try's return, as Python does
+
+
 def counter_updated_by_a_call_in_a_branch(x):
     c = collections.Counter(a=1)
     if x > 0:
@@ -1613,6 +1621,11 @@ CASES = [
         ("refused", r"the NumPy Generator 'rng' is changed"),
     ),
     (stringio_written_in_a_branch, (-1.0,), ("refused", r"the StringIO 'buf'")),
+    # Both branches of the finally's `if` leave the return flag True: JAX
+    # carried it as a traced bool, and the `return` after the statement
+    # became a JAX `if` refused for lacking an else.
+    (return_overridden_in_finally, (1.0,), VALUE),
+    (return_overridden_in_finally, (3.0,), VALUE),
     # An array's item the statement carries as a traced value, written back
     # into the array: NumPy's "setting an array element with a sequence",
     # naming nothing (the toy backend's values are Python's: it runs).
