@@ -78,9 +78,13 @@ class LoopState:
         self.count = len(state)
         self.keys = state_keys(names)
         self.names = dict(zip(self.keys, names))
-        self.names.update((p.name, p.name) for p in places)
+        # (A place named as a loop variable, the items of a deque the loop
+        # also rebinds, `q = ag__.list_append(q, v)`: a key of its own.)
+        self.place_keys = [
+            f"{p.name} (its items)" if p.name in self.names else p.name for p in places
+        ]
+        self.names.update((k, p.name) for k, p in zip(self.place_keys, places))
         self.places = places
-        self.place_keys = [p.name for p in places]
         self.skip = skip
         self.where = where
         self.before = places_.read(places)

@@ -584,6 +584,14 @@ def deque_appended_in_a_loop(n):
     return len(q)
 
 
+def deque_window_in_a_loop(n):
+    q = collections.deque([0, 0])
+    for i in range(n):
+        q.append(i)
+        q.popleft()
+    return q[0] + 10 * q[1]
+
+
 def bytearray_appended_in_a_branch(x):
     b = bytearray(b"ab")
     if x > 0:
@@ -1561,6 +1569,10 @@ CASES = [
     (deque_rotated_in_a_branch, (-1.0,), VALUE),
     (deque_rotated_in_a_branch, (1.0,), VALUE),
     (deque_appended_in_a_loop, (3,), ("refused", r"'q'")),
+    # A sliding window: the deque keeps its length, its items are carried.
+    # JAX gave the loop variable `q` and the place of its items one key, and
+    # refused `q` as a list that grows ("a list of 3 items").
+    (deque_window_in_a_loop, (3,), VALUE),
     (
         bytearray_appended_in_a_branch,
         (-1.0,),
