@@ -298,8 +298,7 @@ class _Tracker:
             f"{'`if`' if self.kind == 'if' else 'loop'}{at} is traced, which "
             f"then runs in Python instead (see the warning): {_a(kind)} cannot be "
             f"wound back, so Python's run would start past the items it drew; "
-            f"draw its values before the statement (e.g. `values = list({name})`) "
-            "and read them there"
+            f"{_DRAW_FIRST.format(name=name)}"
         )
 
     def _refuse_spent(self, obj: Any, name: str, label: str) -> None:
@@ -315,8 +314,7 @@ class _Tracker:
         raise TypeError(
             f"the {kind} {quote(name)} is advanced in {where}: a {self.backend} "
             f"statement traces its code whether or not it runs, and {_a(kind)} "
-            "cannot be wound back; draw its values before the statement (e.g. "
-            f"`values = list({name})`) and read them there"
+            f"cannot be wound back; {_DRAW_FIRST.format(name=name)}"
         )
 
     def _refuse(self, key: int, before: Any, after: Any, label: str) -> None:
@@ -432,6 +430,11 @@ _RANDOM_ADVICE = (
     "draw its numbers before the statement, or use the backend's random "
     "ops (rt.random, jax.random) for values that depend on the path"
 )
+_DRAW_FIRST = (
+    "draw its values before the statement (e.g. `values = list({name})`) "
+    "and read them there"
+)
+_WRITE_AFTER = "write to it after the statement, from values the statement gives"
 # What to do instead, per kind of `containers.STATES` (`{name}`: the user's;
 # a random generator: `_RANDOM_ADVICE`).
 _STATE_ADVICE = {
@@ -440,16 +443,10 @@ _STATE_ADVICE = {
         "(`{name} = {name} + 1` rather than `{name} += 1` or `{name}[i] = v`), "
         "or make the change outside the statement"
     ),
-    "iterator": (
-        "draw its values before the statement (e.g. `values = list({name})`) "
-        "and read them there"
-    ),
-    "generator": (
-        "draw its values before the statement (e.g. `values = list({name})`) "
-        "and read them there"
-    ),
-    "StringIO": "write to it after the statement, from values the statement gives",
-    "BytesIO": "write to it after the statement, from values the statement gives",
+    "iterator": _DRAW_FIRST,
+    "generator": _DRAW_FIRST,
+    "StringIO": _WRITE_AFTER,
+    "BytesIO": _WRITE_AFTER,
     "array.array": (
         "assign a new value to the name, or keep the values in a list or a tensor"
     ),
