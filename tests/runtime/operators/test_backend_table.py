@@ -760,6 +760,22 @@ def numpy_generator_drawn_in_a_branch(x):
     return float(rng.random())
 
 
+def numpy_module_drawn_in_a_branch(x):
+    np.random.seed(0)
+    if x > 0:
+        np.random.rand()
+    return float(np.random.rand())
+
+
+def array_array_appended_in_a_branch(x):
+    import array
+
+    a = array.array("i", [1])
+    if x > 0:
+        a.append(2)
+    return len(a)
+
+
 def stringio_written_in_a_branch(x):
     buf = io.StringIO()
     if x > 0:
@@ -1633,6 +1649,16 @@ CASES = [
         ("refused", r"the NumPy Generator 'rng' is changed"),
     ),
     (stringio_written_in_a_branch, (-1.0,), ("refused", r"the StringIO 'buf'")),
+    (
+        numpy_module_drawn_in_a_branch,
+        (-1.0,),
+        ("refused", r"the NumPy RandomState 'np' is changed"),
+    ),
+    (
+        array_array_appended_in_a_branch,
+        (-1.0,),
+        ("refused", r"the array.array 'a' is changed"),
+    ),
     # Both branches of the finally's `if` leave the return flag True: JAX
     # carried it as a traced bool, and the `return` after the statement
     # became a JAX `if` refused for lacking an else.
