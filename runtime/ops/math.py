@@ -134,6 +134,10 @@ _SIGMOID = _unary("Sigmoid", _sigmoid_kernel, _FLOATING, may_warn=True)
 _SIN = _unary("Sin", np.sin, _FLOATING)
 _COS = _unary("Cos", np.cos, _FLOATING)
 _NOT = _unary("LogicalNot", operator.invert, _BOOL, symbol="~")
+# Half to even, as Python's `round` and TF's `tf.round`.
+_ROUND = _unary("Round", np.round, _NUMERIC)
+_FLOOR = _unary("Floor", np.floor, _FLOATING)
+_CEIL = _unary("Ceil", np.ceil, _FLOATING)
 
 
 def _matmul_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
@@ -247,6 +251,25 @@ def log(x: TensorLike, name: str | None = None) -> Tensor:
 def sqrt(x: TensorLike, name: str | None = None) -> Tensor:
     """Square root elementwise (floating dtypes)."""
     return apply(_SQRT, (x,), _NO_ATTRS, name)
+
+
+def round(x: TensorLike, name: str | None = None) -> Tensor:  # noqa: A001 (TF's name)
+    """`x` rounded to the nearest integer elementwise, halves to even (as
+    Python's `round` and `tf.round`); the dtype is kept. `round(t)` on a
+    tensor is this op (as on a NumPy array, not a Python int)."""
+    return apply(_ROUND, (x,), _NO_ATTRS, name)
+
+
+def floor(x: TensorLike, name: str | None = None) -> Tensor:
+    """The largest integer not above `x`, elementwise (floating dtypes;
+    `math.floor(t)` on a tensor)."""
+    return apply(_FLOOR, (x,), _NO_ATTRS, name)
+
+
+def ceil(x: TensorLike, name: str | None = None) -> Tensor:
+    """The smallest integer not below `x`, elementwise (floating dtypes;
+    `math.ceil(t)` on a tensor)."""
+    return apply(_CEIL, (x,), _NO_ATTRS, name)
 
 
 def tanh(x: TensorLike, name: str | None = None) -> Tensor:
@@ -413,6 +436,12 @@ def _relu_grad(g: Any, x: Any, z: Any) -> Any:
     return where(greater(x, 0), g, 0)
 
 
+def _step_grad(op: Any, grads: Sequence[Any]) -> list[Any]:
+    return [None]  # piecewise constant: no gradient flows (as in TF)
+
+
+for _name in ("Round", "Floor", "Ceil"):
+    gradient(_name)(_step_grad)
 _unary_gradient("Neg", lambda g, x, z: negative(g))
 _unary_gradient("Abs", _abs_grad)
 _unary_gradient("Square", lambda g, x, z: g * 2 * x)

@@ -21,6 +21,7 @@ from runtime import op_registry
 from runtime.context import STATE
 from runtime.op_registry import OpDef, apply
 from runtime.ops import math as m
+from runtime.ops.array import cast
 from runtime.ops.indexing import getitem
 from runtime.ops.state import Variable
 from runtime.tensor import Tensor, stands_for_tensor
@@ -100,6 +101,17 @@ def _invert(self: Any) -> Any:
     return m.logical_not(self)
 
 
+def _round(self: Any, ndigits: int | None = None) -> Any:
+    """`round(t)`, `round(t, n)`: rounded halves to even, as Python rounds,
+    the dtype kept (as NumPy arrays and JAX arrays do: no Python int)."""
+    if ndigits is None or ndigits >= 0 and self.dtype.is_integer:
+        return m.round(self)
+    scale = 10.0**ndigits
+    if self.dtype.is_integer:  # round(17, -1): to tens, kept an int
+        return cast(m.round(cast(self, "float64") * scale) / scale, self.dtype)
+    return m.round(self * scale) / scale
+
+
 # The ops behind Python's operators, by op type (`runtime.ops.math` registers
 # them; importing it above is what makes them known).
 _op = op_registry.get
@@ -136,6 +148,9 @@ def install(cls: type) -> None:
     cls.__neg__ = _unary(_op("Neg"))  # type: ignore[attr-defined]
     cls.__abs__ = _unary(_op("Abs"))  # type: ignore[attr-defined]
     cls.__invert__ = _invert  # type: ignore[attr-defined]
+    cls.__round__ = _round  # type: ignore[attr-defined]
+    cls.__floor__ = _unary(_op("Floor"))  # type: ignore[attr-defined]
+    cls.__ceil__ = _unary(_op("Ceil"))  # type: ignore[attr-defined]
     cls.__divmod__ = _divmod  # type: ignore[attr-defined]
     cls.__rdivmod__ = _rdivmod  # type: ignore[attr-defined]
     cls.__getitem__ = getitem  # type: ignore[attr-defined]

@@ -3,6 +3,8 @@ unknown dimensions."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -17,6 +19,7 @@ P = np.array([0.25, 1.0, 2.5], np.float32)
 B = np.array([True, False, True])
 C = np.array([False, False, True])
 D = np.array([1.0, 2.0], np.float64)
+HALVES = np.array([0.5, 1.5, 2.5, -0.5, -1.7, 2.2], np.float32)
 
 # (id, runtime function, NumPy oracle, arguments)
 CASES = [
@@ -234,6 +237,14 @@ CASES = [
         (F[:, :2],),
     ),
     ("invert_is_logical_not", lambda x: ~x, lambda x: ~x, (B,)),
+    # Python's round(), math.floor() and math.ceil() on a tensor are ops
+    # (halves to even, the dtype kept, as on NumPy arrays).
+    ("round", rt.round, np.round, (HALVES,)),
+    ("round_builtin", round, np.round, (HALVES,)),
+    ("round_builtin_digits", lambda x: round(x, 1), lambda x: np.round(x, 1), (F,)),
+    ("round_ints_to_tens", lambda x: round(x, -1), lambda x: np.round(x, -1), (I,)),
+    ("floor", math.floor, np.floor, (HALVES,)),
+    ("ceil", math.ceil, np.ceil, (HALVES,)),
 ]
 
 
