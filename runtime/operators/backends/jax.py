@@ -192,32 +192,10 @@ def _cond(
             if not promote:
                 raise
             out = build(promote)
-        else:
-            # Both branches give the same Python number (a return flag both
-            # set True): Python's value after the `if`, not the op's traced
-            # copy of it (built once: a second build would keep the first
-            # one's prints).
-            for key in _same_python_scalars(seen):
-                out[key] = seen["if"][key]
     except (TypeError, ValueError) as error:
         add_notes(error, "`if`", where, keys)
         raise
     return [out[k] for k in keys]
-
-
-def _same_python_scalars(seen: dict[str, dict[str, Any]]) -> frozenset[str]:
-    """The outputs both branches of a `lax.cond` gave as the same Python
-    bool, int or float (of one type, equal, the same sign of zero)."""
-    if len(seen) < 2:
-        return frozenset()
-    first, second = seen["if"], seen["else"]
-    return frozenset(
-        key
-        for key, value in first.items()
-        if type(value) in (bool, int, float)
-        and type(second.get(key)) is type(value)
-        and repr(second[key]) == repr(value)
-    )
 
 
 class _Path(threading.local):

@@ -15,6 +15,7 @@ are here:
   that has returned) takes the other branch's type, as zeros;
 - a return value in one branch only, or a variable or place defined in one
   branch only, is refused;
+- a Python number both branches give alike stays that Python number;
 - a name an earlier (or inner) loop may have bound travels with its flag,
   and comes out as a maybe-bound value again (`staging.born`);
 - a list or dict shared by two names that the branches leave as different
@@ -193,12 +194,14 @@ def if_stmt(
                     body,
                     orelse is not None,
                 )
+            outs[which] = out
             return out
 
         return run
 
     left: dict[str, list[Any]] = {}
     defined: dict[str, list[Any]] = {}
+    outs: dict[str, list[Any]] = {}  # each branch's outputs, as given
     token = object()
     while True:
         try:
@@ -209,12 +212,18 @@ def if_stmt(
                 places_.write(places, before)
                 raise
             maybe.update(retry.late)
-            for seen in (given, copies, returned, left, defined):
+            for seen in (given, copies, returned, left, defined, outs):
                 seen.clear()
             traced.clear()
         except BaseException:
             places_.write(places, before)
             raise
+    if len(outs) == 2:
+        # Both branches give the same Python number (a counter both
+        # increment, a return flag both set): Python's value after the `if`,
+        # not the op's traced copy of it (`[0] * n` stays a list).
+        for i in same_python_scalars(outs["if"], outs["else"]):
+            out[i] = outs["if"][i]
     if len(given) == 2:
         out[:count] = backend.keep_objects(out[:count], given, copies)
         where = {
@@ -226,6 +235,16 @@ def if_stmt(
     places_.write(places, out[count:])
     out = out[:count]
     return out[0] if returns else unpack_state(out)
+
+
+def same_python_scalars(a: Sequence[Any], b: Sequence[Any]) -> list[int]:
+    """The positions where `a` and `b` hold the same Python bool, int or
+    float (of one type, equal, the same sign of zero)."""
+    return [
+        i
+        for i, (x, y) in enumerate(zip(a, b))
+        if type(x) in (bool, int, float) and type(y) is type(x) and repr(x) == repr(y)
+    ]
 
 
 class _Retry(BaseException):
