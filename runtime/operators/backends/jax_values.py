@@ -300,7 +300,7 @@ def weak_promotions(error: TypeError, outs: list[dict[str, Any]]) -> dict:
             continue
         dtypes = []
         for x, y in zip(la, lb):
-            if is_static(x) or is_static(y):
+            if is_static(x) or is_static(y) or not (_typed(x) and _typed(y)):
                 dtypes.append(None)
                 continue
             dx, dy = jnp.result_type(x), jnp.result_type(y)
@@ -309,6 +309,16 @@ def weak_promotions(error: TypeError, outs: list[dict[str, Any]]) -> dict:
         if any(d is not None for d in dtypes):
             promote[key] = dtypes
     return promote
+
+
+def _typed(x: Any) -> bool:
+    """Whether `x` has a dtype (not an undefined value: a `return` not
+    taken gives one in both branches)."""
+    try:
+        jnp.result_type(x)
+    except TypeError:
+        return False
+    return True
 
 
 def is_weak(x: Any) -> bool:
