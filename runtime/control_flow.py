@@ -223,6 +223,11 @@ def _graph_cond(
     return nest.keep_shared(packed, then_raw, else_raw, then_out, else_out)
 
 
+# Python's numeric tower: `x = 1` in one branch and `x = 2.5` in the other
+# give a float.
+_NUMBER_RANK = {bool: 1, int: 2, float: 3, complex: 4}
+
+
 def _same(value: Any) -> Any:
     return value
 
@@ -236,10 +241,13 @@ def _branch_outputs(then_g: Graph, else_g: Graph, a: Any, b: Any, label: str) ->
         # flag neither branch sets): the value passes through unchanged.
         return _PASSTHROUGH
     checks.check_cond_outputs(a, b, label)
-    if checks.is_typed(a) or not checks.is_typed(b):
+    typed_a, typed_b = checks.is_typed(a), checks.is_typed(b)
+    if typed_a or not typed_b and _NUMBER_RANK.get(type(b), 0) <= _NUMBER_RANK.get(
+        type(a), 0
+    ):
         ta = _convert(then_g, a, None)
         tb = _convert(else_g, b, ta.dtype)
-    else:
+    else:  # the typed value, or the wider Python number, sets the dtype
         tb = _convert(else_g, b, None)
         ta = _convert(then_g, a, tb.dtype)
     checks.check_branch_dtypes(ta, tb, label)

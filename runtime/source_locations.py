@@ -13,10 +13,13 @@ built must keep (`keep_refusal`). `runtime.graph` re-exports these names.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
 import types
+from collections.abc import Callable, Iterator
+from typing import Any
 
 # Own references: a user's `builtins.len = spy` does not see our calls.
 from builtins import any, isinstance
@@ -28,6 +31,7 @@ __all__ = [
     "INTERNAL_PATHS",
     "SourceLocation",
     "keep_refusal",
+    "retried",
     "raised_by_user",
     "user_frame",
     "user_location",
@@ -123,12 +127,34 @@ def keep_refusal(error: Exception, *, ours: bool = False) -> None:
     runs. Errors the user's code raised, or Python raises on a path (an
     unbound read: `NameError`, `KeyError`, ...), are left alone; `ours`
     says the caller is about to raise `error` itself."""
-    graph = context.STATE.graph
+    graph = _keeper()
     if graph is None or isinstance(error, _PATH_ERRORS):
         return
     if not ours and not is_refusal(error):
         return
-    while graph.outer_graph is not None and not graph.isolated:
-        graph = graph.outer_graph
     if not any(e is error for e in graph.refusals):
         graph.refusals.append(error)
+
+
+def _keeper() -> Any:
+    """The graph that keeps the refusals of the graph being built: the
+    outermost, or the innermost isolated (scratch) one."""
+    graph = context.STATE.graph
+    while graph is not None and graph.outer_graph is not None and not graph.isolated:
+        graph = graph.outer_graph
+    return graph
+
+
+@contextlib.contextmanager
+def retried() -> Iterator[Callable[[], None]]:
+    """A block whose failure its caller may recover from by building the
+    statement another way: calling the function it gives forgets the
+    refusals kept since the block began (they belong to the attempt)."""
+    graph = _keeper()
+    count = len(graph.refusals) if graph is not None else 0
+
+    def forget() -> None:
+        if graph is not None:
+            del graph.refusals[count:]
+
+    yield forget

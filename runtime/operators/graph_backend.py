@@ -33,9 +33,12 @@ from runtime.operators.backends.graph import (
 from runtime.operators.backends.graph_loops import (
     build_for,
     build_while,
+    for_trial,
     length_of,
     raising_body,
     rows_of,
+    while_trial,
+    widening,
 )
 from runtime.operators.py_builtins import Rows
 from runtime.operators.staging import conditional
@@ -135,9 +138,12 @@ def _truthful(test: Callable[..., Any] | None) -> Callable[..., Any] | None:
 def _while(loop: Loop) -> Any:
     body = raising_body(loop.body, 0, _carried(loop))
     test, first = _truthful(loop.test), truth(loop.first_cond)
-    return build_while(
-        test, body, loop.state, loop.names, first, loop.places, loop.opts
-    )
+
+    def build(state: tuple[Any, ...]) -> Any:
+        return build_while(test, body, state, loop.names, first, loop.places, loop.opts)
+
+    trial = while_trial(body, len(loop.state))
+    return widening(build, loop.state, loop.names, trial, loop.places)
 
 
 def _for(loop: Loop) -> Any:
@@ -148,9 +154,12 @@ def _for(loop: Loop) -> Any:
             return NotImplemented  # Python iterates the builtin's object
     body = raising_body(loop.body, 1, _carried(loop))
     test = _truthful(loop.test)
-    return build_for(
-        iterable, body, loop.state, loop.names, test, loop.places, loop.opts
-    )
+
+    def build(state: tuple[Any, ...]) -> Any:
+        return build_for(iterable, body, state, loop.names, test, loop.places, loop.opts)
+
+    trial = for_trial(iterable, body, len(loop.state))
+    return widening(build, loop.state, loop.names, trial, loop.places)
 
 
 def _not(value: Any) -> Any:

@@ -131,6 +131,7 @@ FEATURE_ISSUES = {
     "traced_print": "JAX fix: print in traced branches and loops, on the path taken",
     "index_keys": "JAX fix: a range index used as a set member or a dict key",
     "py_state": "mixed code: an iterator advanced, an array changed in place",
+    "widening": "graph fix: a Python int that loops and branches make a float",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -165,6 +166,7 @@ TENSOR_FEATURES = frozenset(
         "traced_print",
         "index_keys",
         "py_state",
+        "widening",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""

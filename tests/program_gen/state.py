@@ -41,6 +41,10 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   or loop: the graph carries it as a string tensor, as TensorFlow does;
   JAX, for which it is part of the tuple's structure, refuses); reads
   ``c[1]`` and ``c[0] == 'run'`` (and ``len(c[0])`` in Python mode).
+* ``widening`` (with ``floats``): ``acc = 0``, a Python int that float
+  updates (``acc = fclamp(acc + u)``, ``acc = fclamp(acc * 0.5)``) make a
+  float, on some paths only: a staged loop carries it as the wider type
+  (the graph refused ``total = 0`` then ``total += x[i]``).
 """
 
 from __future__ import annotations
@@ -84,6 +88,8 @@ class StateFeatures:
             lines.append("    return z > 3")
         if self.on("static_tuples"):
             lines += ["c = ('run', a)"]
+        if self.widening():
+            lines += ["acc = 0"]
         if self.on("builtins"):
             lines += ["fn = range", "length = len", "absolute = abs"]
             lines += ["to_int = int", "to_float = float"]
@@ -106,7 +112,14 @@ class StateFeatures:
             values += list(_ATTRIBUTES)
         if self.on("static_tuples"):
             values += ["c[1]", "(c[0] == 'run')"]
+        if self.widening():
+            # (Python gives the int 0 on a path no float update took, where
+            # a staged statement gives the float 0.0 of the other paths.)
+            values.append("float(acc)")
         return values
+
+    def widening(self) -> bool:
+        return self.on("widening") and self.on("floats")
 
     def python_results(self) -> list[str]:
         values = super().python_results()
@@ -120,6 +133,8 @@ class StateFeatures:
             values.append("[f() for f in fs]")
         if self.on("static_tuples"):
             values.append("c")
+        if self.widening():
+            values.append("acc")
         return values
 
     # Reads.
@@ -190,6 +205,8 @@ class StateFeatures:
             kinds.append("bump")
         if self.on("static_tuples"):
             kinds += ["tagged", "tagged"]
+        if self.widening():
+            kinds.append("widen")
         if not self.tensor:
             if self.on("globals"):
                 kinds += ["global_write", "global_append"]
@@ -257,6 +274,14 @@ class StateFeatures:
         if kind == "set":
             return [f"c = (c[0], {value})"], False
         return [f"c = ({self.choice(('run', 'stop'))!r}, {value})"], False
+
+    def s_widen(self, depth: int) -> tuple[list[str], bool]:
+        """``acc`` (a Python 0 at first) made a float: never an int update,
+        which a graph loop would carry as int32 (strict dtypes, as TF)."""
+        if self.chance(30):
+            return [f"acc = {self.bounded('acc * 0.5', 'float')}"], False
+        added = self.expression(1, "float")
+        return [f"acc = {self.bounded(f'acc + {added}', 'float')}"], False
 
     def s_bump(self, depth: int) -> tuple[list[str], bool]:
         helper = self.choice(("bump", "bump", "relay"))

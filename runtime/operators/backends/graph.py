@@ -174,6 +174,10 @@ def _zero_leaf(value: Any) -> Any:
     when both branches give it) stand for themselves."""
     if value is None or is_undefined(value) or not checks.convertible(value):
         return value
+    if type(value) in (bool, int, float):
+        # A Python number's zero stays a Python number: the branch that
+        # gives it never runs, and a number takes the other's dtype.
+        return type(value)()
     return zeros_like_spec(value)
 
 

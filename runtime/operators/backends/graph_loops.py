@@ -15,6 +15,7 @@ import numpy as np
 
 from runtime import control_flow, nest
 from runtime.context import STATE
+from runtime.source_locations import retried
 from runtime.control_flow_checks import quote
 from runtime.op_registry import convert_to_tensor
 from runtime.operators import places as places_
@@ -26,6 +27,7 @@ from runtime.operators.backends.graph_trial import (
     NeverSet,
     as_guess,
     loop_state,
+    widened_numbers,
     with_flags,
     without,
 )
@@ -116,6 +118,63 @@ def _loop_with_places(
     )
 
 
+def while_trial(
+    body: Callable[..., Any], count: int
+) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
+    """A `while` loop's trial: what `body` gives for a state, traced on a
+    scratch graph (`dry_run`)."""
+
+    def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
+        return as_state(dry_run(body, args), count)
+
+    return trial
+
+
+def for_trial(
+    iterable: Any, body: Callable[..., Any], count: int
+) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
+    """A `for` loop's trial over `iterable` (a tensor, or a tuple of them)."""
+
+    def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
+        # An item of the right type and shape, not `iterable[0]`: the iterable
+        # may be empty.
+        def run(*args: Any) -> Any:
+            element = nest.map_structure(
+                lambda t: STATE.graph.placeholder(t.dtype, _item_shape(t)), iterable
+            )
+            return body(element, *args)
+
+        return as_state(dry_run(run, args), count)
+
+    return trial
+
+
+def widening(
+    build: Callable[[tuple[Any, ...]], Any],
+    state: tuple[Any, ...],
+    names: Sequence[str],
+    trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
+    places: Sequence[Place],
+) -> Any:
+    """`build(state)`; if that fails with a TypeError and the body makes a
+    Python number of the state a wider number (`total = 0` then
+    `total += x[i]` on floats), `build` again with it cast to that type
+    (`widened_numbers`), as Python and the JAX backend give."""
+    with retried() as forget:
+        try:
+            return build(state)
+        except TypeError:
+            before = places_.read(places)
+            try:
+                widened = widened_numbers(state, names, trial)
+            finally:
+                places_.write(places, before)
+            if widened is None:
+                raise
+            forget()  # (the refusals of the attempt: it is built again)
+    return build(widened)
+
+
 def build_while(
     test: Callable[..., Any],
     body: Callable[..., Any],
@@ -138,9 +197,7 @@ def build_while(
         return _while_with_places(test, body, state, names, first_cond, places, opts)
     count = len(state)
 
-    def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
-        return as_state(dry_run(body, args), count)
-
+    trial = while_trial(body, count)
     try:
         relaxed: list[Any] = []
         loop_vars, born, sample = loop_state(
@@ -326,17 +383,7 @@ def build_for(
     def item(i: Any) -> Any:
         return nest.map_structure(lambda t: t[i], iterable)
 
-    def trial(args: tuple[Any, ...]) -> tuple[Any, ...]:
-        # An item of the right type and shape, not `iterable[0]`: the iterable
-        # may be empty.
-        def run(*args: Any) -> Any:
-            element = nest.map_structure(
-                lambda t: STATE.graph.placeholder(t.dtype, _item_shape(t)), iterable
-            )
-            return body(element, *args)
-
-        return as_state(dry_run(run, args), count)
-
+    trial = for_trial(iterable, body, count)
     item_types = [TypeGuess(t.dtype, _item_shape(t)) for t in nest.flatten(iterable)]
     try:
         relaxed: list[Any] = []

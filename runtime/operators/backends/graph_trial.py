@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from runtime import control_flow_checks as checks
 from runtime import nest
 from runtime.graph import user_location
@@ -174,6 +176,7 @@ def _trial(
     state: tuple[Any, ...],
     names: Sequence[str],
     hints: Sequence[Any],
+    guess: Callable[[Any], Any] | None = None,
 ) -> tuple[Any, ...]:
     """What the body returns for `state`, traced once into a scratch graph.
 
@@ -184,8 +187,8 @@ def _trial(
     """
     # The body is traced as the loop will trace it: on tensors, not on the
     # Python values the variables have before the loop (a Python `if` on
-    # them would take one branch only).
-    state = [as_guess(v) for v in state]
+    # them would take one branch only); `guess` may keep some as they are.
+    state = [(guess or as_guess)(v) for v in state]
     while True:
         try:
             lists = _listless(tuple(state))
@@ -354,6 +357,56 @@ def with_flags(sample: tuple[Any, ...] | None, born: LoopBorn) -> Any:
     """A trial trace's `sample` for the loop that also carries `born`'s
     flags (which no later step reads)."""
     return None if sample is None else (*sample, *born.flags())
+
+
+def widened_numbers(
+    state: tuple[Any, ...],
+    names: Sequence[str],
+    trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
+) -> tuple[Any, ...] | None:
+    """`state` with each Python number the body makes a wider number cast
+    to that type (`total = 0` then `total += x[i]` on float32: a float32
+    0.0), as Python's arithmetic widens it and JAX's weak types do; None if
+    there is none. The body is traced once on trial with the numbers as
+    Python numbers (and the rest as the loop's variables), which the graph
+    loop needs only where building it with the numbers' own types failed.
+    """
+    numbers = [i for i, v in enumerate(state) if type(v) in (int, float)]
+    if not numbers:
+        return None
+    try:
+        with on_trial(state):
+            sample = _trial(trial, state, names, (), guess=_weak_guess)
+    except Exception:  # (no trial to learn from: the first error stands)
+        return None
+    out, widened = list(state), False
+    for i in numbers:
+        given = sample[i]
+        if type(given) in (int, float):
+            given = convert_to_tensor(given)
+        if not isinstance(given, SymbolicTensor | EagerTensor):
+            continue
+        if _widens(convert_to_tensor(state[i]).dtype, given.dtype):
+            out[i] = convert_to_tensor(state[i], dtype=given.dtype)
+            widened = True
+    return tuple(out) if widened else None
+
+
+def _weak_guess(value: Any) -> Any:
+    """`as_guess`, but a Python number stays one (`widened_numbers`)."""
+    return value if type(value) in (int, float) else as_guess(value)
+
+
+_KIND_RANK = {"i": 0, "u": 0, "f": 1, "c": 2}
+
+
+def _widens(number: Any, to: Any) -> bool:
+    """Whether Python's arithmetic takes a number of dtype `number` to one
+    of dtype `to` (int to float, float32 to float64, ...)."""
+    a, b = np.dtype(number.as_numpy_dtype), np.dtype(to.as_numpy_dtype)
+    if a.kind not in _KIND_RANK or b.kind not in _KIND_RANK:
+        return False
+    return (_KIND_RANK[b.kind], b.itemsize) > (_KIND_RANK[a.kind], a.itemsize)
 
 
 def _listless(state: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -818,6 +818,60 @@ def counter_updated_by_a_call_in_a_branch(x):
     return c["a"]
 
 
+class _Counter:
+    def __init__(self):
+        self.count = 0
+
+    def bump(self):
+        self.count += 1
+
+
+def same_count_from_both_branches(x):
+    n = 0
+    c = _Counter()
+    if x > 0:
+        n += 1
+        c.bump()
+    else:
+        n = n + 1
+        c.bump()
+    return [0] * (n + c.count)  # a list of Python's length, not a product
+
+
+def widened_beside_a_return_not_taken(a):
+    acc = 0
+    if a > 0:
+        acc = 1
+    else:
+        acc = acc * 0.5
+        if isinstance(a, str):  # a Python `if` no path takes
+            return -1.0
+    return acc
+
+
+def total_of_floats(xs):
+    total = 0  # a Python int: the loop's additions make it a float
+    for v in xs:
+        total += v
+    return total
+
+
+def scaled_in_a_while(n):
+    y = 1
+    i = 0
+    while i < n:
+        y = y * 1.5
+        i += 1
+    return y
+
+
+def halves_summed_over_a_range(n):
+    s = 0
+    for i in range(n):
+        s = s + i / 2
+    return s
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
     if isinstance(result, list):
@@ -1679,6 +1733,20 @@ CASES = [
     # key (('a', 1), 1); before that, "Tensor is unhashable").
     (counter_updated_by_a_call_in_a_branch, (-1.0,), VALUE),
     (counter_updated_by_a_call_in_a_branch, (1.0,), VALUE),
+    # A Python number a loop's arithmetic widens (`total = 0`, then floats
+    # added) is carried as the wider type (the graph refused it: int32 + float32).
+    # A Python number both branches give alike stays that number after a
+    # staged `if` (the graph gave a tensor: `[0] * n` multiplied it).
+    (same_count_from_both_branches, (1.0,), VALUE),
+    (same_count_from_both_branches, (-1.0,), VALUE),
+    # (JAX: the promotion of 1 and 0.0 tried to read the dtype of the
+    # return value no path set.)
+    (widened_beside_a_return_not_taken, (2,), VALUE),
+    (widened_beside_a_return_not_taken, (-2,), VALUE),
+    (total_of_floats, ([1.5, 2.0, 0.25],), VALUE),
+    (total_of_floats, ([],), VALUE),
+    (scaled_in_a_while, (3,), VALUE),
+    (halves_summed_over_a_range, (3,), VALUE),
 ]
 
 

@@ -281,7 +281,7 @@ def test_a_second_graph_loop_keeps_an_earlier_loops_unbound_name_checked():
 
 
 def changes_dtype(n):
-    x = 0
+    x = rt.constant(0)  # (a Python 0 would be widened, as Python does)
     for i in rt.range(n):
         x = rt.cast(x, rt.float32)
     return x
