@@ -60,6 +60,7 @@ def cond(
     false_fn: Callable[[], Any],
     *,
     names: Sequence[str] | None = None,
+    python_numbers: bool = False,
 ) -> Any:
     """Runs one of two branches; a graph `cond` node for a graph-tensor `pred`.
 
@@ -74,6 +75,9 @@ def cond(
     return the same structure, with the same dtype at each position (shapes
     may differ: the result gets None for the dimensions that do). Effects in a
     branch (`rt.print`, variable writes) run only when that branch runs.
+    With `python_numbers` (autograph's `if`, Python semantics), two Python
+    numbers at one position take the wider type (`1` and `2.5`: float32),
+    where TensorFlow's `tf.cond` raises.
 
     Raises:
         TypeError: A non-bool `pred`; dtypes that differ between branches.
@@ -84,7 +88,7 @@ def cond(
             return true_fn()
         else:
             return false_fn()
-    return _graph_cond(pred, true_fn, false_fn, names)
+    return _graph_cond(pred, true_fn, false_fn, names, python_numbers)
 
 
 def while_loop(
@@ -171,6 +175,7 @@ def _graph_cond(
     true_fn: Callable[[], Any],
     false_fn: Callable[[], Any],
     names: Sequence[str] | None,
+    python_numbers: bool = False,
 ) -> Any:
     outer = STATE.graph
     checks.check_graph_built(pred, outer)
@@ -194,7 +199,7 @@ def _graph_cond(
     results: list[Any] = []
     specs = []
     for label, (_, a), b in zip(labels, then_flat, else_flat):
-        pair = _branch_outputs(then_g, else_g, a, b, label)
+        pair = _branch_outputs(then_g, else_g, a, b, label, python_numbers)
         if pair is _PASSTHROUGH:
             results.append(a)
             continue
@@ -224,7 +229,7 @@ def _graph_cond(
 
 
 # Python's numeric tower: `x = 1` in one branch and `x = 2.5` in the other
-# give a float.
+# give a float (`cond(..., python_numbers=True)`).
 _NUMBER_RANK = {bool: 1, int: 2, float: 3, complex: 4}
 
 
@@ -232,7 +237,9 @@ def _same(value: Any) -> Any:
     return value
 
 
-def _branch_outputs(then_g: Graph, else_g: Graph, a: Any, b: Any, label: str) -> Any:
+def _branch_outputs(
+    then_g: Graph, else_g: Graph, a: Any, b: Any, label: str, python_numbers: bool
+) -> Any:
     if a is None and b is None:
         return _PASSTHROUGH
     checks.check_both_branches_set(a, b, label)
@@ -242,9 +249,10 @@ def _branch_outputs(then_g: Graph, else_g: Graph, a: Any, b: Any, label: str) ->
         return _PASSTHROUGH
     checks.check_cond_outputs(a, b, label)
     typed_a, typed_b = checks.is_typed(a), checks.is_typed(b)
-    if typed_a or not typed_b and _NUMBER_RANK.get(type(b), 0) <= _NUMBER_RANK.get(
+    wider_b = python_numbers and _NUMBER_RANK.get(type(b), 0) > _NUMBER_RANK.get(
         type(a), 0
-    ):
+    )
+    if typed_a or not typed_b and not wider_b:
         ta = _convert(then_g, a, None)
         tb = _convert(else_g, b, ta.dtype)
     else:  # the typed value, or the wider Python number, sets the dtype

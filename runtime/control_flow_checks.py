@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from runtime import dtypes, nest
+from runtime.errors import DTypeMismatch
 from runtime.shapes import format_shape, is_compatible, merge
 from runtime.tensor import SymbolicTensor, stands_for_tensor
 
@@ -295,7 +296,7 @@ def check_cond_outputs(a: Any, b: Any, label: str) -> None:
 def check_branch_dtypes(a: SymbolicTensor, b: SymbolicTensor, label: str) -> None:
     """Both branches give a cond output one dtype."""
     if a.dtype is not b.dtype:
-        raise TypeError(
+        raise DTypeMismatch(
             f"{label} has dtype {a.dtype} in the true branch but {b.dtype} in the "
             "false branch; cast one of them so they match"
         )
@@ -354,7 +355,7 @@ def check_body_output(
     """A loop variable keeps its dtype, and its shape (or fits `shape`, its
     invariant), across the body."""
     if out.dtype is not init.dtype:
-        raise TypeError(
+        raise DTypeMismatch(
             f"{label} changed dtype from {init.dtype} to {out.dtype} after one "
             "iteration; cast it before the loop"
         )

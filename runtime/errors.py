@@ -14,7 +14,21 @@ build time (when shapes are static) and at run time.
 
 from __future__ import annotations
 
-__all__ = ["InvalidArgumentError", "OpError", "OutOfRangeError", "raised_as"]
+__all__ = [
+    "DTypeMismatch",
+    "InvalidArgumentError",
+    "OpError",
+    "OutOfRangeError",
+    "raised_as",
+]
+
+
+class DTypeMismatch(TypeError):
+    """Two values that must share a dtype do not, found while building: an
+    op's operands (`int32 + float32`), a loop variable before and after an
+    iteration, a cond output's two branches. A `TypeError`, as TensorFlow's;
+    a graph loop that fails with one may widen a Python number it carries
+    (`total = 0` before float additions) and build again."""
 
 
 class OpError(Exception):

@@ -40,6 +40,7 @@ import numpy as np
 
 from runtime import dtypes, eager
 from runtime.context import STATE
+from runtime.errors import DTypeMismatch
 from runtime.shapes import Shape, TensorShape
 from runtime.tensor import (
     CONVERSIONS,
@@ -433,7 +434,7 @@ def _unify(
             if common is None:
                 common = dtype
             elif dtype is not common:
-                raise TypeError(
+                raise DTypeMismatch(
                     f"{op.name}: operands must have the same dtype, got "
                     f"{common} and {dtype}; use rt.cast to convert one of them"
                 )
@@ -447,7 +448,7 @@ def _unify(
             except TypeError as e:
                 raise TypeError(f"{op.name}: {e}") from None
             if unified and dtype_of(values[i]) is not common:
-                raise TypeError(
+                raise DTypeMismatch(
                     f"{op.name}: cannot use {inputs[i]!r} with a {common} operand; "
                     "use rt.cast to convert one of them"
                 )

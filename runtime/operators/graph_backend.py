@@ -81,7 +81,11 @@ def _select(
 
     try:
         return control_flow.cond(
-            truth(cond), arm(if_true, if_false), arm(if_false, if_true), names=[key]
+            truth(cond),
+            arm(if_true, if_false),
+            arm(if_false, if_true),
+            names=[key],
+            python_numbers=True,
         )
     except ValueError as error:
         located = set_on_one_path(error)

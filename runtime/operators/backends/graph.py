@@ -109,6 +109,7 @@ class _GraphBackend:
                 lambda: unpack_state(true_fn()),
                 lambda: unpack_state(false_fn()),
                 names=keys,
+                python_numbers=True,
             )
         except ValueError as error:
             located = set_on_one_path(error)

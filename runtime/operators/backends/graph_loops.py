@@ -15,6 +15,7 @@ import numpy as np
 
 from runtime import control_flow, nest
 from runtime.context import STATE
+from runtime.errors import DTypeMismatch
 from runtime.source_locations import retried
 from runtime.control_flow_checks import quote
 from runtime.op_registry import convert_to_tensor
@@ -156,14 +157,14 @@ def widening(
     trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
     places: Sequence[Place],
 ) -> Any:
-    """`build(state)`; if that fails with a TypeError and the body makes a
+    """`build(state)`; if that fails with a `DTypeMismatch` and the body makes a
     Python number of the state a wider number (`total = 0` then
     `total += x[i]` on floats), `build` again with it cast to that type
     (`widened_numbers`), as Python and the JAX backend give."""
     with retried() as forget:
         try:
             return build(state)
-        except TypeError:
+        except DTypeMismatch:
             before = places_.read(places)
             try:
                 widened = widened_numbers(state, names, trial)

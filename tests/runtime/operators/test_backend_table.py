@@ -849,6 +849,10 @@ def widened_beside_a_return_not_taken(a):
     return acc
 
 
+def an_int_or_a_float(x):
+    return 1 if x > 0 else 2.5  # Python numbers: the wider type (not tf.cond's)
+
+
 def total_of_floats(xs):
     total = 0  # a Python int: the loop's additions make it a float
     for v in xs:
@@ -1741,6 +1745,8 @@ CASES = [
     (same_count_from_both_branches, (-1.0,), VALUE),
     # (JAX: the promotion of 1 and 0.0 tried to read the dtype of the
     # return value no path set.)
+    (an_int_or_a_float, (1,), VALUE),
+    (an_int_or_a_float, (-1,), VALUE),
     (widened_beside_a_return_not_taken, (2,), VALUE),
     (widened_beside_a_return_not_taken, (-2,), VALUE),
     (total_of_floats, ([1.5, 2.0, 0.25],), VALUE),

@@ -152,7 +152,7 @@ def test_one_variable_holding_a_structure_is_named():
 
 
 def loop_with_a_break_changing_dtype(n):
-    total = 0
+    total = rt.constant(0)  # (a Python 0 would be widened to a float)
     for i in rt.range(n):
         if i > 3:
             break
