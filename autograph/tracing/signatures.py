@@ -128,8 +128,12 @@ def encode(value: Any, feeds: list[Any], refs: list[Any]) -> Any:
         feeds.append(value)
         return (TENSOR, value.dtype, value.shape)
     if t is dict or isinstance(value, Mapping):
+        # Values in sorted key order (as nest.flatten feeds them), and the
+        # dict's own order where it differs: code may read it (`next(iter(d))`).
         keys = sorted_keys(value)
-        return (t, tuple([(k, encode(value[k], feeds, refs)) for k in keys]))
+        items = tuple([(k, encode(value[k], feeds, refs)) for k in keys])
+        order = list(value)
+        return (t, items) if order == keys else (t, items, tuple(order))
     if isinstance(value, (tuple, list)):  # namedtuples and other subclasses
         return (t, tuple([encode(v, feeds, refs) for v in value]))
     if t is TensorSpec:
