@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from autograph.saving.values import LoadError, Reader, Writer, fail
-from autograph.tracing import ConcreteFunction, pretty
+from autograph.tracing import ConcreteFunction, matching, pretty
 from autograph.tracing.signatures import (
     Identity,
     Param,
@@ -349,6 +349,18 @@ class LoadedFunction:
                 if [(p.name, p.kind) for p in concrete.params] != names:
                     continue
                 values = [value for _, _, value, _ in arguments]
+                reordered = [
+                    p.name
+                    for p, v in zip(concrete.params, values)
+                    if not matching.same_key_order(p.spec, v)
+                ]
+                if reordered:  # (a trace serves only its dicts' key order)
+                    failure = failure or TypeError(
+                        f"{self.name}(): argument {reordered[0]!r} has a dict whose "
+                        "keys are in another order than the saved trace's; "
+                        f"{self._fix}"
+                    )
+                    continue
                 if exact and not all(
                     _exact_kinds(p.spec, v) for p, v in zip(concrete.params, values)
                 ):

@@ -42,6 +42,8 @@ _SUBGRAPHS = {"If": ("then_branch", "else_branch"), "While": ("cond", "body")}
 _UNSAVEABLE = {
     "MakeIterator": ": the graph iterates an rt.data.Dataset, which lives in Python, "
     "not in the graph",
+    "DatasetCardinality": ": the graph counts an rt.data.Dataset's elements, which "
+    "live in Python, not in the graph",
     "WhileIterations": ": the graph differentiates a while loop (GradientTape), "
     "whose stored iterations have no saved form",
 }

@@ -21,7 +21,7 @@ Helpers of `polymorphic.Function`:
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from autograph.tracing.signatures import (
@@ -171,6 +171,21 @@ def accepts(
     return True
 
 
+def same_key_order(spec: Any, value: Any) -> bool:
+    """Whether every dict in `value` has its keys in the order of the dict
+    at its place in `spec` (a trace's structure): code may read the order
+    (`next(iter(d))`), so a trace serves only the order it was traced with."""
+    if isinstance(spec, Mapping):
+        return (
+            isinstance(value, Mapping)
+            and list(spec) == list(value)
+            and all(same_key_order(spec[k], value[k]) for k in spec)
+        )
+    if isinstance(spec, (tuple, list)) and isinstance(value, (tuple, list)):
+        return all(same_key_order(s, v) for s, v in zip(spec, value))
+    return True
+
+
 def _spec_accepts(general: Any, specific: Any) -> bool:
     if type(general) is TensorSpec:
         return (
@@ -181,7 +196,7 @@ def _spec_accepts(general: Any, specific: Any) -> bool:
     if type(general) is not type(specific):
         return False
     if isinstance(general, dict):
-        return set(general) == set(specific) and all(
+        return list(general) == list(specific) and all(  # (see same_key_order)
             _spec_accepts(general[k], specific[k]) for k in general
         )
     if isinstance(general, (tuple, list)):

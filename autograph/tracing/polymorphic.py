@@ -47,6 +47,7 @@ from autograph.tracing import diagnostics, matching
 from autograph.tracing.concrete import ConcreteFunction, fast_feeds, trace
 from autograph.tracing.signatures import (
     argument_error,
+    as_signature_value,
     canonicalize,
     check_value,
     encode,
@@ -242,6 +243,8 @@ class Function:
         if _run_eagerly:
             return self._python_callable()(*args, **kwargs)
         if STATE.graph is not None:  # inside another trace: inline
+            if self.input_signature is not None:
+                args, kwargs = self._inlined_arguments(args, kwargs)
             return self._traced_callable()(*args, **kwargs)
         concrete = self._signature_concrete()
         return self._run(concrete, self._signature_feeds(args, kwargs), args, kwargs)
@@ -432,6 +435,24 @@ class Function:
         for name, spec in zip(self._sig_names, specs):
             check_value(self._name, name, spec, values[name], feeds, fix)
         return feeds
+
+    def _inlined_arguments(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The arguments of a call inside another trace, checked against the
+        input_signature as a direct call's are (TensorFlow checks them
+        too), Python values where it has a tensor made tensors."""
+        self._signature_feeds(args, kwargs)
+        specs = dict(zip(self._sig_names, self.input_signature or ()))
+        args = tuple(
+            as_signature_value(specs[name], value)
+            for name, value in zip(self._sig_names, args)
+        )
+        kwargs = {
+            k: as_signature_value(specs[k], v) if k in specs else v
+            for k, v in kwargs.items()
+        }
+        return args, kwargs
 
     def _bind_signature(
         self, args: tuple[Any, ...], kwargs: dict[str, Any]

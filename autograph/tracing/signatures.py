@@ -45,8 +45,11 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, nest
+from runtime.context import STATE
 from runtime.data.dataset import Dataset, DatasetSpec
 from runtime.nest import sorted_keys
+from runtime.op_registry import convert_to_tensor
+from runtime.ops.state import Variable
 from runtime.shapes import format_shape, is_compatible
 from runtime.tensor import EagerTensor, SymbolicTensor, as_numpy
 from runtime.tensor_spec import TensorSpec
@@ -125,8 +128,12 @@ def encode(value: Any, feeds: list[Any], refs: list[Any]) -> Any:
         feeds.append(value)
         return (TENSOR, value.dtype, value.shape)
     if t is dict or isinstance(value, Mapping):
+        # Values in sorted key order (as nest.flatten feeds them), and the
+        # dict's own order where it differs: code may read it (`next(iter(d))`).
         keys = sorted_keys(value)
-        return (t, tuple([(k, encode(value[k], feeds, refs)) for k in keys]))
+        items = tuple([(k, encode(value[k], feeds, refs)) for k in keys])
+        order = list(value)
+        return (t, items) if order == keys else (t, items, tuple(order))
     if isinstance(value, (tuple, list)):  # namedtuples and other subclasses
         return (t, tuple([encode(v, feeds, refs) for v in value]))
     if t is TensorSpec:
@@ -353,6 +360,24 @@ def check_value(
         )
 
 
+def as_signature_value(spec: Any, value: Any) -> Any:
+    """`value` (one `check_value` accepted for `spec`) as a call inside
+    another trace passes it: a Python value or array where `spec` has a
+    TensorSpec becomes a tensor of its dtype, as the direct call's is."""
+    if type(spec) is TensorSpec:
+        if isinstance(value, (EagerTensor, SymbolicTensor, Variable)):
+            return value
+        return convert_to_tensor(as_numpy(value, spec.dtype))
+    if isinstance(spec, Mapping):
+        return type(value)({k: as_signature_value(spec[k], value[k]) for k in value})
+    if isinstance(spec, (tuple, list)):
+        items = [as_signature_value(s, v) for s, v in zip(spec, value)]
+        if hasattr(value, "_fields"):  # a namedtuple
+            return type(value)(*items)
+        return type(value)(items)
+    return value
+
+
 def _same_value(a: Any, b: Any) -> bool:
     """Whether two Python values of one type share a trace key (`encode`)."""
     if a != a and b != b:  # nan
@@ -391,10 +416,15 @@ def _check_container(
 def _check_tensor(
     function: str, path: str, spec: TensorSpec, value: Any, fix: str
 ) -> Any:
-    """The NumPy value of `value` if it fits `spec` (converting Python values)."""
+    """The NumPy value of `value` if it fits `spec` (converting Python values);
+    a graph tensor (or Variable) while a graph is built (a call inside
+    another Function's trace) is checked by its static dtype and shape and
+    returned as it is."""
     t = type(value)
     if t is EagerTensor:
         array = value.numpy_value
+    elif STATE.graph is not None and (t is SymbolicTensor or t is Variable):
+        array = value  # (its static dtype and shape are checked below)
     elif t is np.ndarray or isinstance(value, np.generic):
         try:
             array = as_numpy(value)
@@ -413,7 +443,8 @@ def _check_tensor(
             f"{function}(): argument {path!r} must be {_article(spec.dtype.name)} "
             f"{spec.dtype} tensor, got {describe_value(value)}; {fix}"
         )
-    dtype = FROM_NUMPY.get(array.dtype)
+    dtype = array.dtype if t is SymbolicTensor or t is Variable else None
+    dtype = dtype or FROM_NUMPY.get(array.dtype)
     if dtype is not spec.dtype:
         got = dtype.name if dtype is not None else str(array.dtype)
         raise TypeError(

@@ -28,9 +28,9 @@ import numpy as np
 
 from runtime import dtypes, executor, nest
 from runtime.context import STATE
-from runtime.errors import InvalidArgumentError
+from runtime.errors import InvalidArgumentError, raised_as
 from runtime.graph import Graph
-from runtime.op_registry import convert_to_tensor
+from runtime.op_registry import OpDef, apply, convert_to_tensor, register
 from runtime.shapes import is_compatible
 from runtime.tensor import EagerTensor, Tensor, as_numpy
 from runtime.tensor_spec import TensorSpec
@@ -171,6 +171,12 @@ class Dataset:
         rebuilt._source = source._with_argument(dataset)
         return rebuilt
 
+    def _built(self, inputs: Sequence[Any]) -> Dataset:
+        """This pipeline as it runs: its graph root (if any) built from the
+        values `inputs` of the root's input tensors."""
+        root = self._argument()
+        return self if root is None else self._with_argument(root.build(inputs))
+
     # -- reading ----------------------------------------------------------------
 
     @property
@@ -179,8 +185,18 @@ class Dataset:
         return self._element_spec
 
     def cardinality(self) -> Tensor:
-        """The number of elements (int64): -1 infinite, -2 unknown."""
-        return EagerTensor(np.int64(self._cardinality()))
+        """The number of elements (int64): -1 infinite, -2 unknown.
+
+        Inside a `Function`, a pipeline that starts from graph values (a
+        dataset argument, `range(n)` with a tensor `n`) whose size is not
+        known while tracing is counted when the graph runs (an op), as
+        TensorFlow counts it; a size known while tracing is a constant.
+        """
+        n = self._cardinality()
+        root = self._argument()
+        if n != UNKNOWN or root is None or STATE.graph is None:
+            return EagerTensor(np.int64(n))
+        return apply(_CARDINALITY, root.inputs, {"dataset": self})
 
     def _pack(self, values: Sequence[Any]) -> Any:
         return nest.pack_sequence_as(
@@ -292,6 +308,40 @@ class Dataset:
                 [TensorSpec(s, dtypes.as_dtype(t)) for s, t in zip(flat_shapes, types)],
             )
         return _Generator(generator, tuple(args), output_signature)
+
+    @staticmethod
+    def zip(*datasets: Any, strict: bool = False) -> Dataset:
+        """The elements of `datasets` side by side, as Python's `zip`: an
+        element is a tuple of theirs (`zip(a, b)` or `zip((a, b))`; a dict
+        of datasets gives dicts); it ends where the shortest ends (with
+        `strict`, raises ValueError there, as Python does, if another goes
+        on)."""
+        one = len(datasets) == 1 and not isinstance(datasets[0], Dataset)
+        structure = datasets[0] if one else datasets
+        sources = nest.flatten(structure)
+        if not sources or not all(isinstance(d, Dataset) for d in sources):
+            raise TypeError(
+                "Dataset.zip needs datasets (a tuple or dict of them), got "
+                f"{structure!r}"
+            )
+        roots = [d._argument() for d in sources]
+        if all(r is None for r in roots):
+            return _Zip(structure, sources, strict)
+        # Some start from graph values: one root whose inputs are all theirs,
+        # which rebuilds each pipeline from its share when the graph runs.
+        inputs: list[Any] = []
+        ends = []
+        for root in roots:
+            inputs.extend([] if root is None else root.inputs)
+            ends.append(len(inputs))
+
+        def build(values: Sequence[Any]) -> Dataset:
+            starts = [0, *ends[:-1]]
+            built = [d._built(values[a:b]) for d, a, b in zip(sources, starts, ends)]
+            return _Zip(structure, built, strict)
+
+        spec = _Zip.spec_of(structure, sources)
+        return _GraphRoot(inputs, spec, build)
 
     # -- transformations ------------------------------------------------------------
 
@@ -460,6 +510,25 @@ def argument(handle: Any, spec: DatasetSpec) -> Dataset:
     return _GraphRoot([handle], spec.element_spec, lambda values: values[0])
 
 
+def rest_of(handle: Any, element_spec: Any) -> Dataset:
+    """What is left of the dataset iterator `handle` (a graph tensor whose
+    run-time value has the Python `iterator` of flat elements), as a
+    dataset: a loop over `zip(it, ...)` or `enumerate(it)` draws from the
+    iterator itself, so a later `next(it)` goes on from there."""
+    return _GraphRoot(
+        [handle], element_spec, lambda values: _Rest(values[0], element_spec)
+    )
+
+
+class _Rest(Dataset):
+    def __init__(self, value: Any, element_spec: Any) -> None:
+        super().__init__(element_spec)
+        self._value = value
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        return self._value.iterator
+
+
 def _in_graph(structure: Any, make: Callable[[Any], Dataset], slices: bool) -> Dataset:
     """A dataset of graph tensors (`from_tensor_slices`/`from_tensors` while
     a graph is built): the tensors are graph values (constants embed their
@@ -515,10 +584,7 @@ def _deferred(
     k = len(base)
 
     def build(values: Sequence[Any]) -> Dataset:
-        concrete = (
-            source if root is None else source._with_argument(root.build(values[:k]))
-        )
-        return make(concrete, int(values[k]))
+        return make(source._built(values[:k]), int(values[k]))
 
     return _GraphRoot([*base, _count_tensor(count, what)], element_spec, build)
 
@@ -791,6 +857,37 @@ class _Enumerate(Dataset):
         return self._source._cardinality()
 
 
+class _Zip(Dataset):
+    def __init__(
+        self, structure: Any, sources: Sequence[Dataset], strict: bool = False
+    ) -> None:
+        super().__init__(self.spec_of(structure, sources))
+        self._sources = list(sources)
+        self._strict = strict
+
+    @staticmethod
+    def spec_of(structure: Any, sources: Sequence[Dataset]) -> Any:
+        return nest.pack_sequence_as(structure, [d.element_spec for d in sources])
+
+    def _flat_iter(self) -> Iterator[tuple[Any, ...]]:
+        # (zip draws from the first, then the next, ...: none past the end
+        # of an earlier one, as Python's zip)
+        parts = zip(*(d._flat_iter() for d in self._sources), strict=self._strict)
+        try:
+            for part in parts:
+                yield tuple(v for values in part for v in values)
+        except ValueError as e:  # strict: lengths differ (Python's message)
+            raise raised_as(ValueError)(str(e)) from None
+
+    def _cardinality(self) -> int:
+        # TensorFlow's rule: unknown if any is; else the shortest finite one.
+        counts = [d._cardinality() for d in self._sources]
+        if UNKNOWN in counts:
+            return UNKNOWN
+        finite = [n for n in counts if n != INFINITE]
+        return min(finite) if finite else INFINITE
+
+
 class _Prefetch(Dataset):
     def __init__(self, source: Dataset) -> None:
         super().__init__(source.element_spec)
@@ -801,3 +898,17 @@ class _Prefetch(Dataset):
 
     def _cardinality(self) -> int:
         return self._source._cardinality()
+
+
+def _cardinality_kernel(*inputs: Any, dataset: Dataset) -> np.int64:
+    return np.int64(dataset._built(inputs)._cardinality())
+
+
+_CARDINALITY = register(
+    OpDef(
+        "DatasetCardinality",
+        lambda inputs, attrs: [(dtypes.int64, ())],
+        _cardinality_kernel,
+        default_name="cardinality",
+    )
+)

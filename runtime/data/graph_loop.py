@@ -28,13 +28,16 @@ import numpy as np
 
 from runtime import control_flow, dtypes, nest, shapes
 from runtime.context import STATE
-from runtime.data.dataset import Dataset, convert_function
+from runtime.data.dataset import Dataset, convert_function, rest_of
 from runtime.op_registry import OpDef, apply, convert_to_tensor, register
 from runtime.operators import control_flow as operators
 from runtime.operators import dispatch
 from runtime.operators import graph_backend as _graph_backend  # noqa: F401  (while_stmt)
+from runtime.operators.py_builtins import Rows
+from runtime.operators.staging import where as where_
 from runtime.ops import creation
 from runtime.ops.state import ensure_defined
+from runtime.tensor import EagerTensor, SymbolicTensor
 
 __all__ = [
     "DatasetIterator",
@@ -55,9 +58,7 @@ class IteratorValue:
     ndim = 0
 
     def __init__(self, dataset: Dataset, inputs: Sequence[Any] = ()) -> None:
-        root = dataset._argument()
-        if root is not None:
-            dataset = dataset._with_argument(root.build(inputs))
+        dataset = dataset._built(inputs)
         self.iterator = dataset._flat_iter()
         self.done = tuple(
             np.zeros(
@@ -221,7 +222,7 @@ _PYTHON_HANDLE = register(
 
 
 def _for_iterator(
-    iterator: GraphIterator | DatasetIterator,
+    iterator: GraphIterator | DatasetIterator | Rows,
     body: Callable[..., Any],
     state: tuple[Any, ...],
     names: tuple[str, ...],
@@ -232,13 +233,46 @@ def _for_iterator(
     """`for x in it` over a graph iterator: the rest of its elements."""
     if STATE.graph is None:  # (a graph's iterator outside it: Python refuses)
         return NotImplemented
+    if isinstance(iterator, Rows):  # enumerate(it) / zip(it, ...)
+        return _for_dataset(iterator, body, state, names, extra_test, places, opts)
     return _loop(
         iterator.handle, iterator.dataset, body, state, names, extra_test, places, opts
     )
 
 
+def _column(value: Any, where: str) -> Dataset:
+    """A column of `zip(...)`/`enumerate(...)` with a dataset among them,
+    inside a `Function`, as a dataset."""
+    if isinstance(value, Rows):
+        return rows_dataset(value, where)
+    if isinstance(value, Dataset):
+        return value
+    if isinstance(value, (GraphIterator, DatasetIterator)):
+        return rest_of(value.handle, value.dataset.element_spec)
+    if isinstance(value, (SymbolicTensor, EagerTensor, np.ndarray)):
+        return Dataset.from_tensor_slices(value)
+    raise TypeError(
+        f"the `for` loop{where} iterates over zip(...) of an rt.data.Dataset and "
+        f"a {type(value).__name__}, which a graph loop over the dataset cannot "
+        "iterate (its items would become tensors); make it a tensor (or "
+        "Dataset.from_tensor_slices) first, or iterate the dataset alone"
+    )
+
+
+def rows_dataset(rows: Rows, where: str) -> Dataset:
+    """`enumerate(ds, start)` / `zip(ds, ...)` inside a `Function` as the
+    dataset TensorFlow's AutoGraph makes of them: `ds.enumerate(start)`,
+    `Dataset.zip((ds, ...))` (a tensor or iterator among them as one too).
+    A strict zip raises Python's ValueError when the graph runs, where the
+    shortest ends."""
+    columns = [_column(c, where) for c in rows.columns]
+    if rows.start is not None:
+        return columns[0].enumerate(rows.start)
+    return Dataset.zip(tuple(columns), strict=rows.strict)
+
+
 def _for_dataset(
-    dataset: Dataset,
+    dataset: Dataset | Rows,
     body: Callable[..., Any],
     state: tuple[Any, ...],
     names: tuple[str, ...],
@@ -250,6 +284,8 @@ def _for_dataset(
         return operators.for_stmt(
             iter(dataset), body, state, names, extra_test, places=places, opts=opts
         )
+    if isinstance(dataset, Rows):  # enumerate(ds) / zip(ds, ...)
+        dataset = rows_dataset(dataset, where_.at(where_.current()))
     handle = make_iterator(dataset)
     return _loop(handle, dataset, body, state, names, extra_test, places, opts)
 

@@ -52,7 +52,7 @@ from runtime.operators.variables import (
 from runtime.ops import array as array_ops
 from runtime.ops import creation
 from runtime.ops import math as math_ops
-from runtime.ops.state import Assert, ensure_defined
+from runtime.ops.state import Assert, Variable, ensure_defined
 from runtime.ops.tensor_array import TensorArray
 from runtime.tensor import (
     SymbolicTensor,
@@ -240,6 +240,22 @@ def _for_list(
     )
 
 
+def _reading(impl: Callable[..., Any]) -> Callable[..., Any]:
+    """`impl` (an operator's implementation for graph tensors) for an
+    `rt.Variable` among its values: while a graph is built, each Variable
+    argument is the tensor it reads there (TensorFlow's AutoGraph stages
+    `if v:`, `while n:`, `for x in v`, `range(n)`: `tf.is_tensor(v)`
+    holds); eagerly Python's operator runs (a Variable's `bool`, `iter`)."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if STATE.graph is None:
+            return NotImplemented
+        read = [a.read_value() if isinstance(a, Variable) else a for a in args]
+        return impl(*read, **kwargs)
+
+    return run
+
+
 def register() -> None:
     """Installs the graph backend into the dispatch tables."""
 
@@ -265,6 +281,12 @@ def register() -> None:
     dispatch.register("list_pop", TensorArray, kept(_list_pop))
     dispatch.register("len_", TensorArray, kept(_list_len))
     dispatch.register("for_stmt", TensorArray, _for_list)
+    # A Variable stands for its value (not in `for_range`: a Python range
+    # loop whose state holds a Variable stays a Python loop).
+    for operator, table in dispatch.TABLES.items():
+        impl = table.registered.get(SymbolicTensor)
+        if impl is not None and operator != "for_range":
+            dispatch.register(operator, Variable, _reading(impl))
     # Graph.as_default() counts the graphs being built in the hint.
     dispatch.register_activity_check(lambda: STATE.graph is not None, hinted=True)
 

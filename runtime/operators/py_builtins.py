@@ -219,11 +219,16 @@ def zip_(*args: Any, **kwargs: Any) -> Any:
 
 def _for_rows(rows: Rows, *args: Any, **kwargs: Any) -> Any:
     """A `for` over `Rows`: the loop of the backend of its first array a
-    backend loops over."""
+    backend loops over, or, where that one declines (the graph backend's
+    tensors beside a dataset), of the next one."""
+    tried = []
     for value in rows.arrays():
         impl = _FOR[type(value)]
-        if impl is not None:
-            return impl(rows, *args, **kwargs)
+        if impl is not None and impl not in tried:
+            tried.append(impl)
+            result = impl(rows, *args, **kwargs)
+            if result is not NotImplemented:
+                return result
     return NotImplemented
 
 

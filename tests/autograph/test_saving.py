@@ -123,6 +123,27 @@ def test_arguments_that_do_not_bind_raise_like_python(scaled):
         loaded(rt.constant([1.0, 2.0]), rt.constant(2), size=3)
 
 
+def test_a_loaded_trace_serves_only_the_dict_key_order_it_was_traced_with(tmp_path):
+    # The loaded function ran the trace made for {'b', 'a'} for a dict whose
+    # keys came in the order 'a', 'b' (the first value: 2, not Python's 1).
+    def first_value(d):
+        for k in d:
+            return d[k]
+
+    f = function(first_value)
+    f({"b": rt.constant(2), "a": rt.constant(1)})
+    save(f, tmp_path)
+    loaded = load(tmp_path)
+    assert int(loaded({"b": rt.constant(2), "a": rt.constant(1)})) == 2
+    with pytest.raises(TypeError, match="keys are in another order"):
+        loaded({"a": rt.constant(1), "b": rt.constant(2)})
+    f({"a": rt.constant(1), "b": rt.constant(2)})
+    save(f, tmp_path / "both")
+    both = load(tmp_path / "both")
+    assert int(both({"a": rt.constant(1), "b": rt.constant(2)})) == 1
+    assert int(both({"b": rt.constant(2), "a": rt.constant(1)})) == 2
+
+
 def test_an_input_signature_with_unknown_sizes_accepts_any_size(tmp_path):
     traced = function(
         lambda x: rt.reduce_sum(x * x),

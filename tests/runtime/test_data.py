@@ -405,3 +405,113 @@ def test_take_of_a_dataset_argument_by_a_tensor_and_bad_bounds():
         rt.errors.InvalidArgumentError, match="batch_size must be positive"
     ):
         batched(rt.constant(0, rt.int64))
+
+
+def test_zip_of_datasets_pairs_their_elements_up_to_the_shortest():
+    a, b = Dataset.range(3), Dataset.from_tensor_slices([10, 20, 30, 40])
+    assert values(Dataset.zip(a, b)) == [(0, 10), (1, 20), (2, 30)]
+    assert values(Dataset.zip((b, a))) == [(10, 0), (20, 1), (30, 2)]
+    named = Dataset.zip({"x": a, "y": b})
+    assert [(int(e["x"]), int(e["y"])) for e in named] == [(0, 10), (1, 20), (2, 30)]
+    assert int(Dataset.zip(a, b).cardinality()) == 3
+    assert int(Dataset.zip(a, b.repeat()).cardinality()) == 3
+    assert int(Dataset.zip(a.repeat(), b.repeat()).cardinality()) == -1
+    assert int(Dataset.zip(a, b.filter(lambda x: x > 0)).cardinality()) == -2
+    with pytest.raises(TypeError, match=r"Dataset\.zip needs datasets"):
+        Dataset.zip(a, [1, 2])
+
+
+def _enumerate_and_zip(ds, t):
+    # ds: 0..3 (int64); t: int64 tensor of 3 rows
+    s = rt.constant(0, rt.int64)
+    for i, x in enumerate(ds):
+        s += i * x
+    for i, x in enumerate(ds, 10):
+        s += i * x
+    for x, y in zip(ds, ds.skip(1)):
+        s += 100 * x * y
+    for i, (x, y) in enumerate(zip(ds, t)):
+        s += 1000 * i * x * y
+    for y, x in zip(t, ds):  # a tensor first: its rows
+        s += 10000 * x * y
+    it = iter(ds)
+    first = next(it)
+    for i, x in enumerate(it):  # the rest of the iterator
+        if i == 1:
+            break
+        s += 100000 * (i + 1) * x
+    return s, first, next(it)
+
+
+def test_enumerate_and_zip_of_datasets_in_a_function_are_one_graph_loop():
+    # A Function crashed on them ("'Rows' object has no attribute
+    # '_argument'"); TensorFlow's AutoGraph makes them Dataset.enumerate /
+    # Dataset.zip. Argument and made-inside datasets, against Python.
+    def made_inside(t):
+        return _enumerate_and_zip(Dataset.range(4), t)
+
+    t = rt.constant([5, 6, 7], rt.int64)
+    expected = [int(v) for v in _enumerate_and_zip(Dataset.range(4), t)]
+    function = autograph.function(_enumerate_and_zip)
+    assert [int(v) for v in function(Dataset.range(4), t)] == expected
+    assert [int(v) for v in autograph.function(made_inside)(t)] == expected
+    with api.always_run_converted():
+        converted = autograph.to_graph(_enumerate_and_zip)
+        assert [int(v) for v in converted(Dataset.range(4), t)] == expected
+    graph = function.get_concrete_function(Dataset.range(4), t).graph
+    loops = [op for op in graph.get_operations() if op.type == "While"]
+    assert len(loops) == 6  # one graph loop each, whatever the sizes
+
+
+def test_a_strict_zip_of_datasets_raises_pythons_value_error_where_one_ends():
+    def dot(a, b):
+        s = rt.constant(0, rt.int64)
+        for x, y in zip(a, b, strict=True):
+            s += x * y
+        return s
+
+    function = autograph.function(dot)
+    assert int(function(Dataset.range(3), Dataset.range(3))) == 5
+    for f in (dot, function):
+        with pytest.raises(ValueError, match="argument 2 is shorter than argument 1"):
+            f(Dataset.range(3), Dataset.range(2))
+
+
+def test_zip_of_a_dataset_and_a_python_list_in_a_function_is_refused_at_its_line():
+    @autograph.function
+    def scaled(ds):
+        s = rt.constant(0, rt.int64)
+        for x, w in zip(ds, [1, 2, 3]):
+            s += x * w
+        return s
+
+    with pytest.raises(
+        TypeError, match=r"zip\(\.\.\.\) of an rt\.data\.Dataset and a list"
+    ) as e:
+        scaled(Dataset.range(3))
+    assert "test_data.py" in str(e.value)
+
+
+def test_cardinality_in_a_function_is_counted_when_the_graph_runs():
+    # It was fixed while tracing: -2 (unknown) for a dataset argument or a
+    # range of a tensor, where eager code (and TensorFlow's tf.function)
+    # gives the size. A size known while tracing stays a constant.
+    def counts(ds, n):
+        return (
+            ds.cardinality(),
+            Dataset.range(n).batch(2).cardinality(),
+            Dataset.zip(ds, Dataset.range(n)).cardinality(),
+            Dataset.range(4).take(3).cardinality(),
+            Dataset.range(n).filter(lambda x: x > 0).cardinality(),
+        )
+
+    function = autograph.function(counts)
+    for ds, n in [(Dataset.range(5).batch(2), 5), (Dataset.range(7), 2)]:
+        n = rt.constant(n, rt.int64)
+        expected = [int(c) for c in counts(ds, n)]
+        assert [int(c) for c in function(ds, n)] == expected
+    assert expected == [7, 1, 2, 3, -2]
+    assert function.tracing_count == 2  # (two element specs)
+    graph = function.get_concrete_function(Dataset.range(7), n).graph
+    kinds = [op.type for op in graph.get_operations()]
+    assert kinds.count("DatasetCardinality") == 4  # (not range(4).take(3))

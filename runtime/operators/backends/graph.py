@@ -22,7 +22,7 @@ from runtime.operators.variables import (
 )
 from runtime.ops import creation
 from runtime.ops import math as math_ops
-from runtime.ops.state import ensure_defined
+from runtime.ops.state import Variable, ensure_defined
 from runtime.tensor import (
     SymbolicTensor,
 )
@@ -33,7 +33,10 @@ def truth(value: Any) -> Any:
     test reads it: a numeric scalar tensor is `value != 0` (Python's
     `if n:`, and TensorFlow's If and While ops, which take any scalar); a
     bool tensor, or anything else, as it is (`rt.cond` refuses what no truth
-    test reads: a string or a tensor of several elements)."""
+    test reads: a string or a tensor of several elements). A Variable is
+    the tensor it reads (`while n:` tests it on every iteration)."""
+    if isinstance(value, Variable):
+        value = value.read_value()
     if (
         isinstance(value, SymbolicTensor)
         and value.dtype is not dtypes.bool_

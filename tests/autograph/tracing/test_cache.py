@@ -97,11 +97,35 @@ def test_containers_are_keyed_by_structure_and_items():
     assert f.tracing_count == 6
 
 
-def test_dict_key_order_does_not_matter():
+def test_dict_key_order_is_part_of_the_trace_key():
+    # A second call with the keys in another order reused the first trace,
+    # so a function that reads the order (the first item) gave the first
+    # caller's answer (TensorFlow shares the bug). Each order now traces.
     f = counting()
     f({"a": rt.constant(1.0), "b": 2})
-    f({"b": 2, "a": rt.constant(3.0)})
+    f({"a": rt.constant(3.0), "b": 2})
     assert f.tracing_count == 1
+    f({"b": 2, "a": rt.constant(3.0)})
+    assert f.tracing_count == 2
+
+    def first_value(d):
+        for k in d:
+            return d[k]
+
+    g = function(first_value)
+    for d in (
+        {"b": rt.constant(2), "a": rt.constant(1)},
+        {"a": rt.constant(1), "b": rt.constant(2)},
+    ):
+        assert int(g(d)) == int(first_value(d))
+    assert g.tracing_count == 2
+    # (a trace with unknown dimensions serves only its own order too)
+    h = function(first_value)
+    spec = rt.TensorSpec([None], rt.int32)
+    h.get_concrete_function({"b": spec, "a": spec})
+    assert int(h({"a": rt.constant([1]), "b": rt.constant([2])})[0]) == 1
+    assert int(h({"b": rt.constant([2]), "a": rt.constant([1])})[0]) == 2
+    assert h.tracing_count == 2
 
 
 def test_namedtuples_are_keyed_by_their_type():

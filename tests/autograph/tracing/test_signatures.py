@@ -54,6 +54,32 @@ def test_input_signature_rejects_a_wrong_kind_of_value_with_type_error():
         next_collatz("a")
 
 
+def test_input_signature_is_checked_when_called_inside_another_function():
+    # Called inside another Function's trace, the function was inlined
+    # without its check: a float32 or rank-2 input was computed. It raises
+    # what the direct call raises (TensorFlow checks it there too).
+    @function
+    def outer(x):
+        return next_collatz(x)
+
+    @function
+    def outer_by_keyword(v):
+        return next_collatz(x=v + 1)
+
+    np.testing.assert_array_equal(outer(rt.constant([1, 2])).numpy(), [4, 1])
+    np.testing.assert_array_equal(outer([3]).numpy(), [10])
+    np.testing.assert_array_equal(outer_by_keyword(rt.constant([2])).numpy(), [10])
+    np.testing.assert_array_equal(outer(rt.Variable([2, 3])).numpy(), [1, 10])
+    for bad in (rt.constant([1.0, 2.0]), rt.constant([[1, 2], [3, 4]])):
+        with pytest.raises((TypeError, ValueError)) as direct:
+            next_collatz(bad)
+        with pytest.raises(type(direct.value)) as nested:
+            outer(bad)
+        assert str(nested.value) == str(direct.value)
+    with pytest.raises(ValueError, match="compatible with"):
+        outer_by_keyword(rt.constant([[2]]))
+
+
 def test_input_signature_converts_python_values_that_fit():
     np.testing.assert_array_equal(next_collatz([3]).numpy(), [10])
     np.testing.assert_array_equal(next_collatz(x=[4]).numpy(), [2])

@@ -985,3 +985,70 @@ def test_slicing_a_list_carried_as_a_tensor_array_is_refused_naming_it():
         r"slice rt\.stack\(out\) instead",
         str(info.value),
     )
+
+
+_FLAG = rt.Variable(False)
+_COUNT = rt.Variable(3)
+_VECTOR = rt.Variable([1, 2, 3])
+
+
+def _toggle():
+    if _FLAG:
+        _FLAG.assign(False)
+    else:
+        _FLAG.assign(True)
+    return _FLAG.read_value()
+
+
+def _countdown():
+    k = 0
+    while _COUNT:
+        _COUNT.assign_sub(1)
+        k += 1
+    _COUNT.assign(3)
+    return k
+
+
+def _pick(x):
+    return x if _FLAG else -x
+
+
+def _not_and(x):
+    if not _FLAG and x > 1:
+        x = x + 10
+    if _FLAG and x > 1:
+        x = x + 100
+    return x
+
+
+def _loops(x):
+    s = 0
+    for i in range(_COUNT):
+        s += x
+    for v in _VECTOR:
+        s += v * x
+    return s
+
+
+@pytest.mark.parametrize("f", [_toggle, _countdown, _pick, _not_and, _loops])
+def test_a_variable_as_a_condition_or_iterable_is_the_tensor_it_reads(f):
+    # A Function refused them ("a graph tensor is used as a Python bool ...;
+    # use it as the condition of an `if`/`while` statement", `range(var)` an
+    # internal NeedsValueError); TensorFlow's AutoGraph stages them, as
+    # tf.is_tensor(variable) holds. Each call reads the Variable then.
+    args = (rt.constant(2),) if f in (_pick, _not_and, _loops) else ()
+    function = autograph.function(f)
+    for _ in range(2):
+        _FLAG.assign(False)
+        expected = int(f(*args))
+        _FLAG.assign(False)
+        assert int(function(*args)) == expected
+        _FLAG.assign(True)
+        expected = int(f(*args))
+        _FLAG.assign(True)
+        assert int(function(*args)) == expected
+    assert function.tracing_count == 1
+    kinds = {
+        op.type for op in function.get_concrete_function(*args).graph.get_operations()
+    }
+    assert kinds & {"If", "While"}
