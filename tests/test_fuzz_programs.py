@@ -274,6 +274,9 @@ CONSTRUCTS = {
     "dict born in a loop, read after": r"\bw\d+\['k'\]",
     "item first set in a loop": r"^ +nd\['born'\] = ",
     "attribute first set in a loop": r"^ +ob\.born = ",
+    "presence of an item a loop creates": (
+        r"(nd\.get|'born' in nd|len\(nd\)|hasattr\(ob)"
+    ),
     "missing nested item written": r"nn\['missing'\]\['a'\] = ",
     "list grown in a loop": r"gl = gl \+ \[",
     # issue 21
@@ -327,7 +330,7 @@ def _constructs_seen(
 
 
 def test_generator_writes_each_construct() -> None:
-    seen = _constructs_seen(CONSTRUCTS, programs(features=FEATURES), 900)
+    seen = _constructs_seen(CONSTRUCTS, programs(features=FEATURES), 1000)
     assert not set(CONSTRUCTS) - seen, f"never written: {set(CONSTRUCTS) - seen}"
 
 
@@ -349,6 +352,7 @@ TENSOR_CONSTRUCTS = {
     "directive calling a helper": r"set_loop_options\(maximum_iterations=cap\(",
     "dict born in a loop": r"\bw\d+ = \{'k'",
     "item first set in a loop": r"nd\['born'\] = ",
+    "item a loop creates if missing": r"nd\['born'\] = .*nd\.get\('born'",
     "missing nested item written": r"nn\['missing'\]\['a'\] = ",
     "list grown in a loop": r"gl = gl \+ \[",
     "list two names share across a loop": r"^ *sb = sa$",
@@ -372,7 +376,7 @@ TENSOR_CONSTRUCTS = {
 
 def test_generator_writes_each_tensor_mode_construct() -> None:
     strategy = programs(features=FEATURES, tensor=True)
-    seen = _constructs_seen(TENSOR_CONSTRUCTS, strategy, 500)
+    seen = _constructs_seen(TENSOR_CONSTRUCTS, strategy, 600)
     missing = set(TENSOR_CONSTRUCTS) - seen
     assert not missing, f"never written: {missing}"
 

@@ -126,6 +126,9 @@ class ControlFlowTransformer(transformer.Base):
         # rewritten (a `try` in it, whose blocks change in place, too), and
         # nothing rewrites it afterwards.
         self.targets_found: dict[ast.AST, list[ast.expr]] = {}
+        # The containers whose keys or attributes the function observes
+        # (`variables.presence_reads`): a loop's item of one is marked.
+        self.presence_reads: AbstractSet[str] = frozenset()
 
     # --- functions -------------------------------------------------------
 
@@ -175,11 +178,15 @@ class ControlFlowTransformer(transformer.Base):
         blocks: Sequence[list[ast.stmt]],
         written: AbstractSet[str] = frozenset(),
         test: ast.expr | None = None,
+        *,
+        loop: bool = False,
     ) -> ast.keyword | None:
         """`places=(...)`: what the blocks change in place (items,
         attributes, cells, declared names), for a backend to carry; None when
         they change nothing there. `written` adds names a loop's target or
-        test binds; a loop `test` runs inside the op too."""
+        test binds; a loop `test` runs inside the op too. A `loop`'s item or
+        attribute of a container whose keys the function observes is marked
+        (`ag__.item(..., observed=True)`): a staged loop refuses to create it."""
         stmts = [s for block in blocks for s in block]
         written = self.cache.writes(stmts) | written
         in_place = self.scope.in_place
@@ -194,7 +201,8 @@ class ControlFlowTransformer(transformer.Base):
             return None
         # places=(ag__.var(lambda: a), ag__.item("d['k']", d, 'k'), ...)
         keyword = b.var_places(names)
-        keyword.value.elts += _item_places(items, written)
+        observed = self.presence_reads if loop else frozenset()
+        keyword.value.elts += _item_places(items, written, observed)
         return keyword if keyword.value.elts else None
 
     def _targets(self, stmts: Sequence[ast.stmt]) -> list[ast.expr]:
@@ -510,7 +518,7 @@ class ControlFlowTransformer(transformer.Base):
         if state:
             args.append(b.names(state))
         keywords = [] if opts is None else [b.keyword("opts", opts)]
-        places = self._places([node.body], test_writes, node.test)
+        places = self._places([node.body], test_writes, node.test, loop=True)
         if places:
             keywords.append(places)
         call = b.ag_call("while_stmt", *args, keywords=keywords)
@@ -557,7 +565,7 @@ class ControlFlowTransformer(transformer.Base):
         if state:
             args.append(b.names(state))
         keywords = []
-        places = self._places([node.body], targets)
+        places = self._places([node.body], targets, loop=True)
         if places:
             keywords.append(places)
         if test_name is not None:
@@ -571,10 +579,13 @@ class ControlFlowTransformer(transformer.Base):
 
 
 def _item_places(
-    assigned: Sequence[ast.expr], written: AbstractSet[str]
+    assigned: Sequence[ast.expr],
+    written: AbstractSet[str],
+    observed: AbstractSet[str] = frozenset(),
 ) -> list[ast.expr]:
     """`ag__.item(...)`/`ag__.attr(...)` for the items and attributes
-    assigned (`ControlFlowTransformer._targets`), outermost first.
+    assigned (`ControlFlowTransformer._targets`), outermost first; those of
+    an `observed` container (its text) are marked `observed=True`.
 
     A target is a place when it is a chain of constant or unchanged-name
     subscripts and attributes on a name the statements do not rebind
@@ -594,7 +605,10 @@ def _item_places(
     for text, target in found.items():
         if any(_is_prefix(other, text) for other in found if other != text):
             continue
-        places.append(_place(target))
+        place = _place(target)
+        if _as_written(target.value) in observed:
+            place.keywords.append(b.keyword("observed", b.const(True)))
+        places.append(place)
     # A backend refuses these: it could not carry them.
     for text in untracked:
         places.append(b.ag_call("untracked", b.const(text)))  # ag__.untracked('x[i]')
@@ -740,4 +754,8 @@ def transform(node: ast.AST, ctx: object) -> ast.AST:
     liveness.annotate(node, cache)
     walrus = ast.NamedExpr in ctx.kinds  # (no pass emits one)
     definedness.annotate(node, converted=True, cache=cache, walrus=walrus)
-    return ControlFlowTransformer(ctx, cache).visit(node)
+    transformer_ = ControlFlowTransformer(ctx, cache)
+    transformer_.presence_reads = anno.getanno(
+        node, anno.Basic.PRESENCE_READS, frozenset()
+    )
+    return transformer_.visit(node)

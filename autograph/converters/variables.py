@@ -430,6 +430,72 @@ def loop_stored_places(
     }
 
 
+# Builtins whose argument's keys (its attributes: `vars`, `dir`) they see.
+_KEYS_OF_ARGUMENTS = frozenset(
+    {
+        "len", "list", "tuple", "set", "frozenset", "dict", "sorted", "iter",
+        "reversed", "enumerate", "zip", "any", "all", "sum", "min", "max",
+        "vars", "dir", "bool",
+    }
+)  # fmt: skip
+# Methods of a dict that see which keys it holds.
+_KEY_METHODS = frozenset(
+    {
+        "get", "setdefault", "pop", "popitem", "keys", "items", "values", "copy",
+        "update", "__contains__", "__len__", "__iter__",
+    }
+)  # fmt: skip
+
+
+def presence_reads(node: ast.AST) -> set[str]:
+    """The containers (as written: `d`, `self.stats`) whose keys or
+    attributes `node` observes other than by reading or writing one of them:
+    `len(d)`, `'k' in d`, `d.get(...)` and the other key methods, iterating
+    `d` (`for k in d`, `list(d)`, `*d`, `**d`), `hasattr(o, 'k')`,
+    `getattr(o, 'k', default)`, `vars(o)`, `dir(o)`, `o.__dict__`, its truth
+    (`if d:`, `not d`, `bool(d)`). A staged
+    loop carries an item's value, not whether it exists: it refuses an item
+    it would create in such a container (`places.observed_births`).
+    Passing the container to a function, or returning it, is not counted."""
+    seen: list[ast.expr] = []
+    for n in ast.walk(node):
+        kind = type(n)
+        if kind is ast.Call:
+            func = n.func
+            if isinstance(func, ast.Name):
+                if func.id in _KEYS_OF_ARGUMENTS:
+                    seen += n.args
+                elif func.id == "hasattr" or (func.id == "getattr" and len(n.args) > 2):
+                    seen += n.args[:1]
+            elif isinstance(func, ast.Attribute) and func.attr in _KEY_METHODS:
+                seen.append(func.value)
+            seen += [k.value for k in n.keywords if k.arg is None]  # f(**d)
+        elif kind is ast.Compare:
+            seen += [
+                c for op, c in zip(n.ops, n.comparators) if type(op) in _MEMBERSHIP
+            ]
+        elif kind in (ast.For, ast.AsyncFor, ast.comprehension):
+            seen.append(n.iter)
+        elif kind is ast.Starred:
+            seen.append(n.value)
+        elif kind is ast.Dict:
+            seen += [v for k, v in zip(n.keys, n.values) if k is None]  # {**d}
+        elif kind is ast.Attribute and n.attr == "__dict__":
+            seen.append(n.value)
+        elif kind in _TESTS:  # `if d:`, `while not d:` (it is empty or not)
+            seen.append(n.test)
+        elif kind is ast.UnaryOp and type(n.op) is ast.Not:
+            seen.append(n.operand)
+        elif kind is ast.BoolOp:
+            seen += n.values
+    return {ast.unparse(e) for e in seen if isinstance(e, _CONTAINERS)}
+
+
+_MEMBERSHIP = (ast.In, ast.NotIn)
+_TESTS = (ast.If, ast.While, ast.IfExp, ast.Assert)
+_CONTAINERS = (ast.Name, ast.Attribute, ast.Subscript)
+
+
 def _assigned(stmt: ast.AST) -> list[ast.expr]:
     """The targets `stmt` assigns with `=` (tuples unpacked)."""
     if isinstance(stmt, ast.Assign):
@@ -459,6 +525,8 @@ _NESTED_SCOPES = (Marker.NESTED_FUNCTION, ast.Lambda, *activity.COMPREHENSIONS)
 
 def transform(node: ast.AST, ctx: Context) -> ast.AST:
     """Runs definedness (Python semantics), then rewrites `node`."""
+    if ctx.kinds & _LOOPS_KINDS:  # (read by control_flow, on the user's tree)
+        anno.setanno(node, anno.Basic.PRESENCE_READS, presence_reads(node))
     unbound: set[str] | None = None
     cache = activity.Cache()  # the statements' names, found by definedness
     for fn in transformer.walk(node):

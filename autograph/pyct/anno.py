@@ -77,6 +77,12 @@ class Basic(NoValue):
         "that live outside them (nonlocal/global), which any call may change: "
         "a set"
     )
+    PRESENCE_READS = (
+        "On the function being converted, when it has a loop: the containers "
+        "(as written: 'd', 'self.stats') whose keys or attributes it asks for "
+        "other than by reading or writing one (`len(d)`, `'k' in d`, "
+        "`hasattr(o, 'k')`; variables.presence_reads): a set"
+    )
     EXTRA_LOOP_TEST = (
         "An expression AST: extra test to evaluate before each iteration (for "
         "loops with break/return)"

@@ -58,6 +58,7 @@ __all__ = [
     "exact_setters",
     "item",
     "item_slot",
+    "observed_births",
     "read",
     "untracked",
     "var",
@@ -101,12 +102,15 @@ def _resolve(container: Any) -> Any:
 
 
 class _Item(Place):
-    __slots__ = ("container", "key")
+    __slots__ = ("container", "key", "observed")
 
-    def __init__(self, name: str, container: Any, key: Any) -> None:
+    def __init__(
+        self, name: str, container: Any, key: Any, observed: bool = False
+    ) -> None:
         super().__init__(name)
         self.container = container
         self.key = key
+        self.observed = observed  # (see `item`)
 
     def get(self) -> Any:
         container = _resolve(self.container)
@@ -162,12 +166,13 @@ def _creates_item(container: Any, key: Any) -> bool:
 
 
 class _Attr(Place):
-    __slots__ = ("attr", "exact", "obj")
+    __slots__ = ("attr", "exact", "obj", "observed")
 
-    def __init__(self, name: str, obj: Any, attr: str) -> None:
+    def __init__(self, name: str, obj: Any, attr: str, observed: bool = False) -> None:
         super().__init__(name)
         self.obj = obj
         self.attr = attr
+        self.observed = observed  # (see `item`)
         # Where a value set must read back as itself: the statement, as
         # `' at file:line in 'f''` (`exact_setters`); None elsewhere.
         self.exact: str | None = None
@@ -282,9 +287,13 @@ def untracked(name: str) -> Place:
     return Untracked(name)
 
 
-def item(name: str, container: Any, key: Any) -> Place:
-    """The place `container[key]`, written `name` in the user's code."""
-    return _Item(name, container, key)
+def item(name: str, container: Any, key: Any, observed: bool = False) -> Place:
+    """The place `container[key]`, written `name` in the user's code.
+
+    `observed`: the function asks which keys `container` holds other than by
+    reading or writing one (`len(d)`, `'k' in d`, `d.get(k, v)`, iterating
+    it), so a staged loop cannot create the item (`observed_births`)."""
+    return _Item(name, container, key, observed)
 
 
 def item_slot(place: Place) -> tuple[Any, Any] | None:
@@ -302,9 +311,24 @@ def attr_slot(place: Place) -> tuple[Any, str] | None:
     return None
 
 
-def attr(name: str, obj: Any, attribute: str) -> Place:
-    """The place `obj.attribute`, written `name` in the user's code."""
-    return _Attr(name, obj, attribute)
+def attr(name: str, obj: Any, attribute: str, observed: bool = False) -> Place:
+    """The place `obj.attribute`, written `name` in the user's code;
+    `observed`: the function asks which attributes `obj` has (`hasattr`,
+    `getattr` with a default, `vars`), as for `item`."""
+    return _Attr(name, obj, attribute, observed)
+
+
+def observed_births(places: Sequence[Place]) -> list[Place]:
+    """The items and attributes of `places`, marked `observed`, that hold no
+    value before a staged loop (it may create them). Such a loop carries an
+    item's value and a flag that says whether an iteration set it, but not
+    whether the key exists: that is Python structure, fixed while tracing.
+    The placeholder it puts there while tracing (and leaves after the loop)
+    makes `len(d)`, `'k' in d`, `d.get(k, v)` and `hasattr` see the item in
+    the first iteration, and after a loop that ran none; the loop refuses
+    them (`verification.refuse_observed_births`)."""
+    marked = [p for p in places if isinstance(p, (_Item, _Attr)) and p.observed]
+    return [p for p in marked if isinstance(p.get(), Undefined)]
 
 
 class _Contents(Place):
@@ -359,9 +383,11 @@ def create_defaults(places: Sequence[Place]) -> None:
     whose body reads the item it updates (`d[k] += 1`) from the value it
     carries: Python's first iteration reads the default so (an `if` reads
     it as unset instead, `_creates_item`). Only a loop of no iterations
-    differs: the key exists after it, as a plain dict's loop-born item."""
+    differs: the key exists after it, as a plain dict's loop-born item. An
+    item whose presence the function observes stays unset: a staged loop
+    refuses it (`observed_births`), Python's loop creates it as it runs."""
     for place in places:
-        if isinstance(place, _Item):
+        if isinstance(place, _Item) and not place.observed:
             container = _resolve(place.container)
             if _creates_item(container, place.key):
                 container[place.key] = container[place.key]

@@ -28,7 +28,7 @@ from runtime.graph import keep_refusal, raised_by_user
 from runtime.operators import places as places_
 from runtime.operators.places import Place
 from runtime.operators.staging.python_value import needs_python_value
-from runtime.operators.staging.where import GENERATED_FUNCTIONS
+from runtime.operators.staging.where import GENERATED_FUNCTIONS, statement_here
 from runtime.operators.variables import UnboundUntilRun, Undefined, is_undefined
 
 # What converted code's own state variables stand for, by the Namer's base
@@ -266,6 +266,37 @@ def refuse_untracked(places: Sequence[Place], kind: str = "graph") -> None:
     for place in places:
         if isinstance(place, places_.Untracked):
             raise TypeError(place.message(kind))
+
+
+def refuse_loop_places(places: Sequence[Place], kind: str = "graph") -> None:
+    """Raises for a place a `kind` ("graph", "JAX") loop cannot carry: an
+    untracked one (`refuse_untracked`), or an item or attribute the loop may
+    create in a container whose keys the function observes
+    (`places.observed_births`)."""
+    refuse_untracked(places, kind)
+    born = places_.observed_births(places)
+    if born:
+        raise TypeError(observed_birth(born[0].name, kind, statement_here()))
+
+
+def observed_birth(name: str, kind: str, where: str) -> str:
+    """The refusal of the item or attribute `name` that a `kind` loop (at
+    `where`) may create, where the function asks whether it exists."""
+    if name.endswith("]"):
+        owner = name[: name.rfind("[")]
+        absent = f"{owner} holds no such key before it"
+        asks = f"which keys {owner} holds (`in`, `len`, `.get`, iterating it, ...)"
+    else:
+        owner = name[: name.rfind(".")]
+        absent = f"{owner} has no such attribute before it"
+        asks = f"whether {owner} has it (`hasattr`, `getattr` with a default, `vars`)"
+    return (
+        f"{name} is created by the {kind} loop{where} ({absent}), and the function "
+        f"asks {asks}: a {kind} loop carries the value of {name}, not whether it "
+        "exists, so it would exist from the loop's first iteration on, and after a "
+        f"loop that runs no iteration; create it before the loop (`{name} = ...`, its "
+        "starting value) and test that value where the code tests whether it exists"
+    )
 
 
 # Errors Python raises on a path of the program, not about building the

@@ -142,6 +142,9 @@ LEGITIMATE_REFUSALS = (
         r"is a traced (graph|JAX) value, but its body needs it as a hashable"
         r" Python value",
     ),
+    # An item or attribute a staged loop may create, where the program asks
+    # whether it exists (new_items: `len(nd)`, `nd.get('born', 0)`).
+    (TypeError, r"is created by the (graph|JAX) loop at .*, and the function asks"),
     # A `finally` block that may raise (an unset loop-born read) after its
     # `try` may already raise when the program runs.
     (TypeError, r"in a `finally` block whose `try` may already raise at"),

@@ -15,7 +15,12 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   after it: ``nd = {}`` / ``for i in range(a): nd['born'] = ...`` /
   ``x = clamp(x + nd['born'])`` (``ob = types.SimpleNamespace()`` and
   ``ob.born`` alike); a zero-trip loop raises (KeyError, AttributeError;
-  a graph: InvalidArgumentError when it runs).
+  a graph: InvalidArgumentError when it runs). Or the program asks whether
+  it exists: after the loop (``len(nd)``, ``nd.get('born', 0)``, ``'born'
+  in nd``, ``hasattr(ob, 'born')``, ``getattr(ob, 'born', 0)``,
+  ``len(vars(ob))``), or in the body, creating it if missing
+  (``nd['born'] = nd.get('born', 0) + ...``): a staged loop refuses it (it
+  carries the item's value, not whether it exists), a Python one runs it.
 * ``nested_items``: ``nn = {'a': {'a': 0}}`` and ``nn[k]['a'] = ...`` with
   ``k`` ``'a'`` or ``'missing'`` (a KeyError, also in a graph branch or
   loop body, where it is raised when that path runs); reads of
@@ -129,9 +134,21 @@ class ReferenceFeatures:
     def s_new_item(self, depth: int) -> tuple[list[str], bool]:
         if self.chance(50):
             setup, target = "nd = {}", "nd['born']"
+            presence = ("len(nd)", "nd.get('born', 0)", "int('born' in nd)")
         else:
             setup, target = "ob = types.SimpleNamespace()", "ob.born"
-        return self._filled_loop(setup, target, target), False
+            presence = ("getattr(ob, 'born', 0)", "int(hasattr(ob, 'born'))")
+            presence += ("len(vars(ob))",)
+        shape = self.choice(("read", "read", "presence", "create_if_missing"))
+        if shape == "read":
+            return self._filled_loop(setup, target, target), False
+        if shape == "presence":
+            return self._filled_loop(setup, target, self.choice(presence)), False
+        index, value = self._loop_value()
+        current = presence[1] if target == "nd['born']" else presence[0]
+        update = self.bounded(f"{current} + {value}", "int")
+        loop = [f"for {index} in {self.range_call()}:", f"    {target} = {update}"]
+        return [setup, *loop, *self._after(self.choice(presence))], False
 
     def s_nested_item(self, depth: int) -> tuple[list[str], bool]:
         key = self.choice(("'a'", "'a'", "'missing'"))

@@ -194,7 +194,7 @@ def build_while(
     if effects is None:  # (with places the loop is rotated: no need to know)
         effects = bool(places) or _has_effects(test, state)
     if places or effects:
-        verification.refuse_untracked(places)
+        verification.refuse_loop_places(places)
         return _while_with_places(test, body, state, names, first_cond, places, opts)
     count = len(state)
 
@@ -365,7 +365,7 @@ def build_for(
     if isinstance(iterable, range):  # the rest of a Python loop (for_stmt)
         iterable = creation.range(iterable.start, iterable.stop, iterable.step)
     if places:
-        verification.refuse_untracked(places)
+        verification.refuse_loop_places(places)
         k = len(state)
         test, body_, state_, names_ = _loop_with_places(
             extra_test, body, state, names, places, 1

@@ -40,7 +40,7 @@ from runtime.operators.verification import (
     not_carried_out_of_loop,
     not_on_every_path,
     refuse_grown_lists,
-    refuse_untracked,
+    refuse_loop_places,
     untyped_loop_name,
     untyped_return,
 )
@@ -73,7 +73,7 @@ class LoopState:
         skip: int,
         where: str,
     ) -> None:
-        refuse_untracked(places, "JAX")
+        refuse_loop_places(places, "JAX")
         self.body = body
         self.count = len(state)
         self.keys = state_keys(names)

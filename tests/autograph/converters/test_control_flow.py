@@ -1,3 +1,8 @@
+import ast
+import types
+
+import pytest
+
 import autograph
 from autograph.converters import control_flow
 from tests.autograph.converters.util import apply, run, same
@@ -245,3 +250,58 @@ def test_an_item_no_place_carries_is_named_as_the_user_wrote_it():
     # wrapped.) The name in `ag__.untracked` is the user's text.
     code = autograph.to_code(_item_of_a_maybe_unbound_dict)
     assert "ag__.untracked(\"sd['b']\")" in code, code
+
+
+def test_a_loop_s_item_of_a_container_whose_keys_are_read_is_marked_observed():
+    # A staged loop refuses to create such an item (it carries its value,
+    # not whether the key exists); only loops' places of such a container
+    # take the mark, so other converted code reads as before.
+    def f(x, n):
+        d = {"a": x}
+        e = {}
+        o = types.SimpleNamespace()
+        if x > 0:
+            d["c"] = x
+        for _ in range(n):
+            d["b"] = x
+            e["b"] = x
+            o.seen = x
+        return len(d), hasattr(o, "seen"), e["b"]
+
+    code = autograph.to_code(f)
+    assert "ag__.item(\"d['b']\", d, 'b', observed=True)" in code
+    assert "ag__.attr('o.seen', o, 'seen', observed=True)" in code
+    assert "ag__.item(\"e['b']\", e, 'b')," in code
+    assert "ag__.item(\"d['c']\", d, 'c')," in code
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        "len(d)",
+        "'k' in d",
+        "'k' not in d",
+        "d.get('k', 0)",
+        "d.setdefault('k', 0)",
+        "d.pop('k', 0)",
+        "list(d)",
+        "sorted(d.items())",
+        "[k for k in d]",
+        "{**d}",
+        "f(*d)",
+        "f(**d)",
+        "not d",
+        "d or 1",
+        "1 if d else 2",
+        "hasattr(d, 'k')",
+        "getattr(d, 'k', 0)",
+        "vars(d)",
+        "d.__dict__",
+    ],
+)
+def test_each_way_of_asking_which_keys_a_dict_holds_is_seen(read):
+    from autograph.converters import variables
+
+    assert variables.presence_reads(ast.parse(read)) == {"d"}
+    assert variables.presence_reads(ast.parse("d['k'] + f(d['j'])")) == set()
+    assert variables.presence_reads(ast.parse("getattr(d, 'k')")) == set()

@@ -208,7 +208,7 @@ def finally_that_raises_while_tracing_after_a_loop_born_read(a, b):
         for i in range(b, 3):
             nd["born"] = a
         z = z + nd["born"]
-        if len(nd) > 5:
+        if a is None:  # (not `len(nd)`: a loop may not create a key it sees)
             w0 = 1  # (never: w0 is unbound when the finally reads it)
     finally:
         z = z + w0  # Python raises this UnboundLocalError in place of KeyError
@@ -244,7 +244,7 @@ def object_replaced_in_a_branch_inside_try(a, b):
         if a < b:
             ob = types.SimpleNamespace()
     finally:
-        z = z + len(vars(ob))
+        z = z + (ob is not None)  # (not `vars(ob)`: it sees the loop's ob.born)
     return z
 
 
@@ -255,7 +255,7 @@ def test_an_object_a_branch_replaces_while_it_holds_a_loop_born_tensor(backend):
     fn = object_replaced_in_a_branch_inside_try
     line = _line_of(fn, "if a < b:")
     if backend == "toy":  # (its `if` keeps objects, as Python)
-        assert RUNNERS[backend](fn, 3, 5) == 3
+        assert RUNNERS[backend](fn, 3, 5) == fn(3, 5) == 4
         return
     with pytest.raises(TypeError, match=rf"'ob' is .* `if` at \S+:{line}"):
         RUNNERS[backend](fn, 3, 5)

@@ -11,6 +11,7 @@ list over every implementation, a new backend is one more entry in
 from __future__ import annotations
 
 import collections
+import inspect
 import io
 import itertools
 import math
@@ -876,6 +877,90 @@ def halves_summed_over_a_range(n):
     return s
 
 
+# A loop that creates a key or attribute, in a function that asks whether
+# it exists: a staged loop carries the item's value (with a flag), not its
+# presence, which is fixed while tracing; it refuses (the toy backend runs
+# loops in Python: Python's value). (They counted the item as present from
+# the first iteration, and after a loop of no iteration: silent wrong
+# values; `d.get(k, v)` and `k not in d` raised "no iteration has assigned
+# it (Python: KeyError)" where Python raises nothing.)
+
+
+def len_of_a_dict_a_loop_adds_a_key_to(x, n):
+    d = {"a": x}
+    s = 0.0
+    for _ in range(n):
+        s += len(d)
+        d["b"] = x
+    return s
+
+
+def key_tested_with_in_in_the_loop_that_adds_it(x, n):
+    d = {"a": x}
+    s = 0.0
+    for _ in range(n):
+        if "b" in d:
+            s += 1.0
+        d["b"] = x
+    return s
+
+
+class _Box:
+    pass
+
+
+def attribute_tested_with_hasattr_in_the_loop_that_sets_it(x, n):
+    o = _Box()
+    s = 0.0
+    for _ in range(n):
+        if hasattr(o, "seen"):
+            s += 1.0
+        o.seen = x
+    return s
+
+
+def get_with_a_default_of_a_key_the_loop_creates(x, n):
+    d = {"z": x}
+    for _ in range(n):
+        d["acc"] = d.get("acc", 0.0) + x
+    return d["acc"] + d["z"]
+
+
+def best_so_far_tested_with_not_in(w, n):
+    best = {}
+    i = 0
+    while i < n:
+        i += 1
+        w = w - 0.25 * (w - 3.0)
+        loss = (w - 3.0) * (w - 3.0)
+        if "loss" not in best or loss < best["loss"]:
+            best["loss"] = loss
+    return best["loss"]
+
+
+def key_counted_after_a_loop_that_may_add_it(x, n):
+    d = {"a": x}
+    for _ in range(n):
+        d["b"] = x
+    return len(d) + ("b" in d)
+
+
+def key_created_before_the_loop_then_tested(x, n):
+    d = {"a": x, "b": 0.0}
+    s = 0.0
+    for _ in range(n):
+        if "b" in d:
+            s += len(d)
+        d["b"] = x
+    return s
+
+
+_BORN = (
+    r"is created by the \S+ loop at \S+:\d+ in '\w+' \(\w+ (holds no such key|has no "
+    r"such attribute) before it\), and the function asks"
+)
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
     if isinstance(result, list):
@@ -1737,22 +1822,42 @@ CASES = [
     # key (('a', 1), 1); before that, "Tensor is unhashable").
     (counter_updated_by_a_call_in_a_branch, (-1.0,), VALUE),
     (counter_updated_by_a_call_in_a_branch, (1.0,), VALUE),
-    # A Python number a loop's arithmetic widens (`total = 0`, then floats
-    # added) is carried as the wider type (the graph refused it: int32 + float32).
     # A Python number both branches give alike stays that number after a
     # staged `if` (the graph gave a tensor: `[0] * n` multiplied it).
     (same_count_from_both_branches, (1.0,), VALUE),
     (same_count_from_both_branches, (-1.0,), VALUE),
-    # (JAX: the promotion of 1 and 0.0 tried to read the dtype of the
-    # return value no path set.)
+    # Two Python numbers from a staged `if` give the wider (JAX: the
+    # promotion of 1 and 0.0 read the dtype of the return value no path set).
     (an_int_or_a_float, (1,), VALUE),
     (an_int_or_a_float, (-1,), VALUE),
     (widened_beside_a_return_not_taken, (2,), VALUE),
     (widened_beside_a_return_not_taken, (-2,), VALUE),
+    # A Python number a loop's arithmetic widens (`total = 0`, then floats
+    # added) is carried as the wider type (the graph refused it: int32 + float32).
     (total_of_floats, ([1.5, 2.0, 0.25],), VALUE),
     (total_of_floats, ([],), VALUE),
     (scaled_in_a_while, (3,), VALUE),
     (halves_summed_over_a_range, (3,), VALUE),
+    (len_of_a_dict_a_loop_adds_a_key_to, (1.0, 3), ("value or refused", _BORN)),
+    (
+        key_tested_with_in_in_the_loop_that_adds_it,
+        (1.0, 3),
+        ("value or refused", _BORN),
+    ),
+    (
+        attribute_tested_with_hasattr_in_the_loop_that_sets_it,
+        (1.0, 3),
+        ("value or refused", _BORN),
+    ),
+    (
+        get_with_a_default_of_a_key_the_loop_creates,
+        (1.0, 3),
+        ("value or refused", _BORN),
+    ),
+    (best_so_far_tested_with_not_in, (0.0, 4), ("value or refused", _BORN)),
+    (key_counted_after_a_loop_that_may_add_it, (1.0, 0), ("value or refused", _BORN)),
+    (key_counted_after_a_loop_that_may_add_it, (1.0, 2), ("value or refused", _BORN)),
+    (key_created_before_the_loop_then_tested, (1.0, 3), VALUE),
 ]
 
 
@@ -2005,6 +2110,50 @@ def test_an_item_no_iteration_set_raises_python_s_type_when_read(backend, fn, py
         else:
             autograph.function(fn)(rt.constant(0))
     assert RUNNERS[backend](fn, 3) == 2
+
+
+def counted_defaultdict_key_tested_with_in(x, n):
+    d = collections.defaultdict(float)
+    s = 0.0
+    for _ in range(n):
+        s += len(d)
+        d["k"] += x
+    return s
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+@pytest.mark.parametrize(
+    ("fn", "item", "text"),
+    [
+        (len_of_a_dict_a_loop_adds_a_key_to, "d['b']", 'd["b"] = x'),
+        (best_so_far_tested_with_not_in, "best['loss']", 'best["loss"] = loss'),
+        (
+            attribute_tested_with_hasattr_in_the_loop_that_sets_it,
+            "o.seen",
+            "o.seen = x",
+        ),
+        (counted_defaultdict_key_tested_with_in, "d['k']", 'd["k"] += x'),
+    ],
+)
+def test_an_item_a_loop_creates_where_its_presence_is_read_is_refused(
+    backend, fn, item, text
+):
+    # The refusal names the item, the loop's line, the function and the fix;
+    # Python values (a plain Python loop) keep Python's behaviour.
+    lines, first = inspect.getsourcelines(fn)
+    line = first + next(
+        i for i, s in enumerate(lines) if s.lstrip().startswith(("for ", "while "))
+    )
+    kind = {"graph": "graph", "jax": "JAX"}[backend]
+    where = rf"{re.escape(item)} is created by the {kind} loop at \S+:{line} in "
+    where += f"'{fn.__name__}'"
+    with pytest.raises(TypeError, match=where) as info:
+        RUNNERS[backend](fn, 1.0, 3)
+    assert f"create it before the loop (`{item} = ...`" in str(info.value)
+    assert text in inspect.getsource(fn)
+    forced = autograph.to_graph(fn)
+    assert forced(1.0, 3) == fn(1.0, 3)
+    assert forced(1.0, 1) == fn(1.0, 1)
 
 
 @pytest.mark.parametrize("backend", sorted(RUNNERS))
