@@ -2021,6 +2021,12 @@ SEARCH_LOOPS = [
     (found_only_on_the_break_path, (5, 7)),  # Python: UnboundLocalError
     (found_in_some_iterations, (5, 3)),
     (found_in_some_iterations, (5, 0)),  # Python: UnboundLocalError
+    (found_by_a_for_else_over_a_python_range, (2,)),
+    (found_by_a_for_else_over_a_python_range, (3,)),
+    (found_by_a_while_else_with_a_python_bound, (2,)),
+    (found_by_a_while_else_with_a_python_bound, (3,)),
+    (found_only_on_the_break_path_of_a_python_range, (3,)),  # Python: raises
+    (last_below_in_a_python_range, (0,)),  # Python: UnboundLocalError
 ]
 
 
@@ -2059,8 +2065,9 @@ def test_the_toy_backend_binds_a_name_a_branch_in_the_loop_binds(fn, args):
     # a Python range's: the `if` carries the name with its flag.
     try:
         expected = fn(*args)
-    except UnboundLocalError:
-        with pytest.raises(UnboundLocalError, match="'last' is read after"):
+    except UnboundLocalError as error:
+        name = re.search(r"'(\w+)'", str(error)).group(1)
+        with pytest.raises(UnboundLocalError, match=f"'{name}' is read after"):
             RUNNERS["toy"](fn, *args)
         return
     assert RUNNERS["toy"](fn, *args) == expected
