@@ -23,6 +23,7 @@ from typing import Any
 from runtime.operators import verification
 from runtime.operators.dispatch import TABLES
 from runtime.operators.places import Place, Untracked
+from runtime.operators.staging import born
 from runtime.operators.staging import where as where_
 
 _IF = TABLES["if_stmt"]
@@ -106,21 +107,24 @@ def while_stmt(
         The final loop variables: one bare, several as a tuple, none as None.
     """
     count = len(state)
-    cond = test(*state)
-    while True:
-        impl = _WHILE[type(cond)]
-        if impl is not None:
-            # A backend's value, maybe after some Python iterations: the rest
-            # of the loop is a loop, which the backend builds from here (from
-            # this value of the test, which has run).
-            opts = loop_options(opts)
-            result = impl(test, body, state, names, cond, places=places, opts=opts)
-            if result is not NotImplemented:
-                return result
-        if not cond:
-            return unpack_state(state)
-        state = as_state(body(*state), count)
+    # (A staged `if` in an iteration may bind a name the loop carries on
+    # one path only: `born.unset_in_iteration`.)
+    with born.iterating(state):
         cond = test(*state)
+        while True:
+            impl = _WHILE[type(cond)]
+            if impl is not None:
+                # A backend's value, maybe after some Python iterations: the
+                # rest of the loop is a loop, which the backend builds from
+                # here (from this value of the test, which has run).
+                opts = loop_options(opts)
+                result = impl(test, body, state, names, cond, places=places, opts=opts)
+                if result is not NotImplemented:
+                    return result
+            if not cond:
+                return unpack_state(state)
+            state = as_state(body(*state), count)
+            cond = test(*state)
 
 
 def for_stmt(
@@ -163,61 +167,66 @@ def for_stmt(
     Returns:
         The final loop variables: one bare, several as a tuple, none as None.
     """
-    impl = _FOR[type(iterable)]
-    if impl is not None:
-        opts = loop_options(opts)
-        result = impl(
-            iterable, body, state, names, extra_test, places=places, opts=opts
-        )
-        if result is not NotImplemented:
-            return result
-    count = len(state)
-    stage = type(iterable) is range and bool(_FOR_RANGE.registered)
-    if extra_test is None and not stage:
-        for item in iterable:
-            state = as_state(body(item, *state), count)
-        return unpack_state(state)
-    iterator = iter(iterable)
-    drawn = 0
-    while True:
-        if stage:
-            # The state became a backend's value (a JAX tracer): the backend
-            # may stage the rest of the range as one loop, or decline.
-            impl = _staging(state, places)
-            if impl is not None:
-                rest = iterable[drawn:]
-                args = (rest, body, state, names, extra_test)
-                opts = loop_options(opts)
-                result = impl(*args, places=places, opts=opts)
-                if result is not NotImplemented:
-                    return result
-                stage = False
-        cond = True if extra_test is None else extra_test(*state)
-        impl = _FOR[type(cond)]
+    # (A staged `if` in an iteration may bind a name the loop carries on
+    # one path only: `born.unset_in_iteration`.)
+    with born.iterating(state):
+        impl = _FOR[type(iterable)]
         if impl is not None:
-            # `break`/`return` became a backend's value: the rest of a range
-            # is a range, which the backend loops over from here.
-            if not isinstance(iterable, range):
-                names = names or state_names(body, 1)
-                where = where_.at(where_.current())
-                backend = getattr(impl, "backend", None)
-                verification.raise_python_loop_tensor_condition(names, backend, where)
-            rest = iterable[drawn:]
             opts = loop_options(opts)
             result = impl(
-                rest, body, state, names, extra_test, places=places, opts=opts
+                iterable, body, state, names, extra_test, places=places, opts=opts
             )
             if result is not NotImplemented:
                 return result
-        if not cond:
-            break
-        try:
-            item = next(iterator)
-        except StopIteration:
-            break
-        drawn += 1
-        state = as_state(body(item, *state), count)
-    return unpack_state(state)
+        count = len(state)
+        stage = type(iterable) is range and bool(_FOR_RANGE.registered)
+        if extra_test is None and not stage:
+            for item in iterable:
+                state = as_state(body(item, *state), count)
+            return unpack_state(state)
+        iterator = iter(iterable)
+        drawn = 0
+        while True:
+            if stage:
+                # The state became a backend's value (a JAX tracer): the backend
+                # may stage the rest of the range as one loop, or decline.
+                impl = _staging(state, places)
+                if impl is not None:
+                    rest = iterable[drawn:]
+                    args = (rest, body, state, names, extra_test)
+                    opts = loop_options(opts)
+                    result = impl(*args, places=places, opts=opts)
+                    if result is not NotImplemented:
+                        return result
+                    stage = False
+            cond = True if extra_test is None else extra_test(*state)
+            impl = _FOR[type(cond)]
+            if impl is not None:
+                # `break`/`return` became a backend's value: the rest of a range
+                # is a range, which the backend loops over from here.
+                if not isinstance(iterable, range):
+                    names = names or state_names(body, 1)
+                    where = where_.at(where_.current())
+                    backend = getattr(impl, "backend", None)
+                    verification.raise_python_loop_tensor_condition(
+                        names, backend, where
+                    )
+                rest = iterable[drawn:]
+                opts = loop_options(opts)
+                result = impl(
+                    rest, body, state, names, extra_test, places=places, opts=opts
+                )
+                if result is not NotImplemented:
+                    return result
+            if not cond:
+                break
+            try:
+                item = next(iterator)
+            except StopIteration:
+                break
+            drawn += 1
+            state = as_state(body(item, *state), count)
+        return unpack_state(state)
 
 
 def _staging(state: tuple[Any, ...], places: Sequence[Place]) -> Any:

@@ -423,6 +423,20 @@ def unassigned_after_loop(name: str, when: str, loop: str, where: str = "") -> s
     )
 
 
+def unassigned_after_if(name: str, kind: str, body: Callable[..., Any]) -> str:
+    """The message of a read of a name that a `kind` `if` inside a loop
+    (`body`: its true branch) binds on one path only, where neither it nor
+    anything after it has (`born.unset_in_iteration`)."""
+    code = body.__code__
+    at = f" at {code.co_filename}:{code.co_firstlineno} in {_user_function(body)!r}"
+    python = unset_read_error(name).__name__
+    return (
+        f"{quote(name)} is read after the {kind} `if`{at} (which assigns it on "
+        f"one path only) on a path where nothing assigned it (Python: {python}); "
+        f"give {quote(name)} a value before the loop"
+    )
+
+
 def untyped_loop_name(name: str, loop: str, where: str = "") -> str:
     """The message for a name read before the loop assigns it, whose type
     no candidate gives."""

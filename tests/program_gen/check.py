@@ -312,6 +312,41 @@ def describe_error(error: BaseException) -> str:
     return f"{type(error).__name__}: {normalize(str(error))}"
 
 
+_ONE_BRANCH = re.compile(
+    r"'(w\d+)' is assigned in the (?:if|else) branch of the \S+ `if` at \S+:(\d+) "
+)
+
+
+def _refuses_a_search(error: BaseException, source: str) -> bool:
+    """Whether `error` refuses, as bound in one branch only, a name that
+    `loop_names` first assigns in a loop, under the `if` that starts the
+    loop's body (`if c:` / `w = v`, maybe then `break`, the search idiom):
+    the loop carries it, so the `if` gives it with its flag on every
+    backend, also where the loop's first iterations run as Python (a
+    `range` of constants, a list, `while True`)."""
+    found = _ONE_BRANCH.search(str(error))
+    if found is None:
+        return False
+    name, line = found.group(1), int(found.group(2))
+    lines = source.splitlines()
+    if not 2 <= line < len(lines) or not lines[line].strip().startswith(f"{name} = "):
+        return False
+    at = _indent(lines[line - 1])
+    before, previous = lines[line - 3 : line - 1], lines[line - 2]
+    header = re.match(r"\s*(for|while) .*:$", previous) and _indent(previous) == at - 4
+    fuel = re.fullmatch(r"\s*fuel\d+ -= 1", previous) and _indent(previous) == at
+    guard = (
+        len(before) == 2
+        and re.fullmatch(r"\s*if fuel\d+ < 0:", before[0]) is not None
+        and _indent(before[0]) == at
+    )
+    return bool(header or fuel or guard)
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
 def _legitimate(
     error: BaseException, run_time: tuple[type[BaseException], ...] = ()
 ) -> bool:
@@ -452,7 +487,8 @@ def _check_staged(
         # (`scan[jt..]`: a top-level `for` over a Python range, index_items;
         # no graph statement encloses it, so it unrolls and nothing refuses.)
         top_level_item = re.match(r"scan\[jt\d+\]", str(error))
-        if _legitimate(error, run_time) and not top_level_item:
+        legitimate = _legitimate(error, run_time) and not top_level_item
+        if legitimate and not _refuses_a_search(error, source):
             return Verdict("refusal", where, describe_error(error), text)
         return Verdict("mismatch", where, "raised " + describe_error(error), text)
     if expected.error is not None:

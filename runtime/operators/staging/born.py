@@ -29,11 +29,14 @@ class _ReadsThatRaise(threading.local):
     """For each loop being built (innermost last): the names its body
     reads, unbound, before any traced path of the iteration assigns them.
     For each trial trace of a loop's body under way: the unbound values the
-    loop's state holds (the names it may bind first)."""
+    loop's state holds (the names it may bind first). For each loop whose
+    iterations run as Python (a Python `range`, a `while` whose test is
+    still a Python bool): the unbound values its state holds."""
 
     def __init__(self) -> None:
         self.loops: list[set[str]] = []
         self.trials: list[tuple[Undefined, ...]] = []
+        self.iterations: list[tuple[Undefined, ...]] = []
 
 
 _READS = _ReadsThatRaise()
@@ -74,6 +77,38 @@ def unset_by_loop(value: Any) -> bool:
     every path)."""
     return type(value) is Undefined and any(
         value is u for trial in _READS.trials for u in trial
+    )
+
+
+@contextlib.contextmanager
+def iterating(state: Iterable[Any]) -> Iterator[None]:
+    """The scope of a loop whose iterations run as Python, one by one
+    (`state`: its initial values), for `unset_in_iteration`."""
+    unset = tuple(v for v in state if type(v) is Undefined)
+    if not unset:  # (the common case: nothing to look for)
+        yield
+        return
+    _READS.iterations.append(unset)
+    try:
+        yield
+    finally:
+        _READS.iterations.pop()
+
+
+def unset_in_iteration(value: Any) -> bool:
+    """Whether `value` is what a name holds, unbound, before a loop whose
+    iterations run as Python: the loop carries the name, so a later
+    iteration, the loop's `else` or a staged loop the rest of it becomes
+    may bind it.
+
+    A staged `if` in an iteration that binds it in one branch only gives
+    it as a maybe-bound value: the bound branch's value (zeros of its type
+    on the other path) with a flag, as a loop that may bind a name first
+    does. A read checks the flag where Python may find the name unbound
+    (`for ... if x == t: r = i; break ... else: r = -1` binds it on every
+    path). Outside a loop such an `if` is refused (`check_defined`)."""
+    return type(value) is Undefined and any(
+        value is u for loop in _READS.iterations for u in loop
     )
 
 

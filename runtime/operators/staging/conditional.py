@@ -32,7 +32,11 @@ from runtime.operators import verification
 from runtime.operators.control_flow import as_state, unpack_state
 from runtime.operators.places import Place
 from runtime.operators.staging import aliasing
-from runtime.operators.staging.born import maybe_bound, unset_by_loop
+from runtime.operators.staging.born import (
+    maybe_bound,
+    unset_by_loop,
+    unset_in_iteration,
+)
 from runtime.operators.staging.raising import raise_when_run
 from runtime.operators.variables import (
     UnboundAfterReturn,
@@ -79,6 +83,15 @@ def if_stmt(
     }
     every = ["retval_"] * count if returns else list(names)
     every += [p.name for p in places]
+    # Names unbound before the `if` that a loop iterating as Python carries
+    # (`born.unset_in_iteration`): a branch that binds one gives it with a
+    # flag, the other zeros of its type and False.
+    fresh = {
+        i: verification.unassigned_after_if(every[i], backend.kind, body)
+        for i, v in enumerate(inputs)
+        if unset_in_iteration(v) and not unset_by_loop(v)
+    }
+    maybe.update(fresh)
     given: dict[str, list[Any]] = {}  # each branch's outputs, as objects
     copies: dict[str, list[Any]] = {}  # ... and their items as they were
     returned: dict[str, Any] = {}
@@ -167,7 +180,8 @@ def if_stmt(
                 # of a path that has returned): the other branch's type.
                 shapes = sample(other, lambda: out)
                 out = [
-                    fill(backend, v, s) if _unset(v) else v for v, s in zip(out, shapes)
+                    fill(backend, v, s, i in fresh) if _unset(v) else v
+                    for i, (v, s) in enumerate(zip(out, shapes))
                 ]
                 for i, value in enumerate(given.get(which, ())):
                     if _unset(value):  # as the branch gives it
@@ -231,6 +245,8 @@ def if_stmt(
         }
         aliasing.refuse_lost_aliases(names, where, out[:count], program=backend.program)
     for i, message in maybe.items():
+        if i in fresh and type(out[i]) is not tuple:
+            continue  # bound by neither branch: unbound as before
         out[i] = maybe_bound(backend, every[i], *out[i], message)
     places_.write(places, out[count:])
     out = out[:count]
@@ -261,13 +277,21 @@ class _Retry(BaseException):
 def _unset(value: Any) -> bool:
     """A value not set on a branch's path that takes the other branch's
     type there: a return value, a variable of a path that has returned, a
-    name a loop being built may bind first (`born.unset_by_loop`)."""
-    return isinstance(value, _PLACEHOLDERS) or unset_by_loop(value)
+    name a loop being built may bind first (`born.unset_by_loop`), or one
+    a loop iterating as Python carries (`born.unset_in_iteration`)."""
+    return (
+        isinstance(value, _PLACEHOLDERS)
+        or unset_by_loop(value)
+        or unset_in_iteration(value)
+    )
 
 
-def fill(backend: Any, value: Any, other: Any) -> Any:
+def fill(backend: Any, value: Any, other: Any, flagged: bool = False) -> Any:
     """A value not set on a branch's path, given what the other branch
-    gives there (as traced on trial)."""
+    gives there (as traced on trial); `flagged`: a name carried with its
+    flag, which the other branch gives as (value, flag)."""
+    if flagged and type(other) is tuple:
+        return (fill(backend, value, other[0]), False)
     if isinstance(value, UndefinedReturnValue) and isinstance(
         other, UndefinedReturnValue
     ):

@@ -1265,6 +1265,49 @@ def found_in_some_iterations(n, t):
     return last
 
 
+# The same over a Python range (or a `while` with a Python bound): the
+# first iteration runs as Python, so the staged `if` that binds the name
+# runs before any staged loop carries it. All three backends refused these:
+# "'found' is assigned in the if branch of the graph `if` ... but not when
+# the condition is false" (the `while` form: "not in its else branch", an
+# else the user never wrote).
+def found_by_a_for_else_over_a_python_range(t):
+    for i in range(4):
+        if i * 2 == t:
+            found = i
+            break
+    else:
+        found = -1
+    return found
+
+
+def found_by_a_while_else_with_a_python_bound(t):
+    i = 0
+    while i < 4:
+        if i * 2 == t:
+            found = i
+            break
+        i += 1
+    else:
+        found = -1
+    return found
+
+
+def found_only_on_the_break_path_of_a_python_range(t):
+    for i in range(4):
+        if i * 2 == t:
+            found = i
+            break
+    return found
+
+
+def last_below_in_a_python_range(t):
+    for i in range(4):
+        if i < t:
+            last = i
+    return last
+
+
 def set_only_in_the_loop_else(n, t):
     for i in range(n):
         if i == t:
@@ -1858,6 +1901,14 @@ CASES = [
     (key_counted_after_a_loop_that_may_add_it, (1.0, 0), ("value or refused", _BORN)),
     (key_counted_after_a_loop_that_may_add_it, (1.0, 2), ("value or refused", _BORN)),
     (key_created_before_the_loop_then_tested, (1.0, 3), VALUE),
+    (found_by_a_for_else_over_a_python_range, (2,), VALUE),
+    (found_by_a_for_else_over_a_python_range, (0,), VALUE),
+    (found_by_a_for_else_over_a_python_range, (3,), VALUE),
+    (found_by_a_while_else_with_a_python_bound, (2,), VALUE),
+    (found_by_a_while_else_with_a_python_bound, (3,), VALUE),
+    (found_only_on_the_break_path_of_a_python_range, (4,), VALUE),
+    (last_below_in_a_python_range, (2,), VALUE),
+    (last_below_in_a_python_range, (9,), VALUE),
 ]
 
 
@@ -2173,8 +2224,9 @@ def test_a_key_order_refusal_names_the_dict_the_function_and_the_line(backend):
 # idiom), or in some iterations only: a staged `if` in the body may bind a
 # name the loop binds first; the loop carries it with its flag and a read
 # raises where Python raises (UnboundLocalError). Both backends refused
-# these: "'found' must also be defined in the else branch". (Not the toy
-# backend's: its loops run in Python, where such an `if` is refused.)
+# these: "'found' must also be defined in the else branch". (The toy
+# backend's loops run their iterations in Python, as a Python range does:
+# `test_the_toy_backend_binds_a_name_a_branch_in_the_loop_binds`.)
 EQUIVALENT = {
     "python": assert_equivalent,
     "graph": lambda fn, *args: assert_graph_equivalent(fn, *map(rt.constant, args)),
@@ -2192,6 +2244,12 @@ SEARCH_LOOPS = [
     (found_only_on_the_break_path, (5, 7)),  # Python: UnboundLocalError
     (found_in_some_iterations, (5, 3)),
     (found_in_some_iterations, (5, 0)),  # Python: UnboundLocalError
+    (found_by_a_for_else_over_a_python_range, (2,)),
+    (found_by_a_for_else_over_a_python_range, (3,)),
+    (found_by_a_while_else_with_a_python_bound, (2,)),
+    (found_by_a_while_else_with_a_python_bound, (3,)),
+    (found_only_on_the_break_path_of_a_python_range, (3,)),  # Python: raises
+    (last_below_in_a_python_range, (0,)),  # Python: UnboundLocalError
 ]
 
 
@@ -2217,6 +2275,50 @@ def test_a_name_no_iteration_bound_raises_when_read_after_the_loop(
     backend, fn, args, text
 ):
     with pytest.raises(Exception, match=text):
+        RUNNERS[backend](fn, *args)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [(f, a) for f, a in SEARCH_LOOPS if f is not found_only_on_the_break_path],
+    ids=lambda v: getattr(v, "__name__", str(v)),
+)
+def test_the_toy_backend_binds_a_name_a_branch_in_the_loop_binds(fn, args):
+    # Its loops run their iterations in Python, as the graph and JAX run
+    # a Python range's: the `if` carries the name with its flag.
+    try:
+        expected = fn(*args)
+    except UnboundLocalError as error:
+        name = re.search(r"'(\w+)'", str(error)).group(1)
+        with pytest.raises(UnboundLocalError, match=f"'{name}' is read after"):
+            RUNNERS["toy"](fn, *args)
+        return
+    assert RUNNERS["toy"](fn, *args) == expected
+
+
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (found_only_on_the_break_path_of_a_python_range, (3,)),
+        (found_only_on_the_break_path_of_a_python_range, (-2,)),
+        (last_below_in_a_python_range, (0,)),
+    ],
+)
+def test_a_name_a_staged_if_in_a_python_loop_leaves_unbound_raises_when_read(
+    backend, fn, args
+):
+    # Python: UnboundLocalError; the program raises where it reads it,
+    # naming the loop that carried it (a staged rest of the range) or the
+    # `if` that binds it on one path.
+    with pytest.raises(UnboundLocalError):
+        fn(*args)
+    name = "found" if "found" in fn.__name__ else "last"
+    line = fn.__code__.co_firstlineno
+    loop = rf"loop at \S+test_backend_table.py:{line + 1}"
+    branch = rf"`if` at \S+test_backend_table.py:{line + 2} in '{fn.__name__}'"
+    message = rf"'{name}' is read after the \S+ ({loop}|{branch})"
+    with pytest.raises(Exception, match=message):
         RUNNERS[backend](fn, *args)
 
 
