@@ -8,6 +8,7 @@ user's exception type and line; JAX does not log it a second time.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 
@@ -171,6 +172,84 @@ def test_max_of_traced_values_names_the_line_and_the_op(backend):
     text = str(info.value)
     assert f"write {lib}.maximum(a, b) (at {__file__.removesuffix('c')}:" in text
     assert "<autograph dispatcher>" not in text
+
+
+class Signed:
+    def __init__(self, v):
+        self.v = v
+
+    @property
+    def sign(self):
+        if self.v > 0:
+            return 1
+        return -1
+
+    def __add__(self, other):
+        if self.v > other:
+            return self.v
+        return other
+
+    def __enter__(self):
+        if self.v > 0:
+            return 1
+        return 0
+
+    def __exit__(self, *exc):
+        return False
+
+
+@dataclasses.dataclass
+class Checked:
+    a: int
+    b: int = 0
+
+    def __post_init__(self):
+        if self.a > 2:
+            self.b = 1
+
+
+def reads_a_property(x):
+    return Signed(x).sign
+
+
+def adds(x):
+    return Signed(x) + 2
+
+
+def enters(x):
+    with Signed(x) as s:
+        return s + x
+
+
+def builds_a_dataclass(x):
+    return Checked(x).b
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("fn", "method", "how"),
+    [
+        (reads_a_property, "Signed.sign", r"reading the property \.sign"),
+        (adds, "Signed.__add__", "an operator"),
+        (enters, "Signed.__enter__", "`with`"),
+        (builds_a_dataclass, "Checked.__post_init__", "a dataclass's class call"),
+    ],
+    ids=["property", "operator", "with", "__post_init__"],
+)
+def test_a_method_python_calls_implicitly_is_named_as_unconverted(
+    backend, fn, method, how
+):
+    # Python calls these itself, not through converted code's calls: they run
+    # as they are, and a traced `if` in them is a Python bool.
+    with pytest.raises(TypeError) as info:
+        _run(backend, fn, 2)
+    fix = "rt.cond / rt.where" if backend == "graph" else "jnp.where / jax.lax.cond"
+    assert re.match(
+        rf"{re.escape(method)} \({HERE}:\d+\) uses a traced value as a Python bool"
+        rf".* runs unconverted: Python calls it implicitly \({how}\).* or write "
+        + re.escape(fix),
+        str(info.value),
+    ), str(info.value)
 
 
 def shared_before_a_loop(n):
