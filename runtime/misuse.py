@@ -73,6 +73,33 @@ def hint_here(kind: str, library: str, values: str) -> str | None:
     return f"{hint} (at {frame.f_code.co_filename}:{frame.f_lineno})"
 
 
+def used_as_number(kind: str, value: str, library: str = "rt") -> str:
+    """The message for a traced `value` (how to call it: "the symbolic
+    tensor 'x:0'") used where Python needs a number of `kind` ("float":
+    `float()`, `math.floor`, `"%.3f" % x`), at the user's line, with the fix
+    in `library` ("rt", or "jnp" for a JAX tracer)."""
+    frame = user_frame(2)
+    if frame is not None:
+        implicit = implicitly_called(frame, kind, library)
+        if implicit is not None:
+            return implicit
+    at = f" at {frame.f_code.co_filename}:{frame.f_lineno}" if frame else ""
+    if library == "rt":
+        when = "the graph runs"
+        fix = "rt.cast(value, rt.float32) or the rt op (rt.sqrt, ...)"
+        show = "rt.print(value)"
+    else:
+        when = "the compiled function runs"
+        fix = f"value.astype(float) or the {library} op ({library}.floor, ...)"
+        show = 'jax.debug.print("{}", value)'
+    return (
+        f"{value} is used as a Python {kind}{at} (float(), a math function, "
+        f"'%' formatting): its value is only known when {when}; for a "
+        f"{'tensor' if library == 'rt' else 'traced value'}, write {fix}; to "
+        f"show it when {when}, {show}"
+    )
+
+
 def _converted(frame: types.FrameType) -> bool:
     """Whether `frame` runs code autograph converted."""
     return "ag__" in frame.f_code.co_freevars or "ag__" in frame.f_globals
@@ -245,6 +272,19 @@ def _call_hint(node: ast.Call, kind: str, library: str, values: str) -> str | No
         return (
             f"{call} compares {values} as a Python bool; write "
             f"{op}({', '.join(args[:2])})"
+        )
+    if kind == "bool" and name in ("any", "all") and len(args) == 1:
+        # (A graph tensor refuses the iteration first: kind "iter" below.)
+        op = _REDUCING[name] if library == "rt" else f"{library}.{name}"
+        items = node.args[0]
+        if isinstance(items, (ast.GeneratorExp, ast.ListComp)):
+            listed = ast.unparse(ast.ListComp(items.elt, items.generators))
+            fix = f"{op}({library}.stack({listed}))"
+        else:
+            fix = f"{op}({args[0]})"
+        return (
+            f"{call} tests traced values as Python bools, whose values are not "
+            f"known while tracing; write {fix}"
         )
     if kind != "iter" or not args or library != "rt":
         return None

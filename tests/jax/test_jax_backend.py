@@ -1015,7 +1015,7 @@ def test_sorting_traced_values_says_what_to_write_naming_the_line(fn, line, call
 
 def _any_above_five(x):
     xs = [x, x + 1]
-    if any(v > 5 for v in xs):
+    if [v for v in xs if v > 5]:  # (a line no message of ours rewrites)
         return x + 100
     return x
 

@@ -28,7 +28,11 @@ from typing import Any
 
 import numpy as np
 from jax._src import core
-from jax.errors import JaxRuntimeError, TracerBoolConversionError
+from jax.errors import (
+    ConcretizationTypeError,
+    JaxRuntimeError,
+    TracerBoolConversionError,
+)
 
 from runtime import formatted, misuse
 from runtime.context import STATE
@@ -180,6 +184,28 @@ def _explained_bool(self: Any) -> bool:
         raise ComparedAsBool(hint) from error
 
 
+_FLOAT = Tracer.__float__
+
+
+class UsedAsNumber(ConcretizationTypeError):
+    """JAX's error for a tracer used as a Python float (`math.floor(x)`,
+    `"%.3f" % x`), with the user's line and what to write instead, as the
+    graph's; the same class, so code that catches JAX's still does."""
+
+    def __init__(self, message: str) -> None:
+        TypeError.__init__(self, message)  # (not JAX's: it takes a tracer)
+
+
+def _explained_float(self: Any) -> float:
+    try:
+        return _FLOAT(self)
+    except ConcretizationTypeError as error:
+        if STATE.formatted is None:  # (not in converted code)
+            raise
+        message = misuse.used_as_number("float", "a traced JAX value", "jnp")
+        raise UsedAsNumber(message) from error
+
+
 def install() -> None:
     """Makes tracers note their texts and drops the logs of staged errors
     (once, when the JAX backend loads)."""
@@ -188,6 +214,7 @@ def install() -> None:
         Tracer.__str__ = _noted_str  # type: ignore[method-assign]
         Tracer.__format__ = _noted_format  # type: ignore[method-assign]
         Tracer.__bool__ = _explained_bool  # type: ignore[method-assign]
+        Tracer.__float__ = _explained_float  # type: ignore[method-assign]
     for name in ("jax._src.debugging", "jax._src.callback"):
         logger = logging.getLogger(name)
         if not any(isinstance(f, _DropStagedErrors) for f in logger.filters):

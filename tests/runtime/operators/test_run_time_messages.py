@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import re
 
 import numpy as np
@@ -250,6 +251,70 @@ def test_a_method_python_calls_implicitly_is_named_as_unconverted(
         + re.escape(fix),
         str(info.value),
     ), str(info.value)
+
+
+def floors(x):
+    return math.floor(x)
+
+
+def formats_with_percent(x):
+    if x > 1:
+        raise ValueError("too big: %.3f" % x)  # noqa: UP031 - the form users write
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [floors, formats_with_percent])
+def test_a_traced_value_used_as_a_python_float_names_the_line_and_the_fix(
+    backend, fn
+):
+    # (Under jax.jit, JAX's ConcretizationTypeError named only the def line.)
+    with pytest.raises(TypeError) as info:
+        _run(backend, fn, 2)
+    fix = {"graph": r"rt\.print\(value\)", "jax": r"jax\.debug\.print\("}[backend]
+    assert re.search(
+        rf"is used as a Python float at {HERE}:\d+ \(float\(\), a math function, "
+        rf"'%' formatting\): .* when the \w+ \w*\s?runs, {fix}",
+        str(info.value),
+    ), str(info.value)
+
+
+def any_positive(xs):
+    if any(xs):
+        return 1
+    return 0
+
+
+def all_above(x):
+    if all(v > 1 for v in [x, x + 1]):
+        return 1
+    return 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("fn", "arg", "fix"),
+    [
+        (any_positive, [0, 1], {"graph": "rt.reduce_any(xs)", "jax": "jnp.any(xs)"}),
+        (
+            all_above,
+            2,
+            {
+                "graph": "rt.reduce_all(rt.stack([v > 1 for v in [x, x + 1]]))",
+                "jax": "jnp.all(jnp.stack([v > 1 for v in [x, x + 1]]))",
+            },
+        ),
+    ],
+    ids=["any of an array", "all of a generator"],
+)
+def test_any_or_all_of_traced_values_names_the_line_and_the_op(backend, fn, arg, fix):
+    # (Under jax.jit, JAX's TracerBoolConversionError named only the def line.)
+    with pytest.raises(TypeError) as info:
+        _run(backend, fn, arg)
+    text = str(info.value)
+    assert re.search(rf"write {re.escape(fix[backend])} \(at {HERE}:\d+\)$", text), (
+        text
+    )
 
 
 def shared_before_a_loop(n):
