@@ -26,6 +26,7 @@ from runtime.operators import dispatch, py_builtins, verification
 from runtime.operators.backends.graph import (
     BACKEND,
     dry_run,
+    not_a_tensor,
     readable_here,
     set_on_one_path,
     truth,
@@ -80,6 +81,11 @@ def _select(
         return control_flow.cond(
             truth(cond), arm(if_true, if_false), arm(if_false, if_true), names=[key]
         )
+    except TypeError as error:
+        located = not_a_tensor(error)
+        if located is None:
+            raise
+        raise located from None
     except ValueError as error:
         located = set_on_one_path(error)
         if located is not None:

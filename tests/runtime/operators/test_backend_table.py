@@ -1829,6 +1829,46 @@ def test_returns_of_two_structures_inside_and_after_a_loop_name_the_loop(backend
         RUNNERS[backend](returns_two_structures, 0, 5)
 
 
+def chooses_a_function(a, b):
+    f = (lambda v: v * 2) if a < b else (lambda v: v * 3)  # the line named
+    return f(a)
+
+
+class _Made:
+    def __init__(self, v):
+        self.v = v
+
+    @classmethod
+    def make(cls, v):
+        if v > 2:  # the line named (2 below the decorator's)
+            return cls(v)
+        return cls(0)
+
+
+def returns_objects_from_a_branch(a, b):
+    return _Made.make(a + b).v
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+@pytest.mark.parametrize(
+    ("fn", "line", "what"),
+    [
+        (chooses_a_function, 1, r"the value of the `if`/`else` is a function"),
+        (returns_objects_from_a_branch, 2, r"the return value of 'make' is a _Made"),
+    ],
+)
+def test_a_value_no_tensor_holds_chosen_by_a_traced_if_names_its_line(
+    backend, fn, line, what
+):
+    # (The graph's message for a conditional expression or an `if` ending
+    # in returns gave no line; JAX's did.)
+    code = (fn if fn is chooses_a_function else _Made.make.__func__).__code__
+    at = f"{re.escape(code.co_filename)}:{code.co_firstlineno + line}"
+    message = rf"^{what}.* the \w+ `if` at {at}: "
+    with pytest.raises(TypeError, match=message):
+        RUNNERS[backend](fn, 1, 2)
+
+
 def item_keyed_by_the_loop(n):
     d = {0: 0, 1: 0, 2: 0}
     for i in range(n):
