@@ -323,9 +323,23 @@ def _call_hint(node: ast.Call, kind: str, library: str, values: str) -> str | No
             f"{_REDUCING[name]}({args[0]})"
         )
     if name in _ITERATING:
+        position = 1 if name in ("map", "filter") else 0  # (after the function)
+        if len(node.args) <= position:
+            return None
+        iterable = node.args[position]
+        inner = iterable.func if isinstance(iterable, ast.Call) else None
+        if isinstance(inner, ast.Name) and inner.id in (*_ITERATING, "enumerate", "zip"):
+            return None  # `list(map(f, t))`: the inner call's hint names `t`
+        t = ast.unparse(iterable)
+        if position:
+            return (
+                f"{call} iterates over the graph tensor {t} in Python, which "
+                f"needs its values; loop over {t} itself with a `for` statement "
+                f"(one graph loop) and apply {args[0]} in its body"
+            )
         return (
-            f"{call} iterates over the graph tensor {args[0]} in Python, which "
-            f"needs its values; index it ({args[0]}[0], {args[0]}[1], ...) or "
+            f"{call} iterates over the graph tensor {t} in Python, which "
+            f"needs its values; index it ({t}[0], {t}[1], ...) or "
             f"loop over it with a `for` statement"
         )
     return None
