@@ -73,31 +73,55 @@ def hint_here(kind: str, library: str, values: str) -> str | None:
     return f"{hint} (at {frame.f_code.co_filename}:{frame.f_lineno})"
 
 
-def used_as_number(kind: str, value: str, library: str = "rt") -> str:
-    """The message for a traced `value` (how to call it: "the symbolic
-    tensor 'x:0'") used where Python needs a number of `kind` ("float":
-    `float()`, `math.floor`, `"%.3f" % x`), at the user's line, with the fix
-    in `library` ("rt", or "jnp" for a JAX tracer)."""
+def used_as_number(kind: str, text: str, library: str = "rt", value: Any = None) -> str:
+    """The message for a traced `value` (`text`: how to call it, "the
+    symbolic tensor 'x:0'") used where Python needs a number of `kind`
+    ("float": `float()`, `math.floor`, `"%.3f" % x`; "int": an index,
+    `range()`, `enumerate`'s start), at the user's line, naming the user's
+    variable that holds it, with the fix in `library` ("rt", or "jnp")."""
     frame = user_frame(2)
     if frame is not None:
         implicit = implicitly_called(frame, kind, library)
         if implicit is not None:
             return implicit
     at = f" at {frame.f_code.co_filename}:{frame.f_lineno}" if frame else ""
-    if library == "rt":
-        when = "the graph runs"
-        fix = "rt.cast(value, rt.float32) or the rt op (rt.sqrt, ...)"
-        show = "rt.print(value)"
+    name = _holder(frame, value) if frame is not None else None
+    if name is not None:
+        text = f"{name!r} ({text})"
+    graph = library == "rt"
+    when = "the graph runs" if graph else "the compiled function runs"
+    if kind == "int":
+        uses = "an index, range(), a count such as enumerate()'s start"
+        arange, array = (
+            ("rt.range", "a tensor") if graph else ("jnp.arange", "an array")
+        )
+        fix = (
+            f"{library} ops on it instead ({arange}(n), xs[i] on {array}, i + n "
+            "inside the loop)"
+        )
     else:
-        when = "the compiled function runs"
-        fix = f"value.astype(float) or the {library} op ({library}.floor, ...)"
-        show = 'jax.debug.print("{}", value)'
+        uses = "float(), a math function, '%' formatting"
+        fix = (
+            "rt.cast(value, rt.float32) or the rt op (rt.sqrt, ...)"
+            if graph
+            else f"value.astype(float) or the {library} op ({library}.floor, ...)"
+        )
+    show = "rt.print(value)" if graph else 'jax.debug.print("{}", value)'
     return (
-        f"{value} is used as a Python {kind}{at} (float(), a math function, "
-        f"'%' formatting): its value is only known when {when}; for a "
-        f"{'tensor' if library == 'rt' else 'traced value'}, write {fix}; to "
-        f"show it when {when}, {show}"
+        f"{text} is used as a Python {kind}{at} ({uses}): its value is only known "
+        f"when {when}; for a {'tensor' if graph else 'traced value'}, write {fix}; "
+        f"to show it when {when}, {show}"
     )
+
+
+def _holder(frame: types.FrameType, value: Any) -> str | None:
+    """The user's variable in `frame` that holds `value`, if one does."""
+    if value is None:
+        return None
+    for name, held in frame.f_locals.items():
+        if held is value and not name.startswith("ag__") and not name.endswith("_"):
+            return name
+    return None
 
 
 def _converted(frame: types.FrameType) -> bool:
@@ -146,9 +170,7 @@ def implicitly_called(
     if how is None:
         return None
     name = getattr(code, "co_qualname", code.co_name)
-    fix = (
-        "rt.cond / rt.where" if library == "rt" else f"{library}.where / jax.lax.cond"
-    )
+    fix = "rt.cond / rt.where" if library == "rt" else f"{library}.where / jax.lax.cond"
     return (
         f"{name} ({code.co_filename}:{frame.f_lineno}) uses a traced value "
         f"{_USES.get(kind, 'as a Python value')}, but runs unconverted: Python "
@@ -328,7 +350,11 @@ def _call_hint(node: ast.Call, kind: str, library: str, values: str) -> str | No
             return None
         iterable = node.args[position]
         inner = iterable.func if isinstance(iterable, ast.Call) else None
-        if isinstance(inner, ast.Name) and inner.id in (*_ITERATING, "enumerate", "zip"):
+        if isinstance(inner, ast.Name) and inner.id in (
+            *_ITERATING,
+            "enumerate",
+            "zip",
+        ):
             return None  # `list(map(f, t))`: the inner call's hint names `t`
         t = ast.unparse(iterable)
         if position:

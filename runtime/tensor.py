@@ -270,8 +270,9 @@ class SymbolicTensor(Tensor):
 
     def __index__(self) -> int:
         raise NeedsValueError(
-            f"the symbolic tensor {self.name!r} cannot be used as a Python int; "
-            "its value is only known when the graph runs",
+            misuse.used_as_number(
+                "int", f"the symbolic tensor {self.name!r}", value=self
+            ),
             "int",
         )
 
@@ -279,7 +280,9 @@ class SymbolicTensor(Tensor):
         # `float(t)` in code autograph does not convert, `math.sqrt(t)`,
         # `"%.3f" % t`: Python asks for a number the graph only has later.
         raise NeedsValueError(
-            misuse.used_as_number("float", f"the symbolic tensor {self.name!r}"),
+            misuse.used_as_number(
+                "float", f"the symbolic tensor {self.name!r}", value=self
+            ),
             "float",
         )
 

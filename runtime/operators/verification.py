@@ -26,7 +26,7 @@ from typing import Any
 
 from runtime import nest
 from runtime.control_flow_checks import describe, difference, quote
-from runtime.graph import keep_refusal, raised_by_user
+from runtime.graph import keep_refusal, raised_by_user, user_location
 from runtime.operators import places as places_
 from runtime.operators.places import Place
 from runtime.operators.staging.python_value import needs_python_value
@@ -219,6 +219,37 @@ def check_loop_return(
         f"{kind} loop at {at} but {describe(after)} after the loop{detail}; a "
         f"{kind} function needs a value of the same structure on every path: "
         "return the same structure in both places"
+    )
+
+
+def untruthful(cond: Any, error: TypeError) -> TypeError | None:
+    """The refusal of `if cond:` where `cond`'s `__bool__` or `__len__`, a
+    method of the user's, gave a traced value (`error`: Python's "__bool__
+    should return bool", or the traced value's refusal to be an int), naming
+    the method, the `if` and the fix; None for another error."""
+    method = None
+    for name in ("__bool__", "__len__"):
+        method = getattr(type(cond), name, None)
+        if method is not None:
+            break
+    code = getattr(method, "__code__", None)
+    text = str(error)
+    if code is None or not (
+        text.startswith("__bool__ should return bool")
+        or "Python int" in text
+        or type(error).__name__ == "TracerIntegerConversionError"
+    ):
+        return None
+    where = user_location()
+    at = f" at {where}" if where is not None else ""
+    owner = getattr(code, "co_qualname", code.co_name)
+    wanted = "a bool" if code.co_name == "__bool__" else "an int"
+    return TypeError(
+        f"the condition of the `if`{at} is {describe(cond)}, whose truth Python "
+        f"tests with {owner} ({code.co_filename}:{code.co_firstlineno}); it "
+        f"returns a traced value, not {wanted}, and a traced value has none "
+        f"while tracing; make {code.co_name} return {wanted}, or write the "
+        "condition on the traced value itself (that `if` is then traced)"
     )
 
 

@@ -32,6 +32,7 @@ from jax.errors import (
     ConcretizationTypeError,
     JaxRuntimeError,
     TracerBoolConversionError,
+    TracerIntegerConversionError,
 )
 
 from runtime import formatted, misuse
@@ -185,9 +186,10 @@ def _explained_bool(self: Any) -> bool:
 
 
 _FLOAT = Tracer.__float__
+_INDEX = Tracer.__index__
 
 
-class UsedAsNumber(ConcretizationTypeError):
+class UsedAsFloat(ConcretizationTypeError):
     """JAX's error for a tracer used as a Python float (`math.floor(x)`,
     `"%.3f" % x`), with the user's line and what to write instead, as the
     graph's; the same class, so code that catches JAX's still does."""
@@ -196,14 +198,32 @@ class UsedAsNumber(ConcretizationTypeError):
         TypeError.__init__(self, message)  # (not JAX's: it takes a tracer)
 
 
+class UsedAsInt(TracerIntegerConversionError):
+    """JAX's error for a tracer used as a Python int (an index,
+    `enumerate(xs, start=n)`), as `UsedAsFloat`."""
+
+    def __init__(self, message: str) -> None:
+        TypeError.__init__(self, message)
+
+
 def _explained_float(self: Any) -> float:
     try:
         return _FLOAT(self)
     except ConcretizationTypeError as error:
         if STATE.formatted is None:  # (not in converted code)
             raise
-        message = misuse.used_as_number("float", "a traced JAX value", "jnp")
-        raise UsedAsNumber(message) from error
+        text = misuse.used_as_number("float", "a traced JAX value", "jnp", self)
+        raise UsedAsFloat(text) from error
+
+
+def _explained_index(self: Any) -> int:
+    try:
+        return _INDEX(self)
+    except TracerIntegerConversionError as error:
+        if STATE.formatted is None:
+            raise
+        text = misuse.used_as_number("int", "a traced JAX value", "jnp", self)
+        raise UsedAsInt(text) from error
 
 
 def install() -> None:
@@ -215,6 +235,7 @@ def install() -> None:
         Tracer.__format__ = _noted_format  # type: ignore[method-assign]
         Tracer.__bool__ = _explained_bool  # type: ignore[method-assign]
         Tracer.__float__ = _explained_float  # type: ignore[method-assign]
+        Tracer.__index__ = _explained_index  # type: ignore[method-assign]
     for name in ("jax._src.debugging", "jax._src.callback"):
         logger = logging.getLogger(name)
         if not any(isinstance(f, _DropStagedErrors) for f in logger.filters):

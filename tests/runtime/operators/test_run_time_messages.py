@@ -265,9 +265,7 @@ def formats_with_percent(x):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn", [floors, formats_with_percent])
-def test_a_traced_value_used_as_a_python_float_names_the_line_and_the_fix(
-    backend, fn
-):
+def test_a_traced_value_used_as_a_python_float_names_the_line_and_the_fix(backend, fn):
     # (Under jax.jit, JAX's ConcretizationTypeError named only the def line.)
     with pytest.raises(TypeError) as info:
         _run(backend, fn, 2)
@@ -312,9 +310,82 @@ def test_any_or_all_of_traced_values_names_the_line_and_the_op(backend, fn, arg,
     with pytest.raises(TypeError) as info:
         _run(backend, fn, arg)
     text = str(info.value)
-    assert re.search(rf"write {re.escape(fix[backend])} \(at {HERE}:\d+\)$", text), (
-        text
-    )
+    assert re.search(rf"write {re.escape(fix[backend])} \(at {HERE}:\d+\)$", text), text
+
+
+class Sized:
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+
+class Flagged:
+    def __init__(self, n):
+        self.n = n
+
+    def __bool__(self):
+        return self.n > 0
+
+
+def checks_a_sized_object(x):
+    r = 0
+    if Sized(x):
+        r = 1
+    return r
+
+
+def checks_a_flag(x):
+    r = 0
+    if Flagged(x):
+        r = 1
+    return r
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("fn", "method", "wanted"),
+    [
+        (checks_a_sized_object, "Sized.__len__", "an int"),
+        (checks_a_flag, "Flagged.__bool__", "a bool"),
+    ],
+    ids=["__len__", "__bool__"],
+)
+def test_a_truth_test_whose_method_gives_a_traced_value_names_it_and_the_if(
+    backend, fn, method, wanted
+):
+    # (It was Python's "__bool__ should return bool, returned SymbolicTensor",
+    # or "the symbolic tensor 'x:0' cannot be used as a Python int": no line.)
+    with pytest.raises(TypeError) as info:
+        _run(backend, fn, 2)
+    assert re.match(
+        rf"the condition of the `if` at {HERE}:\d+ is an? \w+, whose truth Python "
+        rf"tests with {re.escape(method)} \({HERE}:\d+\); it returns a traced "
+        rf"value, not {wanted}",
+        str(info.value),
+    ), str(info.value)
+
+
+def enumerates_from(n):
+    s = 0
+    for i, v in enumerate([5, 6, 7], start=n):
+        s += i * v
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_traced_value_used_as_a_python_int_names_the_variable_and_line(backend):
+    # (The graph said "the symbolic tensor 'n:0' cannot be used as a Python
+    # int", no line; JAX, a raw TracerIntegerConversionError.)
+    with pytest.raises(TypeError) as info:
+        _run(backend, enumerates_from, 2)
+    line = enumerates_from.__code__.co_firstlineno + 2
+    assert re.match(
+        rf"'n' \(.*\) is used as a Python int at {HERE}:{line} \(an index, range\(\), "
+        r"a count such as enumerate\(\)'s start\)",
+        str(info.value),
+    ), str(info.value)
 
 
 def shared_before_a_loop(n):
