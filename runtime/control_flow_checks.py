@@ -94,7 +94,8 @@ def kind(value: Any) -> str:
         return "unbound (deleted with `del`, or assigned on some paths only)"
     if stands_for_tensor(value):
         return "a tensor"
-    return f"a {type(value).__name__}"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def is_typed(value: Any) -> bool:

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import ast
 import linecache
+import types
+from collections.abc import Iterator
 from typing import Any
 
 from runtime.source_locations import user_frame
@@ -42,11 +44,13 @@ def explain(kind: str, fallback: str) -> str:
     if frame is None:
         return fallback
     where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    implicit = implicitly_called(frame, kind)
+    if implicit is not None:
+        return implicit
     line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
     hint = hint_for_line(line, kind) if line else None
-    converted = "ag__" in frame.f_code.co_freevars or "ag__" in frame.f_globals
     if hint is None:
-        if not converted:
+        if not _converted(frame):
             return f"{fallback} (at {where})"
         return f"{_converted_fallback(kind)} (at {where}: {line})"
     return f"{hint} (at {where})"
@@ -59,11 +63,146 @@ def hint_here(kind: str, library: str, values: str) -> str | None:
     frame = user_frame(2)
     if frame is None:
         return None
+    implicit = implicitly_called(frame, kind, library)
+    if implicit is not None:
+        return implicit
     line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
     hint = hint_for_line(line, kind, library, values) if line else None
     if hint is None:
         return None
     return f"{hint} (at {frame.f_code.co_filename}:{frame.f_lineno})"
+
+
+def used_as_number(kind: str, text: str, library: str = "rt", value: Any = None) -> str:
+    """The message for a traced `value` (`text`: how to call it, "the
+    symbolic tensor 'x:0'") used where Python needs a number of `kind`
+    ("float": `float()`, `math.floor`, `"%.3f" % x`; "int": an index,
+    `range()`, `enumerate`'s start), at the user's line, naming the user's
+    variable that holds it, with the fix in `library` ("rt", or "jnp")."""
+    frame = user_frame(2)
+    if frame is not None:
+        implicit = implicitly_called(frame, kind, library)
+        if implicit is not None:
+            return implicit
+    at = f" at {frame.f_code.co_filename}:{frame.f_lineno}" if frame else ""
+    name = _holder(frame, value) if frame is not None else None
+    if name is not None:
+        text = f"{name!r} ({text})"
+    graph = library == "rt"
+    when = "the graph runs" if graph else "the compiled function runs"
+    if kind == "int":
+        uses = "an index, range(), a count such as enumerate()'s start"
+        arange, array = (
+            ("rt.range", "a tensor") if graph else ("jnp.arange", "an array")
+        )
+        fix = (
+            f"{library} ops on it instead ({arange}(n), xs[i] on {array}, i + n "
+            "inside the loop)"
+        )
+    else:
+        uses = "float(), a math function, '%' formatting"
+        fix = (
+            "rt.cast(value, rt.float32) or the rt op (rt.sqrt, ...)"
+            if graph
+            else f"value.astype(float) or the {library} op ({library}.floor, ...)"
+        )
+    show = "rt.print(value)" if graph else 'jax.debug.print("{}", value)'
+    return (
+        f"{text} is used as a Python {kind}{at} ({uses}): its value is only known "
+        f"when {when}; for a {'tensor' if graph else 'traced value'}, write {fix}; "
+        f"to show it when {when}, {show}"
+    )
+
+
+def _holder(frame: types.FrameType, value: Any) -> str | None:
+    """The user's variable in `frame` that holds `value`, if one does."""
+    if value is None:
+        return None
+    for name, held in frame.f_locals.items():
+        if held is value and not name.startswith("ag__") and not name.endswith("_"):
+            return name
+    return None
+
+
+def _converted(frame: types.FrameType) -> bool:
+    """Whether `frame` runs code autograph converted."""
+    return "ag__" in frame.f_code.co_freevars or "ag__" in frame.f_globals
+
+
+# How Python comes to call a method itself, by the method's name.
+_IMPLICIT_CALLS = {
+    "__init__": "a class call",
+    "__new__": "a class call",
+    "__post_init__": "a dataclass's class call",
+    "__enter__": "`with`",
+    "__exit__": "`with`",
+    "__bool__": "a truth test",
+    "__len__": "len() or a truth test",
+    "__iter__": "iteration",
+    "__next__": "iteration",
+    "__getitem__": "a subscript",
+    "__setitem__": "a subscript",
+    "__delitem__": "a subscript",
+    "__contains__": "`in`",
+    "__getattr__": "an attribute read",
+    "__getattribute__": "an attribute read",
+    "__setattr__": "an attribute assignment",
+}
+_USES = {
+    "bool": "as a Python bool (an `if`, `while`, `and`/`or`)",
+    "iter": "as a Python iterable",
+    "int": "as a Python int",
+    "float": "as a Python float",
+}
+
+
+def implicitly_called(
+    frame: types.FrameType, kind: str, library: str = "rt"
+) -> str | None:
+    """The message for a graph value used as a Python `kind` value in a
+    method Python called implicitly (an operator, a property, `with`, ...)
+    from converted code: autograph converts the calls it sees, so that
+    method runs unconverted; None for any other frame."""
+    code = frame.f_code
+    if _converted(frame) or not any(_converted(f) for f in _callers(frame)):
+        return None
+    how = _implicit_call(frame)
+    if how is None:
+        return None
+    name = getattr(code, "co_qualname", code.co_name)
+    fix = "rt.cond / rt.where" if library == "rt" else f"{library}.where / jax.lax.cond"
+    return (
+        f"{name} ({code.co_filename}:{frame.f_lineno}) uses a traced value "
+        f"{_USES.get(kind, 'as a Python value')}, but runs unconverted: Python "
+        f"calls it implicitly ({how}), not through autograph, which converts "
+        "the calls it sees; move that code into a method called explicitly "
+        f"(obj.method(...)) or a function, which are converted, or write {fix}"
+    )
+
+
+def _callers(frame: types.FrameType) -> Iterator[types.FrameType]:
+    caller = frame.f_back
+    while caller is not None:
+        yield caller
+        caller = caller.f_back
+
+
+def _implicit_call(frame: types.FrameType) -> str | None:
+    """How Python called the method running in `frame` itself, or None
+    where it is not such a method (a plain call)."""
+    code = frame.f_code
+    name = code.co_name
+    if name.startswith("__") and name.endswith("__") and name != "__call__":
+        return _IMPLICIT_CALLS.get(name, "an operator")
+    if not code.co_argcount:
+        return None
+    owner = frame.f_locals.get(code.co_varnames[0])
+    for klass in type(owner).__mro__:
+        for attribute, value in vars(klass).items():
+            getter = getattr(value, "fget", None) or getattr(value, "func", None)
+            if getattr(getter, "__code__", None) is code:
+                return f"reading the property .{attribute}"
+    return None
 
 
 def _converted_fallback(kind: str) -> str:
@@ -156,6 +295,19 @@ def _call_hint(node: ast.Call, kind: str, library: str, values: str) -> str | No
             f"{call} compares {values} as a Python bool; write "
             f"{op}({', '.join(args[:2])})"
         )
+    if kind == "bool" and name in ("any", "all") and len(args) == 1:
+        # (A graph tensor refuses the iteration first: kind "iter" below.)
+        op = _REDUCING[name] if library == "rt" else f"{library}.{name}"
+        items = node.args[0]
+        if isinstance(items, (ast.GeneratorExp, ast.ListComp)):
+            listed = ast.unparse(ast.ListComp(items.elt, items.generators))
+            fix = f"{op}({library}.stack({listed}))"
+        else:
+            fix = f"{op}({args[0]})"
+        return (
+            f"{call} tests traced values as Python bools, whose values are not "
+            f"known while tracing; write {fix}"
+        )
     if kind != "iter" or not args or library != "rt":
         return None
     # (A converted `for` statement over enumerate()/zip() of tensors is one
@@ -193,9 +345,27 @@ def _call_hint(node: ast.Call, kind: str, library: str, values: str) -> str | No
             f"{_REDUCING[name]}({args[0]})"
         )
     if name in _ITERATING:
+        position = 1 if name in ("map", "filter") else 0  # (after the function)
+        if len(node.args) <= position:
+            return None
+        iterable = node.args[position]
+        inner = iterable.func if isinstance(iterable, ast.Call) else None
+        if isinstance(inner, ast.Name) and inner.id in (
+            *_ITERATING,
+            "enumerate",
+            "zip",
+        ):
+            return None  # `list(map(f, t))`: the inner call's hint names `t`
+        t = ast.unparse(iterable)
+        if position:
+            return (
+                f"{call} iterates over the graph tensor {t} in Python, which "
+                f"needs its values; loop over {t} itself with a `for` statement "
+                f"(one graph loop) and apply {args[0]} in its body"
+            )
         return (
-            f"{call} iterates over the graph tensor {args[0]} in Python, which "
-            f"needs its values; index it ({args[0]}[0], {args[0]}[1], ...) or "
+            f"{call} iterates over the graph tensor {t} in Python, which "
+            f"needs its values; index it ({t}[0], {t}[1], ...) or "
             f"loop over it with a `for` statement"
         )
     return None

@@ -270,22 +270,19 @@ class SymbolicTensor(Tensor):
 
     def __index__(self) -> int:
         raise NeedsValueError(
-            f"the symbolic tensor {self.name!r} cannot be used as a Python int; "
-            "its value is only known when the graph runs",
+            misuse.used_as_number(
+                "int", f"the symbolic tensor {self.name!r}", value=self
+            ),
             "int",
         )
 
     def __float__(self) -> float:
         # `float(t)` in code autograph does not convert, `math.sqrt(t)`,
         # `"%.3f" % t`: Python asks for a number the graph only has later.
-        frame = misuse.user_frame(1)
-        at = f" at {frame.f_code.co_filename}:{frame.f_lineno}" if frame else ""
         raise NeedsValueError(
-            f"the symbolic tensor {self.name!r} is used as a Python float{at} "
-            "(float(), a math function, '%' formatting): its value is only known "
-            "when the graph runs; for a tensor, write rt.cast(value, rt.float32) "
-            "or the rt op (rt.sqrt, ...); to show it when the graph runs, "
-            "rt.print(value)",
+            misuse.used_as_number(
+                "float", f"the symbolic tensor {self.name!r}", value=self
+            ),
             "float",
         )
 

@@ -359,6 +359,7 @@ TENSOR_CONSTRUCTS = {
     "dict shared in a loop body": r"^ *se = sd$",
     "method called through a class": r"Ops\.s(quare|caled)\(",
     "base method called through a class": r"SubOps\(\)\.shifted\(",
+    "class call whose __init__ has an if": r"Clipped\(.*\)\.v",
     "item stored by a range index": r"scan\[j\d+\] = ",
     "object changed in place by +=": r"^ *tally \+= ",
     "top-level loop storing items by its index": r"^ {4}for jt\d+ in range\(3\):",

@@ -175,6 +175,8 @@ def _call_target(f: Any) -> Callable[..., Any]:
     if isinstance(f, functools.partial):
         inner = _call_target(f.func)
         return f if inner is f.func else functools.partial(inner, *f.args, **f.keywords)
+    if isinstance(f, type):
+        return _class_call(f)
     if not isinstance(f, types.FunctionType):
         call = getattr(type(f), "__call__", None)  # noqa: B004 - the method, not callability
         if (
@@ -197,6 +199,37 @@ def _call_target(f: Any) -> Callable[..., Any]:
             target = f
     f.__dict__[_TARGET] = (_generation[0], target)
     return target
+
+
+def _class_call(cls: type) -> Callable[..., Any]:
+    """What converted code's `cls(...)` calls: `cls`, or for a plain class
+    (no metaclass `__call__`, `object.__new__`) whose own `__init__` has
+    source, `type.__call__` written out around the converted `__init__`, so
+    that an `if` on a tensor in `__init__` is a graph `if` (an operator,
+    property or `with` calls its method implicitly: that one runs as it is).
+    """
+    init = cls.__init__
+    if (
+        type(cls).__call__ is not type.__call__  # type: ignore[comparison-overlap]
+        or cls.__new__ is not object.__new__
+        or type(init) is not types.FunctionType
+        or init.__code__.co_filename.startswith("<")  # exec'd: a dataclass's
+    ):
+        return cls
+    target = _call_target(init)
+    if target is init:
+        return cls
+
+    def construct(*args: Any, **kwargs: Any) -> Any:
+        obj = object.__new__(cls)
+        result = target(obj, *args, **kwargs)
+        if result is not None:  # (Python's own check and message)
+            raise TypeError(
+                f"__init__() should return None, not '{type(result).__name__}'"
+            )
+        return obj
+
+    return construct
 
 
 _warned: set[tuple[str, int, str]] = set()

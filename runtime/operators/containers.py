@@ -26,8 +26,10 @@ import abc
 import array
 import collections
 import io
+import os
 import random
 import sys
+import sysconfig
 import types
 import warnings
 from collections.abc import Callable, Sequence
@@ -595,6 +597,10 @@ class CallLines:
         key = id(target)
         if key not in self.watched or key in self.found:
             return
+        # Past the standard library's and packages' frames to the caller
+        # (a `functools.cached_property` calls the getter that sets it).
+        while frame is not None and _foreign(frame.f_code.co_filename):
+            frame = frame.f_back
         code = frame.f_code if frame is not None else None
         if (
             code is not None
@@ -606,6 +612,19 @@ class CallLines:
             frame = frame.f_back
         if frame is not None:
             self.found[key] = SourceLocation(frame.f_code.co_filename, frame.f_lineno)
+
+
+_STDLIB = sysconfig.get_paths()["stdlib"] + os.sep
+
+
+def _foreign(filename: str) -> bool:
+    """Whether `filename` is the standard library's or an installed
+    package's (not this library's, not the user's)."""
+    return (
+        filename.startswith(_STDLIB)
+        or "site-packages" in filename
+        or "dist-packages" in filename
+    )
 
 
 def show(shape: Any, kind: str = "") -> str:

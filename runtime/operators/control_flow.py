@@ -67,7 +67,14 @@ def if_stmt(
         result = impl(cond, body, orelse, state, names, places)
         if result is not NotImplemented:  # else the backend declined `cond`
             return result
-    if cond:
+    try:
+        taken = bool(cond)  # (`if cond:`; named for the message below)
+    except TypeError as error:
+        refusal = verification.untruthful(cond, error)
+        if refusal is None:
+            raise
+        raise refusal from error
+    if taken:
         return body(*state)
     if orelse is not None:
         return orelse(*state)

@@ -26,6 +26,7 @@ from runtime.operators import dispatch, py_builtins, verification
 from runtime.operators.backends.graph import (
     BACKEND,
     dry_run,
+    not_a_tensor,
     readable_here,
     set_on_one_path,
     truth,
@@ -87,6 +88,11 @@ def _select(
             names=[key],
             python_numbers=True,
         )
+    except TypeError as error:
+        located = not_a_tensor(error)
+        if located is None:
+            raise
+        raise located from None
     except ValueError as error:
         located = set_on_one_path(error)
         if located is not None:

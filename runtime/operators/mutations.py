@@ -37,6 +37,7 @@ implementations, which run while a backend builds a graph.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -350,6 +351,8 @@ class _Tracker:
             **_STATE_WHAT,
         }.get(kind, "state")
         backend = self.backend
+        if kind == "object" and not line:
+            by = _cached_read(obj, name, before, after) or by
         if kind in containers.STATE_NAMES:
             self._refuse_state(kind, name, what, by, at, label)
         verb = "depends" if what == "length" else "depend"
@@ -380,7 +383,7 @@ class _Tracker:
             f"the {kind} {quote(name)} is changed{by} in a branch of the {backend} "
             f"`if`{at} so that its {what} {verb} on the branch ({now} after the "
             f"{label} branch, {was} after the {other} branch{none}): a {backend} "
-            f"`if` carries a change to a {kind} only where both branches leave it "
+            f"`if` carries a change to {_a(kind)} only where both branches leave it "
             f"with the same {what}; make the same "
             "change in both branches, or make it after the if statement"
         )
@@ -633,3 +636,22 @@ def _put_back_unset(result: Any, names: Sequence[str], unset: set[int]) -> Any:
     given = iter(as_state(result, len(names) - len(unset)))
     values = [Undefined(n) if i in unset else next(given) for i, n in enumerate(names)]
     return unpack_state(values)
+
+
+def _cached_read(obj: Any, name: str, before: Any, after: Any) -> str:
+    """`' by reading t.sq, a functools.cached_property ...'` where an
+    attribute only one of `before`/`after` has is one (reading it stores
+    it: no call of the user's shows where), else nothing."""
+    try:
+        changed = sorted(set(before) ^ set(after))
+    except TypeError:
+        return ""
+    for attribute in changed:
+        for klass in type(obj).__mro__:
+            value = vars(klass).get(attribute)
+            if isinstance(value, functools.cached_property):
+                return (
+                    f" by reading {name}.{attribute} (a functools.cached_property, "
+                    "which stores its value on the object when first read)"
+                )
+    return ""

@@ -6,6 +6,7 @@ tests pin the text.
 
 from __future__ import annotations
 
+import linecache
 import re
 
 # Own references: a user's `builtins.len = spy` does not see our calls.
@@ -23,8 +24,9 @@ from builtins import (
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from runtime.control_flow_checks import quote
-from runtime.graph import keep_refusal, raised_by_user
+from runtime import nest
+from runtime.control_flow_checks import describe, difference, quote
+from runtime.graph import keep_refusal, raised_by_user, user_location
 from runtime.operators import places as places_
 from runtime.operators.places import Place
 from runtime.operators.staging.python_value import needs_python_value
@@ -114,6 +116,26 @@ _LOOP_ELSE = re.compile(r"loop_else(_\d+)?")
 _LOOP_RETURNED = re.compile(r"loop_returned(_\d+)?")
 
 
+_LOOP_HEADER = re.compile(r"\s*(async\s+)?(for|while)\b")
+
+
+def returned_from_loop(body: Callable[..., Any]) -> bool:
+    """Whether `body` is the true branch of the check jump lowering writes
+    after a loop holding a `return` (`if do_return: return retval_`): a
+    function `loop_returned`, or the arm `lambda: retval_` that `return
+    retval_ if do_return else <after>` has, placed at the loop's line."""
+    name = getattr(body, "__name__", "")
+    if _LOOP_RETURNED.fullmatch(name):
+        return True
+    code = getattr(body, "__code__", None)
+    if name != "<lambda>" or code is None:
+        return False
+    if not any(label(n) == label("retval_") for n in code.co_freevars):
+        return False
+    header = linecache.getline(code.co_filename, code.co_firstlineno)
+    return _LOOP_HEADER.match(header) is not None
+
+
 def _user_function(body: Callable[..., Any]) -> str:
     """The name of the user's function a generated branch `body` is in."""
     parts = [p for p in body.__qualname__.split(".") if p != "<locals>"][:-1]
@@ -138,7 +160,7 @@ def raise_missing_return(
     function = _user_function(body)
     at = f"{code.co_filename}:{code.co_firstlineno}"
     fix = "add a `return` of such a value on that path"
-    if _LOOP_RETURNED.fullmatch(body.__name__):
+    if returned_from_loop(body):
         # `if do_return: return retval_` after a loop holding a `return`.
         if branch == "if":
             raise ValueError(
@@ -168,6 +190,66 @@ def raise_missing_return(
         f"{function!r} returns a value from the {other} branch of the {kind} `if` "
         f"at {at} but None {where}; a {kind} `if` needs a value of the same kind "
         f"from both branches: {fix}"
+    )
+
+
+def check_loop_return(
+    body: Callable[..., Any], in_loop: Any, after: Any, kind: str = "graph"
+) -> None:
+    """The `if do_return: return retval_` after a loop holding a `return`
+    (`body` is its true branch, `loop_returned`): refuses values of two
+    structures, `in_loop` (what a `return` inside the loop gave) and
+    `after` (what the code after the loop returns), naming the loop, where
+    a plain `if`'s message would name a "true branch" at the loop's line."""
+    if not returned_from_loop(body):
+        return
+    try:
+        nest.assert_same_structure(
+            in_loop, after, check_types=False, expand_composites=True
+        )
+    except (ValueError, TypeError):
+        pass
+    else:
+        return
+    code = body.__code__
+    at = f"{code.co_filename}:{code.co_firstlineno}"
+    detail = difference(in_loop, after, "inside the loop", "after it")
+    raise ValueError(
+        f"{_user_function(body)!r} returns {describe(in_loop)} from inside the "
+        f"{kind} loop at {at} but {describe(after)} after the loop{detail}; a "
+        f"{kind} function needs a value of the same structure on every path: "
+        "return the same structure in both places"
+    )
+
+
+def untruthful(cond: Any, error: TypeError) -> TypeError | None:
+    """The refusal of `if cond:` where `cond`'s `__bool__` or `__len__`, a
+    method of the user's, gave a traced value (`error`: Python's "__bool__
+    should return bool", or the traced value's refusal to be an int), naming
+    the method, the `if` and the fix; None for another error."""
+    method = None
+    for name in ("__bool__", "__len__"):
+        method = getattr(type(cond), name, None)
+        if method is not None:
+            break
+    code = getattr(method, "__code__", None)
+    text = str(error)
+    if code is None or not (
+        text.startswith("__bool__ should return bool")
+        or "Python int" in text
+        or type(error).__name__ == "TracerIntegerConversionError"
+    ):
+        return None
+    where = user_location()
+    at = f" at {where}" if where is not None else ""
+    owner = getattr(code, "co_qualname", code.co_name)
+    wanted = "a bool" if code.co_name == "__bool__" else "an int"
+    return TypeError(
+        f"the condition of the `if`{at} is {describe(cond)}, whose truth Python "
+        f"tests with {owner} ({code.co_filename}:{code.co_firstlineno}); it "
+        f"returns a traced value, not {wanted}, and a traced value has none "
+        f"while tracing; make {code.co_name} return {wanted}, or write the "
+        "condition on the traced value itself (that `if` is then traced)"
     )
 
 

@@ -415,6 +415,62 @@ def test_a_nested_class_converts_and_its_methods_convert_when_called():
     assert target is not norm and target.__ag_original__() is norm  # converted
 
 
+class Clipped:
+    def __init__(self, v):
+        if v > 3:
+            v = 3
+        self.v = v
+
+
+class ReturnsFromInit:
+    def __init__(self):
+        return 1
+
+
+def test_a_class_call_runs_its_converted_init():
+    def clip(x):
+        return Clipped(x).v
+
+    # A graph `if` in `__init__`, reached through the class call `Clipped(x)`.
+    assert autograph.function(clip)(rt.constant(5)).numpy() == 3
+    assert autograph.function(clip)(rt.constant(2)).numpy() == 2
+    made = run_converted(lambda: Clipped(1))
+    assert type(made) is Clipped and made.v == 1
+
+
+def test_a_class_call_whose_init_returns_a_value_raises_pythons_error():
+    with pytest.raises(TypeError, match="should return None, not 'int'"):
+        ReturnsFromInit()
+    with pytest.raises(TypeError, match="should return None, not 'int'"):
+        run_converted(lambda: ReturnsFromInit())
+
+
+def test_a_class_with_its_own_new_or_metaclass_call_is_called_as_it_is():
+    calls = []
+
+    class Meta(type):
+        def __call__(cls, *args):
+            calls.append(args)
+            return super().__call__(*args)
+
+    class Counted(metaclass=Meta):
+        def __init__(self, v):
+            self.v = v
+
+    class Interned:
+        def __new__(cls, v):
+            calls.append("new")
+            return super().__new__(cls)
+
+        def __init__(self, v):
+            self.v = v
+
+    assert api._call_target(Counted) is Counted
+    assert api._call_target(Interned) is Interned
+    assert run_converted(lambda: Counted(2).v + Interned(3).v) == 5
+    assert calls == [(2,), "new"]
+
+
 def test_errors_in_converted_code_point_at_the_users_line():
     def divide(x):
         if x > 0:

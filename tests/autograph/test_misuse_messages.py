@@ -132,6 +132,43 @@ CASES = [
 ]
 
 
+def double(t):
+    return t * 2
+
+
+def with_map_in_a_for(xs):
+    s = 0
+    for v in map(lambda t: t * 2, xs):
+        s += v
+    return s
+
+
+def with_list_of_map(xs):
+    return list(map(double, xs))
+
+
+CASES += [
+    (
+        # (It named the lambda "the graph tensor", and indexed it.)
+        with_map_in_a_for,
+        "for v in map(",
+        (V,),
+        "map(lambda t: t * 2, xs) iterates over the graph tensor xs in Python, "
+        "which needs its values; loop over xs itself with a `for` statement (one "
+        "graph loop) and apply lambda t: t * 2 in its body",
+    ),
+    (
+        # (It named map(double, xs) "the graph tensor".)
+        with_list_of_map,
+        "list(map(double, xs))",
+        (V,),
+        "map(double, xs) iterates over the graph tensor xs in Python, which needs "
+        "its values; loop over xs itself with a `for` statement (one graph loop) "
+        "and apply double in its body",
+    ),
+]
+
+
 @pytest.mark.parametrize(
     ("fn", "written", "args", "expected"), CASES, ids=[c[0].__name__ for c in CASES]
 )

@@ -97,6 +97,39 @@ def test_grad_jacfwd_and_compositions_through_if():
     np.testing.assert_allclose(jax.jit(jax.vmap(jax.grad(f)))(xs), [4.0, -1.0])
 
 
+def _newton_while(a):
+    x = a
+    while abs(x * x - a) > 1e-5:  # the line named
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def _newton_for(a):
+    x = a
+    for _ in range(20):
+        if abs(x * x - a) < 1e-5:
+            break
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def test_grad_through_a_traced_while_names_the_loop_and_the_fix():
+    # (JAX's "Reverse-mode differentiation does not work for lax.while_loop",
+    # with no line of the user's.)
+    line = _newton_while.__code__.co_firstlineno + 2
+    with pytest.raises(ValueError) as info:
+        jax.jit(jax.grad(autograph.to_graph(_newton_while)))(2.0)
+    text = str(info.value)
+    assert text.startswith(
+        f"jax.grad cannot differentiate the loop at {__file__}:{line} in reverse "
+        "mode: its trip count is traced"
+    ), text
+    assert "`for i in range(n)` with a Python int n" in text
+    # ... which is differentiable, `break` and all:
+    grad = jax.jit(jax.grad(autograph.to_graph(_newton_for)))(2.0)
+    assert abs(float(grad) - 0.5 / 2**0.5) < 1e-4
+
+
 def test_eager_grad_runs_python_where_values_are_concrete():
     # Outside jit the JVP tracers are concrete: the backend declines, so the
     # Python `while` runs (a lax.while_loop would refuse reverse mode).
@@ -1015,7 +1048,7 @@ def test_sorting_traced_values_says_what_to_write_naming_the_line(fn, line, call
 
 def _any_above_five(x):
     xs = [x, x + 1]
-    if any(v > 5 for v in xs):
+    if [v for v in xs if v > 5]:  # (a line no message of ours rewrites)
         return x + 100
     return x
 

@@ -379,6 +379,15 @@ class SubOps(Ops):
         return Ops.shifted(self, v) * 2 // 2
 
 
+class Clipped:
+    # Its `__init__` has an `if` on its argument: `Clipped(v)` runs it
+    # converted (it once ran as it is, refusing a graph tensor).
+    def __init__(self, v):
+        if v > 3 or v < -3:
+            v = 3
+        self.v = v
+
+
 class Suppress:
     def __init__(self, log, *kinds):
         self.log = log
@@ -403,7 +412,8 @@ managers ``Logged`` (logs entry and exit), ``ExitRaises`` (whose ``__exit__``
 raises ValueError when told to, discarding a pending jump) and ``Suppress``
 (swallows the given exception types), and ``Base``, the base class of the
 local classes of the ``super`` feature (``m`` logs and doubles), and ``Ops``
-and ``SubOps`` (methods called through the class: ``class_calls``)."""
+and ``SubOps`` (methods called through the class: ``class_calls``), and
+``Clipped`` (an ``if`` in ``__init__``, reached by the class call)."""
 
 INPUTS = st.integers(min_value=-3, max_value=6)
 """Values for the program's arguments ``a`` and ``b``."""

@@ -25,7 +25,8 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   (whose method calls the base method through the class,
   ``Ops.shifted(self, v)``), as library code writes them: converted like
   functions, so their ``if`` works on graph tensors (they once stayed
-  unconverted: a class counted as library code).
+  unconverted: a class counted as library code); and ``Clipped(v).v``, a
+  class call whose ``__init__`` has an ``if`` on ``v`` (once unconverted).
 * ``index_items``: ``scan = [0, 0, 0]``, then ``for j in range(3): scan[j]
   = ...`` (a scan written into a list by the range index) with a variable
   updated from ``scan[j]`` in the same body: the index is a Python int, so
@@ -120,6 +121,7 @@ class MethodFeatures:
             makers.append(lambda: f"Ops.square({self.expression(sub)})")
             makers.append(lambda: f"Ops.scaled({self.expression(sub)})")
             makers.append(lambda: f"SubOps().shifted({self.expression(sub)})")
+            makers.append(lambda: f"Clipped({self.expression(sub)}).v")
         return makers
 
     def feature_statements(self, depth: int) -> list[str]:

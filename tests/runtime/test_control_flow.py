@@ -346,7 +346,7 @@ def _in_graph(fn):
         (
             lambda x: rt.cond(x > 0, lambda: object(), lambda: 1),
             TypeError,
-            "output 0 is a object in the true branch, which cannot be the result of a "
+            "output 0 is an object in the true branch, which cannot be the result of a "
             "graph cond",
         ),
         (

@@ -120,16 +120,10 @@ class _GraphBackend:
                 raise
             raise located from None
         except TypeError as error:
-            if "cannot be the result of a graph cond" not in str(error):
+            located = not_a_tensor(error)
+            if located is None:
                 raise
-            # (e.g. an object a branch replaces while one holds tensors.)
-            at = where_.at(where_.current())
-            raise TypeError(
-                f"{error}, at the graph `if`{at}: a graph `if` carries tensors "
-                "(and tuples, lists, dicts of them), and other values only "
-                "where both branches give the same object; keep the object and "
-                "assign its tensors, or choose with a Python value"
-            ) from None
+            raise located from None
         return list(as_state(result, len(keys)))
 
 
@@ -140,6 +134,22 @@ _SET_IN_ONE_BRANCH = re.compile(
     r"(.+) is (.+) in the true branch but (.+) in the false branch; give it a "
     r"value in both branches"
 )
+
+
+def not_a_tensor(error: TypeError) -> TypeError | None:
+    """`rt.cond`'s refusal of an output no tensor can hold (`error`: a
+    function, an object), naming the statement's line as the JAX backend's
+    does (`rt.cond` knows no line); None for another error."""
+    if "cannot be the result of a graph cond" not in str(error):
+        return None
+    # (e.g. an object a branch replaces while one holds tensors.)
+    at = where_.at(where_.current())
+    return TypeError(
+        f"{error}, at the graph `if`{at}: a graph `if` carries tensors "
+        "(and tuples, lists, dicts of them), and other values only "
+        "where both branches give the same object; keep the object and "
+        "assign its tensors, or choose with a Python value"
+    )
 
 
 def set_on_one_path(error: ValueError) -> ValueError | None:

@@ -28,10 +28,18 @@ from typing import Any
 
 import numpy as np
 from jax._src import core
-from jax.errors import JaxRuntimeError, TracerBoolConversionError
+from jax._src.interpreters import ad
+from jax._src.lax.control_flow import loops
+from jax.errors import (
+    ConcretizationTypeError,
+    JaxRuntimeError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+)
 
 from runtime import formatted, misuse
 from runtime.context import STATE
+from runtime.operators.staging import where as where_
 
 Tracer = core.Tracer
 
@@ -180,6 +188,81 @@ def _explained_bool(self: Any) -> bool:
         raise ComparedAsBool(hint) from error
 
 
+_FLOAT = Tracer.__float__
+_INDEX = Tracer.__index__
+
+
+class UsedAsFloat(ConcretizationTypeError):
+    """JAX's error for a tracer used as a Python float (`math.floor(x)`,
+    `"%.3f" % x`), with the user's line and what to write instead, as the
+    graph's; the same class, so code that catches JAX's still does."""
+
+    def __init__(self, message: str) -> None:
+        TypeError.__init__(self, message)  # (not JAX's: it takes a tracer)
+
+
+class UsedAsInt(TracerIntegerConversionError):
+    """JAX's error for a tracer used as a Python int (an index,
+    `enumerate(xs, start=n)`), as `UsedAsFloat`."""
+
+    def __init__(self, message: str) -> None:
+        TypeError.__init__(self, message)
+
+
+def _explained_float(self: Any) -> float:
+    try:
+        return _FLOAT(self)
+    except ConcretizationTypeError as error:
+        if STATE.formatted is None:  # (not in converted code)
+            raise
+        text = misuse.used_as_number("float", "a traced JAX value", "jnp", self)
+        raise UsedAsFloat(text) from error
+
+
+def _explained_index(self: Any) -> int:
+    try:
+        return _INDEX(self)
+    except TracerIntegerConversionError as error:
+        if STATE.formatted is None:
+            raise
+        text = misuse.used_as_number("int", "a traced JAX value", "jnp", self)
+        raise UsedAsInt(text) from error
+
+
+_WHILE_TRANSPOSE = ad.primitive_transposes[loops.while_p]
+
+
+def _loop_line(params: dict[str, Any]) -> str | None:
+    """`file:line` of the user's code that a `while_loop`'s condition (else
+    its body) was traced from: the loop's line; None where none is known."""
+    for name in ("cond_jaxpr", "body_jaxpr"):
+        for eqn in params[name].jaxpr.eqns:
+            frames = getattr(eqn.source_info.traceback, "frames", None) or ()
+            for frame in frames:
+                if not frame.file_name.startswith("<") and not where_.foreign_file(
+                    frame.file_name
+                ):
+                    return f"{frame.file_name}:{frame.line_num}"
+    return None
+
+
+def _explained_while_transpose(*args: Any, **params: Any) -> Any:
+    # `jax.grad` through a traced `while`: JAX's error names no line.
+    try:
+        return _WHILE_TRANSPOSE(*args, **params)
+    except ValueError as error:
+        at = _loop_line(params)
+        if at is None:
+            raise
+        raise ValueError(
+            f"jax.grad cannot differentiate the loop at {at} in reverse mode: its "
+            "trip count is traced (a `while` on a traced value, or range() of one), "
+            "and JAX reverses only loops of a length known while tracing; write "
+            "it as `for i in range(n)` with a Python int n (a `break` on a traced "
+            "value is allowed), or use forward mode (jax.jvp, jax.jacfwd)"
+        ) from error
+
+
 def install() -> None:
     """Makes tracers note their texts and drops the logs of staged errors
     (once, when the JAX backend loads)."""
@@ -188,6 +271,9 @@ def install() -> None:
         Tracer.__str__ = _noted_str  # type: ignore[method-assign]
         Tracer.__format__ = _noted_format  # type: ignore[method-assign]
         Tracer.__bool__ = _explained_bool  # type: ignore[method-assign]
+        Tracer.__float__ = _explained_float  # type: ignore[method-assign]
+        Tracer.__index__ = _explained_index  # type: ignore[method-assign]
+        ad.primitive_transposes[loops.while_p] = _explained_while_transpose
     for name in ("jax._src.debugging", "jax._src.callback"):
         logger = logging.getLogger(name)
         if not any(isinstance(f, _DropStagedErrors) for f in logger.filters):

@@ -175,6 +175,12 @@ def if_stmt(
                     verification.raise_missing_return(
                         body, lacking, orelse is not None, kind=backend.kind
                     )
+                if len(returned) == 2 and not any(
+                    v is None or _unset(v) for v in returned.values()
+                ):
+                    verification.check_loop_return(
+                        body, returned["if"], returned["else"], backend.kind
+                    )
             if any(_unset(v) for v in out):
                 # No value on this path (a `return` not taken, or a variable
                 # of a path that has returned): the other branch's type.

@@ -159,6 +159,11 @@ def install(
     ) -> Any:
         if declines(cond):
             return NotImplemented
+        if verification.returned_from_loop(if_true):
+            # `return retval_ if do_return else <after>` after a loop holding
+            # a `return`: refused as that `if` is, naming the loop and the
+            # function (no "true branch" at the loop's line).
+            return conditional.if_stmt(backend, cond, if_true, if_false, (), ())
         label = _if_exp_label(if_true, if_false)
         arms = key_order.Arms(label, backend.kind)  # (a dict's order: one)
         true, false = arms.arm(if_true, "if"), arms.arm(if_false, "else")

@@ -2023,24 +2023,80 @@ def returns_none_after_the_loop(a, b):
     return None
 
 
-@pytest.mark.parametrize(
-    ("backend", "kind", "value"),
-    [("graph", "graph", "a tensor"), ("jax", "JAX", "an array")],
-)
-def test_a_return_of_none_after_a_loop_that_returns_is_refused_at_its_line(
-    backend, kind, value
-):
-    # (JAX read: "the function's return value" is an array and arrays in the
-    # JAX `if` at ...; the graph: "... is a tensor in the true branch but None
-    # in the false branch", with no line.)
+def returns_two_structures(a, b):
+    while a < b:
+        a = a + 1
+        if a > 2:
+            return a, b
+    return -1
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_a_return_of_none_after_a_loop_that_returns_is_refused_at_its_line(backend):
+    # (It read "the function's return value is a tensor on one path and None
+    # on the other, in the graph `if` at <the loop's line>": a `while` with
+    # no true or false branch.)
     line = returns_none_after_the_loop.__code__.co_firstlineno + 1
     message = (
-        rf"^the function's return value is ({value} on one path and None on the "
-        rf"other|None on one path and {value} on the other), in the {kind} `if` at "
-        rf"\S+:{line}; a "
+        r"^'returns_none_after_the_loop' returns a value from inside the \S+ loop "
+        rf"at \S+:{line} but None when the loop ends without returning \(the code "
+        r"after the loop has no `return` on that path, or returns None\)"
     )
-    with pytest.raises((TypeError, ValueError), match=message):
+    with pytest.raises(ValueError, match=message):
         RUNNERS[backend](returns_none_after_the_loop, 0, 5)
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_returns_of_two_structures_inside_and_after_a_loop_name_the_loop(backend):
+    # (It read "a tuple of 2 items in the true branch but an int in the false
+    # branch", at the loop's line, or with no line.)
+    line = returns_two_structures.__code__.co_firstlineno + 1
+    message = (
+        r"^'returns_two_structures' returns a tuple of 2 items from inside the "
+        rf"\S+ loop at \S+:{line} but (an int|a tensor|an array) after the loop; "
+    )
+    with pytest.raises(ValueError, match=message):
+        RUNNERS[backend](returns_two_structures, 0, 5)
+
+
+def chooses_a_function(a, b):
+    f = (lambda v: v * 2) if a < b else (lambda v: v * 3)  # the line named
+    return f(a)
+
+
+class _Made:
+    def __init__(self, v):
+        self.v = v
+
+    @classmethod
+    def make(cls, v):
+        if v > 2:  # the line named (2 below the decorator's)
+            return cls(v)
+        return cls(0)
+
+
+def returns_objects_from_a_branch(a, b):
+    return _Made.make(a + b).v
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+@pytest.mark.parametrize(
+    ("fn", "line", "what"),
+    [
+        (chooses_a_function, 1, r"the value of the `if`/`else` is a function"),
+        (returns_objects_from_a_branch, 2, r"the return value of 'make' is a _Made"),
+    ],
+)
+def test_a_value_no_tensor_holds_chosen_by_a_traced_if_names_its_line(
+    backend, fn, line, what
+):
+    # (The graph's message for a conditional expression or an `if` ending
+    # in returns gave no line; JAX's did.)
+    code = (fn if fn is chooses_a_function else _Made.make.__func__).__code__
+    at = f"{re.escape(code.co_filename)}:{code.co_firstlineno + line}"
+    message = rf"^{what}.* the \w+ `if` at {at}: "
+    with pytest.raises(TypeError, match=message):
+        RUNNERS[backend](fn, 1, 2)
 
 
 def item_keyed_by_the_loop(n):

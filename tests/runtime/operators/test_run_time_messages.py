@@ -8,7 +8,9 @@ user's exception type and line; JAX does not log it a second time.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import math
 import re
 
 import numpy as np
@@ -171,6 +173,219 @@ def test_max_of_traced_values_names_the_line_and_the_op(backend):
     text = str(info.value)
     assert f"write {lib}.maximum(a, b) (at {__file__.removesuffix('c')}:" in text
     assert "<autograph dispatcher>" not in text
+
+
+class Signed:
+    def __init__(self, v):
+        self.v = v
+
+    @property
+    def sign(self):
+        if self.v > 0:
+            return 1
+        return -1
+
+    def __add__(self, other):
+        if self.v > other:
+            return self.v
+        return other
+
+    def __enter__(self):
+        if self.v > 0:
+            return 1
+        return 0
+
+    def __exit__(self, *exc):
+        return False
+
+
+@dataclasses.dataclass
+class Checked:
+    a: int
+    b: int = 0
+
+    def __post_init__(self):
+        if self.a > 2:
+            self.b = 1
+
+
+def reads_a_property(x):
+    return Signed(x).sign
+
+
+def adds(x):
+    return Signed(x) + 2
+
+
+def enters(x):
+    with Signed(x) as s:
+        return s + x
+
+
+def builds_a_dataclass(x):
+    return Checked(x).b
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("fn", "method", "how"),
+    [
+        (reads_a_property, "Signed.sign", r"reading the property \.sign"),
+        (adds, "Signed.__add__", "an operator"),
+        (enters, "Signed.__enter__", "`with`"),
+        (builds_a_dataclass, "Checked.__post_init__", "a dataclass's class call"),
+    ],
+    ids=["property", "operator", "with", "__post_init__"],
+)
+def test_a_method_python_calls_implicitly_is_named_as_unconverted(
+    backend, fn, method, how
+):
+    # Python calls these itself, not through converted code's calls: they run
+    # as they are, and a traced `if` in them is a Python bool.
+    with pytest.raises(TypeError) as info:
+        _run(backend, fn, 2)
+    fix = "rt.cond / rt.where" if backend == "graph" else "jnp.where / jax.lax.cond"
+    assert re.match(
+        rf"{re.escape(method)} \({HERE}:\d+\) uses a traced value as a Python bool"
+        rf".* runs unconverted: Python calls it implicitly \({how}\).* or write "
+        + re.escape(fix),
+        str(info.value),
+    ), str(info.value)
+
+
+def floors(x):
+    return math.floor(x)
+
+
+def formats_with_percent(x):
+    if x > 1:
+        raise ValueError("too big: %.3f" % x)  # noqa: UP031 - the form users write
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [floors, formats_with_percent])
+def test_a_traced_value_used_as_a_python_float_names_the_line_and_the_fix(backend, fn):
+    # (Under jax.jit, JAX's ConcretizationTypeError named only the def line.)
+    with pytest.raises(TypeError) as info:
+        _run(backend, fn, 2)
+    fix = {"graph": r"rt\.print\(value\)", "jax": r"jax\.debug\.print\("}[backend]
+    assert re.search(
+        rf"is used as a Python float at {HERE}:\d+ \(float\(\), a math function, "
+        rf"'%' formatting\): .* when the \w+ \w*\s?runs, {fix}",
+        str(info.value),
+    ), str(info.value)
+
+
+def any_positive(xs):
+    if any(xs):
+        return 1
+    return 0
+
+
+def all_above(x):
+    if all(v > 1 for v in [x, x + 1]):
+        return 1
+    return 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("fn", "arg", "fix"),
+    [
+        (any_positive, [0, 1], {"graph": "rt.reduce_any(xs)", "jax": "jnp.any(xs)"}),
+        (
+            all_above,
+            2,
+            {
+                "graph": "rt.reduce_all(rt.stack([v > 1 for v in [x, x + 1]]))",
+                "jax": "jnp.all(jnp.stack([v > 1 for v in [x, x + 1]]))",
+            },
+        ),
+    ],
+    ids=["any of an array", "all of a generator"],
+)
+def test_any_or_all_of_traced_values_names_the_line_and_the_op(backend, fn, arg, fix):
+    # (Under jax.jit, JAX's TracerBoolConversionError named only the def line.)
+    with pytest.raises(TypeError) as info:
+        _run(backend, fn, arg)
+    text = str(info.value)
+    assert re.search(rf"write {re.escape(fix[backend])} \(at {HERE}:\d+\)$", text), text
+
+
+class Sized:
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+
+class Flagged:
+    def __init__(self, n):
+        self.n = n
+
+    def __bool__(self):
+        return self.n > 0
+
+
+def checks_a_sized_object(x):
+    r = 0
+    if Sized(x):
+        r = 1
+    return r
+
+
+def checks_a_flag(x):
+    r = 0
+    if Flagged(x):
+        r = 1
+    return r
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("fn", "method", "wanted"),
+    [
+        (checks_a_sized_object, "Sized.__len__", "an int"),
+        (checks_a_flag, "Flagged.__bool__", "a bool"),
+    ],
+    ids=["__len__", "__bool__"],
+)
+def test_a_truth_test_whose_method_gives_a_traced_value_names_it_and_the_if(
+    backend, fn, method, wanted
+):
+    # (It was Python's "__bool__ should return bool, returned SymbolicTensor",
+    # or "the symbolic tensor 'x:0' cannot be used as a Python int": no line.)
+    with pytest.raises(TypeError) as info:
+        _run(backend, fn, 2)
+    assert re.match(
+        rf"the condition of the `if` at {HERE}:\d+ is an? \w+, whose truth Python "
+        rf"tests with {re.escape(method)} \({HERE}:\d+\); it returns a traced "
+        rf"value, not {wanted}",
+        str(info.value),
+    ), str(info.value)
+
+
+def enumerates_from(n):
+    s = 0
+    for i, v in enumerate([5, 6, 7], start=n):
+        s += i * v
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_traced_value_used_as_a_python_int_names_the_variable_and_line(backend):
+    # (The graph said "the symbolic tensor 'n:0' cannot be used as a Python
+    # int", no line; JAX, a raw TracerIntegerConversionError.)
+    with pytest.raises(TypeError) as info:
+        _run(backend, enumerates_from, 2)
+    line = enumerates_from.__code__.co_firstlineno + 2
+    assert re.match(
+        rf"'n' \(.*\) is used as a Python int at {HERE}:{line} \(an index, range\(\), "
+        r"a count such as enumerate\(\)'s start\)",
+        str(info.value),
+    ), str(info.value)
 
 
 def shared_before_a_loop(n):
