@@ -69,6 +69,27 @@ def phases(code: bool, rounds: int) -> tuple[dict[str, float], int]:
     """Seconds per phase over `rounds` fresh copies of the corpus, and the
     number of conversions."""
     totals: dict[str, float] = {}
+    restore = install_timers(totals, code)
+    convert = autograph.to_code if code else autograph.to_graph
+    count = 0
+    try:
+        with tempfile.TemporaryDirectory(prefix="autograph-bench-") as tmp:
+            for samples in corpus_copies(Path(tmp), rounds):
+                clear_cache()
+                for sample in samples:
+                    convert(sample.fn)
+                    count += 1
+    finally:
+        for undo in restore:
+            undo()
+    return totals, count
+
+
+def install_timers(
+    totals: dict[str, float], code: bool = False
+) -> list[Callable[[], None]]:
+    """Times each phase into `totals` (seconds by label); returns what puts
+    the originals back."""
     restore = [
         timed(transpiler, "_convert", "conversion (all of it)", totals),
         timed(parser, "parse_entity", "parse: parse_entity", totals),
@@ -87,19 +108,7 @@ def phases(code: bool, rounds: int) -> tuple[dict[str, float], int]:
     ]
     if code:
         restore.append(timed(codegen, "to_source", "to_source (to_code)", totals))
-    convert = autograph.to_code if code else autograph.to_graph
-    count = 0
-    try:
-        with tempfile.TemporaryDirectory(prefix="autograph-bench-") as tmp:
-            for samples in corpus_copies(Path(tmp), rounds):
-                clear_cache()
-                for sample in samples:
-                    convert(sample.fn)
-                    count += 1
-    finally:
-        for undo in restore:
-            undo()
-    return totals, count
+    return restore
 
 
 def main() -> None:
