@@ -252,7 +252,7 @@ def _branch_outputs(
     wider_b = python_numbers and _NUMBER_RANK.get(type(b), 0) > _NUMBER_RANK.get(
         type(a), 0
     )
-    if typed_a or not typed_b and not wider_b:
+    if typed_a or (not typed_b and not wider_b):
         ta = _convert(then_g, a, None)
         tb = _convert(else_g, b, ta.dtype)
     else:  # the typed value, or the wider Python number, sets the dtype

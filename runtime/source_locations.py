@@ -18,11 +18,11 @@ import dataclasses
 import os
 import sys
 import types
-from collections.abc import Callable, Iterator
-from typing import Any
 
 # Own references: a user's `builtins.len = spy` does not see our calls.
 from builtins import any, isinstance
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from runtime import context
 from runtime.errors import OpError
@@ -31,8 +31,8 @@ __all__ = [
     "INTERNAL_PATHS",
     "SourceLocation",
     "keep_refusal",
-    "retried",
     "raised_by_user",
+    "retried",
     "user_frame",
     "user_location",
 ]

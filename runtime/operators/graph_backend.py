@@ -166,7 +166,9 @@ def _for(loop: Loop) -> Any:
     test = _truthful(loop.test)
 
     def build(state: tuple[Any, ...]) -> Any:
-        return build_for(iterable, body, state, loop.names, test, loop.places, loop.opts)
+        return build_for(
+            iterable, body, state, loop.names, test, loop.places, loop.opts
+        )
 
     trial = for_trial(iterable, body, len(loop.state))
     return widening(build, loop.state, loop.names, trial, loop.places)

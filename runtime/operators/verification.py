@@ -26,6 +26,7 @@ from typing import Any
 
 from runtime import nest
 from runtime.control_flow_checks import describe, difference, quote
+from runtime.errors import InvalidArgumentError
 from runtime.graph import keep_refusal, raised_by_user, user_location
 from runtime.operators import places as places_
 from runtime.operators.places import Place
@@ -389,6 +390,10 @@ _RAISED_ON_PATH = (
     ZeroDivisionError,
     KeyError,
     IndexError,
+    # An op a static shape shows will fail (`l[0]` of an empty tensor under
+    # `if rt.size(l) > 0`): it fails where the path runs, as when the shape
+    # is known only then.
+    InvalidArgumentError,
 )
 
 

@@ -253,7 +253,7 @@ def sqrt(x: TensorLike, name: str | None = None) -> Tensor:
     return apply(_SQRT, (x,), _NO_ATTRS, name)
 
 
-def round(x: TensorLike, name: str | None = None) -> Tensor:  # noqa: A001 (TF's name)
+def round(x: TensorLike, name: str | None = None) -> Tensor:
     """`x` rounded to the nearest integer elementwise, halves to even (as
     Python's `round` and `tf.round`); the dtype is kept. `round(t)` on a
     tensor is this op (as on a NumPy array, not a Python int)."""

@@ -104,7 +104,7 @@ def _invert(self: Any) -> Any:
 def _round(self: Any, ndigits: int | None = None) -> Any:
     """`round(t)`, `round(t, n)`: rounded halves to even, as Python rounds,
     the dtype kept (as NumPy arrays and JAX arrays do: no Python int)."""
-    if ndigits is None or ndigits >= 0 and self.dtype.is_integer:
+    if ndigits is None or (ndigits >= 0 and self.dtype.is_integer):
         return m.round(self)
     scale = 10.0**ndigits
     if self.dtype.is_integer:  # round(17, -1): to tens, kept an int

@@ -15,9 +15,8 @@ import numpy as np
 
 from runtime import control_flow, nest
 from runtime.context import STATE
-from runtime.errors import DTypeMismatch
-from runtime.source_locations import retried
 from runtime.control_flow_checks import quote
+from runtime.errors import DTypeMismatch
 from runtime.op_registry import convert_to_tensor
 from runtime.operators import places as places_
 from runtime.operators import verification
@@ -46,6 +45,7 @@ from runtime.operators.verification import label, labels
 from runtime.ops import array as array_ops
 from runtime.ops import creation
 from runtime.ops import math as math_ops
+from runtime.source_locations import retried
 from runtime.tensor import (
     EagerTensor,
     SymbolicTensor,

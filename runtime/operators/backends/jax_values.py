@@ -411,7 +411,11 @@ _JAX_DIRS = tuple(
 def raised_on_traced_path(error: Exception) -> bool:
     """Whether Python raises `error` only on the path being traced (see the
     `verification.raised_on_path`); an error JAX raises about tracing (a tracer
-    used as a Python int or bool, a shape mismatch) is not one."""
+    used as a Python int or bool, a shape mismatch) is not one, except an
+    index a static shape shows is out of bounds (`l[0]` of an empty array
+    under `if l.size > 0`): it fails where the path runs."""
+    if isinstance(error, IndexError):
+        return raised_on_path(error)
     if type(error).__module__.partition(".")[0] in ("jax", "jaxlib"):
         return False
     tb = error.__traceback__

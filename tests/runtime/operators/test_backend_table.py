@@ -854,6 +854,21 @@ def an_int_or_a_float(x):
     return 1 if x > 0 else 2.5  # Python numbers: the wider type (not tf.cond's)
 
 
+def first_item_if_any(xs, n):
+    if n > 0:
+        y = xs[0]  # out of bounds for an empty xs, on a path that never runs
+    else:
+        y = 0.0
+    return y
+
+
+def first_item_per_row(xs):
+    s = 0.0
+    for _ in xs:
+        s += xs[0]  # (never runs for an empty xs)
+    return s
+
+
 def total_of_floats(xs):
     total = 0  # a Python int: the loop's additions make it a float
     for v in xs:
@@ -2482,3 +2497,20 @@ def test_an_array_a_traced_loop_carries_is_not_changed_in_place(backend):
     # not to the NumPy array the name held before: nothing to refuse. (The
     # toy backend runs its loops in Python on the array itself.)
     assert RUNNERS[backend](array_added_to_in_a_loop, 3) == 3.0
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])  # (the toy stages no indexing)
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (first_item_if_any, ([], 0)),
+        (first_item_if_any, ([2.0], 1)),
+        (first_item_per_row, ([],)),
+        (first_item_per_row, ([1.5, 2.0],)),
+    ],
+)
+def test_an_index_a_static_shape_shows_out_of_bounds_fails_where_its_path_runs(
+    backend, fn, args
+):
+    # Both raised while tracing a branch or a loop body that never runs.
+    assert RUNNERS[backend](fn, *args) == fn(*args)
