@@ -34,7 +34,7 @@ def defined_in_one_branch(x):
 
 
 def changes_dtype(n):
-    total = 0  # an int32 tensor once the loop starts...
+    total = rt.constant(0)  # an int32 tensor (a Python 0 would be widened)...
     for i in rt.range(n):
         total = rt.cast(i, rt.float32) / 2  # ...but a float32 after one iteration
     return total
@@ -58,7 +58,7 @@ def python_bool_of_a_tensor(x):
 
 
 def fixed_dtype(n):
-    total = 0.0  # the right dtype before the loop
+    total = rt.constant(0.0)  # the right dtype before the loop
     for i in rt.range(n):
         total = rt.cast(i, rt.float32) / 2
     return total

@@ -193,8 +193,8 @@ EXPECTED: dict[str, list[str]] = {
         "loop_pitfalls.py:31 in 'defined_in_one_branch' but not when the condition "
         "is false (the `if` has no else), and it is used after the `if`; assign it "
         "before the `if` too, or in an else branch",
-        "TypeError: loop variable 'total' changed dtype from int32 to float32 after "
-        "one iteration; cast it before the loop",
+        "DTypeMismatch: loop variable 'total' changed dtype from int32 to float32 "
+        "after one iteration; cast it before the loop",
         "ValueError: loop variable 'x' changed shape from (1,) to (2,) after one "
         "iteration; keep its shape the same in every iteration, or allow the change "
         "(None for a size that changes): call autograph.set_loop_options("

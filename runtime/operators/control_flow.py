@@ -116,7 +116,8 @@ def while_stmt(
     count = len(state)
     # (A staged `if` in an iteration may bind a name the loop carries on
     # one path only: `born.unset_in_iteration`.)
-    with born.iterating(state):
+    scoped = born.iterating(state)
+    try:
         cond = test(*state)
         while True:
             impl = _WHILE[type(cond)]
@@ -132,6 +133,9 @@ def while_stmt(
                 return unpack_state(state)
             state = as_state(body(*state), count)
             cond = test(*state)
+    finally:
+        if scoped:
+            born.done_iterating()
 
 
 def for_stmt(
@@ -176,7 +180,8 @@ def for_stmt(
     """
     # (A staged `if` in an iteration may bind a name the loop carries on
     # one path only: `born.unset_in_iteration`.)
-    with born.iterating(state):
+    scoped = born.iterating(state)
+    try:
         impl = _FOR[type(iterable)]
         if impl is not None:
             opts = loop_options(opts)
@@ -234,6 +239,9 @@ def for_stmt(
             drawn += 1
             state = as_state(body(item, *state), count)
         return unpack_state(state)
+    finally:
+        if scoped:
+            born.done_iterating()
 
 
 def _staging(state: tuple[Any, ...], places: Sequence[Place]) -> Any:

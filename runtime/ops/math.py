@@ -136,8 +136,10 @@ _COS = _unary("Cos", np.cos, _FLOATING)
 _NOT = _unary("LogicalNot", operator.invert, _BOOL, symbol="~")
 # Half to even, as Python's `round` and TF's `tf.round`.
 _ROUND = _unary("Round", np.round, _NUMERIC)
-_FLOOR = _unary("Floor", np.floor, _FLOATING)
-_CEIL = _unary("Ceil", np.ceil, _FLOATING)
+_FLOOR = _unary(
+    "Floor", lambda x: x if x.dtype.kind in "iub" else np.floor(x), _NUMERIC
+)
+_CEIL = _unary("Ceil", lambda x: x if x.dtype.kind in "iub" else np.ceil(x), _NUMERIC)
 
 
 def _matmul_rule(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[rules.Spec]:
@@ -261,14 +263,14 @@ def round(x: TensorLike, name: str | None = None) -> Tensor:
 
 
 def floor(x: TensorLike, name: str | None = None) -> Tensor:
-    """The largest integer not above `x`, elementwise (floating dtypes;
-    `math.floor(t)` on a tensor)."""
+    """The largest integer not above `x`, elementwise (`math.floor(t)` on a
+    tensor; an integer tensor is its own floor)."""
     return apply(_FLOOR, (x,), _NO_ATTRS, name)
 
 
 def ceil(x: TensorLike, name: str | None = None) -> Tensor:
-    """The smallest integer not below `x`, elementwise (floating dtypes;
-    `math.ceil(t)` on a tensor)."""
+    """The smallest integer not below `x`, elementwise (`math.ceil(t)` on a
+    tensor; an integer tensor is its own ceiling)."""
     return apply(_CEIL, (x,), _NO_ATTRS, name)
 
 

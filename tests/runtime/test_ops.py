@@ -245,6 +245,8 @@ CASES = [
     ("round_ints_to_tens", lambda x: round(x, -1), lambda x: np.round(x, -1), (I,)),
     ("floor", math.floor, np.floor, (HALVES,)),
     ("ceil", math.ceil, np.ceil, (HALVES,)),
+    ("floor_ints", math.floor, lambda x: x, (I,)),
+    ("ceil_ints", rt.ceil, lambda x: x, (I,)),
 ]
 
 

@@ -80,19 +80,22 @@ def unset_by_loop(value: Any) -> bool:
     )
 
 
-@contextlib.contextmanager
-def iterating(state: Iterable[Any]) -> Iterator[None]:
-    """The scope of a loop whose iterations run as Python, one by one
-    (`state`: its initial values), for `unset_in_iteration`."""
+def iterating(state: Iterable[Any]) -> bool:
+    """Enters the scope of a loop whose iterations run as Python, one by one
+    (`state`: its initial values), for `unset_in_iteration`; whether it did
+    (a state with no unbound name needs none). The loop leaves it with
+    `done_iterating()` (a `try`/`finally`, not a context manager: the
+    operators call no builtin a user may have replaced, as contextlib's
+    `next` is)."""
     unset = tuple(v for v in state if type(v) is Undefined)
-    if not unset:  # (the common case: nothing to look for)
-        yield
-        return
-    _READS.iterations.append(unset)
-    try:
-        yield
-    finally:
-        _READS.iterations.pop()
+    if unset:
+        _READS.iterations.append(unset)
+    return bool(unset)
+
+
+def done_iterating() -> None:
+    """Leaves the scope `iterating` entered."""
+    _READS.iterations.pop()
 
 
 def unset_in_iteration(value: Any) -> bool:
