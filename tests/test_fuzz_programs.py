@@ -357,6 +357,7 @@ TENSOR_CONSTRUCTS = {
     "base method called through a class": r"SubOps\(\)\.shifted\(",
     "item stored by a range index": r"scan\[j\d+\] = ",
     "object changed in place by +=": r"^ *tally \+= ",
+    "NumPy array changed in place by +=": r"^ *parr \+= 1$",
     "top-level loop storing items by its index": r"^ {4}for jt\d+ in range\(3\):",
     "enumerate() of arrays": r"^ *for \w+, \w+ in enumerate\(vector\(",
     "zip() of arrays": r"^ *for \w+, \w+ in zip\(vector\(",
