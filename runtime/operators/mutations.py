@@ -40,6 +40,8 @@ import ast
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from runtime.control_flow_checks import quote
 from runtime.operators import containers, recursion, verification
 from runtime.operators import places as places_
@@ -568,8 +570,9 @@ def tracked(
                 places_.create_defaults(places)
             tracker = _Tracker("if" if is_if else "loop", places, backend)
             places, watched = tracker.watching_items(places)
-            if watched:  # (places given by keyword: `watching_items`)
-                kwargs["places"] = places
+            kept = _without_array_attributes(places)
+            if watched or kept != places:  # (places given by keyword)
+                places = kwargs["places"] = kept
             tracker.order_keys(operator, args, places)
             if not is_if:
                 tracker.note_in_place(operator, args, places)
@@ -628,6 +631,20 @@ def tracked(
             recursion.exit(token)
 
     return run
+
+
+def _without_array_attributes(places: tuple[Place, ...]) -> tuple[Place, ...]:
+    """`places` without the attributes of NumPy arrays (`a.shape = (2, 2)`):
+    setting one changes the array in place, which the snapshot watches as
+    it watches `a.resize(3)` (set after the statement where its branches
+    agree, else refused); a statement carrying the attribute's value would
+    set it from the traced values of its outputs."""
+    kept = []
+    for place in places:
+        slot = places_.attr_slot(place)
+        if slot is None or not isinstance(slot[0], np.ndarray):
+            kept.append(place)
+    return places if len(kept) == len(places) else tuple(kept)
 
 
 def _outputs(result: Any, label: str, tracker: _Tracker) -> tuple[Any, ...]:

@@ -709,6 +709,45 @@ def array_changed_in_place_in_a_loop(n):
     return float(a[0])
 
 
+def array_resized_alike_in_both_branches(x):
+    a = np.ones(2)
+    if x > 0:
+        a.resize(3, refcheck=False)
+    else:
+        a.resize(3, refcheck=False)
+    return float(a.sum()) + 10 * a.size
+
+
+def array_reshaped_alike_in_both_branches(x):
+    a = np.arange(4.0)
+    if x > 0:
+        a.shape = (2, 2)
+    else:
+        a.shape = (2, 2)
+    return float(a[1, 0]) + 10 * a.ndim
+
+
+def array_resized_in_one_branch(x):
+    a = np.ones(2)
+    if x > 0:
+        a.resize(3, refcheck=False)
+    return float(a.sum())
+
+
+def array_reshaped_in_one_branch(x):
+    a = np.arange(4.0)
+    if x > 0:
+        a.shape = (2, 2)
+    return float(a.ndim)
+
+
+def array_resized_in_a_loop(n):
+    a = np.ones(2)
+    for _ in range(n):
+        a.resize(3, refcheck=False)
+    return float(a.sum())
+
+
 def iterator_advanced_in_a_branch(x):
     it = iter([1.0, 2.0, 3.0])
     if x > 0:
@@ -1696,6 +1735,16 @@ CASES = [
     # (JAX runs a Python range loop refused staged unrolled; the graph
     # unrolls it.)
     (array_added_to_in_a_range_loop_with_traced_values, (1.0,), VALUE),
+    # An array resized or reshaped in place (`a.resize(3)`, `a.shape = (2,
+    # 2)`): putting it back between branches crashed with NumPy's "could not
+    # broadcast"; `a.shape` was carried as the `if`'s output, a tensor.
+    (array_resized_alike_in_both_branches, (1.0,), VALUE),
+    (array_resized_alike_in_both_branches, (-1.0,), VALUE),
+    (array_reshaped_alike_in_both_branches, (1.0,), VALUE),
+    (array_reshaped_alike_in_both_branches, (-1.0,), VALUE),
+    (array_resized_in_one_branch, (-1.0,), ("refused", r"NumPy array 'a' is changed")),
+    (array_reshaped_in_one_branch, (-1.0,), ("refused", r"NumPy array 'a' is changed")),
+    (array_resized_in_a_loop, (3,), ("refused", r"NumPy array 'a' .* loop")),
     (iterator_advanced_in_a_branch, (-1.0,), ("refused", r"the iterator 'it' is")),
     (iterator_peeked_in_a_loop_s_branch, (1.5,), ("refused", r"iterator 'it'")),
     (iterator_advanced_alike_in_both_branches, (-1.0,), VALUE),
