@@ -534,6 +534,10 @@ class _Watched:
             if tracker.watched and _staged_key(error):
                 message = tracker.watched[0].message(tracker.backend)
                 raise TypeError(message) from error
+            if label == "test":  # (a body's: each backend's loop builder)
+                at = f" at {tracker.where}" if tracker.where else ""
+                kind = tracker.backend
+                python_value.refuse_in_loop(error, self._fn, 0, kind, at, "condition")
             tracker.end(label, started, raised=True)
             raise
         tracker.end(label, started, raised=False)

@@ -2259,3 +2259,48 @@ def test_an_array_a_staged_loop_changes_with_an_augmented_assignment_is_refused(
     )
     with pytest.raises(TypeError, match=message):
         RUNNERS[backend](fn, 3)
+
+
+_WEIGHTS = np.array([1.0, -2.0, 3.0, -4.0], np.float32)
+
+
+def numpy_constant_indexed_in_a_loop_condition(x):
+    k = 0
+    while _WEIGHTS[k] < x:
+        k += 1
+    return k
+
+
+def numpy_constant_indexed_in_a_loop_body(n):
+    k = 0
+    s = 0.0
+    while k < n:
+        s = s + _WEIGHTS[k]
+        k += 1
+    return s
+
+
+@pytest.mark.parametrize(("backend", "kind"), [("graph", "graph"), ("jax", "JAX")])
+@pytest.mark.parametrize(
+    ("fn", "arg", "part", "offset"),
+    [
+        (numpy_constant_indexed_in_a_loop_condition, 2.0, "condition", 2),
+        (numpy_constant_indexed_in_a_loop_body, 3, "body", 3),
+    ],
+)
+def test_a_numpy_array_indexed_with_a_staged_loop_variable_names_it(
+    backend, kind, fn, arg, part, offset
+):
+    # (It said "the symbolic tensor 'placeholder:0' has no NumPy value while
+    # tracing", or JAX's TracerArrayConversionError, naming no variable.)
+    loop = fn.__code__.co_firstlineno + offset
+    line = loop if part == "condition" else loop + 1
+    make = "rt.constant" if kind == "graph" else "jnp.asarray"
+    message = (
+        rf"the loop variable 'k' of the {kind} loop at \S+test_backend_table.py:"
+        rf"{loop} in '{fn.__name__}' is a traced {kind} value, but its {part} needs "
+        rf"it as a NumPy value .* at \S+test_backend_table.py:{line} \(`.*_WEIGHTS"
+        rf"\[k\].*`\): .* \(`_WEIGHTS = {re.escape(make)}\(_WEIGHTS\)`\)"
+    )
+    with pytest.raises(TypeError, match=message):
+        RUNNERS[backend](fn, arg)
