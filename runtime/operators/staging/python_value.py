@@ -156,3 +156,60 @@ def _index_name(body: Callable[..., Any]) -> str | None:
         return None
     name = code.co_varnames[0]
     return None if re.fullmatch(r"itr(_\d+)?", name) else name
+
+
+_SEQUENCE = "setting an array element with a sequence"
+
+
+def stored_in_array(error: BaseException) -> TypeError | None:
+    """The refusal of a staged value stored into a NumPy array (`buf[0] =
+    x`), for NumPy's own `error` ("setting an array element with a
+    sequence.", from a graph tensor's or a JAX tracer's refusal to give a
+    value), or None for any other error: it names the array, the value,
+    the user's line, and what to write instead."""
+    cause = error.__cause__
+    if (
+        type(error) is not ValueError
+        or not str(error).startswith(_SEQUENCE)
+        or cause is None
+        or needs_python_value(cause) is None
+    ):
+        return None
+    kind = "graph" if isinstance(cause, NeedsValueError) else "JAX"
+    line = where_.deepest_user_line(error)
+    source = linecache.getline(line.filename, line.lineno).strip() if line else ""
+    store = _store(source)
+    if store is None:
+        return None
+    array, item, key, value = store
+    instead = (
+        "collect the values in a Python list and `rt.stack` it, or write them "
+        "into an rt.TensorArray"
+        if kind == "graph"
+        else f"`{array} = jnp.asarray({array}).at[{key}].set({value})`"
+    )
+    refusal = TypeError(
+        f"`{item} = {value}` at {line} stores a traced {kind} value into the NumPy "
+        f"array {array!r}: a NumPy array holds values Python has while the "
+        f"function is traced, and {value!r} has none until it runs; keep the "
+        f"values in a {'tensor' if kind == 'graph' else 'JAX array'} instead: "
+        f"{instead}"
+    )
+    refusal.__cause__ = error
+    return refusal
+
+
+def _store(source: str) -> tuple[str, str, str, str] | None:
+    """The array, item, key and value texts of an item store `a[k] = v`."""
+    try:
+        node = ast.parse(source).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+        return None
+    target = node.targets[0]
+    if not isinstance(target, ast.Subscript):
+        return None
+    texts = (target.value, target, target.slice, node.value)
+    array, item, key, value = (ast.unparse(t) for t in texts)
+    return array, item, key, value

@@ -2304,3 +2304,34 @@ def test_a_numpy_array_indexed_with_a_staged_loop_variable_names_it(
     )
     with pytest.raises(TypeError, match=message):
         RUNNERS[backend](fn, arg)
+
+
+def traced_value_stored_into_an_array(x):
+    buf = np.zeros(3, np.float32)
+    buf[0] = x
+    return buf
+
+
+@pytest.mark.parametrize(
+    ("backend", "kind", "instead"),
+    [
+        ("graph", "graph", r"tensor instead: collect the values in a Python list"),
+        (
+            "jax",
+            "JAX",
+            r"JAX array instead: `buf = jnp.asarray\(buf\).at\[0\].set\(x\)`",
+        ),
+    ],
+)
+def test_a_traced_value_stored_into_a_numpy_array_is_refused_naming_it(
+    backend, kind, instead
+):
+    # (NumPy said "setting an array element with a sequence.", naming nothing.)
+    fn = traced_value_stored_into_an_array
+    line = fn.__code__.co_firstlineno + 2
+    message = (
+        rf"`buf\[0\] = x` at \S+test_backend_table.py:{line} stores a traced {kind} "
+        rf"value into the NumPy array 'buf': .* {instead}"
+    )
+    with pytest.raises(TypeError, match=message):
+        RUNNERS[backend](fn, 1.0)
