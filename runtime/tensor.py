@@ -310,8 +310,10 @@ class SymbolicTensor(Tensor):
         )
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        raise TypeError(
-            f"the symbolic tensor {self.name!r} has no NumPy value while tracing"
+        # (`np.exp(t)`, a NumPy array indexed with `t`.)
+        raise NeedsValueError(
+            f"the symbolic tensor {self.name!r} has no NumPy value while tracing",
+            "array",
         )
 
     def __repr__(self) -> str:
@@ -340,7 +342,8 @@ UNHASHABLE = "Tensor is unhashable. Instead, use tensor.ref() as the key."
 
 class NeedsValueError(TypeError):
     """A symbolic tensor used where Python needs its value: `use` is
-    "int" (`__index__`: a list index, `math.factorial(t)`), "float"
+    "int" (`__index__`: a list index, `math.factorial(t)`), "array"
+    (`__array__`: `np.exp(t)`, a NumPy array indexed with it), "float"
     (`__float__`: `math.sqrt(t)`, `"%f" % t`) or "hash" (a set member, a
     dict key). A mark that the error is about tracing, not about
     the program (`runtime.operators.staging.python_value`)."""

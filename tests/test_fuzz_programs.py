@@ -362,6 +362,7 @@ TENSOR_CONSTRUCTS = {
     "class call whose __init__ has an if": r"Clipped\(.*\)\.v",
     "item stored by a range index": r"scan\[j\d+\] = ",
     "object changed in place by +=": r"^ *tally \+= ",
+    "NumPy array changed in place by +=": r"^ *parr \+= 1$",
     "top-level loop storing items by its index": r"^ {4}for jt\d+ in range\(3\):",
     "enumerate() of arrays": r"^ *for \w+, \w+ in enumerate\(vector\(",
     "zip() of arrays": r"^ *for \w+, \w+ in zip\(vector\(",

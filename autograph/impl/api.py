@@ -57,6 +57,7 @@ from autograph.impl import (
 from autograph.impl.libraries import is_library_module_name
 from runtime import context
 from runtime.operators import dispatch, places
+from runtime.operators.staging import python_value
 from runtime.operators.variables import UndefinedReturnValue
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -346,11 +347,13 @@ def _left() -> None:
 
 def _raised(error: Exception) -> Exception:
     """What the outermost converted call raises: a refusal a backend kept
-    (user code caught it and raised something else), else `error`."""
+    (user code caught it and raised something else), else `error` (a
+    refusal in its place where it is NumPy's about a traced value stored into
+    an array, `python_value.stored_in_array`)."""
     state = context.STATE
     if state.calls == 1 and state.refusals:
         return state.refusals[0]
-    return error
+    return python_value.stored_in_array(error) or error
 
 
 def _returned(value: Any) -> Any:

@@ -261,6 +261,15 @@ def _array_state(a: np.ndarray) -> Any:
 
 def _put_array(a: np.ndarray, saved: Any) -> None:
     shape, dtype, data = saved
+    # (A branch may have given the array another dtype, shape or size in
+    # place: `a.dtype = ...`, `a.shape = (2, 2)`, `a.resize(3)`.)
+    if a.dtype.str != dtype:
+        a.dtype = np.dtype(dtype)
+    if a.shape != shape:
+        if a.size == np.prod(shape, dtype=np.int64):
+            a.shape = shape
+        else:
+            a.resize(shape, refcheck=False)
     a[...] = np.frombuffer(data, dtype).reshape(shape)
 
 

@@ -41,12 +41,14 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from runtime.control_flow_checks import quote
 from runtime.operators import containers, recursion, verification
 from runtime.operators import places as places_
 from runtime.operators.control_flow import as_state, state_names, unpack_state
 from runtime.operators.places import Place, contents
-from runtime.operators.staging import key_order, python_value
+from runtime.operators.staging import in_place, key_order, python_value
 from runtime.operators.staging.conditional import outputs_before
 from runtime.operators.staging.python_value import needs_python_value
 from runtime.operators.variables import Undefined
@@ -108,6 +110,8 @@ class _Tracker:
         self.lines: containers.CallLines | None = None
         self.watched: list[places_.Untracked] = []  # (see `watching_items`)
         self.orders: key_order.Orders | None = None  # (see `order_keys`)
+        # A loop's NumPy arrays its body changes with `+=` (`in_place`).
+        self.in_place: in_place.Refusal | None = None
 
     def watching_items(
         self, places: tuple[Place, ...]
@@ -162,6 +166,33 @@ class _Tracker:
     def _at(self) -> str:
         """`' at file:line in 'f''` of the statement, or nothing."""
         return key_order.located(self.where, self.function)
+
+    def note_in_place(
+        self, operator: str, args: list[Any], places: Sequence[Place]
+    ) -> None:
+        """Notes the NumPy arrays the loop carries that its body changes with
+        `+=` (`staging.in_place`): refused where the body is traced on
+        something else (`check_in_place`)."""
+        skip = 0 if operator == "while_stmt" else 1
+        names = tuple(args[3]) if len(args) > 3 and args[3] else ()
+        names = names or state_names(args[0] if skip == 0 else args[1], skip)
+        self.in_place = in_place.refusal(
+            args[1], tuple(args[2]), names, places, self.backend, self._at()
+        )
+
+    def check_in_place(self, state: Sequence[Any]) -> None:
+        """Refuses the loop if its body starts on something else than the
+        arrays it changes in place (a backend's traced value): Python's loop
+        would change the arrays, the staged one only rebinds the names."""
+        refusal = self.in_place
+        if refusal is None:
+            return
+        if refusal.place is None:
+            given = state[refusal.position] if refusal.position < len(state) else None
+        else:
+            given = refusal.place.get()
+        if given is not refusal.array:
+            raise refusal.error
 
     # Building the statement again.
 
@@ -495,6 +526,8 @@ class _Watched:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         tracker, label, orders = self._tracker, self._label, self._tracker.orders
+        if label == "body":
+            tracker.check_in_place(args[self._skip :])
         started = tracker.start()
         if orders is not None:
             orders.start(args[self._skip :])
@@ -504,6 +537,10 @@ class _Watched:
             if tracker.watched and _staged_key(error):
                 message = tracker.watched[0].message(tracker.backend)
                 raise TypeError(message) from error
+            if label == "test":  # (a body's: each backend's loop builder)
+                at = f" at {tracker.where}" if tracker.where else ""
+                kind = tracker.backend
+                python_value.refuse_in_loop(error, self._fn, 0, kind, at, "condition")
             tracker.end(label, started, raised=True)
             raise
         tracker.end(label, started, raised=False)
@@ -540,9 +577,12 @@ def tracked(
                 places_.create_defaults(places)
             tracker = _Tracker("if" if is_if else "loop", places, backend)
             places, watched = tracker.watching_items(places)
-            if watched:  # (places given by keyword: `watching_items`)
-                kwargs["places"] = places
+            kept = _without_array_attributes(places)
+            if watched or kept != places:  # (places given by keyword)
+                places = kwargs["places"] = kept
             tracker.order_keys(operator, args, places)
+            if not is_if:
+                tracker.note_in_place(operator, args, places)
             while True:
                 call = list(args)
                 if is_if:
@@ -598,6 +638,20 @@ def tracked(
             recursion.exit(token)
 
     return run
+
+
+def _without_array_attributes(places: tuple[Place, ...]) -> tuple[Place, ...]:
+    """`places` without the attributes of NumPy arrays (`a.shape = (2, 2)`):
+    setting one changes the array in place, which the snapshot watches as
+    it watches `a.resize(3)` (set after the statement where its branches
+    agree, else refused); a statement carrying the attribute's value would
+    set it from the traced values of its outputs."""
+    kept = []
+    for place in places:
+        slot = places_.attr_slot(place)
+        if slot is None or not isinstance(slot[0], np.ndarray):
+            kept.append(place)
+    return places if len(kept) == len(places) else tuple(kept)
 
 
 def _outputs(result: Any, label: str, tracker: _Tracker) -> tuple[Any, ...]:

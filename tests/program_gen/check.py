@@ -116,6 +116,8 @@ LEGITIMATE_REFUSALS = (
     # API.md, "Mutation through methods": a list, dict, set or object that a
     # call changes so that its structure depends on the branch or iteration.
     (TypeError, r"is changed (by the call at \S+ )?in (a branch|the body) of the"),
+    # A NumPy array a staged loop carries that its body changes with `+=`.
+    (TypeError, r"is changed in place by `.*` (at \S+ )?in the body of the \S+ loop"),
     # A dict whose key order would depend on the path (`d['a'] = d.pop('a')`
     # in one branch): a traced value cannot choose a dict's order.
     (TypeError, r"key order of the dict \S+ (depends on the branch|is changed in)"),

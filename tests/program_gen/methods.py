@@ -46,7 +46,8 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
 * ``py_state``: Python state that calls change and no place carries,
   ``pit = iter((3, 1, ...))`` and ``parr = numpy.zeros(2)``: ``v = v +
   next(pit, 0)`` (an iterator advanced), ``numpy.add(parr, 1, out=parr)``
-  (an array changed in place) and reads of ``int(parr[0])``, anywhere. A
+  or ``parr += 1`` (an array changed in place; a staged loop carrying
+  ``parr`` once only rebound the name) and reads of ``int(parr[0])``, anywhere. A
   graph `if` traces both branches and a loop its body once: each once did
   its change all the same (silent wrong values); a backend refuses it now,
   naming the iterator or array (check.py), and at the top level it is
@@ -141,7 +142,10 @@ class MethodFeatures:
     def s_py_state(self, depth: int) -> tuple[list[str], bool]:
         targets = self.names_of("int", self.defined & set(NAMES["int"]))
         if not targets or self.chance(40):
-            return ["numpy.add(parr, 1, out=parr)"], False
+            # (`parr += 1` too: a staged loop would carry `parr` as a traced
+            # value, on which `+=` only rebinds the name.)
+            change = self.choice(("numpy.add(parr, 1, out=parr)", "parr += 1"))
+            return [change], False
         target = self.choice(targets)
         return [f"{target} = {self.bounded(f'{target} + next(pit, 0)', 'int')}"], False
 

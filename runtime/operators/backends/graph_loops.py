@@ -8,6 +8,7 @@ generated loop functions, which are the loop variables' names.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
@@ -460,7 +461,7 @@ def _loop_context(names: Sequence[str], values: Sequence[Any]) -> Iterator[None]
             if isinstance(e, TypeError) and any(d in text for d in dtypes - {"bool"}):
                 advice = (
                     "; a variable keeps its dtype in a graph loop, so give it the "
-                    "right one before the loop (e.g. 0.0 instead of 0)"
+                    f"right one before the loop (e.g. {_instead(text)})"
                 )
             verification.add_note(
                 e,
@@ -470,6 +471,20 @@ def _loop_context(names: Sequence[str], values: Sequence[Any]) -> Iterator[None]
             )
             e._ag_loop_note = True  # type: ignore[attr-defined]
         raise
+
+
+def _instead(text: str) -> str:
+    """What to write before a loop whose variable clashes in dtype with a
+    value (`text`: the error): a float for an int, or, where two ints (two
+    floats) of different widths clash (`int32 and int64`: a Python 0 and
+    a NumPy int64), the wider one made explicitly."""
+    named = dict.fromkeys(re.findall(r"\b(u?int\d+|float\d+)\b", text))
+    kinds = {d.rstrip("0123456789") for d in named}
+    if len(named) == 2 and len(kinds) == 1:
+        wider = max(named, key=lambda d: int(re.sub(r"\D", "", d)))
+        zero = "0.0" if wider.startswith("float") else "0"
+        return f"rt.constant({zero}, rt.{wider}) instead of {zero}"
+    return "0.0 instead of 0"
 
 
 def _item_shape(value: SymbolicTensor) -> Any:

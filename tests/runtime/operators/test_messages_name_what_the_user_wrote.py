@@ -179,6 +179,44 @@ def test_the_loop_note_describes_generated_state():
     )
 
 
+def int32_total_of_an_int64_range(n):
+    total = rt.constant(0)
+    for i in rt.range(n):
+        total = total + i
+    return total
+
+
+def float32_total_of_float64_values(xs):
+    total = rt.constant(0.0)
+    for x in xs:
+        total = total + x
+    return total
+
+
+@pytest.mark.parametrize(
+    ("fn", "arg", "instead"),
+    [
+        # (It said "0.0 instead of 0", which clashes too.)
+        (
+            int32_total_of_an_int64_range,
+            rt.constant(3, rt.int64),
+            "rt.constant(0, rt.int64) instead of 0",
+        ),
+        (
+            float32_total_of_float64_values,
+            rt.constant([1.0], rt.float64),
+            "rt.constant(0.0, rt.float64) instead of 0.0",
+        ),
+    ],
+)
+def test_the_loop_note_advises_the_wider_type_where_two_widths_clash(fn, arg, instead):
+    text = message_of(fn, arg)
+    assert text.endswith(
+        "at the start; a variable keeps its dtype in a graph loop, so give it the "
+        f"right one before the loop (e.g. {instead})"
+    ), text
+
+
 def test_the_loop_note_gives_dtype_advice_only_for_dtype_errors():
     text = message_of(loop_with_a_break_changing_shape, rt.constant(5))
     assert "loop variable 'x' changed shape from (1,) to (None,)" in text
