@@ -357,7 +357,7 @@ def _loop(
         # TensorFlow's `Dataset.reduce` does (`loss += x` where x has no shape).
         opts = {**(opts or {}), "relax_shapes": True}
     impl = dispatch.lookup("while_stmt", has)
-    result = impl(test, step, loop_state, loop_names, first, places, opts)
+    result = impl(test, step, loop_state, loop_names, first, places=places, opts=opts)
     result = operators.as_state(result, k + 1 + m)
     return operators.unpack_state(result[:k])
 

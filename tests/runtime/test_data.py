@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import tempfile
+import types
 
 import numpy as np
 import pytest
@@ -515,3 +516,20 @@ def test_cardinality_in_a_function_is_counted_when_the_graph_runs():
     graph = function.get_concrete_function(Dataset.range(7), n).graph
     kinds = [op.type for op in graph.get_operations()]
     assert kinds.count("DatasetCardinality") == 4  # (not range(4).take(3))
+
+
+def _items_and_attributes_counted(a):
+    d = {"b": 0}
+    ns = types.SimpleNamespace(n=0)
+    for _ in rt.data.Dataset.from_tensor_slices([4, a]):
+        d["b"] += 2
+        ns.n += 1
+    return d["b"], ns.n
+
+
+def test_a_dataset_loop_in_a_function_carries_the_items_and_attributes_it_changes():
+    # (The dataset loop handed its places to the graph loop by position,
+    # which the operators take by keyword: "got multiple values for argument
+    # 'places'"; found by the program generator's datasets feature.)
+    b, n = autograph.function(_items_and_attributes_counted)(rt.constant(2))
+    assert (int(b), int(n)) == _items_and_attributes_counted(2) == (4, 2)
