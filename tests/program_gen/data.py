@@ -9,12 +9,13 @@ Python mode and tensor mode with the graph backend (JAX has no datasets:
   tensors: a pipeline made from graph values), sometimes followed by
   ``.map(lambda v: v * 2)`` (or ``.map(double)``, a helper), ``.filter(...)``,
   ``.batch(2)`` (items are vectors, read as ``runtime.reduce_sum(dv)``) and
-  ``.take(k)``; ``ds2``, a second, plain one;
+  ``.take(k)``; ``ds2``, a second, plain one; ``stats = {'n': 0}``, a
+  metric a loop body updates in place (``stats['n'] = stats['n'] + dv``);
 * statements: ``for dv in ds:``, ``for i, dv in enumerate(ds):`` and
   ``for dv, ev in zip(ds, ds2):`` (or ``zip(ds2, ds)``), whose bodies draw
   as every loop's (``break``/``continue``/early ``return``, a loop
   ``else``) and read the items (``atoms``), maybe first of all
-  (``x = clamp(x + dv)``);
+  (``x = clamp(x + dv)``, or into ``stats['n']``);
 * reads: ``ds.cardinality()`` as an int (the size, or -2 after a
   ``filter``).
 
@@ -54,7 +55,14 @@ class DataFeatures:
             return lines
         lines.append(f"ds = {self._pipeline()}")
         lines.append(f"ds2 = {self._slices(3)}")
+        lines.append("stats = {'n': 0}")
         return lines
+
+    def state_values(self) -> list[str]:
+        values = super().state_values()
+        if self.on("datasets"):
+            values.append("stats['n']")
+        return values
 
     def _slices(self, most: int) -> str:
         count = self.draw(st.integers(1, most))
@@ -109,6 +117,7 @@ class DataFeatures:
         values = super().python_results()
         if self.on("datasets"):
             values.append(f"[{self._item('dv', self.batched)} for dv in ds]")
+            values.append("stats")
         return values
 
     # Statements.
@@ -125,7 +134,9 @@ class DataFeatures:
         """``for names in iterable:``, whose body may read ``reads``."""
         first: tuple[str, ...] = ()
         targets = sorted(self.defined & set(NAMES["int"]))
-        if targets and self.chance(50):
+        if self.chance(25):
+            targets = ["stats['n']"]  # a metric kept in a dict, in place
+        if targets and self.chance(60):
             target = self.choice(targets)
             update = self.bounded(f"{target} + {self.choice(reads)}", "int")
             first = (f"{target} = {update}",)
