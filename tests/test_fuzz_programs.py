@@ -59,8 +59,8 @@ KNOWN_FAILING: dict[tuple[str, str], str] = {
     # (mode, feature): the issue item whose fix makes its programs pass.
     # "core" is the programs without features; "all" the programs with every
     # feature of FEATURES that is not listed here for that mode.
-    # (With fix-func merged, the datasets programs alone pass, but "all"
-    # fails on the second: keep datasets out of "all" until both land.)
+    # (With fix-func merged the 'places' crash remains: datasets programs
+    # update `stats['n']` in their loops.)
     ("tensor", "datasets"): (
         "branch fix-func: enumerate(ds)/zip(ds, ds2) in a Function crash "
         "('Rows' object has no attribute '_argument'); cardinality() of a "
