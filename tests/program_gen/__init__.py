@@ -45,7 +45,7 @@ can compute from ``rt.constant(a)``, ``rt.constant(b)`` (int32 scalars):
 * chained comparisons (``0 < x <= y``) only with the ``chained`` feature.
 Only the features in ``TENSOR_FEATURES`` apply in tensor mode, and those of
 ``BACKEND_FEATURES`` only for their backends (JAX's ``print`` of
-``traced_print``).
+``traced_print``; the graph's ``datasets``).
 
 ``loaded_program(source)`` writes the source to a temporary ``.py`` file and
 imports it, so that ``inspect.getsource`` works on the function, as it does
@@ -75,6 +75,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from tests.program_gen.core import Writer
+from tests.program_gen.data import DataFeatures
 from tests.program_gen.methods import MethodFeatures
 from tests.program_gen.real_python import RealPythonFeatures
 from tests.program_gen.reference import ReferenceFeatures
@@ -132,6 +133,7 @@ FEATURE_ISSUES = {
     "index_keys": "JAX fix: a range index used as a set member or a dict key",
     "py_state": "mixed code: an iterator advanced, an array changed in place",
     "widening": "graph fix: a Python int that loops and branches make a float",
+    "datasets": "hunt: for over a dataset, enumerate/zip of datasets, cardinality()",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -167,15 +169,20 @@ TENSOR_FEATURES = frozenset(
         "index_keys",
         "py_state",
         "widening",
+        "datasets",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""
 
-BACKEND_FEATURES = {"traced_print": frozenset({"jax"})}
-"""Tensor-mode features written for some staging backends only (tensor mode
-with another backend ignores them): ``traced_print`` for JAX, which prints
-when the compiled function runs, on the path taken, as Python does (the
-graph prints once, while tracing, as TensorFlow does)."""
+BACKEND_FEATURES = {
+    "traced_print": frozenset({"jax"}),
+    "datasets": frozenset({"python", "graph"}),
+}
+"""Features written for some backends only (``python``: Python mode; tensor
+mode with another staging backend ignores them): ``traced_print`` for JAX,
+which prints when the compiled function runs, on the path taken, as Python
+does (the graph prints once, while tracing, as TensorFlow does);
+``datasets`` for Python and the graph (JAX has no datasets)."""
 
 
 HELPERS = """\
@@ -447,6 +454,7 @@ def fuzz_settings(examples: int = 200, fuzz_examples: int = 10_000) -> settings:
 
 
 class _ProgramWriter(
+    DataFeatures,
     MethodFeatures,
     RealPythonFeatures,
     ReferenceFeatures,
