@@ -194,6 +194,8 @@ def check_defined(
         if type(value) is Undefined and type(given) is not Undefined:
             if body is not None and _LOOP_ELSE.fullmatch(body.__name__):
                 raise _undefined_around_loop_else(name, branch, kind, body)
+            if value.deleted_by:
+                raise _deleted_in_one_branch(value, name, branch, kind, body, has_else)
             raise ValueError(
                 one_branch_only(quote(label(name)), branch, kind, body, has_else)
                 + "and it is used after the `if`; "
@@ -232,6 +234,42 @@ def one_branch_only(
     return (
         f"{shown} is assigned in the {other} branch of the {kind} `if`{at} "
         f"but not {lacking}, "
+    )
+
+
+def _deleted_in_one_branch(
+    value: Undefined,
+    name: str,
+    branch: str,
+    kind: str,
+    body: Callable[..., Any] | None,
+    has_else: bool,
+) -> ValueError:
+    """The user's code unbinds `name` in `branch` of a `kind` `if` (`value`
+    says how: `del`, or the end of an `except ... as` block) and the other
+    path keeps it bound: which it is after the `if` would depend on a `kind`
+    value."""
+    shown = quote(label(name))
+    at = ""
+    if body is not None:
+        code = body.__code__
+        at = f" at {code.co_filename}:{code.co_firstlineno} in {_user_function(body)!r}"
+    if value.deleted_by == "except":
+        how = f"unbound (the end of an `except ... as {name}` block unbinds it)"
+        fix = "bind the exception to a name used only in that block"
+    else:
+        how = f"deleted (`del {name}`)"
+        fix = "delete it on both paths or on neither"
+    other = "else" if branch == "if" else "if"
+    kept = (
+        f"in its {other} branch"
+        if branch == "else" or has_else
+        else "when the condition is false (the `if` has no else)"
+    )
+    return ValueError(
+        f"{shown} is {how} in the {branch} branch of the {kind} `if`{at} but "
+        f"bound {kept}, and it is used after the `if`; whether it exists "
+        f"after the `if` would depend on a {kind} value: {fix}"
     )
 
 

@@ -99,6 +99,22 @@ def except_name_deleted_in_a_branch(x):
     return e
 
 
+def deleted_in_the_if_branch(x):
+    i = 1
+    if x > 0:
+        del i
+    return i
+
+
+def deleted_in_the_else_branch(x):
+    i = 1
+    if x > 0:
+        i = 2
+    else:
+        del i
+    return i
+
+
 def helper():
     raise KeyError("boom")
 
@@ -1323,8 +1339,10 @@ CASES = [
     (
         except_name_deleted_in_a_branch,
         (3.0,),
-        ("refused", "'e' is assigned in the else branch of the"),
+        ("refused", r"'e' is unbound \(the end of an `except \.\.\. as e` block"),
     ),
+    (deleted_in_the_if_branch, (-3,), ("refused", r"^'i' is deleted \(`del i`\)")),
+    (deleted_in_the_else_branch, (3,), ("refused", r"^'i' is deleted \(`del i`\)")),
     (loop_born_read_in_try, (3,), ("value or refused", r"'w' may be unbound where")),
     (raise_from_helper, (1,), ("refused", r"KeyError\('boom'\) is raised in the if")),
     (both_assign, (3,), VALUE),
@@ -1995,6 +2013,44 @@ def test_a_name_no_iteration_bound_raises_when_read_after_the_loop(
 ):
     with pytest.raises(Exception, match=text):
         RUNNERS[backend](fn, *args)
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (
+            deleted_in_the_if_branch,
+            r"^'i' is deleted \(`del i`\) in the if branch of the {kind} `if` at "
+            r"\S+:{line} in 'deleted_in_the_if_branch' but bound when the condition "
+            r"is false \(the `if` has no else\), and it is used after the `if`; "
+            r"whether it exists after the `if` would depend on a {kind} value: "
+            r"delete it on both paths or on neither",
+        ),
+        (
+            deleted_in_the_else_branch,
+            r"^'i' is deleted \(`del i`\) in the else branch of the {kind} `if` at "
+            r"\S+:{line} in 'deleted_in_the_else_branch' but bound in its if branch",
+        ),
+        (
+            except_name_deleted_in_a_branch,
+            r"^'e' is unbound \(the end of an `except \.\.\. as e` block unbinds "
+            r"it\) in the if branch of the {kind} `if` at \S+:{line} in "
+            r"'except_name_deleted_in_a_branch' but bound when the condition is "
+            r"false .*: bind the exception to a name used only in that block",
+        ),
+    ],
+)
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_a_name_unbound_in_one_branch_is_refused_naming_what_unbinds_it(
+    backend, fn, message
+):
+    # The refusal said "'i' is assigned in the else branch ... but not in
+    # its if branch" of an `if` with no else, where the if branch `del`s
+    # the `i` bound before it.
+    line = fn.__code__.co_firstlineno + 2  # the `if`
+    kind = {"graph": "graph", "jax": "JAX"}[backend]
+    with pytest.raises(ValueError, match=message.format(kind=kind, line=line)):
+        RUNNERS[backend](fn, 3)
 
 
 @pytest.mark.parametrize("backend", ["graph", "jax"])
