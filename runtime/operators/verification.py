@@ -453,6 +453,18 @@ def arm_not_carried(
     )
 
 
+def list_item_not_a_tensor(name: str, kind: str, where: str) -> TypeError:
+    """A list a graph loop appends to (carried as a TensorArray, whose
+    items are tensors) holding, or given, `kind` ('a function'), which no
+    tensor holds."""
+    return TypeError(
+        f"list {quote(name)} holds {kind}, and the graph loop{where} appends "
+        "to it: a graph loop carries a list it appends to as a TensorArray, "
+        "whose items are tensors; append only tensors to it there, or build it "
+        "in a Python loop (over a Python list, or range(n) with a Python n)"
+    )
+
+
 def empty_list_before_loop(name: str) -> ValueError:
     """A list a graph loop carries but never appends to, with no element to
     tell its type."""
