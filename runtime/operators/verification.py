@@ -621,8 +621,7 @@ def unset_reaches_library(error: TypeError, fn: Any, args: Any) -> TypeError | N
         return None
     unset = found[0]
     name = quote(unset.symbol_name)
-    loop = re.search(r"the (\w+ loop(?: at [^,]*)?), but", unset.message)
-    where = f"the {loop.group(1)}" if loop else "a staged loop"
+    where = _loop_of(unset.message)
     code = getattr(fn, "__code__", None)
     at = f" at {code.co_filename}:{code.co_firstlineno}" if code else ""
     clear = TypeError(
@@ -634,6 +633,28 @@ def unset_reaches_library(error: TypeError, fn: Any, args: Any) -> TypeError | N
     )
     clear.unset_item = unset.symbol_name  # type: ignore[attr-defined]
     return clear
+
+
+def _loop_of(message: str) -> str:
+    """`'the graph loop at f.py:3'`: the loop an `UnboundUntilRun`'s
+    `message` (`unassigned_after_loop`'s) names."""
+    loop = re.search(r"the (\w+ loop(?: at [^,]*)?), but", message)
+    return f"the {loop.group(1)}" if loop else "a staged loop"
+
+
+def unassigned_returned(name: str, message: str, function: Any) -> str:
+    """The message of an item or attribute `name`, which a loop may be the
+    first to set (`message`: its read's), in the structure `function`
+    returns: Python returns the structure without it, where a staged program
+    returns a structure fixed when it is traced."""
+    code = function.__code__
+    at = f"{code.co_filename}:{code.co_firstlineno}"
+    return (
+        f"{quote(name)} is part of what {function.__name__!r} (at {at}) returns, "
+        f"and no iteration of {_loop_of(message)} has set it: Python would "
+        f"return that without {quote(name)}, but a traced function returns the "
+        f"structure it was traced with; give {quote(name)} a value before the loop"
+    )
 
 
 def _unset_in(value: Any, seen: set[int], depth: int) -> list[UnboundUntilRun]:

@@ -11,6 +11,7 @@ list over every implementation, a new backend is one more entry in
 from __future__ import annotations
 
 import collections
+import inspect
 import io
 import itertools
 import math
@@ -1949,6 +1950,43 @@ def test_an_item_no_iteration_set_raises_python_s_type_when_read(backend, fn, py
         else:
             autograph.function(fn)(rt.constant(0))
     assert RUNNERS[backend](fn, 3) == 2
+
+
+def dict_with_an_item_first_set_in_a_loop(b):
+    y = {"b": b}
+    while y["b"] <= 10:
+        y["a"] = y["b"] + 1
+        y["b"] *= 2
+    return y
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_a_returned_dict_whose_item_no_iteration_set_says_what_python_returns(
+    backend,
+):
+    # It said "(Python: KeyError)", where Python returns {'b': 11}, and the
+    # graph's node was "created at <autograph dispatcher>:6".
+    fn = dict_with_an_item_first_set_in_a_loop
+    assert fn(11) == {"b": 11}
+    line = fn.__code__.co_firstlineno
+    message = (
+        rf"y\['a'\] is part of what '{fn.__name__}' \(at \S+:{line}\) returns, and "
+        rf"no iteration of the \S+ loop at \S+:{line + 2} has set it: Python would "
+        r"return that without y\['a'\], but a traced function returns the "
+        r"structure it was traced with; give y\['a'\] a value before the loop"
+    )
+    if backend == "jax":
+        jax = pytest.importorskip("jax", reason="JAX is not installed")
+        with pytest.raises(Exception, match=message):
+            jax.jit(autograph.to_graph(fn))(11)
+        return
+    with pytest.raises(ValueError, match=message) as e:
+        autograph.function(fn)(rt.constant(11))
+    assert "dispatcher" not in str(e.value)
+    here = inspect.currentframe().f_lineno - 2  # the call above
+    assert str(e.value).endswith(f"created at {__file__}:{here})"), str(e.value)
+    out = autograph.function(fn)(rt.constant(3))
+    assert {k: int(v.numpy()) for k, v in out.items()} == fn(3) == {"a": 7, "b": 12}
 
 
 @pytest.mark.parametrize("backend", sorted(RUNNERS))
