@@ -255,14 +255,15 @@ class VariablesTransformer(transformer.Base):
         """`except E as e:` deletes e when the handler ends, however it ends.
         Where an `if` or loop may carry e out of a generated function, that
         unbinding must be a value too: the handler binds a scratch name,
-        and e is set from it and made `ag__.Undefined('e', ...)` at the end.
+        and e is set from it and made undefined at the end (marked as the
+        handler's doing, for the refusals that name it).
 
-            except E as e:            except E as e_caught:
-                body            ->        e = e_caught
-                                          try:
-                                              body
-                                          finally:
-                                              e = ag__.Undefined('e', deleted_by='except')
+            except E as e:          except E as e_caught:
+                body          ->        e = e_caught
+                                        try:
+                                            body
+                                        finally:
+                                            e = ag__.Undefined('e', deleted_by='except')
         """
         self.generic_visit(node)
         name = node.name
