@@ -54,6 +54,7 @@ _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
 INTERNAL_PATHS = (
     _RUNTIME_DIR + os.sep,
     os.path.join(os.path.dirname(_RUNTIME_DIR), "autograph") + os.sep,
+    "<autograph dispatcher>",  # (autograph.impl.api's wrappers of converted code)
 )
 
 

@@ -107,6 +107,20 @@ def test_a_traced_int_result_may_be_int32(monkeypatch) -> None:
             ),
             "refusal",
         ),
+        (
+            ValueError(
+                "'w' is deleted (`del w`) in the else branch of the graph `if` at "
+                "f.py:3 in 'f' but bound in its if branch, ..."
+            ),
+            "refusal",
+        ),
+        (
+            ValueError(
+                "'e' is unbound (the end of an `except ... as e` block unbinds it) in "
+                "the if branch of the JAX `if` at f.py:3 in 'f' but bound when ..."
+            ),
+            "refusal",
+        ),
         (TypeError("'x' changed dtype from int32 to float32 after one ..."), "refusal"),
         (TypeError("... depends on a graph tensor; use rt.range"), "refusal"),
         (ValueError("output 0 is None in the true branch"), "mismatch"),

@@ -1,9 +1,10 @@
 """`del` and reads of variables that may be unbound.
 
 Converted code passes variables between functions, so an unbound variable
-must be a value: `del x` becomes `x = ag__.Undefined('x')`, and a read of a
-local that is not bound on every path becomes `ag__.ld(x)`, which raises the
-`UnboundLocalError` Python would have raised. Reads of surely bound names,
+must be a value: `del x` becomes `x = ag__.Undefined('x', deleted_by='del')`
+(the refusals name the `del`), and a read of a local that is not bound on
+every path becomes `ag__.ld(x)`, which raises the `UnboundLocalError` Python
+would have raised. Reads of surely bound names,
 the common case, stay as they are (STYLE 9: no wrapper on every read).
 
     def f(c):                         def f(c):
@@ -254,14 +255,15 @@ class VariablesTransformer(transformer.Base):
         """`except E as e:` deletes e when the handler ends, however it ends.
         Where an `if` or loop may carry e out of a generated function, that
         unbinding must be a value too: the handler binds a scratch name,
-        and e is set from it and made `ag__.Undefined('e')` at the end.
+        and e is set from it and made undefined at the end (marked as the
+        handler's doing, for the refusals that name it).
 
-            except E as e:            except E as e_caught:
-                body            ->        e = e_caught
-                                          try:
-                                              body
-                                          finally:
-                                              e = ag__.Undefined('e')
+            except E as e:          except E as e_caught:
+                body          ->        e = e_caught
+                                        try:
+                                            body
+                                        finally:
+                                            e = ag__.Undefined('e', deleted_by='except')
         """
         self.generic_visit(node)
         name = node.name
@@ -277,7 +279,7 @@ class VariablesTransformer(transformer.Base):
         node.name = caught
         body = [
             b.assign(name, b.name(caught)),
-            b.try_(node.body, [], [b.undefined_init(name)]),
+            b.try_(node.body, [], [b.undefined_init(name, "except")]),
         ]
         for stmt in body:
             ast.copy_location(stmt, node)
@@ -293,7 +295,7 @@ class VariablesTransformer(transformer.Base):
             elif name in self.cells[-1]:
                 stmts = [b.delete([target])]  # `del` empties the cell
             else:
-                stmts = [b.undefined_init(name)]  # x = ag__.Undefined('x')
+                stmts = [b.undefined_init(name, "del")]  # x = ag__.Undefined('x', ...)
             if (
                 name is not None
                 and anno.getanno(target, Defined.DEFINITELY, True) is False

@@ -259,9 +259,12 @@ def module(body: list[ast.stmt]) -> ast.Module:
 # --- shapes of the ag__ protocol -----------------------------------------------
 
 
-def undefined_init(id_: str) -> ast.Assign:
-    """`x = ag__.Undefined('x')`: the value of a variable not bound yet."""
-    return assign(id_, ag_call("Undefined", const(id_)))
+def undefined_init(id_: str, deleted_by: str = "") -> ast.Assign:
+    """`x = ag__.Undefined('x')`: the value of a variable not bound yet; with
+    `deleted_by` ("del", "except"), `x = ag__.Undefined('x', deleted_by='del')`:
+    one the user's code unbinds (the refusals say so)."""
+    keywords = [keyword("deleted_by", const(deleted_by))] if deleted_by else []
+    return assign(id_, ag_call("Undefined", const(id_), keywords=keywords))
 
 
 def var_places(ids: Iterable[str]) -> ast.keyword:

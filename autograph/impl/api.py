@@ -356,7 +356,7 @@ def _raised(error: Exception) -> Exception:
     return python_value.stored_in_array(error) or error
 
 
-def _returned(value: Any) -> Any:
+def _returned(value: Any, original: types.FunctionType) -> Any:
     """What a converted call gives its caller: None where no traced path set
     the return value (every path raises when the staged program runs), as
     the graph tracer does at its boundary; JAX's `jit` sees this one. The
@@ -368,7 +368,7 @@ def _returned(value: Any) -> Any:
             raise state.refusals[0]
         if state.unbound_items:  # (a loop left an item it may not have set)
             state.unbound_items = 0
-            value = places.checked_results(value)
+            value = places.checked_results(value, original)
     return None if type(value) is UndefinedReturnValue else value
 
 
@@ -472,7 +472,7 @@ def _forwarder(code: types.CodeType) -> Callable[..., Any]:
         "        if _ag_hint[0] and (_ag_mode.force_converted or _ag_active()):\n"
         "            _ag_entered()\n"
         "            try:\n"
-        f"                return _ag_returned(_ag_converted({call}))\n"
+        f"                return _ag_returned(_ag_converted({call}), _ag_original)\n"
         "            except Exception as _ag_error:\n"
         "                # (the user's frames first)\n"
         "                raise _ag_rewrite(_ag_raised(_ag_error))\n"

@@ -137,7 +137,9 @@ PIPELINE = (
     Pass(
         variables,
         triggers=None,
-        emits=_kinds(ast.Assign, ast.Expr, ast.BinOp, ast.Constant) | _LAZY_OPERANDS,
+        # (`ag__.Undefined('x', deleted_by='del')`: a keyword)
+        emits=_kinds(ast.Assign, ast.Expr, ast.BinOp, ast.Constant, ast.keyword)
+        | _LAZY_OPERANDS,
     ),
     Pass(
         asserts,

@@ -307,7 +307,9 @@ class LoadedFunction:
         self._concretes = list(concretes)
         self._ranked = sorted(self._concretes, key=lambda c: -_known_dims(c.params))
         self.variables = list(variables)
-        headers = "; ".join(pretty.header(name, c.params) for c in self._concretes)
+        headers = "; ".join(
+            pretty.header(name, c.params, typed=True) for c in self._concretes
+        )
         self._fix = f"the loaded function was traced only for: {headers}"
 
     @property

@@ -67,11 +67,15 @@ def _with_markers(spec: Any, leaves: list[Any]) -> Any:
     return _Marker(f"<{len(leaves)}>")
 
 
-def header(name: str, params: Sequence[Param]) -> str:
-    """`name(x, y, n=3)`: tensor arguments by name, Python ones with values."""
+def header(name: str, params: Sequence[Param], typed: bool = False) -> str:
+    """`name(x, y, n=3)`: tensor arguments by name, Python ones with values;
+    `typed`: a tensor argument with its dtype and shape (`x: float32 (2,)`),
+    which tells apart traces that differ only there."""
     parts = []
     for p in params:
-        if contains_tensor(p.spec):
+        if typed and isinstance(p.spec, (TensorSpec, SymbolicTensor)):
+            parts.append(f"{p.name}: {p.spec.dtype} {format_shape(p.spec.shape)}")
+        elif contains_tensor(p.spec):
             parts.append(p.name)
         else:
             parts.append(f"{p.name}={p.spec!r}")

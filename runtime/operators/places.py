@@ -443,14 +443,14 @@ def write_results(places: Sequence[Place], values: Sequence[Any]) -> None:
         place.set(value)
 
 
-def checked_results(value: Any) -> Any:
-    """`value` (what a converted function returns to the program's caller)
-    with each `UnboundUntilRun` it holds in a list, tuple or dict read
-    checked: the program returns it, so the program raises where no
-    iteration of its loop set it (a returned structure cannot depend on a
-    run-time flag; see ARCHITECTURE "Loop-born names")."""
+def checked_results(value: Any, function: Callable[..., Any]) -> Any:
+    """`value` (what the user's `function`, converted, returns to the
+    program's caller) with each `UnboundUntilRun` it holds in a list, tuple
+    or dict read checked: the program returns it, so the program raises
+    where no iteration of its loop set it (a returned structure cannot
+    depend on a run-time flag; see ARCHITECTURE "Loop-born names")."""
 
     def leaf(v: Any) -> Any:
-        return v.read() if type(v) is UnboundUntilRun else v
+        return v.read(function) if type(v) is UnboundUntilRun else v
 
     return nest.map_structure(leaf, value)

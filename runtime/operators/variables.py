@@ -40,12 +40,16 @@ class Undefined:
 
     Attributes:
         symbol_name: The user's variable name, for error messages.
+        deleted_by: What unbound it on this path, for error messages: "del"
+            (`del x`), "except" (the end of an `except ... as x` block), or
+            "" (never bound here).
     """
 
-    __slots__ = ("symbol_name",)
+    __slots__ = ("deleted_by", "symbol_name")
 
-    def __init__(self, symbol_name: str) -> None:
+    def __init__(self, symbol_name: str, deleted_by: str = "") -> None:
         self.symbol_name = symbol_name
+        self.deleted_by = deleted_by
 
     def __repr__(self) -> str:
         return f"Undefined({self.symbol_name!r})"

@@ -277,6 +277,8 @@ def check_defined(
         if type(value) is Undefined and type(given) is not Undefined:
             if body is not None and _LOOP_ELSE.fullmatch(body.__name__):
                 raise _undefined_around_loop_else(name, branch, kind, body)
+            if value.deleted_by:
+                raise _deleted_in_one_branch(value, name, branch, kind, body, has_else)
             raise ValueError(
                 one_branch_only(quote(label(name)), branch, kind, body, has_else)
                 + "and it is used after the `if`; "
@@ -315,6 +317,42 @@ def one_branch_only(
     return (
         f"{shown} is assigned in the {other} branch of the {kind} `if`{at} "
         f"but not {lacking}, "
+    )
+
+
+def _deleted_in_one_branch(
+    value: Undefined,
+    name: str,
+    branch: str,
+    kind: str,
+    body: Callable[..., Any] | None,
+    has_else: bool,
+) -> ValueError:
+    """The user's code unbinds `name` in `branch` of a `kind` `if` (`value`
+    says how: `del`, or the end of an `except ... as` block) and the other
+    path keeps it bound: which it is after the `if` would depend on a `kind`
+    value."""
+    shown = quote(label(name))
+    at = ""
+    if body is not None:
+        code = body.__code__
+        at = f" at {code.co_filename}:{code.co_firstlineno} in {_user_function(body)!r}"
+    if value.deleted_by == "except":
+        how = f"unbound (the end of an `except ... as {name}` block unbinds it)"
+        fix = "bind the exception to a name used only in that block"
+    else:
+        how = f"deleted (`del {name}`)"
+        fix = "delete it on both paths or on neither"
+    other = "else" if branch == "if" else "if"
+    kept = (
+        f"in its {other} branch"
+        if branch == "else" or has_else
+        else "when the condition is false (the `if` has no else)"
+    )
+    return ValueError(
+        f"{shown} is {how} in the {branch} branch of the {kind} `if`{at} but "
+        f"bound {kept}, and it is used after the `if`; whether it exists "
+        f"after the `if` would depend on a {kind} value: {fix}"
     )
 
 
@@ -547,6 +585,18 @@ def arm_not_carried(
     )
 
 
+def list_item_not_a_tensor(name: str, kind: str, where: str) -> TypeError:
+    """A list a graph loop appends to (carried as a TensorArray, whose
+    items are tensors) holding, or given, `kind` ('a function'), which no
+    tensor holds."""
+    return TypeError(
+        f"list {quote(name)} holds {kind}, and the graph loop{where} appends "
+        "to it: a graph loop carries a list it appends to as a TensorArray, "
+        "whose items are tensors; append only tensors to it there, or build it "
+        "in a Python loop (over a Python list, or range(n) with a Python n)"
+    )
+
+
 def empty_list_before_loop(name: str) -> ValueError:
     """A list a graph loop carries but never appends to, with no element to
     tell its type."""
@@ -703,8 +753,7 @@ def unset_reaches_library(error: TypeError, fn: Any, args: Any) -> TypeError | N
         return None
     unset = found[0]
     name = quote(unset.symbol_name)
-    loop = re.search(r"the (\w+ loop(?: at [^,]*)?), but", unset.message)
-    where = f"the {loop.group(1)}" if loop else "a staged loop"
+    where = _loop_of(unset.message)
     code = getattr(fn, "__code__", None)
     at = f" at {code.co_filename}:{code.co_firstlineno}" if code else ""
     clear = TypeError(
@@ -716,6 +765,28 @@ def unset_reaches_library(error: TypeError, fn: Any, args: Any) -> TypeError | N
     )
     clear.unset_item = unset.symbol_name  # type: ignore[attr-defined]
     return clear
+
+
+def _loop_of(message: str) -> str:
+    """`'the graph loop at f.py:3'`: the loop an `UnboundUntilRun`'s
+    `message` (`unassigned_after_loop`'s) names."""
+    loop = re.search(r"the (\w+ loop(?: at [^,]*)?), but", message)
+    return f"the {loop.group(1)}" if loop else "a staged loop"
+
+
+def unassigned_returned(name: str, message: str, function: Any) -> str:
+    """The message of an item or attribute `name`, which a loop may be the
+    first to set (`message`: its read's), in the structure `function`
+    returns: Python returns the structure without it, where a staged program
+    returns a structure fixed when it is traced."""
+    code = function.__code__
+    at = f"{code.co_filename}:{code.co_firstlineno}"
+    return (
+        f"{quote(name)} is part of what {function.__name__!r} (at {at}) returns, "
+        f"and no iteration of {_loop_of(message)} has set it: Python would "
+        f"return that without {quote(name)}, but a traced function returns the "
+        f"structure it was traced with; give {quote(name)} a value before the loop"
+    )
 
 
 def _unset_in(value: Any, seen: set[int], depth: int) -> list[UnboundUntilRun]:

@@ -73,6 +73,11 @@ CASES = [
     ),
     ("undefined_init", lambda: b.undefined_init("x"), "x = ag__.Undefined('x')"),
     (
+        "undefined_init",
+        lambda: b.undefined_init("x", "del"),
+        "x = ag__.Undefined('x', deleted_by='del')",
+    ),
+    (
         "var_places",
         lambda: b.call(b.name("f"), [], [b.var_places(["b", "a"])]),
         "f(places=(ag__.var(lambda: a), ag__.var(lambda: b)))",

@@ -105,6 +105,19 @@ def test_a_wrong_dtype_raises_a_type_error_naming_the_argument(scaled):
         loaded(rt.constant([1.0, 2.0]), rt.constant(2.0))
 
 
+def test_a_refused_call_lists_each_trace_with_its_dtypes_and_shapes(scaled):
+    # It listed "scaled_sum(x, n); scaled_sum(x, n)": nothing told the
+    # traces apart.
+    _, loaded = scaled
+    with pytest.raises(TypeError) as e:
+        loaded(rt.constant([1.0, 2.0]), rt.constant(2.0))
+    assert str(e.value).endswith(
+        "traced only for: scaled_sum(x: float32 (2,), n: int32 (), scale=2.0); "
+        "scaled_sum(x: float32 (3,), n: int32 (), scale=0.5); "
+        "scaled_sum(x: float64 (2,), n: int32 (), scale=2.0)"
+    ), str(e.value)
+
+
 def test_a_wrong_shape_raises_a_value_error_naming_the_argument(scaled):
     _, loaded = scaled
     with pytest.raises(ValueError, match="argument 'x' must have a shape compatible"):

@@ -78,6 +78,12 @@ LEGITIMATE_REFUSALS = (
         r"(must also be defined in the (if|else) branch|is assigned in the "
         r"(if|else) branch of the \S+ `if` at .* but not (in its|when the))",
     ),
+    # ... or unbound in one branch (`del`, `except ... as`) and kept in the other.
+    (
+        ValueError,
+        r"is (deleted \(`del \w+`\)|unbound \(the end of an `except \.\.\. as \w+` "
+        r"block unbinds it\)) in the (if|else) branch of the \S+ `if` at .* but bound",
+    ),
     (ValueError, r"first assigned inside a \S+ loop.*not on every path through"),
     # ... and a name only a loop's `else` block assigns (README).
     (ValueError, r"is assigned in the `else` block of the \S+ loop at .* but not on"),

@@ -422,6 +422,12 @@ def _as_tensor_array(items: list[Any], name: str, sample: Any) -> TensorArray:
 
 
 def _new_tensor_array(items: list[Any], name: str, sample: Any) -> TensorArray:
+    grown = sample[len(items) :] if isinstance(sample, list) else []
+    for item in (*items, *grown):
+        if not checks.convertible(item):  # (a function the body appends)
+            raise verification.list_item_not_a_tensor(
+                name, checks.kind(item), where_.statement_here()
+            )
     if items:
         first = convert_to_tensor(items[0])
         array = TensorArray(first.dtype, size=0, dynamic_size=True)

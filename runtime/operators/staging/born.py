@@ -169,10 +169,15 @@ def maybe_bound(
     if flag is True:
         return value
 
-    def read() -> Any:
+    def read(returned_by: Callable[..., Any] | None = None) -> Any:
         # The check raises when the program runs; a `try` around the read
         # that would handle Python's error (UnboundLocalError; KeyError or
         # AttributeError for an item or attribute) cannot catch it there.
+        # (`returned_by`: the user's function, which returns it in a
+        # structure, where Python raises nothing: `places.checked_results`.)
+        if returned_by is not None:
+            text = verification.unassigned_returned(name, message, returned_by)
+            return backend.checked_read(flag, value, text, ValueError)
         where = user_location(3)
         python = verification.unset_read_error(name)
         handler = exceptions.handling_try(where, python())

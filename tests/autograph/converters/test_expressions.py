@@ -124,7 +124,7 @@ def test_list_pop_in_a_loop_returns_the_list_and_the_value():
 
 def test_del_makes_the_name_undefined_and_a_later_read_raises():
     code = apply([variables], "def f(x):\n    del x\n    return x\n")
-    assert "x = ag__.Undefined('x')" in code and "ag__.ld(x)" in code
+    assert "x = ag__.Undefined('x', deleted_by='del')" in code and "ag__.ld(x)" in code
     import pytest
 
     with pytest.raises(UnboundLocalError):

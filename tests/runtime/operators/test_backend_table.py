@@ -100,6 +100,22 @@ def except_name_deleted_in_a_branch(x):
     return e
 
 
+def deleted_in_the_if_branch(x):
+    i = 1
+    if x > 0:
+        del i
+    return i
+
+
+def deleted_in_the_else_branch(x):
+    i = 1
+    if x > 0:
+        i = 2
+    else:
+        del i
+    return i
+
+
 def helper():
     raise KeyError("boom")
 
@@ -1617,8 +1633,10 @@ CASES = [
     (
         except_name_deleted_in_a_branch,
         (3.0,),
-        ("refused", "'e' is assigned in the else branch of the"),
+        ("refused", r"'e' is unbound \(the end of an `except \.\.\. as e` block"),
     ),
+    (deleted_in_the_if_branch, (-3,), ("refused", r"^'i' is deleted \(`del i`\)")),
+    (deleted_in_the_else_branch, (3,), ("refused", r"^'i' is deleted \(`del i`\)")),
     (loop_born_read_in_try, (3,), ("value or refused", r"'w' may be unbound where")),
     (raise_from_helper, (1,), ("refused", r"KeyError\('boom'\) is raised in the if")),
     (both_assign, (3,), VALUE),
@@ -2410,6 +2428,43 @@ def test_an_item_a_loop_creates_where_its_presence_is_read_is_refused(
     assert forced(1.0, 1) == fn(1.0, 1)
 
 
+def dict_with_an_item_first_set_in_a_loop(b):
+    y = {"b": b}
+    while y["b"] <= 10:
+        y["a"] = y["b"] + 1
+        y["b"] *= 2
+    return y
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_a_returned_dict_whose_item_no_iteration_set_says_what_python_returns(
+    backend,
+):
+    # It said "(Python: KeyError)", where Python returns {'b': 11}, and the
+    # graph's node was "created at <autograph dispatcher>:6".
+    fn = dict_with_an_item_first_set_in_a_loop
+    assert fn(11) == {"b": 11}
+    line = fn.__code__.co_firstlineno
+    message = (
+        rf"y\['a'\] is part of what '{fn.__name__}' \(at \S+:{line}\) returns, and "
+        rf"no iteration of the \S+ loop at \S+:{line + 2} has set it: Python would "
+        r"return that without y\['a'\], but a traced function returns the "
+        r"structure it was traced with; give y\['a'\] a value before the loop"
+    )
+    if backend == "jax":
+        jax = pytest.importorskip("jax", reason="JAX is not installed")
+        with pytest.raises(Exception, match=message):
+            jax.jit(autograph.to_graph(fn))(11)
+        return
+    with pytest.raises(ValueError, match=message) as e:
+        autograph.function(fn)(rt.constant(11))
+    assert "dispatcher" not in str(e.value)
+    here = inspect.currentframe().f_lineno - 2  # the call above
+    assert str(e.value).endswith(f"created at {__file__}:{here})"), str(e.value)
+    out = autograph.function(fn)(rt.constant(3))
+    assert {k: int(v.numpy()) for k, v in out.items()} == fn(3) == {"a": 7, "b": 12}
+
+
 @pytest.mark.parametrize("backend", sorted(RUNNERS))
 def test_a_key_order_refusal_names_the_dict_the_function_and_the_line(backend):
     fn = dict_key_deleted_and_set_again_in_one_branch
@@ -2523,6 +2578,44 @@ def test_a_name_a_staged_if_in_a_python_loop_leaves_unbound_raises_when_read(
     message = rf"'{name}' is read after the \S+ ({loop}|{branch})"
     with pytest.raises(Exception, match=message):
         RUNNERS[backend](fn, *args)
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (
+            deleted_in_the_if_branch,
+            r"^'i' is deleted \(`del i`\) in the if branch of the {kind} `if` at "
+            r"\S+:{line} in 'deleted_in_the_if_branch' but bound when the condition "
+            r"is false \(the `if` has no else\), and it is used after the `if`; "
+            r"whether it exists after the `if` would depend on a {kind} value: "
+            r"delete it on both paths or on neither",
+        ),
+        (
+            deleted_in_the_else_branch,
+            r"^'i' is deleted \(`del i`\) in the else branch of the {kind} `if` at "
+            r"\S+:{line} in 'deleted_in_the_else_branch' but bound in its if branch",
+        ),
+        (
+            except_name_deleted_in_a_branch,
+            r"^'e' is unbound \(the end of an `except \.\.\. as e` block unbinds "
+            r"it\) in the if branch of the {kind} `if` at \S+:{line} in "
+            r"'except_name_deleted_in_a_branch' but bound when the condition is "
+            r"false .*: bind the exception to a name used only in that block",
+        ),
+    ],
+)
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_a_name_unbound_in_one_branch_is_refused_naming_what_unbinds_it(
+    backend, fn, message
+):
+    # The refusal said "'i' is assigned in the else branch ... but not in
+    # its if branch" of an `if` with no else, where the if branch `del`s
+    # the `i` bound before it.
+    line = fn.__code__.co_firstlineno + 2  # the `if`
+    kind = {"graph": "graph", "jax": "JAX"}[backend]
+    with pytest.raises(ValueError, match=message.format(kind=kind, line=line)):
+        RUNNERS[backend](fn, 3)
 
 
 @pytest.mark.parametrize("backend", ["graph", "jax"])

@@ -366,3 +366,54 @@ def test_a_function_replaced_in_a_graph_loop_names_the_loop_and_function():
         f"loop variable 'f' is a function, which cannot be a graph loop variable "
         f"(the graph loop at {__file__}:{line} in 'replaces_a_function_in_a_loop'"
     ), text
+
+
+def appends_a_function_in_a_loop(xs):
+    fns = []
+    for x in xs:
+        fns.append(lambda: x + x)  # noqa: B023 - refused: not a tensor
+    return len(fns)
+
+
+def appends_to_a_list_of_functions_in_a_loop(n):
+    fns = [lambda: 0]
+    i = 0
+    while i < n:
+        fns.append(rt.constant(1))
+        i += 1
+    return len(fns)
+
+
+@pytest.mark.parametrize(
+    ("fn", "arg", "offset"),
+    [
+        (appends_a_function_in_a_loop, rt.constant([1, 2]), 2),
+        (appends_to_a_list_of_functions_in_a_loop, rt.constant(2), 3),
+    ],
+)
+def test_a_function_in_a_list_a_graph_loop_appends_to_names_the_list_and_loop(
+    fn, arg, offset
+):
+    # It said "cannot convert function <function ...loop_body.<locals>.
+    # <lambda>> to a tensor": no list, no line, a generated name.
+    text = message_of(fn, arg)
+    line = fn.__code__.co_firstlineno + offset
+    assert text.startswith(
+        f"list 'fns' holds a function, and the graph loop at {__file__}:{line} "
+        f"in {fn.__name__!r} appends to it: a graph loop carries a list it appends "
+        "to as a TensorArray, whose items are tensors; append only tensors to it "
+        "there, or build it in a Python loop"
+    ), text
+    assert "loop_body" not in text, text
+
+
+def test_a_function_appended_in_a_jax_loop_names_the_list_and_loop():
+    jax = pytest.importorskip("jax")
+    fn = appends_a_function_in_a_loop
+    with pytest.raises(TypeError) as e:
+        jax.jit(autograph.to_graph(fn))(jax.numpy.array([1, 2]))
+    line = fn.__code__.co_firstlineno + 2
+    assert str(e.value).startswith(
+        f"'fns' changes from a list of 0 items to a list of 1 item in the JAX loop "
+        f"at {__file__}:{line}"
+    ), str(e.value)
