@@ -59,15 +59,6 @@ KNOWN_FAILING: dict[tuple[str, str], str] = {
     # (mode, feature): the issue item whose fix makes its programs pass.
     # "core" is the programs without features; "all" the programs with every
     # feature of FEATURES that is not listed here for that mode.
-    # (With fix-func merged the 'places' crash remains: datasets programs
-    # update `stats['n']` in their loops.)
-    ("tensor", "datasets"): (
-        "branch fix-func: enumerate(ds)/zip(ds, ds2) in a Function crash "
-        "('Rows' object has no attribute '_argument'); cardinality() of a "
-        "pipeline from graph values is -2. Not fixed yet: a dataset loop "
-        "whose body changes an item or attribute (with `items`/`attributes`): "
-        "while_stmt() got multiple values for argument 'places'"
-    ),
 }
 """Features whose programs fail today: delete an entry when its fix lands.
 

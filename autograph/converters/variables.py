@@ -490,7 +490,49 @@ def presence_reads(node: ast.AST) -> set[str]:
             seen.append(n.operand)
         elif kind is ast.BoolOp:
             seen += n.values
-    return {ast.unparse(e) for e in seen if isinstance(e, _CONTAINERS)}
+    return {_written(e) for e in seen if isinstance(e, _CONTAINERS)}
+
+
+def _written(node: ast.expr) -> str:
+    """`ast.unparse(node)` of a name or a chain of attributes on one, without
+    its cost (most containers are written so); others unparsed."""
+    parts = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is not ast.Name:
+        return ast.unparse(node) + "".join(f".{p}" for p in reversed(parts))
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _stores_in_loop(node: ast.AST) -> bool:
+    """Whether a loop in `node` assigns (or deletes) an item or attribute:
+    the places a staged loop may create, for which alone `presence_reads`
+    matters. Walks statements only, not expressions (most functions with a
+    loop store no item in it: they skip the walk of every node)."""
+    stack: list[tuple[ast.AST, bool]] = [(node, False)]
+    while stack:
+        stmt, in_loop = stack.pop()
+        kind = type(stmt)
+        inner = in_loop or kind in _LOOPS_KINDS  # (a `for`'s target: the loop's)
+        if inner:
+            if kind is ast.Assign or kind is ast.Delete:
+                targets = stmt.targets
+            elif kind in _ONE_TARGET:
+                targets = [stmt.target]
+            elif kind is ast.With or kind is ast.AsyncWith:
+                targets = [i.optional_vars for i in stmt.items if i.optional_vars]
+            else:
+                targets = []
+            if any(type(t) is not ast.Name for t in activity.unpacked(targets)):
+                return True
+        for field in transformer.statement_fields(kind):
+            stack.extend((child, inner) for child in getattr(stmt, field))
+    return False
+
+
+_ONE_TARGET = frozenset({ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor})
 
 
 _MEMBERSHIP = (ast.In, ast.NotIn)
@@ -527,7 +569,8 @@ _NESTED_SCOPES = (Marker.NESTED_FUNCTION, ast.Lambda, *activity.COMPREHENSIONS)
 
 def transform(node: ast.AST, ctx: Context) -> ast.AST:
     """Runs definedness (Python semantics), then rewrites `node`."""
-    if ctx.kinds & _LOOPS_KINDS:  # (read by control_flow, on the user's tree)
+    if ctx.kinds & _LOOPS_KINDS and _stores_in_loop(node):
+        # (read by control_flow, on the user's tree)
         anno.setanno(node, anno.Basic.PRESENCE_READS, presence_reads(node))
     unbound: set[str] | None = None
     cache = activity.Cache()  # the statements' names, found by definedness
