@@ -914,6 +914,13 @@ def scaled_in_a_while_in_a_try(n):
     return y
 
 
+def halves_summed_into_an_item(n):
+    d = {"s": 0}  # an item: carried in a place
+    for i in range(n):
+        d["s"] = d["s"] + i / 2
+    return d["s"]
+
+
 def halves_summed_beside_a_list_an_inner_loop_grows(n):
     s = 0
     for _ in range(n):
@@ -1934,6 +1941,7 @@ CASES = [
     (halves_summed_in_a_try, (3,), VALUE),
     (halves_summed_in_a_try, (0,), VALUE),
     (scaled_in_a_while_in_a_try, (3,), VALUE),
+    (halves_summed_into_an_item, (3,), VALUE),
     (
         halves_summed_beside_a_list_an_inner_loop_grows,
         (2,),
