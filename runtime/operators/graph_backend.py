@@ -16,6 +16,7 @@ the loop variables' names.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -152,8 +153,7 @@ def _while(loop: Loop) -> Any:
     def build(state: tuple[Any, ...]) -> Any:
         return build_while(test, body, state, loop.names, first, loop.places, loop.opts)
 
-    trial = while_trial(body, len(loop.state))
-    return widening(build, loop.state, loop.names, trial, loop.places)
+    return widening(build, loop.state, loop.names, body, while_trial, loop.places)
 
 
 def _for(loop: Loop) -> Any:
@@ -170,8 +170,8 @@ def _for(loop: Loop) -> Any:
             iterable, body, state, loop.names, test, loop.places, loop.opts
         )
 
-    trial = for_trial(iterable, body, len(loop.state))
-    return widening(build, loop.state, loop.names, trial, loop.places)
+    trial_of = functools.partial(for_trial, iterable)
+    return widening(build, loop.state, loop.names, body, trial_of, loop.places, 1)
 
 
 def _not(value: Any) -> Any:

@@ -77,10 +77,15 @@ def raising_body(
     return run
 
 
-def _restoring(places: Sequence[Place], build: Callable[[], Any]) -> Any:
+def _restoring(
+    places: Sequence[Place],
+    build: Callable[[], Any],
+    before: tuple[Any, ...] | None = None,
+) -> Any:
     """`build()`; if it fails, the places get back the values they had (not
-    the tensors of a half-built graph)."""
-    before = places_.read(places)
+    the tensors of a half-built graph), or `before`."""
+    if before is None:
+        before = places_.read(places)
     try:
         return build()
     except BaseException:
@@ -142,7 +147,8 @@ def for_trial(
         # may be empty.
         def run(*args: Any) -> Any:
             element = nest.map_structure(
-                lambda t: STATE.graph.placeholder(t.dtype, _item_shape(t)), iterable
+                lambda t: STATE.graph.placeholder(t.dtype, _item_shape(t)),
+                _tensors_of(iterable),
             )
             return body(element, *args)
 
@@ -155,26 +161,75 @@ def widening(
     build: Callable[[tuple[Any, ...]], Any],
     state: tuple[Any, ...],
     names: Sequence[str],
-    trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
+    body: Callable[..., Any],
+    trial_of: Callable[[Callable[..., Any], int], Callable[..., tuple[Any, ...]]],
     places: Sequence[Place],
+    skip: int = 0,
 ) -> Any:
     """`build(state)`; if that fails with a `DTypeMismatch` and the body makes a
     Python number of the state a wider number (`total = 0` then
     `total += x[i]` on floats), `build` again with it cast to that type
-    (`widened_numbers`), as Python and the JAX backend give."""
+    (`widened_numbers`), as Python and the JAX backend give.
+
+    A number the loop carries in a place (a variable of a `try` the loop is
+    in, `_loop_with_places`) widens alike: the trial is `trial_of` the body
+    over the state and the places (`while_trial`, `for_trial`; `skip` as
+    there). Where the body refuses on that trial for another reason (a list
+    the body grows), that refusal is raised: the loop cannot be built with
+    whatever type the number has, so the mismatch is not the user's
+    problem."""
+    before = places_.read(places)
     with retried() as forget:
         try:
             return build(state)
-        except DTypeMismatch:
-            before = places_.read(places)
+        except (TypeError, ValueError) as error:
+            if not _from_dtype_mismatch(error):
+                raise
+            _, body_, carried, carried_names = _loop_with_places(
+                None, body, state, tuple(names), places, skip
+            )
             try:
-                widened = widened_numbers(state, names, trial)
+                trial = trial_of(body_, len(carried))
+                widened = widened_numbers(carried, carried_names, trial)
+            except Exception as failed:
+                if not _from_dtype_mismatch(failed, error):
+                    _forget_context(failed, error)
+                    raise
+                widened = None  # (no trial to learn from: the first error stands)
             finally:
                 places_.write(places, before)
             if widened is None:
                 raise
             forget()  # (the refusals of the attempt: it is built again)
-    return build(widened)
+    k = len(state)
+    places_.write(places, widened[k:])
+    return _restoring(places, lambda: build(widened[:k]), before)
+
+
+def _from_dtype_mismatch(
+    error: BaseException | None, stop: BaseException | None = None
+) -> bool:
+    """Whether `error` is a `DTypeMismatch` or was raised from one (a trial
+    trace's refusal names the type it tried, `graph_trial._fixed_point`),
+    other than `stop` (and what led to it)."""
+    seen = 0
+    while error is not None and error is not stop and seen < 8:
+        if isinstance(error, DTypeMismatch):
+            return True
+        error, seen = error.__cause__, seen + 1
+    return False
+
+
+def _forget_context(error: BaseException, handled: BaseException) -> None:
+    """Cuts `handled` (and what led to it) from the exceptions `error` was
+    raised while handling: a trial raised it while `handled` was being
+    handled, which is no cause of it."""
+    seen = 0
+    while error.__context__ is not None and seen < 8:
+        if error.__context__ is handled:
+            error.__context__ = None
+            return
+        error, seen = error.__context__, seen + 1
 
 
 def build_while(
@@ -363,8 +418,7 @@ def build_for(
     sample: tuple[Any, ...] | None = None,
 ) -> Any:
     names = names or state_names(body, skip=1)
-    if isinstance(iterable, range):  # the rest of a Python loop (for_stmt)
-        iterable = creation.range(iterable.start, iterable.stop, iterable.step)
+    iterable = _tensors_of(iterable)
     if places:
         verification.refuse_loop_places(places)
         k = len(state)
@@ -485,6 +539,14 @@ def _instead(text: str) -> str:
         zero = "0.0" if wider.startswith("float") else "0"
         return f"rt.constant({zero}, rt.{wider}) instead of {zero}"
     return "0.0 instead of 0"
+
+
+def _tensors_of(iterable: Any) -> Any:
+    """What a graph `for` iterates: a `range` of tensor bounds (the rest of a
+    Python loop, `for_stmt`) as a tensor."""
+    if isinstance(iterable, range):
+        return creation.range(iterable.start, iterable.stop, iterable.step)
+    return iterable
 
 
 def _item_shape(value: SymbolicTensor) -> Any:

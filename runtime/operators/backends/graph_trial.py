@@ -370,15 +370,13 @@ def widened_numbers(
     there is none. The body is traced once on trial with the numbers as
     Python numbers (and the rest as the loop's variables), which the graph
     loop needs only where building it with the numbers' own types failed.
+    Raises what the trial raises.
     """
     numbers = [i for i, v in enumerate(state) if type(v) in (int, float)]
     if not numbers:
         return None
-    try:
-        with on_trial(state):
-            sample = _trial(trial, state, names, (), guess=_weak_guess)
-    except Exception:  # (no trial to learn from: the first error stands)
-        return None
+    with on_trial(state):
+        sample = _trial(trial, state, names, (), guess=_weak_guess)
     out, widened = list(state), False
     for i in numbers:
         given = sample[i]

@@ -1001,6 +1001,45 @@ def halves_summed_over_a_range(n):
     return s
 
 
+def halves_summed_in_a_try(n):
+    s = 0  # carried by the loop in a place: the `try` reads it after
+    try:
+        for i in range(n):
+            s = s + i / 2
+    finally:
+        n = 0
+    return s
+
+
+def scaled_in_a_while_in_a_try(n):
+    y = 1
+    i = 0
+    try:
+        while i < n:
+            y = y * 1.5
+            i += 1
+    finally:
+        n = 0
+    return y
+
+
+def halves_summed_into_an_item(n):
+    d = {"s": 0}  # an item: carried in a place
+    for i in range(n):
+        d["s"] = d["s"] + i / 2
+    return d["s"]
+
+
+def halves_summed_beside_a_list_an_inner_loop_grows(n):
+    s = 0
+    for _ in range(n):
+        s = s + 0.5
+        gl = [0]
+        for j in range(n):
+            gl = gl + [j]  # noqa: RUF005 (a new, longer list each iteration)
+    return s
+
+
 # A loop that creates a key or attribute, in a function that asks whether
 # it exists: a staged loop carries the item's value (with a flag), not its
 # presence, which is fixed while tracing; it refuses (the toy backend runs
@@ -2046,6 +2085,18 @@ CASES = [
     (total_of_floats, ([],), VALUE),
     (scaled_in_a_while, (3,), VALUE),
     (halves_summed_over_a_range, (3,), VALUE),
+    # ... also where the loop carries it in a place (a `try` around the
+    # loop: the graph raised the mismatch there); where the body refuses for
+    # another reason, that refusal, not the mismatch.
+    (halves_summed_in_a_try, (3,), VALUE),
+    (halves_summed_in_a_try, (0,), VALUE),
+    (scaled_in_a_while_in_a_try, (3,), VALUE),
+    (halves_summed_into_an_item, (3,), VALUE),
+    (
+        halves_summed_beside_a_list_an_inner_loop_grows,
+        (2,),
+        ("value or refused", _GROWN),
+    ),
     (len_of_a_dict_a_loop_adds_a_key_to, (1.0, 3), ("value or refused", _BORN)),
     (
         key_tested_with_in_in_the_loop_that_adds_it,

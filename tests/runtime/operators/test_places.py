@@ -84,7 +84,7 @@ def test_an_item_set_in_one_branch_of_a_graph_if_is_a_value_error_naming_it():
 
 
 def item_changes_dtype(n):
-    d = {"a": 0}
+    d = {"a": rt.constant(0)}  # (a Python 0 is widened, as Python gives)
     for i in rt.range(n):
         d["a"] = rt.cast(i, rt.float32)
     return d["a"]
