@@ -235,6 +235,11 @@ def describe(structure: Any) -> str:
     return "."
 
 
+def same_structure(a: Any, b: Any) -> bool:
+    """Whether `a` and `b` nest the same way (their container types aside)."""
+    return _difference(a, b, False) is None
+
+
 def assert_same_structure(
     a: Any, b: Any, check_types: bool = True, expand_composites: bool = False
 ) -> None:

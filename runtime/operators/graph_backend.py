@@ -20,16 +20,15 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from runtime import control_flow, dtypes, formatted
+from runtime import dtypes, formatted
 from runtime.context import STATE
 from runtime.operators import control_flow as operators
 from runtime.operators import dispatch, py_builtins, verification
 from runtime.operators.backends.graph import (
     BACKEND,
     dry_run,
-    not_a_tensor,
+    located_cond,
     readable_here,
-    set_on_one_path,
     truth,
 )
 from runtime.operators.backends.graph_loops import (
@@ -82,22 +81,8 @@ def _select(
         return run
 
     try:
-        return control_flow.cond(
-            truth(cond),
-            arm(if_true, if_false),
-            arm(if_false, if_true),
-            names=[key],
-            python_numbers=True,
-        )
-    except TypeError as error:
-        located = not_a_tensor(error)
-        if located is None:
-            raise
-        raise located from None
+        return located_cond(cond, arm(if_true, if_false), arm(if_false, if_true), [key])
     except ValueError as error:
-        located = set_on_one_path(error)
-        if located is not None:
-            raise located from None
         text = str(error)
         rule = "; both branches must give it the same structure"
         if rule not in text:

@@ -202,15 +202,7 @@ def check_loop_return(
     structures, `in_loop` (what a `return` inside the loop gave) and
     `after` (what the code after the loop returns), naming the loop, where
     a plain `if`'s message would name a "true branch" at the loop's line."""
-    if not returned_from_loop(body):
-        return
-    try:
-        nest.assert_same_structure(
-            in_loop, after, check_types=False, expand_composites=True
-        )
-    except (ValueError, TypeError):
-        pass
-    else:
+    if not returned_from_loop(body) or nest.same_structure(in_loop, after):
         return
     code = body.__code__
     at = f"{code.co_filename}:{code.co_firstlineno}"

@@ -106,28 +106,42 @@ class _GraphBackend:
         false_fn: Callable[[], list[Any]],
         keys: list[str],
     ) -> list[Any]:
-        try:
-            result = control_flow.cond(
-                truth(pred),
-                lambda: unpack_state(true_fn()),
-                lambda: unpack_state(false_fn()),
-                names=keys,
-                python_numbers=True,
-            )
-        except ValueError as error:
-            located = set_on_one_path(error)
-            if located is None:
-                raise
-            raise located from None
-        except TypeError as error:
-            located = not_a_tensor(error)
-            if located is None:
-                raise
-            raise located from None
+        result = located_cond(
+            pred,
+            lambda: unpack_state(true_fn()),
+            lambda: unpack_state(false_fn()),
+            keys,
+        )
         return list(as_state(result, len(keys)))
 
 
 BACKEND = _GraphBackend()
+
+
+def located_cond(
+    pred: Any,
+    true_fn: Callable[[], Any],
+    false_fn: Callable[[], Any],
+    names: Sequence[str],
+) -> Any:
+    """`control_flow.cond` of a converted `if` or `x if c else y` (two
+    Python numbers give the wider, as in Python), its refusals naming the
+    statement's line, which `rt.cond` does not know."""
+    try:
+        return control_flow.cond(
+            truth(pred), true_fn, false_fn, names=names, python_numbers=True
+        )
+    except TypeError as error:
+        located = not_a_tensor(error)
+        if located is None:
+            raise
+        raise located from None
+    except ValueError as error:
+        located = set_on_one_path(error)
+        if located is None:
+            raise
+        raise located from None
+
 
 # `checks.check_both_branches_set`'s refusal.
 _SET_IN_ONE_BRANCH = re.compile(
