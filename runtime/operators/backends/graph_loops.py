@@ -46,7 +46,7 @@ from runtime.operators.verification import label, labels
 from runtime.ops import array as array_ops
 from runtime.ops import creation
 from runtime.ops import math as math_ops
-from runtime.source_locations import retried
+from runtime.source_locations import keep_refusal, retried
 from runtime.tensor import (
     EagerTensor,
     SymbolicTensor,
@@ -194,6 +194,11 @@ def widening(
             except Exception as failed:
                 if not _from_dtype_mismatch(failed, error):
                     _forget_context(failed, error)
+                    # The mismatch the attempt kept is not the user's
+                    # problem; the trial's refusal (kept on its scratch
+                    # graph) is, even where the user's code catches it.
+                    forget()
+                    keep_refusal(failed)
                     raise
                 widened = None  # (no trial to learn from: the first error stands)
             finally:

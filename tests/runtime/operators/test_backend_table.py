@@ -1040,6 +1040,24 @@ def halves_summed_beside_a_list_an_inner_loop_grows(n):
     return s
 
 
+def halved_beside_dicts_an_inner_loop_aliases(n):
+    acc = 0
+    for i in range(n):
+        if i > 0:
+            acc = acc * 0.5
+        try:  # (a `try` keeps the mismatch as the trace's refusal)
+            sd = {"b": 0}
+            se = {"b": 5}
+            for _ in range(n):
+                se = sd  # a graph loop refuses: it would make a copy
+            sd["b"] += 2
+            acc = acc + se["b"]
+            break
+        finally:
+            n = n + 0
+    return acc
+
+
 # A loop that creates a key or attribute, in a function that asks whether
 # it exists: a staged loop carries the item's value (with a flag), not its
 # presence, which is fixed while tracing; it refuses (the toy backend runs
@@ -1148,6 +1166,7 @@ RUNNERS = {"graph": _graph, "jax": _jax, "toy": _toy}
 
 VALUE = "Python's value"
 _GROWN = r"loop variable 'gl' is a list of 1 item before the \S+ loop"
+_ALIASED = r"'se' holds the same dict as 'sd' in the body of a \S+ loop"
 _UNBOUND_W = r"(cannot access local variable 'w'|'w' is read in the \S+ loop)"
 
 
@@ -2096,6 +2115,14 @@ CASES = [
         halves_summed_beside_a_list_an_inner_loop_grows,
         (2,),
         ("value or refused", _GROWN),
+    ),
+    # ... and that refusal, not the mismatch, where a `try` in the body kept
+    # the mismatch as the trace's refusal (the graph raised "Mul: cannot use
+    # 0.5 with a int32 operand").
+    (
+        halved_beside_dicts_an_inner_loop_aliases,
+        (3,),
+        ("value or refused", _ALIASED),
     ),
     (len_of_a_dict_a_loop_adds_a_key_to, (1.0, 3), ("value or refused", _BORN)),
     (
