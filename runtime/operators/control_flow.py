@@ -22,7 +22,7 @@ from typing import Any
 
 from runtime.operators import verification
 from runtime.operators.dispatch import TABLES
-from runtime.operators.places import Place, Untracked
+from runtime.operators.places import Place, Untracked, unset_variables
 from runtime.operators.staging import born
 from runtime.operators.staging import where as where_
 
@@ -115,8 +115,9 @@ def while_stmt(
     """
     count = len(state)
     # (A staged `if` in an iteration may bind a name the loop carries on
-    # one path only: `born.unset_in_iteration`.)
-    scoped = born.iterating(state)
+    # one path only: `born.unset_in_iteration`; a variable of a `try` it
+    # carries in a place too.)
+    scoped = born.iterating((*state, *unset_variables(places)))
     try:
         cond = test(*state)
         while True:
@@ -179,8 +180,9 @@ def for_stmt(
         The final loop variables: one bare, several as a tuple, none as None.
     """
     # (A staged `if` in an iteration may bind a name the loop carries on
-    # one path only: `born.unset_in_iteration`.)
-    scoped = born.iterating(state)
+    # one path only: `born.unset_in_iteration`; a variable of a `try` it
+    # carries in a place too.)
+    scoped = born.iterating((*state, *unset_variables(places)))
     try:
         impl = _FOR[type(iterable)]
         if impl is not None:

@@ -60,6 +60,7 @@ __all__ = [
     "item_slot",
     "observed_births",
     "read",
+    "unset_variables",
     "untracked",
     "var",
     "whole",
@@ -240,6 +241,7 @@ class _Cell(Place):
     def __init__(self, name: str, cell: types.CellType) -> None:
         super().__init__(name)
         self.cell = cell
+        self.undefined = Undefined(name, origin=cell)
 
     def get(self) -> Any:
         try:
@@ -409,6 +411,13 @@ def var(reader: Callable[[], Any]) -> Place:
     if code.co_freevars:
         return _Cell(code.co_freevars[0], reader.__closure__[0])
     return _Item(code.co_names[0], reader.__globals__, code.co_names[0])
+
+
+def unset_variables(places: Sequence[Place]) -> tuple[Any, ...]:
+    """What the variables (cells, not items) among `places` that hold no
+    value read as: a loop iterating as Python carries them as it carries
+    its unbound names (`born.iterating`)."""
+    return tuple(p.get() for p in places if isinstance(p, _Cell))
 
 
 def read(places: Sequence[Place]) -> tuple[Any, ...]:

@@ -43,13 +43,20 @@ class Undefined:
         deleted_by: What unbound it on this path, for error messages: "del"
             (`del x`), "except" (the end of an `except ... as x` block), or
             "" (never bound here).
+        origin: The cell of a variable a statement carries in a place (a
+            variable of a `try`), or None: each statement reads the empty
+            cell as its own `Undefined`, and this tells they are one
+            variable (`staging.born`).
     """
 
-    __slots__ = ("deleted_by", "symbol_name")
+    __slots__ = ("deleted_by", "origin", "symbol_name")
 
-    def __init__(self, symbol_name: str, deleted_by: str = "") -> None:
+    def __init__(
+        self, symbol_name: str, deleted_by: str = "", origin: Any = None
+    ) -> None:
         self.symbol_name = symbol_name
         self.deleted_by = deleted_by
+        self.origin = origin
 
     def __repr__(self) -> str:
         return f"Undefined({self.symbol_name!r})"

@@ -76,8 +76,14 @@ def unset_by_loop(value: Any) -> bool:
     it unbound (`found = True; break` ... `else: found = False` binds it on
     every path)."""
     return type(value) is Undefined and any(
-        value is u for trial in _READS.trials for u in trial
+        _same(value, u) for trial in _READS.trials for u in trial
     )
+
+
+def _same(value: Undefined, unset: Undefined) -> bool:
+    """Whether `value` is `unset`, or the same empty cell read by another
+    statement's place (`Undefined.origin`: a variable of a `try`)."""
+    return value is unset or (value.origin is not None and value.origin is unset.origin)
 
 
 def iterating(state: Iterable[Any]) -> bool:
@@ -111,7 +117,7 @@ def unset_in_iteration(value: Any) -> bool:
     (`for ... if x == t: r = i; break ... else: r = -1` binds it on every
     path). Outside a loop such an `if` is refused (`check_defined`)."""
     return type(value) is Undefined and any(
-        value is u for loop in _READS.iterations for u in loop
+        _same(value, u) for loop in _READS.iterations for u in loop
     )
 
 

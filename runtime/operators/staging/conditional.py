@@ -84,11 +84,12 @@ def if_stmt(
     every = ["retval_"] * count if returns else list(names)
     every += [p.name for p in places]
     # Names unbound before the `if` that a loop iterating as Python carries
-    # (`born.unset_in_iteration`): a branch that binds one gives it with a
+    # (`born.unset_in_iteration`; a variable of a `try` too, in a place):
+    # a branch that binds one gives it with a
     # flag, the other zeros of its type and False.
     fresh = {
         i: verification.unassigned_after_if(every[i], backend.kind, body)
-        for i, v in enumerate(inputs)
+        for i, v in enumerate([*inputs, *before])
         if unset_in_iteration(v) and not unset_by_loop(v)
     }
     maybe.update(fresh)

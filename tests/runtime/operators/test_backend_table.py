@@ -1490,6 +1490,30 @@ def last_below_in_a_python_range(t):
     return last
 
 
+def last_above_one_a_handler_reads(n):
+    x = 0
+    try:  # the handler reads `last`: the loop and the `if` carry it in a place
+        for i in range(n):
+            if i > 1:
+                last = i
+        x = x + last
+    except KeyError:
+        x = last
+    return x
+
+
+def last_below_a_handler_reads_in_a_python_range(t):
+    x = 0
+    try:
+        for i in range(4):
+            if i < t:
+                last = i
+        x = x + last
+    except KeyError:
+        x = last
+    return x
+
+
 def set_only_in_the_loop_else(n, t):
     for i in range(n):
         if i == t:
@@ -2152,6 +2176,17 @@ CASES = [
     (found_only_on_the_break_path_of_a_python_range, (4,), VALUE),
     (last_below_in_a_python_range, (2,), VALUE),
     (last_below_in_a_python_range, (9,), VALUE),
+    # ... and in a loop that carries the name in a place (a `try` around
+    # it reads it): the graph refused "'last' is assigned in the if branch
+    # ... but not when the condition is false".
+    (last_above_one_a_handler_reads, (4,), VALUE),
+    (last_below_a_handler_reads_in_a_python_range, (2,), VALUE),
+    (last_below_a_handler_reads_in_a_python_range, (9,), VALUE),
+    (
+        last_above_one_a_handler_reads,
+        (1,),
+        ("raises", r"(cannot access local variable 'last'|'last' is read after)"),
+    ),
 ]
 
 
