@@ -564,6 +564,28 @@ def untyped_loop_name(name: str, loop: str, where: str = "") -> str:
     )
 
 
+def unwidened_numbers(
+    numbers: Sequence[tuple[str, str]], where: str, mismatch: str, advice: str
+) -> TypeError:
+    """A graph loop that carries Python numbers (`numbers`: name and the
+    dtype it gets) whose body uses one with another dtype (`mismatch`, the
+    op's error) only on paths that finish no iteration (they raise), so
+    the loop's trial cannot tell the wider type Python's arithmetic gives
+    it there; `advice`: what to write before the loop instead."""
+    shown = ", ".join(quote(label(name)) for name, _ in numbers)
+    if len(numbers) > 1:
+        shown = f"one of {shown}"
+    dtypes = "/".join(dict.fromkeys(dtype for _, dtype in numbers))
+    return TypeError(
+        f"{shown}, a Python number before the graph loop{where}, is carried "
+        f"by the loop as {dtypes}, but its body uses it with a value of another "
+        f"dtype ({mismatch}) only on a path that ends no iteration (it raises), "
+        "where Python's arithmetic would widen it; the loop takes a variable's "
+        "type from the paths that end an iteration, so give it the wider type "
+        f"before the loop (e.g. {advice})"
+    )
+
+
 def arm_not_carried(
     key: str, shown: str, branch: str, where: str, kind: str
 ) -> TypeError:

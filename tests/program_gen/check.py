@@ -89,6 +89,9 @@ LEGITIMATE_REFUSALS = (
     (ValueError, r"is assigned in the `else` block of the \S+ loop at .* but not on"),
     # API.md: a loop variable that changes dtype / shape.
     (TypeError, r"changed dtype from"),
+    # README: a Python number a graph loop's body widens only on a path
+    # that raises (the trial learns types from the paths that end one).
+    (TypeError, r"a Python number before the graph loop .* only on a path that ends"),
     (ValueError, r"changed shape from"),
     # API.md: a `for` over a Python list with a graph-tensor (or traced JAX)
     # `break`, and a `for` over a scalar tensor (not the hints for

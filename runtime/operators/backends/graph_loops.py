@@ -204,11 +204,40 @@ def widening(
             finally:
                 places_.write(places, before)
             if widened is None:
-                raise
+                refusal = _unwidened(error, carried, carried_names)
+                if refusal is None:
+                    raise
+                forget()
+                keep_refusal(refusal, ours=True)
+                # (Not raised from the mismatch: a loop around this one,
+                # whose trial meets it, raises it as it is.)
+                raise refusal from None
             forget()  # (the refusals of the attempt: it is built again)
     k = len(state)
     places_.write(places, widened[k:])
     return _restoring(places, lambda: build(widened[:k]), before)
+
+
+def _unwidened(
+    error: BaseException, state: tuple[Any, ...], names: Sequence[str]
+) -> TypeError | None:
+    """The refusal of an op's `DTypeMismatch` (`error`) in a loop whose
+    Python numbers of that dtype (`state`, `names`) its trial does not
+    widen: the body widens one only on a path that raises. None where the
+    error is not an op's, or no such number is carried."""
+    if not isinstance(error, DTypeMismatch):
+        return None
+    text = str(error)
+    numbers = [
+        (name, dtype.name)
+        for name, value in zip(names, state)
+        if type(value) in (int, float)
+        and re.search(rf"\b{(dtype := convert_to_tensor(value).dtype).name}\b", text)
+    ]
+    if not numbers:
+        return None
+    where = where_.statement_here()
+    return verification.unwidened_numbers(numbers, where, text, _instead(text))
 
 
 def _from_dtype_mismatch(

@@ -1058,6 +1058,16 @@ def halved_beside_dicts_an_inner_loop_aliases(n):
     return acc
 
 
+def halved_only_where_the_iteration_raises(n):
+    acc = 0
+    for i in range(n):
+        if i > 5:
+            acc = acc * 0.5  # widened only on a path that raises
+            raise ValueError("too many")
+        acc = acc + 1
+    return acc
+
+
 # A loop that creates a key or attribute, in a function that asks whether
 # it exists: a staged loop carries the item's value (with a flag), not its
 # presence, which is fixed while tracing; it refuses (the toy backend runs
@@ -1166,6 +1176,7 @@ RUNNERS = {"graph": _graph, "jax": _jax, "toy": _toy}
 
 VALUE = "Python's value"
 _GROWN = r"loop variable 'gl' is a list of 1 item before the \S+ loop"
+_UNWIDENED = r"'acc', a Python number before the graph loop at .*only on a path that"
 _ALIASED = r"'se' holds the same dict as 'sd' in the body of a \S+ loop"
 _UNBOUND_W = r"(cannot access local variable 'w'|'w' is read in the \S+ loop)"
 
@@ -2147,6 +2158,15 @@ CASES = [
         halved_beside_dicts_an_inner_loop_aliases,
         (3,),
         ("value or refused", _ALIASED),
+    ),
+    # Where the body widens the number only on a path that raises, the
+    # trial (which takes types from the paths that end an iteration) cannot
+    # see it: the graph refuses naming it and the loop (it raised the op's
+    # "Add: cannot use 0.5 with a int32 operand"); JAX's weak types widen it.
+    (
+        halved_only_where_the_iteration_raises,
+        (3,),
+        ("value or refused", _UNWIDENED),
     ),
     (len_of_a_dict_a_loop_adds_a_key_to, (1.0, 3), ("value or refused", _BORN)),
     (
