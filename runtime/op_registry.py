@@ -42,6 +42,7 @@ from runtime import dtypes, eager
 from runtime.context import STATE
 from runtime.errors import DTypeMismatch
 from runtime.shapes import Shape, TensorShape
+from runtime.source_locations import keep_refusal
 from runtime.tensor import (
     CONVERSIONS,
     EagerTensor,
@@ -494,7 +495,15 @@ def _symbolic(
             tensors.append(_UNTYPED)
     if op.unify or any(t is _UNTYPED for t in tensors):
         convert = functools.partial(_graph_convert, graph)
-        _unify(op, inputs, tensors, _graph_dtype, convert)
+        try:
+            _unify(op, inputs, tensors, _graph_dtype, convert)
+        except DTypeMismatch as error:
+            # A graph built past it (the user's `except Exception` caught it
+            # while tracing) would not be the program: kept, it is raised
+            # when the trace ends, unless a graph loop widens a Python number
+            # and builds again (`graph_loops.widening`).
+            keep_refusal(error, ours=True)
+            raise
     node = graph.create_op(op, tensors, attrs, name=name)
     n = op.num_outputs
     if n == 1:

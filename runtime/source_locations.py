@@ -21,7 +21,7 @@ import types
 
 # Own references: a user's `builtins.len = spy` does not see our calls.
 from builtins import any, isinstance
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from runtime import context
@@ -146,16 +146,22 @@ def _keeper() -> Any:
     return graph
 
 
+class Attempt:
+    """The refusals kept while a statement is built one way (`retried`)."""
+
+    def __init__(self, graph: Any) -> None:
+        self._graph = graph
+        self._count = len(graph.refusals) if graph is not None else 0
+
+    def forget(self) -> None:
+        """Forgets the refusals kept since the attempt began (the statement
+        is built again another way)."""
+        if self._graph is not None:
+            del self._graph.refusals[self._count :]
+
+
 @contextlib.contextmanager
-def retried() -> Iterator[Callable[[], None]]:
+def retried() -> Iterator[Attempt]:
     """A block whose failure its caller may recover from by building the
-    statement another way: calling the function it gives forgets the
-    refusals kept since the block began (they belong to the attempt)."""
-    graph = _keeper()
-    count = len(graph.refusals) if graph is not None else 0
-
-    def forget() -> None:
-        if graph is not None:
-            del graph.refusals[count:]
-
-    yield forget
+    statement another way (see `Attempt`)."""
+    yield Attempt(_keeper())

@@ -179,8 +179,11 @@ def widening(
     whatever type the number has, so the mismatch is not the user's
     problem."""
     before = places_.read(places)
-    with retried() as forget:
+    with retried() as attempt:
         try:
+            # (A mismatch the user's code caught while tracing, `except
+            # Exception` around `acc + x`, is not retried: what its handler
+            # did cannot be undone. It stays kept, and ends the trace.)
             return build(state)
         except (TypeError, ValueError) as error:
             if not _from_dtype_mismatch(error):
@@ -197,7 +200,7 @@ def widening(
                     # The mismatch the attempt kept is not the user's
                     # problem; the trial's refusal (kept on its scratch
                     # graph) is, even where the user's code catches it.
-                    forget()
+                    attempt.forget()
                     keep_refusal(failed)
                     raise
                 widened = None  # (no trial to learn from: the first error stands)
@@ -207,12 +210,12 @@ def widening(
                 refusal = _unwidened(error, carried, carried_names)
                 if refusal is None:
                     raise
-                forget()
+                attempt.forget()
                 keep_refusal(refusal, ours=True)
                 # (Not raised from the mismatch: a loop around this one,
                 # whose trial meets it, raises it as it is.)
                 raise refusal from None
-            forget()  # (the refusals of the attempt: it is built again)
+            attempt.forget()  # (the refusals of the attempt: it is built again)
     k = len(state)
     places_.write(places, widened[k:])
     return _restoring(places, lambda: build(widened[:k]), before)

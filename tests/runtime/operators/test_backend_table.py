@@ -2973,3 +2973,31 @@ def test_a_traced_value_stored_into_a_numpy_array_is_refused_naming_it(
     )
     with pytest.raises(TypeError, match=message):
         RUNNERS[backend](fn, 1.0)
+
+
+def widened_in_a_try_that_catches_everything(n):
+    acc = 0
+    caught = 0
+    for i in range(n):
+        try:
+            acc = acc + i / 2
+        except Exception:  # (the form that swallowed the mismatch)
+            caught += 1
+    return acc, caught
+
+
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
+def test_a_dtype_mismatch_the_users_code_catches_while_tracing_is_not_swallowed(
+    backend,
+):
+    # The graph loop carried `acc` as int32 and `acc + i / 2` raised while
+    # tracing; the user's `except Exception` caught it, so the graph took the
+    # handler on every iteration: (0, 3) for Python's (1.5, 0). The mismatch
+    # is kept and ends the trace (the handler's effects cannot be undone to
+    # widen `acc` and build again); JAX's weak types add as Python does.
+    if backend == "graph":
+        with pytest.raises(rt.errors.DTypeMismatch, match="int32 and float64"):
+            RUNNERS[backend](widened_in_a_try_that_catches_everything, 3)
+        return
+    result = RUNNERS[backend](widened_in_a_try_that_catches_everything, 3)
+    assert list(result) == [1.5, 0]
