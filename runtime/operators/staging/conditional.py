@@ -95,6 +95,8 @@ def if_stmt(
     maybe.update(fresh)
     given: dict[str, list[Any]] = {}  # each branch's outputs, as objects
     copies: dict[str, list[Any]] = {}  # ... and their items as they were
+    held: dict[str, list[Any]] = {}  # ... and the places' values, alike
+    held_copies: dict[str, list[Any]] = {}
     returned: dict[str, Any] = {}
     traced: list[str] = []
 
@@ -123,6 +125,8 @@ def if_stmt(
             if not returns:
                 given[which] = values[:count]
                 copies[which] = backend.snapshot(values[:count])
+            held[which] = values[count:]
+            held_copies[which] = backend.snapshot(values[count:])
         late = {
             i: v.message
             for i, v in enumerate(values)
@@ -233,7 +237,16 @@ def if_stmt(
                 places_.write(places, before)
                 raise
             maybe.update(retry.late)
-            for seen in (given, copies, returned, left, defined, outs):
+            for seen in (
+                given,
+                copies,
+                held,
+                held_copies,
+                returned,
+                left,
+                defined,
+                outs,
+            ):
                 seen.clear()
             traced.clear()
         except BaseException:
@@ -251,6 +264,15 @@ def if_stmt(
             f"in the {b} branch of a {backend.kind} `if`": v for b, v in given.items()
         }
         aliasing.refuse_lost_aliases(names, where, out[:count], program=backend.program)
+    if len(held) == 2 and places:
+        # A list or dict a place holds that both branches leave as it came
+        # (`ys = xs` in one, nothing in the other) stays that object, as a
+        # name's does: the JAX op gives back a copy (`ys[0] += 1` in a
+        # `finally` after the `if` changed the copy, not `xs`).
+        kept = backend.keep_objects(out[count:], held, held_copies)
+        for j, value in enumerate(kept):
+            if count + j not in maybe:
+                out[count + j] = value
     for i, message in maybe.items():
         if i in fresh and type(out[i]) is not tuple:
             continue  # bound by neither branch: unbound as before

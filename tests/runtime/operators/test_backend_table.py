@@ -978,6 +978,19 @@ def first_item_per_row(xs):
     return s
 
 
+def alias_kept_by_a_branch_then_changed_in_finally(a, b):
+    xs = [0, 0]
+    ys = xs
+    try:
+        if b > 1:
+            xs[1] = b
+        elif a < -5:
+            ys = xs  # the same list again: ys is a place (the finally reads it)
+    finally:
+        ys[0] += 1
+    return [xs[0], ys[0], xs[1]]
+
+
 def total_of_floats(xs):
     total = 0  # a Python int: the loop's additions make it a float
     for v in xs:
@@ -2129,6 +2142,10 @@ CASES = [
     (same_count_from_both_branches, (-1.0,), VALUE),
     # Two Python numbers from a staged `if` give the wider (JAX: the
     # promotion of 1 and 0.0 read the dtype of the return value no path set).
+    # A list a place holds that both branches leave as it came stays that
+    # object (JAX gave back a copy, so `ys[0] += 1` missed `xs`).
+    (alias_kept_by_a_branch_then_changed_in_finally, (4, 6), VALUE),
+    (alias_kept_by_a_branch_then_changed_in_finally, (-9, 0), VALUE),
     (an_int_or_a_float, (1,), VALUE),
     (an_int_or_a_float, (-1,), VALUE),
     (widened_beside_a_return_not_taken, (2,), VALUE),
