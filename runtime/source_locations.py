@@ -13,7 +13,6 @@ built must keep (`keep_refusal`). `runtime.graph` re-exports these names.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import sys
@@ -21,7 +20,7 @@ import types
 
 # Own references: a user's `builtins.len = spy` does not see our calls.
 from builtins import any, isinstance
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 from runtime import context
@@ -32,7 +31,7 @@ __all__ = [
     "SourceLocation",
     "keep_refusal",
     "raised_by_user",
-    "retried",
+    "refusals_from_here",
     "user_frame",
     "user_location",
 ]
@@ -146,22 +145,16 @@ def _keeper() -> Any:
     return graph
 
 
-class Attempt:
-    """The refusals kept while a statement is built one way (`retried`)."""
+def refusals_from_here() -> Callable[[], None]:
+    """A function that forgets the refusals kept from now on: for a
+    statement built one way whose failure its caller recovers from by
+    building it another way (the first attempt's refusals are not the
+    program's)."""
+    graph = _keeper()
+    count = len(graph.refusals) if graph is not None else 0
 
-    def __init__(self, graph: Any) -> None:
-        self._graph = graph
-        self._count = len(graph.refusals) if graph is not None else 0
+    def forget() -> None:
+        if graph is not None:
+            del graph.refusals[count:]
 
-    def forget(self) -> None:
-        """Forgets the refusals kept since the attempt began (the statement
-        is built again another way)."""
-        if self._graph is not None:
-            del self._graph.refusals[self._count :]
-
-
-@contextlib.contextmanager
-def retried() -> Iterator[Attempt]:
-    """A block whose failure its caller may recover from by building the
-    statement another way (see `Attempt`)."""
-    yield Attempt(_keeper())
+    return forget

@@ -490,20 +490,7 @@ def presence_reads(node: ast.AST) -> set[str]:
             seen.append(n.operand)
         elif kind is ast.BoolOp:
             seen += n.values
-    return {_written(e) for e in seen if isinstance(e, _CONTAINERS)}
-
-
-def _written(node: ast.expr) -> str:
-    """`ast.unparse(node)` of a name or a chain of attributes on one, without
-    its cost (most containers are written so); others unparsed."""
-    parts = []
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if type(node) is not ast.Name:
-        return ast.unparse(node) + "".join(f".{p}" for p in reversed(parts))
-    parts.append(node.id)
-    return ".".join(reversed(parts))
+    return {ast.unparse(e) for e in seen if isinstance(e, _CONTAINERS)}
 
 
 def _stores_in_loop(node: ast.AST) -> bool:

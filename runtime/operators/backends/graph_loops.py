@@ -46,7 +46,7 @@ from runtime.operators.verification import label, labels
 from runtime.ops import array as array_ops
 from runtime.ops import creation
 from runtime.ops import math as math_ops
-from runtime.source_locations import keep_refusal, retried
+from runtime.source_locations import keep_refusal, refusals_from_here
 from runtime.tensor import (
     EagerTensor,
     SymbolicTensor,
@@ -179,43 +179,43 @@ def widening(
     whatever type the number has, so the mismatch is not the user's
     problem."""
     before = places_.read(places)
-    with retried() as attempt:
+    forget = refusals_from_here()
+    try:
+        # (A mismatch the user's code caught while tracing, `except
+        # Exception` around `acc + x`, is not retried: what its handler
+        # did cannot be undone. It stays kept, and ends the trace.)
+        return build(state)
+    except (TypeError, ValueError) as error:
+        if not _from_dtype_mismatch(error):
+            raise
+        _, body_, carried, carried_names = _loop_with_places(
+            None, body, state, tuple(names), places, skip
+        )
         try:
-            # (A mismatch the user's code caught while tracing, `except
-            # Exception` around `acc + x`, is not retried: what its handler
-            # did cannot be undone. It stays kept, and ends the trace.)
-            return build(state)
-        except (TypeError, ValueError) as error:
-            if not _from_dtype_mismatch(error):
+            trial = trial_of(body_, len(carried))
+            widened = widened_numbers(carried, carried_names, trial)
+        except Exception as failed:
+            if not _from_dtype_mismatch(failed, error):
+                _forget_context(failed, error)
+                # The mismatch the attempt kept is not the user's
+                # problem; the trial's refusal (kept on its scratch
+                # graph) is, even where the user's code catches it.
+                forget()
+                keep_refusal(failed)
                 raise
-            _, body_, carried, carried_names = _loop_with_places(
-                None, body, state, tuple(names), places, skip
-            )
-            try:
-                trial = trial_of(body_, len(carried))
-                widened = widened_numbers(carried, carried_names, trial)
-            except Exception as failed:
-                if not _from_dtype_mismatch(failed, error):
-                    _forget_context(failed, error)
-                    # The mismatch the attempt kept is not the user's
-                    # problem; the trial's refusal (kept on its scratch
-                    # graph) is, even where the user's code catches it.
-                    attempt.forget()
-                    keep_refusal(failed)
-                    raise
-                widened = None  # (no trial to learn from: the first error stands)
-            finally:
-                places_.write(places, before)
-            if widened is None:
-                refusal = _unwidened(error, carried, carried_names)
-                if refusal is None:
-                    raise
-                attempt.forget()
-                keep_refusal(refusal, ours=True)
-                # (Not raised from the mismatch: a loop around this one,
-                # whose trial meets it, raises it as it is.)
-                raise refusal from None
-            attempt.forget()  # (the refusals of the attempt: it is built again)
+            widened = None  # (no trial to learn from: the first error stands)
+        finally:
+            places_.write(places, before)
+        if widened is None:
+            refusal = _unwidened(error, carried, carried_names)
+            if refusal is None:
+                raise
+            forget()
+            keep_refusal(refusal, ours=True)
+            # (Not raised from the mismatch: a loop around this one,
+            # whose trial meets it, raises it as it is.)
+            raise refusal from None
+        forget()  # (the refusals of the attempt: it is built again)
     k = len(state)
     places_.write(places, widened[k:])
     return _restoring(places, lambda: build(widened[:k]), before)
