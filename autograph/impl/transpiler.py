@@ -477,10 +477,6 @@ def _convert(
         handlers=_operators().register_handlers,
     )
     entity_name = getattr(node, "name", "<lambda>")
-    # def create_converted_entity(ag__, *free_vars):
-    #     global f                  (unless f is a free variable)
-    #     def f(...): ...           (or: converted_lambda__ = lambda ...: ...)
-    #     return f
     if isinstance(node, ast.Lambda):
         target = ast.copy_location(b.name(_LAMBDA, ast.Store), node)
         definition: ast.stmt = ast.copy_location(b.assign(target, node), node)
@@ -489,17 +485,7 @@ def _convert(
         definition = node
         returned = node.name
     free_vars = list(function.__code__.co_freevars)
-    body: list[ast.stmt] = [b.ret(b.name(returned))]
-    if returned not in free_vars:
-        # `def f` binds `f` in the factory; a recursive call in `f` must still
-        # reach the module's `f`, as in the original.
-        body.insert(0, b.global_([returned]))
-    factory = b.def_(_FACTORY, [AG, *free_vars], body)
-    module = b.module([factory])
-    # The definition has its positions (convert_node): only the factory's
-    # own nodes need some, so it is added after they get them.
-    codegen.fill_locations(factory, definition.lineno)
-    factory.body.insert(len(body) - 1, definition)
+    module = _factory_module(definition, returned, free_vars)
     try:
         # (only the code: `instantiate` binds it to each function's cells)
         code = loader.function_code(
@@ -523,6 +509,40 @@ def _convert(
         ) from e
     code_registry.remember(code, user_names)
     return ConvertedEntity(code=code, node=node)
+
+
+def _factory_module(
+    definition: ast.stmt, returned: str, free_vars: list[str]
+) -> ast.Module:
+    """The module compiled for a converted function (see `loader`):
+
+        def create_converted_entity(ag__, *free_vars):
+            global f                  (unless f is a free variable)
+            def f(...): ...           (or: converted_lambda__ = lambda ...: ...)
+            return f
+
+    The definition has its positions (`convert_node`); the factory's own
+    nodes are given the definition's line here, as they are built (a walk
+    giving them positions cost as much as building them).
+    """
+    line = definition.lineno
+    position = {
+        "lineno": line,
+        "col_offset": 0,
+        "end_lineno": line,
+        "end_col_offset": 0,
+    }
+    returned_name = b.name(returned)
+    own: list[ast.stmt] = [b.ret(returned_name)]
+    if returned not in free_vars:
+        # `def f` binds `f` in the factory; a recursive call in `f` must still
+        # reach the module's `f`, as in the original.
+        own.insert(0, b.global_([returned]))
+    factory = b.def_(_FACTORY, [AG, *free_vars], own)
+    for built in (factory, *factory.args.args, *own, returned_name):
+        built.__dict__.update(position)
+    factory.body.insert(len(own) - 1, definition)
+    return b.module([factory])
 
 
 def _operators() -> types.ModuleType:
