@@ -13,7 +13,6 @@ import ast
 import collections
 import contextlib
 import functools
-import inspect
 import operator
 import tokenize
 import types
@@ -59,24 +58,47 @@ def compiles_to(
         return True
     if getattr(node, "type_params", None):
         return True  # 3.12 generics compile inside a scope of their own: not rebuilt
-    qualname = getattr(code, "co_qualname", function.__qualname__).split(".")
-    if qualname[-1] != code.co_name or not all(
-        p.isidentifier() or p == "<locals>" for p in qualname[:-1]
+    *outer, own = getattr(code, "co_qualname", function.__qualname__).split(".")
+    if own != code.co_name or not all(
+        p.isidentifier() or p == "<locals>" for p in outer
     ):
         return True  # not a name the compiler gave: nothing to rebuild
+    # The nodes around the definition stand at its position.
+    at = {a: getattr(node, a, None) for a in _POSITION}
+    top: ast.stmt = ast.Expr(value=node, **at) if isinstance(node, ast.Lambda) else node
+    if outer or code.co_freevars:
+        top, path = _in_scopes(top, at, outer, code)
+    else:
+        path = [own]  # a module-level function: compiled as it is
+    # Guess the imports from the values (modules, nearly always); only if
+    # that does not match, read the module's import statements.
+    used = _global_names(code)
+    globals_ = function.__globals__
+    guess = {n for n in used if isinstance(globals_.get(n), types.ModuleType)}
+    if _probe(top, at, path, code, guess):
+        return True
+    imported = _module_imports(code.co_filename, lines) & used
+    return imported != guess and _probe(top, at, path, code, imported)
+
+
+def _in_scopes(
+    top: ast.stmt, at: dict[str, Any], outer: list[str], code: types.CodeType
+) -> tuple[ast.stmt, list[str]]:
+    """`top` inside the functions and classes named `outer` (the qualified
+    name's parts before the function's own), the innermost function binding
+    the free variables of `code`; and the names of the nested code down to
+    the function's."""
     # Each scope around it: a function if `<locals>` follows, else a class.
+    following = [*outer[1:], code.co_name]
     scopes = [
-        (part, qualname[i + 1] == "<locals>")
-        for i, part in enumerate(qualname[:-1])
+        (part, after == "<locals>")
+        for part, after in zip(outer, following)
         if part != "<locals>"
     ]
     in_class = bool(scopes) and not scopes[-1][1]
     free = [v for v in code.co_freevars if not (in_class and v == "__class__")]
     if free and not any(is_function for _, is_function in scopes):
         scopes.insert(0, ("__ag_probe__", True))
-    # The nodes around the definition stand at its position.
-    at = {a: getattr(node, a, None) for a in _POSITION}
-    top: ast.stmt = ast.Expr(value=node, **at) if isinstance(node, ast.Lambda) else node
     cells_placed = not free
     for name, is_function in reversed(scopes):
         body: list[ast.stmt] = [top]
@@ -102,16 +124,7 @@ def compiles_to(
                 **_NEW,
                 **at,
             )
-    path = [name for name, _ in scopes] + [code.co_name]
-    # Guess the imports from the values (modules, nearly always); only if
-    # that does not match, read the module's import statements.
-    used = _global_names(code)
-    globals_ = function.__globals__
-    guess = {n for n in used if isinstance(globals_.get(n), types.ModuleType)}
-    if _probe(top, at, path, code, guess):
-        return True
-    imported = _module_imports(code.co_filename, lines) & used
-    return imported != guess and _probe(top, at, path, code, imported)
+    return top, [name for name, _ in scopes] + [code.co_name]
 
 
 def _probe(
@@ -140,7 +153,9 @@ def _probe(
         return False
     for name in path:
         inner = [
-            c for c in compiled.co_consts if inspect.iscode(c) and c.co_name == name
+            c
+            for c in compiled.co_consts
+            if type(c) is types.CodeType and c.co_name == name
         ]
         if len(inner) != 1:
             return False
@@ -193,7 +208,7 @@ def _global_names(code: types.CodeType) -> set[str]:
     while stack:
         current = stack.pop()
         names.update(current.co_names)
-        stack.extend(c for c in current.co_consts if inspect.iscode(c))
+        stack.extend(c for c in current.co_consts if type(c) is types.CodeType)
     return names
 
 
