@@ -66,12 +66,13 @@ class WeakIdentityMap:
 
 
 # Code objects made by conversion, nested ones included: functions and
-# lambdas defined inside converted code are converted already.
+# lambdas defined inside converted code are converted already. The value
+# says whether the compiler generated it (`is_generated_code`); one map, so
+# each code object costs one weak reference.
 # Held weakly, by identity, like `_cache`.
 _converted_codes = WeakIdentityMap()
 _OPTIMIZED = 0x1  # inspect.CO_OPTIMIZED: a function's code, not a class body's
-# The functions conversion generated (a subset of `_converted_codes`).
-_generated_codes = WeakIdentityMap()
+_USERS, _GENERATED = "user's", "generated"  # the values
 
 
 def is_converted_code(code: types.CodeType) -> bool:
@@ -91,9 +92,8 @@ def remember(code: types.CodeType, user_names: AbstractSet[str]) -> None:
     stack = [code]
     while stack:
         current = stack.pop()
-        _converted_codes.set(current, True)
-        if current is not code and current.co_name not in user_names:
-            _generated_codes.set(current, True)
+        generated = current is not code and current.co_name not in user_names
+        _converted_codes.set(current, _GENERATED if generated else _USERS)
         for const in current.co_consts:
             if type(const) is types.CodeType and const.co_flags & _OPTIMIZED:
                 stack.append(const)
@@ -103,7 +103,7 @@ def is_generated_code(code: types.CodeType) -> bool:
     """Whether `code` is a function the compiler generated from a user's
     (a converted statement's body, a thunk): its frames stand for the
     user's function's frame."""
-    return _generated_codes.get(code) is not None
+    return _converted_codes.get(code) is _GENERATED
 
 
 def user_names(node: ast.AST, code: types.CodeType | None = None) -> set[str]:
