@@ -211,6 +211,9 @@ _UNREADABLE = (SyntaxError, tokenize.TokenError)
 """What reading a block out of a file can raise (a partial source)."""
 
 
+_INDENTS = (" ", "\t", "\f")
+
+
 def _indent_of(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t\f"))]
 
@@ -222,11 +225,16 @@ def _parse_block(block: Sequence[str], first_lineno: int) -> list[ast.stmt]:
     preceded by as many empty lines as precede the block in the file.
     """
     text = "".join(block)
-    if _indent_of(block[0]):
+    if block[0].startswith(_INDENTS):
         # An indented block parses inside `if 1:`, on the line before it.
         padding = "\n" * (first_lineno - 2)
-        return ast.parse(padding + "if 1:\n" + text).body[0].body
-    return ast.parse("\n" * (first_lineno - 1) + text).body
+        return _parse(padding + "if 1:\n" + text).body[0].body
+    return _parse("\n" * (first_lineno - 1) + text).body
+
+
+def _parse(text: str) -> Any:
+    """`ast.parse(text)`, without its Python frame."""
+    return compile(text, "<unknown>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
 
 
 _LINE = operator.itemgetter(2)  # the line of a `co_lines()` entry
@@ -247,18 +255,22 @@ def _last_code_line(code: types.CodeType) -> int:
     return last
 
 
-def _def_block(lines: list[str], start: int, code: types.CodeType) -> list[str]:
+def _def_block(
+    lines: list[str], start: int, code: types.CodeType | None = None
+) -> list[str]:
     """The lines of the definition starting at ``lines[start]``, by indentation.
 
-    The block runs past the function's last line of code up to the first line
+    The block runs up to the first line, from the definition's second line
+    (with ``code``, the function's code: from past its last line of code),
     that is indented no deeper than the definition's first line. That is the
     whole definition unless a string or bracketed expression goes on at a
-    smaller indent; cut there, the block does not parse, and the caller
-    falls back to `inspect.getblock` (a tokenizer, ~10x slower).
+    smaller indent before it; cut there, the block does not parse.
     """
     depth = len(_indent_of(lines[start]))
-    # The index of the line after the last line of code.
-    end = min(max(start + 1, _last_code_line(code)), len(lines))
+    # Where the scan starts: the index of the line after the last line of
+    # code (1-based, the last line's number), or of the second line.
+    after = start + 1 if code is None else _last_code_line(code)
+    end = min(max(start + 1, after), len(lines))
     while end < len(lines):
         line = lines[end]
         text = line.lstrip(" \t\f")
@@ -270,14 +282,33 @@ def _def_block(lines: list[str], start: int, code: types.CodeType) -> list[str]:
     return lines[start:end]
 
 
+def _parse_def_block(
+    lines: list[str], start: int, code: types.CodeType | None = None
+) -> tuple[list[str], list[ast.stmt]]:
+    """`_def_block` and its statements (none where it does not parse)."""
+    block = _def_block(lines, start, code)
+    try:  # (not contextlib.suppress: no context manager object per call)
+        return block, _parse_block(block, start + 1)
+    except _UNREADABLE:
+        return block, []
+
+
 def _parse_def(function: Any, lines: list[str], start: int) -> ParsedEntity:
     code = function.__code__
     name = code.co_name
-    block: list[str] = []
+    # The block by indentation alone, from the definition's second line. A
+    # decorated definition's `def` line is not indented deeper than its
+    # decorators, and a string or bracketed expression may go on at a
+    # smaller indent: such blocks are cut short and do not parse, so the
+    # block is then looked for past the function's last line of code
+    # (`_last_code_line`, a walk over its instructions: most functions need
+    # none), and failing that by `inspect.getblock` (a tokenizer, ~10x
+    # slower).
     statements: list[ast.stmt] = []
-    with contextlib.suppress(*_UNREADABLE):
-        block = _def_block(lines, start, code)
-        statements = _parse_block(block, start + 1)
+    if not lines[start].lstrip(" \t\f").startswith("@"):
+        block, statements = _parse_def_block(lines, start)
+    if not _defines(statements, name):
+        block, statements = _parse_def_block(lines, start, code)
     if not _defines(statements, name):
         try:
             block = inspect.getblock(lines[start:])
