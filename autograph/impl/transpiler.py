@@ -545,6 +545,7 @@ def _factory_module(
     return b.module([factory])
 
 
+@functools.cache  # (an import statement costs a look-up in sys.modules and more)
 def _operators() -> types.ModuleType:
     """`runtime.operators`: what converted code calls as `ag__`."""
     # Imported here, not at the top: converting source text (the CLI,
