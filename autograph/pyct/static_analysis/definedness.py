@@ -172,7 +172,7 @@ class _MarkingCollector(activity.Collector):
             self.written.add(node.id)
             if not isinstance(ctx, ast.Del):
                 return
-            self.deleted.add(node.id)  # `del x` reads x too
+            self.deleted = self.deleted | {node.id}  # `del x` reads x too
         if self.marking and node.id not in self.must:
             anno.setanno(node, Defined.DEFINITELY, False)
             self.unbound.add(node.id)
