@@ -129,6 +129,9 @@ class ControlFlowTransformer(transformer.Base):
         # The containers whose keys or attributes the function observes
         # (`variables.presence_reads`): a loop's item of one is marked.
         self.presence_reads: AbstractSet[str] = frozenset()
+        # Whether definedness noted the ifs' and loops' states (`transform`);
+        # without them every name asked about is bound before its statement.
+        self.states = True
 
     # --- functions -------------------------------------------------------
 
@@ -246,6 +249,8 @@ class ControlFlowTransformer(transformer.Base):
 
     def _state_inits(self, node: ast.stmt, state: Iterable[str]) -> list[ast.stmt]:
         """`x = ag__.Undefined('x')` for state that may be unbound here."""
+        if not self.states:
+            return []
         may = anno.getanno(node, Defined.MAY_IN, frozenset())
         must = anno.getanno(node, Defined.MUST_IN, frozenset())
         before = []
@@ -440,7 +445,7 @@ class ControlFlowTransformer(transformer.Base):
         `ag__.after_return`, so that a graph `if` does not ask for them to be
         defined in both branches.
         """
-        if not outputs or not self.flags:
+        if not outputs or not self.flags or not self.states:
             return set()
         # A guard of jump lowering, `if not do_return:`, has no else block:
         # the path around it is the one that returned.
@@ -753,8 +758,12 @@ def transform(node: ast.AST, ctx: object) -> ast.AST:
     cache = activity.Cache()
     liveness.annotate(node, cache)
     walrus = ast.NamedExpr in ctx.kinds  # (no pass emits one)
-    definedness.annotate(node, converted=True, cache=cache, walrus=walrus)
     transformer_ = ControlFlowTransformer(ctx, cache)
+    transformer_.states = definedness.converted_states_needed(
+        node, cache, walrus=walrus, outputs=bool(transformer_.flags)
+    )
+    if transformer_.states:
+        definedness.annotate(node, converted=True, cache=cache, walrus=walrus)
     transformer_.presence_reads = anno.getanno(
         node, anno.Basic.PRESENCE_READS, frozenset()
     )

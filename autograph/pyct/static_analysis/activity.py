@@ -34,38 +34,49 @@ SCOPES = (*FUNCTIONS, ast.Lambda, ast.ClassDef)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
+# The names a collector has found none of (`deleted`, `walrus`, `declared`,
+# `through` until it finds one: most statements have none, and four sets
+# fewer per statement are a good part of the analyses' allocations).
+_NO_NAMES: frozenset[str] = frozenset()
+
+
 class Collector(Visitor):
     """Collects names read and bound, treating nested scopes as one read (what
     `collect` returns: its `read`, `written`, `deleted`, `walrus`,
-    `declared` and `through` sets)."""
+    `declared` and `through` sets; the last four are replaced, never
+    changed in place, and shared while empty: read them only)."""
 
     def __init__(self) -> None:
         self.read: set[str] = set()
         self.written: set[str] = set()
-        self.deleted: set[str] = set()
-        self.walrus: set[str] = set()
+        self.deleted: AbstractSet[str] = _NO_NAMES
+        self.walrus: AbstractSet[str] = _NO_NAMES
         # Names declared `global`/`nonlocal` in the scope being collected.
-        self.declared: set[str] = set()
+        self.declared: AbstractSet[str] = _NO_NAMES
         # Names nested scopes assign outside themselves (`nonlocal`,
         # `global`, also several levels down): they change here, but only a
         # binding of this scope's own (`written`) makes one of its locals.
-        self.through: set[str] = set()
+        self.through: AbstractSet[str] = _NO_NAMES
 
     def merge(self, other: Collector) -> None:
         """Adds what `other` collected (from code in the same scope)."""
         self.read |= other.read
         self.written |= other.written
-        self.deleted |= other.deleted
-        self.walrus |= other.walrus
-        self.declared |= other.declared
-        self.through |= other.through
+        if other.deleted:
+            self.deleted = self.deleted | other.deleted
+        if other.walrus:
+            self.walrus = self.walrus | other.walrus
+        if other.declared:
+            self.declared = self.declared | other.declared
+        if other.through:
+            self.through = self.through | other.through
 
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load):
             self.read.add(node.id)
         elif isinstance(node.ctx, ast.Del):
             self.written.add(node.id)
-            self.deleted.add(node.id)
+            self.deleted = self.deleted | {node.id}
         else:
             self.written.add(node.id)
 
@@ -77,7 +88,7 @@ class Collector(Visitor):
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         if node.name is not None:  # (deleted when the handler ends)
             self.written.add(node.name)
-            self.deleted.add(node.name)
+            self.deleted = self.deleted | {node.name}
         self.generic_visit(node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
@@ -92,7 +103,7 @@ class Collector(Visitor):
     visit_ImportFrom = visit_Import
 
     def visit_Global(self, node: ast.Global) -> None:
-        self.declared.update(node.names)  # declarations bind nothing
+        self.declared = self.declared | set(node.names)  # (they bind nothing)
 
     visit_Nonlocal = visit_Global
 
@@ -131,7 +142,9 @@ class Collector(Visitor):
         # as does a function nested deeper whose `nonlocal x` passes through
         # one that does not bind x itself.
         changed = inner.written | inner.through
-        self.through |= (declared & changed) | (inner.through - inner.written)
+        through = (declared & changed) | (inner.through - inner.written)
+        if through:
+            self.through = self.through | through
 
     visit_FunctionDef = _visit_nested
     visit_AsyncFunctionDef = _visit_nested
@@ -141,7 +154,7 @@ class Collector(Visitor):
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
         self.visit(node.value)
         self.written.add(node.target.id)
-        self.walrus.add(node.target.id)
+        self.walrus = self.walrus | {node.target.id}
 
     def _visit_comprehension(self, node: ast.AST) -> None:
         generators = node.generators
@@ -160,8 +173,9 @@ class Collector(Visitor):
             inner.visit(node.elt)
         # Walrus targets bind in the enclosing function, not the comprehension.
         self.read |= inner.read - (inner.written - inner.walrus)
-        self.written |= inner.walrus
-        self.walrus |= inner.walrus
+        if inner.walrus:
+            self.written |= inner.walrus
+            self.walrus = self.walrus | inner.walrus
 
     visit_ListComp = _visit_comprehension
     visit_SetComp = _visit_comprehension
@@ -222,7 +236,7 @@ class Cache:
                     found.visit(value)
             if isinstance(node, ast.ExceptHandler) and node.name is not None:
                 found.written.add(node.name)
-                found.deleted.add(node.name)  # (when the handler ends)
+                found.deleted = found.deleted | {node.name}  # (when it ends)
         self._found[node] = found
         return found
 

@@ -16,7 +16,9 @@ Two modes:
   it outputs on every path (to an `Undefined` where Python would leave it
   unbound); used by the control-flow converter to decide where such
   `Undefined` initial values are needed. Only ifs and loops are annotated
-  (`MAY_IN`, `MUST_IN`): those are what it converts.
+  (`MAY_IN`, `MUST_IN`): those are what it converts. Most functions need
+  none of it: `converted_states_needed` tells, in a walk of the statements
+  alone.
 
     >>> import ast
     >>> from autograph.pyct import anno
@@ -32,6 +34,7 @@ from __future__ import annotations
 import ast
 import enum
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 from autograph.pyct import anno, transformer
@@ -169,7 +172,7 @@ class _MarkingCollector(activity.Collector):
             self.written.add(node.id)
             if not isinstance(ctx, ast.Del):
                 return
-            self.deleted.add(node.id)  # `del x` reads x too
+            self.deleted = self.deleted | {node.id}  # `del x` reads x too
         if self.marking and node.id not in self.must:
             anno.setanno(node, Defined.DEFINITELY, False)
             self.unbound.add(node.id)
@@ -576,9 +579,11 @@ class _Analyzer:
 def _params(args: ast.arguments) -> set[str]:
     """`activity.writes(args)` where no walrus is (in a default or an
     annotation), without a walk."""
-    names = {arg.arg for arg in args.posonlyargs}
-    names.update(arg.arg for arg in args.args)
-    names.update(arg.arg for arg in args.kwonlyargs)
+    names = {arg.arg for arg in args.args}
+    if args.posonlyargs:
+        names.update([arg.arg for arg in args.posonlyargs])
+    if args.kwonlyargs:
+        names.update([arg.arg for arg in args.kwonlyargs])
     if args.vararg is not None:
         names.add(args.vararg.arg)
     if args.kwarg is not None:
@@ -636,3 +641,211 @@ def annotate(
     analyzer = _Analyzer(converted, cache or activity.Cache(), walrus, states)
     analyzer.block(fn.body, _State(frozenset(params), frozenset(params)))
     return analyzer.unbound
+
+
+# After these, the rest of a block is unreachable.
+_JUMPS: tuple[type, ...] = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+class _SequenceRule:
+    """`converted_states_needed`'s walk of the statements (no expressions)."""
+
+    def __init__(self, cache: activity.Cache, outputs: bool) -> None:
+        self.cache = cache
+        self.outputs = outputs
+        # Whether the statement (or block) just walked may leave on every
+        # path (a jump): what follows it may be unreachable, and `annotate`
+        # leaves unreachable statements without states.
+        self.ends = False
+
+    def block(self, stmts: Sequence[ast.stmt], bound: set[str]) -> set[str] | None:
+        """The names `stmts` bind, if every if and loop among them (nested
+        ones too) finds the names control flow asks it about in `bound` (left
+        unchanged) or bound by the statements before it in sequence; None
+        where one does not, or where the rule cannot tell."""
+        written: set[str] = set()
+        own = False  # (whether `bound` is a copy of the caller's yet)
+        ends = False
+        for stmt in stmts:
+            kind = type(stmt)
+            follow = _FOLLOWED[kind] if kind in _FOLLOWED else _follow(kind)
+            if follow is None:  # a simple statement
+                names = self.cache.of(stmt)
+                if names.deleted:
+                    return None
+                changed = names.written
+                if not changed <= bound:
+                    if not own:
+                        bound, own = set(bound), True
+                    bound |= changed
+            else:
+                if ends:
+                    return None
+                changed = follow(self, stmt, bound)
+                if changed is None:
+                    return None
+                ends = self.ends
+            written |= changed
+        self.ends = ends
+        return written
+
+    def jump(self, node: ast.stmt, bound: set[str]) -> frozenset[str]:
+        """A `return`, `raise`, `break` or `continue` binds nothing (there
+        is no walrus), and what follows it is unreachable."""
+        self.ends = True
+        return _NONE
+
+    def other(self, node: ast.stmt, bound: set[str]) -> None:
+        """A compound statement the rule does not follow (a class, a
+        `match`, an `async for`)."""
+        return None
+
+    def converted(self, node: ast.stmt, bound: set[str]) -> set[str] | None:
+        """What the if or loop `node` binds, if the names control flow asks
+        it about (and its nested ifs and loops) are in `bound`."""
+        kind = type(node)
+        if kind is ast.If:
+            body = self.block(node.body, bound)
+            if body is None:
+                return None
+            ends = self.ends
+            orelse = self.block(node.orelse, bound)
+            if orelse is None:
+                return None
+            self.ends = ends and self.ends
+            changed = body | orelse
+            asked = _IF_ASKED if self.outputs else _IF_ASKED[:2]
+        else:
+            first = node.body[0] if node.body else None
+            if type(first) is ast.Expr and type(first.value) is ast.Call:
+                return None  # (a loop option's reads are asked about too)
+            target = _target_names(node.target) if kind is ast.For else set()
+            body = self.block(node.body, bound | target if target else bound)
+            # (the loop ends where its else block does: it may run no
+            # iteration at all)
+            orelse = None if body is None else self.block(node.orelse, bound)
+            if orelse is None:
+                return None
+            changed = body | orelse | target
+            asked = _LOOP_ASKED
+        loose = changed - bound  # (most often none)
+        if loose:
+            for key in asked:  # (those live around it are asked about)
+                if not loose.isdisjoint(anno.getanno(node, key, _NONE)):
+                    return None
+        return changed
+
+    def try_(self, node: ast.Try, bound: set[str]) -> set[str] | None:
+        """A `try` (whose handlers name no exception: one would unbind its
+        name) binds what its blocks bind; a block after the body may start
+        anywhere in it, so each starts from `bound`."""
+        written: set[str] = set()
+        handlers_end = True
+        for handler in node.handlers:
+            if handler.name is not None:
+                return None
+            found = self.block(handler.body, bound)
+            if found is None:
+                return None
+            handlers_end = handlers_end and self.ends
+            written |= found
+        body = self.block(node.body, bound)
+        if body is None:
+            return None
+        body_ends = self.ends
+        if body_ends and node.orelse:
+            return None  # (it may be unreachable: left without states)
+        orelse = self.block(node.orelse, bound)
+        if orelse is None:
+            return None
+        orelse_end = body_ends or self.ends
+        final = self.block(node.finalbody, bound)
+        if final is None:
+            return None
+        self.ends = self.ends or (handlers_end and orelse_end)
+        return written | body | orelse | final
+
+    def with_(self, node: ast.With, bound: set[str]) -> set[str] | None:
+        """A `with` binds its targets before its body; it may suppress an
+        exception, so even a body that always jumps may be left."""
+        targets: set[str] = set()
+        for item in node.items:
+            if item.optional_vars is not None:
+                targets |= activity.writes(item.optional_vars)
+        body = self.block(node.body, bound | targets if targets else bound)
+        self.ends = False
+        return None if body is None else body | targets
+
+    def function(self, node: ast.FunctionDef, bound: set[str]) -> set[str] | None:
+        """A nested function: its own statements, from its parameters."""
+        names = self.cache.of(node)
+        if names.deleted or self.block(node.body, _params(node.args)) is None:
+            return None
+        self.ends = False
+        return names.written
+
+
+# Where control flow asks about the names an if or loop changes: where they
+# are live (an if's OUT only where return lowering made flags).
+_IF_ASKED = (Live.BODY_IN, Live.ORELSE_IN, Live.OUT)
+_LOOP_ASKED = (Live.LOOP_HEADER, Live.OUT)
+
+# Statement class -> the `_SequenceRule` method that follows it, or None for
+# a simple statement (looked up once).
+_FOLLOWED: dict[type, Callable[..., AbstractSet[str] | None] | None] = {
+    ast.If: _SequenceRule.converted,
+    ast.For: _SequenceRule.converted,
+    ast.While: _SequenceRule.converted,
+    ast.Try: _SequenceRule.try_,
+    ast.With: _SequenceRule.with_,
+    ast.AsyncWith: _SequenceRule.with_,
+    ast.FunctionDef: _SequenceRule.function,
+    ast.AsyncFunctionDef: _SequenceRule.function,
+}
+if hasattr(ast, "TryStar"):
+    _FOLLOWED[ast.TryStar] = _SequenceRule.try_
+for _jump in _JUMPS:
+    _FOLLOWED[_jump] = _SequenceRule.jump
+
+
+def _follow(kind: type) -> Callable[..., AbstractSet[str] | None] | None:
+    follow = _SequenceRule.other if statement_fields(kind) else None
+    _FOLLOWED[kind] = follow
+    return follow
+
+
+def converted_states_needed(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    cache: activity.Cache,
+    *,
+    walrus: bool,
+    outputs: bool,
+) -> bool:
+    """Whether control flow needs `annotate(fn, converted=True)`.
+
+    At each if and loop, control flow asks whether the names it may change
+    that are live around it (its `Live` sets: at the start of its blocks, a
+    loop's at its header and after it) are bound on every path before it
+    (`MUST_IN`): those need no `Undefined` to start with. Mostly they are,
+    in plain sequence: parameters, or names that a simple statement before
+    it, in its block or an enclosing one, binds (a for loop's target in its
+    body). Where nothing unbinds a name (no `del`, no `except ... as`, no
+    walrus) and the if or loop is reachable (it follows no jump), such a
+    name is bound on every path in converted semantics too. This checks
+    that in a walk of the statements alone (a class or a `match` in `fn`:
+    it does not tell), finding their names in `cache`, which liveness
+    filled. False: every name control flow asks about is bound before its
+    statement, and it needs no states.
+
+    Args:
+        fn: The function, annotated by `liveness.annotate(fn, cache)`.
+        cache: Its statements' names.
+        walrus: Whether `fn` may hold a walrus (`survey`'s kinds tell).
+        outputs: Whether control flow also asks an if about the names it
+            may change that are live after it (where return lowering made
+            flags).
+    """
+    if walrus:
+        return True
+    rule = _SequenceRule(cache, outputs)
+    return rule.block(fn.body, _params(fn.args)) is None

@@ -1,7 +1,7 @@
 import ast
 
 from autograph.pyct import anno
-from autograph.pyct.static_analysis import definedness, liveness
+from autograph.pyct.static_analysis import activity, definedness, liveness
 from autograph.pyct.static_analysis.definedness import Defined
 
 
@@ -211,3 +211,52 @@ def test_a_name_bound_again_after_its_except_handler_is_defined():
     src = "def f(e):\n  try:\n    g()\n  except E as e:\n    pass\n  e = 1\n  return e"
     fn = _fn(src)
     assert not anno.hasanno(fn.body[2].value, Defined.DEFINITELY)
+
+
+def _states_needed(src: str, outputs: bool = False) -> bool:
+    fn = ast.parse(src).body[0]
+    cache = activity.Cache()
+    liveness.annotate(fn, cache)
+    return definedness.converted_states_needed(fn, cache, walrus=False, outputs=outputs)
+
+
+def test_control_flow_needs_no_states_where_its_names_are_bound_in_sequence():
+    # s before the loop, i by the loop, t before the if: all bound in sequence
+    src = (
+        "def f(n):\n  s = 0\n  for i in range(n):\n    t = i\n"
+        "    if t:\n      s = s + t\n  return s"
+    )
+    assert not _states_needed(src)
+
+
+def test_control_flow_needs_states_for_a_name_an_if_may_leave_unbound():
+    src = "def f(c):\n  if c:\n    y = 1\n  while c:\n    c = y\n  return c"
+    assert _states_needed(src)
+    # y is live after the if, but asked about only where returns set flags
+    src = "def f(c):\n  if c:\n    y = 1\n  else:\n    y = 2\n  return y"
+    assert not _states_needed(src)
+    assert _states_needed(src, outputs=True)
+
+
+def test_control_flow_needs_states_where_a_name_may_be_unbound_again():
+    deletes = "def f(x, c):\n  del x\n  x = 1\n  if c:\n    x = 2\n  return x"
+    handler = (
+        "def f(e, c):\n  try:\n    g()\n  except E as e:\n    pass\n"
+        "  if c:\n    e = 2\n  return e"
+    )
+    assert _states_needed(deletes)
+    assert _states_needed(handler)
+
+
+def test_control_flow_needs_states_for_an_if_after_a_jump():
+    # (unreachable code has no states: every name starts undefined there)
+    src = "def f(c):\n  raise E\n  if c:\n    c = 1\n  return c"
+    assert _states_needed(src)
+    src = (
+        "def f(c):\n  if c:\n    raise E\n  else:\n    return 0\n"
+        "  if c:\n    c = 1\n  return c"
+    )
+    assert _states_needed(src)
+    # one that jumps on one path only is reachable after it
+    src = "def f(c):\n  if c:\n    raise E\n  if c:\n    c = 1\n  return c"
+    assert not _states_needed(src)
