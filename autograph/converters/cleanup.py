@@ -123,8 +123,10 @@ class CleanupTransformer(transformer.Base):
             # binds there and what it reads (free reads of the generated
             # functions included): only a read would find a global instead,
             # and a name the generated functions take as a parameter or
-            # assign is theirs.
-            found = activity.collect(node.body)
+            # assign is theirs (those binding every such name are skipped).
+            found = _OwnScope(lost - cells, self.ctx.namer)
+            for stmt in node.body:
+                found.visit(stmt)
             lost -= found.written
             lost &= cells | found.read
         lost = sorted(lost)
@@ -189,6 +191,62 @@ class CleanupTransformer(transformer.Base):
         # return (<value or name>, ...)
         elts = [values.get(n) or b.name(n) for n in returned]
         body[start:] = [b.ret(b.one_or_tuple(elts))]
+
+
+class _OwnScope(activity.Collector):
+    """`activity.collect` of a function's statements, for `_keep_locals`:
+    what it binds in its own scope and what it reads (free reads of its
+    nested functions included) -- except that a generated function binding
+    all of `names` itself (as parameters, or by an assignment in its body:
+    a loop's `loop_body(i, ...)`, an `if_body` assigning `y`) is not walked.
+    Its reads of them, and those of functions inside it, are its own, and
+    all it binds outside is its name, so what is found of `names` is the
+    same in `read` and `written` (not in `through`, which it does not need).
+    (Half of the generated functions, holding most of the code.)
+    """
+
+    def __init__(self, names: AbstractSet[str], namer: object) -> None:
+        super().__init__()
+        self.names = names
+        self.namer = namer
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if not self.namer.is_generated(node.name):
+            super().visit_FunctionDef(node)
+            return
+        unbound = _not_bound_by(node, self.names)
+        self.written.add(node.name)  # (it has no decorators or defaults)
+        if not unbound and unbound is not None:
+            return
+        # Its own scope, walked the same way for what it does not bind.
+        inner = _OwnScope(self.names if unbound is None else unbound, self.namer)
+        inner.visit(node.args)
+        for stmt in node.body:
+            inner.visit(stmt)
+        declared = inner.declared
+        self.read |= (inner.read - inner.written) | (declared & inner.read)
+        changed = inner.written | inner.through
+        self.through |= (declared & changed) | (inner.through - inner.written)
+
+
+def _not_bound_by(node: ast.FunctionDef, names: AbstractSet[str]) -> set[str] | None:
+    """Those of `names` that `node` surely does not make its locals: neither
+    parameters nor assigned by a statement of its body (not in a block).
+    None where it declares a `global` or `nonlocal` name."""
+    missing = names - {a.arg for a in node.args.args}
+    for stmt in node.body:
+        kind = type(stmt)
+        if kind is ast.Assign:
+            for target in stmt.targets:
+                if type(target) is ast.Name:
+                    missing.discard(target.id)
+                elif type(target) is ast.Tuple:
+                    missing.difference_update(
+                        e.id for e in target.elts if type(e) is ast.Name
+                    )
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            return None
+    return missing
 
 
 def _free_reads_in_cells(nodes: list[ast.AST], bound: list[set[str]]) -> None:
