@@ -5,7 +5,10 @@
         return y
 
 Only functions the compiler generated (named by its `Namer`) are touched;
-the user's own code keeps its shape.
+the user's own code keeps its shape. Where the converted function holds no
+nested function of the user's, control_flow tidies each function as it
+makes it (`tidy`), and this pass only sees to the user's function: the
+locals whose bindings all moved into generated functions stay local.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Set as AbstractSet
 from autograph.core import builders as b
 from autograph.core.survey import Marker
 from autograph.pyct import anno, transformer
+from autograph.pyct.naming import Namer
 from autograph.pyct.static_analysis import activity
 
 
@@ -56,41 +60,20 @@ class CleanupTransformer(transformer.Base):
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
         self.generic_visit(node)
-        body = node.body
-        original_locals = anno.getanno(node, anno.Basic.ORIGINAL_LOCALS, None)
-        if original_locals is not None:  # a user's function
-            cells = anno.getanno(node, anno.Basic.CELLS, frozenset())
-            self._keep_locals(node, original_locals, cells)
-            if Marker.UNBOUND_READ in self.ctx.kinds:
-                _free_reads_in_cells(node.body, [])
-            return node
-        if not self.ctx.namer.is_generated(node.name) or not body:
-            return node
-        if any(isinstance(s, (ast.Global, ast.Nonlocal)) for s in body):
-            return node
-        last = body[-1]
-        returned = _names(last.value) if isinstance(last, ast.Return) else None
-        if not returned or len(body) < 2:
-            return node
-        previous = body[-2]
-        if (
-            isinstance(previous, ast.Assign)
-            and len(previous.targets) == 1
-            and _names(previous.targets[0]) == returned
-            and _same_shape(previous.targets[0], last.value)
-            and (
-                isinstance(last.value, ast.Name)
-                or self._makes_tuple(previous.value, len(returned))
-            )
-            and self._unused_before(body[:-2], returned)
-        ):
-            # return <value> (at the assignment's line: generated parts of
-            # the value, such as `ag__.list_pop(xs)[0]`, take it, and an
-            # error they raise names it, not the generated function's line)
-            body[-2:] = [ast.copy_location(b.ret(previous.value), previous)]
-            return node
-        self._fold_pure(body, returned)
+        if anno.hasanno(node, anno.Basic.ORIGINAL_LOCALS):
+            self.user_function(node)
+        elif self.ctx.namer.is_generated(node.name):
+            tidy(node, self.ctx.namer)
         return node
+
+    def user_function(self, node: ast.FunctionDef) -> None:
+        """Keeps the lost locals of a user's function local, and reads of
+        maybe-unbound ones in its generated functions right."""
+        original_locals = anno.getanno(node, anno.Basic.ORIGINAL_LOCALS)
+        cells = anno.getanno(node, anno.Basic.CELLS, frozenset())
+        self._keep_locals(node, original_locals, cells)
+        if Marker.UNBOUND_READ in self.ctx.kinds:
+            _free_reads_in_cells(node.body, [])
 
     def _keep_locals(
         self, node: ast.FunctionDef, names: set[str], cells: AbstractSet[str]
@@ -139,58 +122,92 @@ class CleanupTransformer(transformer.Base):
                 for n in lost
             ]
 
-    def _makes_tuple(self, value: ast.expr, n: int) -> bool:
-        """Whether `value` is a call the compiler generated (a control-flow
-        operator, a generated function), which returns a tuple of exactly the
-        unpacked names: only then is `(a, b) = value; return (a, b)` the same
-        as `return value` (unpacking a user's value checks its length and
-        makes a tuple of any iterable), or a tuple display of `n` items."""
-        if isinstance(value, ast.Tuple):
-            return len(value.elts) == n and not any(
-                isinstance(e, ast.Starred) for e in value.elts
-            )
-        if not isinstance(value, ast.Call):
-            return False
-        func = value.func
-        if isinstance(func, ast.Name):
-            return self.ctx.namer.is_generated(func.id)
-        return any(b.is_ag_attr(func, op) for op in _STATE_OPERATORS)
 
-    @staticmethod
-    def _unused_before(stmts: list[ast.stmt], names: list[str]) -> bool:
-        return not (activity.reads(stmts) & set(names))
+def tidy(node: ast.FunctionDef, namer: Namer) -> None:
+    """Folds the assignments that end generated function `node` into its
+    return (see `CleanupTransformer`). control_flow calls it on each function
+    it makes, where the function it converts holds no nested function of the
+    user's (`anno.Basic.TIDIED`); this pass does it elsewhere."""
+    body = node.body
+    if not body or any(isinstance(s, (ast.Global, ast.Nonlocal)) for s in body):
+        return
+    last = body[-1]
+    returned = _names(last.value) if isinstance(last, ast.Return) else None
+    if not returned or len(body) < 2:
+        return
+    previous = body[-2]
+    if (
+        isinstance(previous, ast.Assign)
+        and len(previous.targets) == 1
+        and _names(previous.targets[0]) == returned
+        and _same_shape(previous.targets[0], last.value)
+        and (
+            isinstance(last.value, ast.Name)
+            or _makes_tuple(previous.value, len(returned), namer)
+        )
+        and _unused_before(body[:-2], returned)
+    ):
+        # return <value> (at the assignment's line: generated parts of
+        # the value, such as `ag__.list_pop(xs)[0]`, take it, and an
+        # error they raise names it, not the generated function's line)
+        body[-2:] = [ast.copy_location(b.ret(previous.value), previous)]
+        return
+    _fold_pure(body, returned)
 
-    def _fold_pure(self, body: list[ast.stmt], returned: list[str]) -> None:
-        """Folds `name = <name or constant>` statements right before the return."""
-        values: dict[str, ast.expr] = {}
-        start = len(body) - 1
-        while start > 0:
-            stmt = body[start - 1]
-            if not (
-                isinstance(stmt, ast.Assign)
-                and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)
-                and stmt.targets[0].id in returned
-                and stmt.targets[0].id not in values
-                and _is_pure(stmt.value)
-            ):
-                break
-            # A value must not read a name assigned earlier in the group.
-            values[stmt.targets[0].id] = stmt.value
-            start -= 1
-        if not values:
+
+def _makes_tuple(value: ast.expr, n: int, namer: Namer) -> bool:
+    """Whether `value` is a call the compiler generated (a control-flow
+    operator, a generated function), which returns a tuple of exactly the
+    unpacked names: only then is `(a, b) = value; return (a, b)` the same
+    as `return value` (unpacking a user's value checks its length and
+    makes a tuple of any iterable), or a tuple display of `n` items."""
+    if isinstance(value, ast.Tuple):
+        return len(value.elts) == n and not any(
+            isinstance(e, ast.Starred) for e in value.elts
+        )
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    if isinstance(func, ast.Name):
+        return namer.is_generated(func.id)
+    return any(b.is_ag_attr(func, op) for op in _STATE_OPERATORS)
+
+
+def _unused_before(stmts: list[ast.stmt], names: list[str]) -> bool:
+    return not (activity.reads(stmts) & set(names))
+
+
+def _fold_pure(body: list[ast.stmt], returned: list[str]) -> None:
+    """Folds `name = <name or constant>` statements right before the return."""
+    values: dict[str, ast.expr] = {}
+    start = len(body) - 1
+    while start > 0:
+        stmt = body[start - 1]
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id in returned
+            and stmt.targets[0].id not in values
+            and _is_pure(stmt.value)
+        ):
+            break
+        # A value must not read a name assigned earlier in the group.
+        values[stmt.targets[0].id] = stmt.value
+        start -= 1
+    if not values:
+        return
+    group = body[start:-1]
+    assigned: set[str] = set()
+    for stmt in group:
+        if activity.reads(stmt.value) & assigned:
             return
-        group = body[start:-1]
-        assigned: set[str] = set()
-        for stmt in group:
-            if activity.reads(stmt.value) & assigned:
-                return
-            assigned.add(stmt.targets[0].id)
-        if activity.reads(body[:start]) & assigned:
-            return  # e.g. a nested function reads them: keep the bindings
-        # return (<value or name>, ...)
-        elts = [values.get(n) or b.name(n) for n in returned]
-        body[start:] = [b.ret(b.one_or_tuple(elts))]
+        assigned.add(stmt.targets[0].id)
+    if activity.reads(body[:start]) & assigned:
+        return  # e.g. a nested function reads them: keep the bindings
+    # return (<value or name>, ...)
+    elts = [values.get(n) or b.name(n) for n in returned]
+    body[start:] = [b.ret(b.one_or_tuple(elts))]
 
 
 class _OwnScope(activity.Collector):
@@ -205,7 +222,7 @@ class _OwnScope(activity.Collector):
     (Half of the generated functions, holding most of the code.)
     """
 
-    def __init__(self, names: AbstractSet[str], namer: object) -> None:
+    def __init__(self, names: AbstractSet[str], namer: Namer) -> None:
         super().__init__()
         self.names = names
         self.namer = namer
@@ -291,4 +308,11 @@ def _is_ld(node: ast.Call) -> bool:
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:
     """Tidies the generated functions in `node`."""
-    return CleanupTransformer(ctx).visit(node)
+    cleaner = CleanupTransformer(ctx)
+    if anno.hasanno(node, anno.Basic.TIDIED):
+        # control_flow tidied its functions, and `node` holds no other
+        # function of the user's: no walk to find them.
+        if isinstance(node, ast.FunctionDef):
+            cleaner.user_function(node)
+        return node
+    return cleaner.visit(node)
