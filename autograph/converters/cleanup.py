@@ -73,7 +73,7 @@ class CleanupTransformer(transformer.Base):
         cells = anno.getanno(node, anno.Basic.CELLS, frozenset())
         self._keep_locals(node, original_locals, cells)
         if Marker.UNBOUND_READ in self.ctx.kinds:
-            _free_reads_in_cells(node.body, [])
+            _free_reads_in_cells(node.body)
 
     def _keep_locals(
         self, node: ast.FunctionDef, names: set[str], cells: AbstractSet[str]
@@ -266,30 +266,38 @@ def _not_bound_by(node: ast.FunctionDef, names: AbstractSet[str]) -> set[str] | 
     return missing
 
 
-def _free_reads_in_cells(nodes: list[ast.AST], bound: list[set[str]]) -> None:
+def _free_reads_in_cells(nodes: list[ast.AST]) -> None:
     """`ag__.ld(x)` -> `ag__.ld_cell(lambda: x)` where a generated function
     reads `x` of the user's function: unbound there, `x` is a free variable
     whose read raises NameError before `ld` could raise UnboundLocalError.
 
-    `bound` holds the names each enclosing generated function binds (a
-    parameter holds an Undefined value, which `ld` reads fine).
+    A read is left as it is where an enclosing generated function (or
+    lambda) binds `x` (a parameter holds an Undefined value, which `ld`
+    reads fine). What a function binds is found only when a read in it
+    asks (most of the lambdas, `places=` thunks and operands, hold none).
     """
-    stack: list[tuple[ast.AST, list[set[str]]]] = [(n, bound) for n in nodes]
+    bound: dict[ast.AST, set[str]] = {}  # function -> the names it binds
+    stack: list[tuple[ast.AST, tuple[ast.AST, ...]]] = [(n, ()) for n in nodes]
     while stack:
         node, scopes = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if anno.hasanno(node, anno.Basic.ORIGINAL_LOCALS):
                 continue  # a nested user function: converted on its own
-            scopes = [*scopes, activity.local_names(node)]
+            scopes = (*scopes, node)
             stack.extend((c, scopes) for c in node.body)
             continue
         if isinstance(node, ast.Lambda):  # an operand made lazy by conversion
-            scopes = [*scopes, activity.local_names(node)]
-            stack.append((node.body, scopes))
+            stack.append((node.body, (*scopes, node)))
             continue
         if isinstance(node, ast.Call) and scopes and _is_ld(node):
             name = node.args[0].id
-            if not any(name in names for names in scopes):
+            for scope in reversed(scopes):
+                names = bound.get(scope)
+                if names is None:
+                    names = bound[scope] = activity.local_names(scope)
+                if name in names:
+                    break
+            else:
                 # ag__.ld(x) -> ag__.ld_cell(lambda: x)
                 node.func = b.ag_attr("ld_cell")
                 node.args = [b.thunk(node.args[0])]
