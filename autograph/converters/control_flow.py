@@ -40,6 +40,7 @@ from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
+from autograph.converters import cleanup
 from autograph.core import builders as b
 from autograph.core.converter import calls_anything
 from autograph.core.survey import Marker
@@ -132,6 +133,11 @@ class ControlFlowTransformer(transformer.Base):
         # Whether definedness noted the ifs' and loops' states (`transform`);
         # without them every name asked about is bound before its statement.
         self.states = True
+        # Whether the functions made here are tidied as they are made
+        # (`cleanup.tidy`): where no nested function of the user's is in the
+        # tree, whose locals cleanup changes before it would tidy the
+        # functions around it (see `transform`).
+        self.tidy = Marker.NESTED_FUNCTION not in ctx.kinds
 
     # --- functions -------------------------------------------------------
 
@@ -265,7 +271,8 @@ class ControlFlowTransformer(transformer.Base):
         self, name: str, params: Sequence[str], body: list[ast.stmt]
     ) -> ast.FunctionDef:
         """`def name(*params): global g / nonlocal n / body`: declares the
-        scope's names that live in place and that the body assigns."""
+        scope's names that live in place and that the body assigns; tidied
+        (`cleanup.tidy`) where `self.tidy`."""
         decls: list[ast.stmt] = []
         scope = self.scope
         if scope.in_place:
@@ -277,7 +284,10 @@ class ControlFlowTransformer(transformer.Base):
                 decls.append(b.global_(globals_))
             if nonlocals:
                 decls.append(b.nonlocal_(nonlocals))
-        return b.def_(name, params, decls + body)
+        node = b.def_(name, params, decls + body)
+        if self.tidy:
+            cleanup.tidy(node, self.ctx.namer)
+        return node
 
     # --- loop options ----------------------------------------------------
 
@@ -767,4 +777,11 @@ def transform(node: ast.AST, ctx: object) -> ast.AST:
     transformer_.presence_reads = anno.getanno(
         node, anno.Basic.PRESENCE_READS, frozenset()
     )
-    return transformer_.visit(node)
+    node = transformer_.visit(node)
+    if transformer_.tidy:
+        # What cleanup would do to the generated functions is done, and it
+        # has only `node` to see. (logical_expressions, which runs in
+        # between, rewrites expressions only, none that tidying looks at:
+        # names, constants, tuples, calls of the state operators.)
+        anno.setanno(node, anno.Basic.TIDIED, True)
+    return node

@@ -118,6 +118,11 @@ class Basic(NoValue):
         "of the flag telling that the finally block jumped (and so discards "
         "the exception in flight)"
     )
+    TIDIED = (
+        "On a function with no nested function of the user's: control_flow "
+        "tidied the functions it generated as it made them (`cleanup.tidy`), "
+        "so cleanup has only the function itself to see"
+    )
 
 
 class Static(NoValue):

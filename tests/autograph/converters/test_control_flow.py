@@ -22,14 +22,14 @@ def test_if_else_assigning_one_variable_returns_it_from_both_branches():
                 return y
         """,
         ),
+        # (each function is tidied as it is made, `cleanup.tidy`:
+        # `y = x; return y` is `return x`)
         """
         def f(x):
             def if_body():
-                y = x
-                return y
+                return x
             def else_body():
-                y = 0
-                return y
+                return 0
             y = ag__.if_stmt(x > 0, if_body, else_body, (), ('y',))
             return y
         """,
@@ -50,8 +50,7 @@ def test_if_without_else_passes_its_state_through():
         """
         def f(x):
             def if_body(x):
-                x = -x
-                return x
+                return -x
             x = ag__.if_stmt(x < 0, if_body, None, (x,), ('x',))
             return x
         """,
@@ -73,8 +72,7 @@ def test_variable_set_in_one_branch_only_starts_undefined():
         def f(c):
             y = ag__.Undefined('y')
             def if_body(y):
-                y = 1
-                return y
+                return 1
             y = ag__.if_stmt(c, if_body, None, (y,), ('y',))
             return y
         """,
