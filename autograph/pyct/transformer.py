@@ -148,6 +148,38 @@ def copy_node(node: NodeT) -> NodeT:
     return new
 
 
+def copy_blocks(stmts: list[ast.stmt]) -> list[ast.stmt]:
+    """A copy of a statement list for a trial rewrite of its blocks.
+
+    Each statement (and except handler) is a new node, with its annotation
+    dict copied (values shared, as `copy_node` does) and its blocks copied
+    likewise; expressions are shared with the original: the trial may
+    replace a statement's fields and blocks, never change an expression in
+    place. (Expressions are most of a tree's nodes: cheaper than `copy_node`.)
+
+    Example:
+        >>> import ast
+        >>> loop = ast.parse("for x in xs:\\n    if x:\\n        continue").body[0]
+        >>> (twin,) = copy_blocks([loop])
+        >>> twin is loop, twin.body[0] is loop.body[0], twin.iter is loop.iter
+        (False, False, True)
+    """
+    out: list[ast.stmt] = []
+    for stmt in stmts:
+        cls = type(stmt)
+        new = cls.__new__(cls)
+        fields = new.__dict__
+        fields.update(stmt.__dict__)
+        if anno.ANNO_FIELD in fields:
+            fields[anno.ANNO_FIELD] = dict(fields[anno.ANNO_FIELD])
+        for field in statement_fields(cls):
+            block = fields.get(field)
+            if block:
+                fields[field] = copy_blocks(block)
+        out.append(new)
+    return out
+
+
 class _Dispatch:
     """Per visitor class, node class -> the function that visits it.
 
