@@ -94,8 +94,9 @@ class LazyOperands(transformer.Base):
         walrus (`lazy`)."""
         # (Only a walrus makes `set_cell` calls: `lazy`.)
         names = _cells_set(lazy) if ast.NamedExpr in self.ctx.kinds else set()
-        if any(calls_anything(operand) for operand in lazy):
-            names |= self._nested_writes[-1]
+        writes = self._nested_writes[-1]  # (most often none: no search)
+        if writes and any(calls_anything(operand) for operand in lazy):
+            names |= writes
         if names:
             # places=(ag__.var(lambda: a), ...)
             call.keywords.append(b.var_places(names))
