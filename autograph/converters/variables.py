@@ -545,6 +545,8 @@ def _stores_place(loop: ast.stmt) -> bool:
 
 
 _ONE_TARGET = frozenset({ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor})
+# What a target that is not a name is, once tuples and `*rest` are unpacked.
+_PLACES = frozenset({ast.Subscript, ast.Attribute})
 
 
 _MEMBERSHIP = (ast.In, ast.NotIn)
@@ -581,8 +583,13 @@ _NESTED_SCOPES = (Marker.NESTED_FUNCTION, ast.Lambda, *activity.COMPREHENSIONS)
 
 def transform(node: ast.AST, ctx: Context) -> ast.AST:
     """Runs definedness (Python semantics), then rewrites `node`."""
-    # (Without such a store, no function here has `loop_stored_places`.)
-    stores = bool(ctx.kinds & _LOOPS_KINDS) and _stores_in_loop(node)
+    # (Without such a store, no function here has `loop_stored_places`.
+    # Most functions with a loop hold no item or attribute at all.)
+    stores = (
+        bool(ctx.kinds & _LOOPS_KINDS)
+        and not ctx.kinds.isdisjoint(_PLACES)
+        and _stores_in_loop(node)
+    )
     if stores:
         # (read by control_flow, on the user's tree)
         anno.setanno(node, anno.Basic.PRESENCE_READS, presence_reads(node))
