@@ -34,13 +34,14 @@ class ContinueTransformer(transformer.Base):
 
         # The flag exists only if some guard reads it: a trial lowering of a
         # copy (with names that reserve nothing) tells, so that the flag is
-        # named before any statement uses it.
+        # named before any statement uses it. (Lowering rewrites statements
+        # and their blocks, not expressions: the copy shares those.)
         trial = jumps.Lowering(
             _is_continue, lambda s: [], "continue_", namer=namer.scratch()
         )
         if not trial.contains(node.body):
             return node
-        trial.block(transformer.copy_node(node.body))
+        trial.block(transformer.copy_blocks(node.body))
         if trial.guards_used:
             flag = namer.new_symbol("continue_")
             # continue -> continue_ = True

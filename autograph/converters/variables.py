@@ -34,8 +34,16 @@ NESTED_WRITES = anno.Basic.NESTED_WRITES
 class VariablesTransformer(transformer.Base):
     """Rewrites `del` of locals and reads of maybe-unbound locals."""
 
-    def __init__(self, ctx: object, cache: activity.Cache | None = None) -> None:
+    def __init__(
+        self,
+        ctx: object,
+        cache: activity.Cache | None = None,
+        loop_stores: bool = True,
+    ) -> None:
         super().__init__(ctx)
+        # Whether a loop may store an item or attribute (`_stores_in_loop`;
+        # if not, no function here has `loop_stored_places`).
+        self.loop_stores = loop_stores
         # The statements' names definedness found (the tree as it was then:
         # a function's statements are read before they are rewritten).
         self.cache = cache or activity.Cache()
@@ -99,7 +107,9 @@ class VariablesTransformer(transformer.Base):
         self.deleted.append(deleted)
         self.maybe_unbound.append(set())
         self.loop_places.append(
-            loop_stored_places(node, local) if self.ctx.kinds & _LOOPS_KINDS else set()
+            loop_stored_places(node, local)
+            if self.loop_stores and self.ctx.kinds & _LOOPS_KINDS
+            else set()
         )
         node.body = self.visit_block(node.body)
         self.skipped = None  # (its statements' states are its own)
@@ -498,28 +508,45 @@ def _stores_in_loop(node: ast.AST) -> bool:
     the places a staged loop may create, for which alone `presence_reads`
     matters. Walks statements only, not expressions (most functions with a
     loop store no item in it: they skip the walk of every node)."""
-    stack: list[tuple[ast.AST, bool]] = [(node, False)]
-    while stack:
-        stmt, in_loop = stack.pop()
-        kind = type(stmt)
-        inner = in_loop or kind in _LOOPS_KINDS  # (a `for`'s target: the loop's)
-        if inner:
-            if kind is ast.Assign or kind is ast.Delete:
-                targets = stmt.targets
-            elif kind in _ONE_TARGET:
-                targets = [stmt.target]
-            elif kind is ast.With or kind is ast.AsyncWith:
-                targets = [i.optional_vars for i in stmt.items if i.optional_vars]
-            else:
-                targets = []
-            if any(type(t) is not ast.Name for t in activity.unpacked(targets)):
+    stack = transformer.child_statements(node)
+    while stack:  # outside loops: looks for one
+        stmt = stack.pop()
+        if type(stmt) in _LOOPS_KINDS:
+            if _stores_place(stmt):
                 return True
-        for field in transformer.statement_fields(kind):
-            stack.extend((child, inner) for child in getattr(stmt, field))
+        else:
+            stack += transformer.child_statements(stmt)
+    return False
+
+
+def _stores_place(loop: ast.stmt) -> bool:
+    """Whether `loop` (its target too) or a statement in it assigns or
+    deletes an item or attribute."""
+    stack = [loop]
+    while stack:
+        stmt = stack.pop()
+        kind = type(stmt)
+        if kind is ast.Assign or kind is ast.Delete:
+            targets = stmt.targets
+        elif kind in _ONE_TARGET:
+            targets = [stmt.target]
+        elif kind is ast.With or kind is ast.AsyncWith:
+            targets = [i.optional_vars for i in stmt.items if i.optional_vars]
+        else:
+            targets = None
+        if targets:
+            for target in targets:  # (`x = ...`: no unpacking to do)
+                if type(target) is not ast.Name and any(
+                    type(t) is not ast.Name for t in activity.unpacked([target])
+                ):
+                    return True
+        stack += transformer.child_statements(stmt)
     return False
 
 
 _ONE_TARGET = frozenset({ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor})
+# What a target that is not a name is, once tuples and `*rest` are unpacked.
+_PLACES = frozenset({ast.Subscript, ast.Attribute})
 
 
 _MEMBERSHIP = (ast.In, ast.NotIn)
@@ -556,7 +583,14 @@ _NESTED_SCOPES = (Marker.NESTED_FUNCTION, ast.Lambda, *activity.COMPREHENSIONS)
 
 def transform(node: ast.AST, ctx: Context) -> ast.AST:
     """Runs definedness (Python semantics), then rewrites `node`."""
-    if ctx.kinds & _LOOPS_KINDS and _stores_in_loop(node):
+    # (Without such a store, no function here has `loop_stored_places`.
+    # Most functions with a loop hold no item or attribute at all.)
+    stores = (
+        bool(ctx.kinds & _LOOPS_KINDS)
+        and not ctx.kinds.isdisjoint(_PLACES)
+        and _stores_in_loop(node)
+    )
+    if stores:
         # (read by control_flow, on the user's tree)
         anno.setanno(node, anno.Basic.PRESENCE_READS, presence_reads(node))
     unbound: set[str] | None = None
@@ -571,18 +605,23 @@ def transform(node: ast.AST, ctx: Context) -> ast.AST:
                 states=not ctx.kinds.isdisjoint(_NESTED_SCOPES),
             )
             break  # annotate() covers nested functions itself
-    if unbound is not None and _nothing_to_rewrite(node, ctx, unbound, cache):
+    if unbound is not None and _nothing_to_rewrite(node, ctx, unbound, cache, stores):
         ctx.rewrote = False
         return node
-    return VariablesTransformer(ctx, cache).visit(node)
+    return VariablesTransformer(ctx, cache, stores).visit(node)
 
 
 def _nothing_to_rewrite(
-    node: ast.AST, ctx: Context, unbound: set[str], cache: activity.Cache
+    node: ast.AST,
+    ctx: Context,
+    unbound: set[str],
+    cache: activity.Cache,
+    loop_stores: bool,
 ) -> bool:
-    """Whether `node` is a function with no `del`, no nested scope and no
-    read of a local that may be unbound; if so its locals are noted here,
-    sparing the walk that finds nothing (the common case)."""
+    """Whether `node` is a function with no `del`, no nested scope, no read
+    of a local that may be unbound and no `loop_stored_places` (none where
+    no loop stores an item or attribute: `loop_stores`); if so its locals
+    are noted here, sparing the walk that finds nothing (the common case)."""
     if not isinstance(node, activity.FUNCTIONS):
         return False
     if ast.Delete in ctx.kinds or not ctx.kinds.isdisjoint(_NESTED_SCOPES):
@@ -590,7 +629,7 @@ def _nothing_to_rewrite(
     local = cache.local_names(node, walrus=ast.NamedExpr in ctx.kinds)
     if unbound & local:
         return False
-    if ctx.kinds & _LOOPS_KINDS and loop_stored_places(node, local):
+    if loop_stores and loop_stored_places(node, local):
         return False
     anno.setanno(node, LOCALS, local - activity.writes(node.args))
     anno.setanno(node, CELLS, _cells(node, ctx, local, [], cache))

@@ -92,9 +92,11 @@ class LazyOperands(transformer.Base):
         """`call`, with `places=` when a lazy operand may change variables:
         through a call of a function that writes them (`nonlocal`), or a
         walrus (`lazy`)."""
-        names = set(_cells_set(lazy))
-        if any(calls_anything(operand) for operand in lazy):
-            names |= self._nested_writes[-1]
+        # (Only a walrus makes `set_cell` calls: `lazy`.)
+        names = _cells_set(lazy) if ast.NamedExpr in self.ctx.kinds else set()
+        writes = self._nested_writes[-1]  # (most often none: no search)
+        if writes and any(calls_anything(operand) for operand in lazy):
+            names |= writes
         if names:
             # places=(ag__.var(lambda: a), ...)
             call.keywords.append(b.var_places(names))
@@ -123,14 +125,13 @@ class _CellSetter(ast.NodeTransformer):
 
 def _reads_maybe_unbound(node: ast.AST) -> bool:
     """Whether `node` holds an `ag__.ld(x)` (a read of a maybe-unbound local)."""
-    return any(
-        isinstance(n, ast.Call)
-        and isinstance(n.func, ast.Attribute)
-        and n.func.attr == "ld"
-        and isinstance(n.func.value, ast.Name)
-        and n.func.value.id == b.AG
-        for n in ast.walk(node)
-    )
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is ast.Call and b.is_ag_attr(n.func, "ld"):
+            return True
+        stack += transformer.child_nodes(n)
+    return False
 
 
 def _cells_set(nodes: Iterable[ast.AST]) -> set[str]:

@@ -186,8 +186,8 @@ def getanno(node: Any, key: Any, default: Any = _FAIL) -> Any:
         >>> getanno(ast.Pass(), Basic.QN, "none")
         'none'
     """
-    annotations = _annotations(node)
-    if key in annotations:
+    annotations = node.__dict__.get(ANNO_FIELD)  # (`_annotations`, inlined)
+    if annotations is not None and key in annotations:
         return annotations[key]
     if default is _FAIL:
         raise KeyError(f"{type(node).__name__} node has no annotation {key!r}")

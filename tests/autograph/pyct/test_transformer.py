@@ -84,6 +84,32 @@ def test_a_transformer_replaces_and_splices_children():
     assert [ast.unparse(s) for s in body] == ["a", "2", "b", "2"]
 
 
+def test_generic_visits_pass_over_leaves_but_visit_what_has_a_method():
+    class Names(transformer.Visitor):
+        def __init__(self) -> None:
+            self.seen: list[str] = []
+
+        def visit_Name(self, node: ast.Name) -> None:
+            self.seen.append(node.id)
+
+    class Renamer(transformer.Base):
+        def visit_Name(self, node: ast.Name) -> ast.Name:
+            return ast.Name(id=node.id.upper(), ctx=node.ctx)
+
+    # (a dict's None key and a `global` statement's names are no nodes)
+    source = "def f(a):\n    global g\n    return {**a, 'k': (b, 1)}, c"
+    tree = ast.parse(source)
+    names = Names()
+    names.visit(tree)
+    assert names.seen == ["a", "b", "c"]
+    assert transformer.Base(None).visit(tree) is tree  # (a leaf: unchanged)
+    Renamer(None).visit(tree)
+    assert ast.unparse(tree.body[0].body[1]) == "return ({**A, 'k': (B, 1)}, C)"
+    assert transformer.Visitor._table is not Names._table
+    assert Names._table[ast.Constant] is transformer.Visitor._leaf
+    assert Names._table[ast.Name] is Names.visit_Name
+
+
 # --- copy_node ---
 
 
