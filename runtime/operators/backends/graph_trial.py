@@ -226,10 +226,15 @@ def _trial(
 
 
 def as_guess(value: Any) -> Any:
-    """A Python number or a tensor as the loop variable it becomes."""
-    if isinstance(value, (bool, int, float, Tensor)):
+    """A Python number, string or tensor as the loop variable it becomes,
+    each leaf of a tuple too: the loop carries `('run', n)` as two tensors,
+    so a trial on the Python string would take one branch of a test that
+    the loop stages (`if c[0] != 'run'`), and learn another state."""
+    if isinstance(value, (bool, int, float, str, Tensor)):
         spec = value if is_symbolic(value) else convert_to_tensor(value)
         return TypeGuess(spec.dtype, spec.shape)
+    if type(value) is tuple:
+        return tuple(as_guess(v) for v in value)
     return value
 
 

@@ -1706,6 +1706,26 @@ def first_pair_summing_to(xs, target):
     return -1
 
 
+def born_by_a_counter_a_tuple_carries(n):
+    k = (0, n)
+    i = 0
+    while i < n:
+        if k[0] > 1:  # a graph test in the loop: `k` is two loop variables
+            w = 2
+        k = (k[0] + 1, n)
+        i += 1
+    return w + k[0]
+
+
+def born_by_a_tag_a_tuple_carries(n):
+    c = ("run", n)
+    for i in range(n):
+        if c[0] != "run":  # a string tensor in the loop, a str on trial
+            w = i
+        c = ("run", n - i)
+    return w
+
+
 CASES = [
     # enumerate() and zip() over arrays are one loop, with a traced `break`
     # or `return` too (it was refused as a Python loop; zip stops at the
@@ -2223,6 +2243,21 @@ CASES = [
         last_above_one_a_handler_reads,
         (1,),
         ("raises", r"(cannot access local variable 'last'|'last' is read after)"),
+    ),
+    # A name a loop binds first, under a test of a value a tuple carries:
+    # the trial traced the body on the tuple's Python number or string,
+    # took one branch of a test the loop stages, and the build then raised
+    # "cannot tell the type of the return value" (fuzz, datasets).
+    (born_by_a_counter_a_tuple_carries, (4,), VALUE),
+    (
+        born_by_a_counter_a_tuple_carries,
+        (1,),
+        ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
+    ),
+    (
+        born_by_a_tag_a_tuple_carries,
+        (3,),
+        ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
     ),
 ]
 
