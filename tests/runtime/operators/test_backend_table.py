@@ -1726,6 +1726,44 @@ def born_by_a_tag_a_tuple_carries(n):
     return w
 
 
+def lagged_sum(n):
+    s = 0
+    prev = 0
+    for i in range(n):
+        s = s + prev  # widened only once `prev` is
+        prev = i / 2
+    return s
+
+
+def lagged_sum_of_a_name_the_loop_binds_first(n):
+    s = 0
+    for i in range(n):
+        if i > 0:
+            s = s + prev  # unbound in the first iteration
+        prev = i / 2
+    return s
+
+
+def lagged_sum_in_a_while(n):
+    s = 0
+    prev = 0
+    i = 0
+    while i < n:
+        s = s + prev
+        prev = i / 2
+        i += 1
+    return s
+
+
+def half_sum_with_a_python_counter(n):
+    acc = 0
+    i = 0
+    while i < n:
+        acc = acc + i / 2  # `i` an int32 in the loop: a float64
+        i += 1
+    return acc
+
+
 CASES = [
     # enumerate() and zip() over arrays are one loop, with a traced `break`
     # or `return` too (it was refused as a Python loop; zip stops at the
@@ -2249,6 +2287,18 @@ CASES = [
     # took one branch of a test the loop stages, and the build then raised
     # "cannot tell the type of the return value" (fuzz, datasets).
     (born_by_a_counter_a_tuple_carries, (4,), VALUE),
+    # A Python number widened through another one: the graph widened only
+    # `prev` (then raised `Add: int32 and float64`), and refused where
+    # `prev` is read before the loop binds it; JAX's `lax` promotes each
+    # weak number once, and refused the carry's types.
+    (lagged_sum, (4,), VALUE),
+    (lagged_sum, (0,), VALUE),
+    (lagged_sum_of_a_name_the_loop_binds_first, (4,), VALUE),
+    (lagged_sum_in_a_while, (4,), VALUE),
+    # ... widened to the type the loop gives it (the trial on Python
+    # numbers gave float32, and `acc + i / 2` then raised float32 and
+    # float64).
+    (half_sum_with_a_python_counter, (4,), VALUE),
     (
         born_by_a_counter_a_tuple_carries,
         (1,),
