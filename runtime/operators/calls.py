@@ -38,6 +38,8 @@ _BUILTIN_OPERATORS: dict[Any, Callable[..., Any]] = {
     builtins.len: py_builtins.len_,
     builtins.int: py_builtins.int_,
     builtins.float: py_builtins.float_,
+    builtins.max: py_builtins.max_,
+    builtins.min: py_builtins.min_,
     # Count `stacklevel` / `depth` over the user's frames:
     warnings.warn: frames.warn_,
     sys._getframe: frames.getframe_,

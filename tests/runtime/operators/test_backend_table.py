@@ -1739,8 +1739,8 @@ def lagged_sum_of_a_name_the_loop_binds_first(n):
     s = 0
     for i in range(n):
         if i > 0:
-            s = s + prev  # unbound in the first iteration
-        prev = i / 2
+            s = s + prev  # noqa: F821 - unbound in the first iteration only
+        prev = i / 2  # noqa: F841 - read in the next iteration
     return s
 
 
@@ -1762,6 +1762,46 @@ def half_sum_with_a_python_counter(n):
         acc = acc + i / 2  # `i` an int32 in the loop: a float64
         i += 1
     return acc
+
+
+def best_so_far_by_max(xs):
+    best = -1.0
+    for v in xs:
+        best = max(best, v)
+    return best
+
+
+def clipped_to_unit(x):
+    return max(0.0, min(x, 1.0))
+
+
+def relu_sum_by_max(xs):
+    total = 0.0
+    for v in xs:
+        total += max(v, 0.0)
+    return total
+
+
+def max_of_three(x):
+    return max(x, 0.5, -x)
+
+
+def dict_bound_in_one_branch_in_a_python_range(a):
+    for j in range(2):
+        if a > j:
+            w = {"k": a}
+    return w["k"]
+
+
+def dict_in_both_branches_and_one_unused_in_a_python_range(a):
+    for j in range(3):
+        if a > j:
+            v = {"k": a + j}
+        else:
+            v = {"k": 0}
+        if a > 5:
+            u = {"k": 1}  # noqa: F841 - bound on one path, carried with a flag
+    return v["k"]
 
 
 CASES = [
@@ -2299,6 +2339,28 @@ CASES = [
     # numbers gave float32, and `acc + i / 2` then raised float32 and
     # float64).
     (half_sum_with_a_python_counter, (4,), VALUE),
+    # min/max of scalars, one staged: Python's `b if b > a else a` (TF's
+    # AutoGraph converts them too; ours refused "compares graph tensors as
+    # a Python bool").
+    # A dict a staged `if` binds on one path, in a Python range: JAX
+    # crashed (KeyError: 0) keeping the branches' dicts as objects, on the
+    # name's (value, flag) pair (JAX fuzz).
+    (dict_bound_in_one_branch_in_a_python_range, (3,), VALUE),
+    (
+        dict_bound_in_one_branch_in_a_python_range,
+        (-1,),
+        ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
+    ),
+    (dict_in_both_branches_and_one_unused_in_a_python_range, (3,), VALUE),
+    (dict_in_both_branches_and_one_unused_in_a_python_range, (-1,), VALUE),
+    (best_so_far_by_max, ([1.0, 3.0, 2.0],), VALUE),
+    (best_so_far_by_max, ([],), VALUE),
+    (clipped_to_unit, (1.5,), VALUE),
+    (clipped_to_unit, (-0.5,), VALUE),
+    (clipped_to_unit, (0.25,), VALUE),
+    (relu_sum_by_max, ([1.0, -2.0, 3.0],), VALUE),
+    (max_of_three, (0.25,), VALUE),
+    (max_of_three, (-2.0,), VALUE),
     (
         born_by_a_counter_a_tuple_carries,
         (1,),
@@ -3103,3 +3165,17 @@ def test_a_dtype_mismatch_the_users_code_catches_while_tracing_is_not_swallowed(
         return
     result = RUNNERS[backend](widened_in_a_try_that_catches_everything, 3)
     assert list(result) == [1.5, 0]
+
+
+def extremes_with_a_nan(x):
+    return [max(x, 1.0), max(1.0, x), min(x, 1.0), min(1.0, x)]
+
+
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
+def test_min_and_max_of_a_staged_nan_keep_pythons_rule(backend):
+    # Python keeps the first argument unless a later one compares greater
+    # (less): a NaN first stays, a NaN later is skipped, where a maximum op
+    # would give NaN for both.
+    result = RUNNERS[backend](extremes_with_a_nan, math.nan)
+    assert [math.isnan(v) for v in result] == [True, False, True, False]
+    assert result[1] == result[3] == 1.0
