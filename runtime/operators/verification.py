@@ -565,17 +565,34 @@ def untyped_loop_name(name: str, loop: str, where: str = "") -> str:
 
 
 def unwidened_numbers(
-    numbers: Sequence[tuple[str, str]], where: str, mismatch: str, advice: str
+    numbers: Sequence[tuple[str, str]],
+    where: str,
+    mismatch: str,
+    advice: str,
+    raising: bool = True,
 ) -> TypeError:
     """A graph loop that carries Python numbers (`numbers`: name and the
     dtype it gets) whose body uses one with another dtype (`mismatch`, the
     op's error) only on paths that finish no iteration (they raise), so
     the loop's trial cannot tell the wider type Python's arithmetic gives
-    it there; `advice`: what to write before the loop instead."""
+    it there; `advice`: what to write before the loop instead. Not
+    `raising`: the body mixes an int and a float where Python's arithmetic
+    allows it (`mean += d / n`, `n` a counter), which no wider type of one
+    number makes one dtype."""
     shown = ", ".join(quote(label(name)) for name, _ in numbers)
     if len(numbers) > 1:
         shown = f"one of {shown}"
     dtypes = "/".join(dict.fromkeys(dtype for _, dtype in numbers))
+    if not raising:
+        return TypeError(
+            f"{shown}, a Python number before the graph loop{where}, is carried "
+            f"by the loop as {dtypes}, and its body mixes it with a value of "
+            f"another dtype ({mismatch}), which Python's arithmetic allows; a "
+            "graph loop keeps each variable's dtype and its ops do not mix an "
+            "int and a float (as TensorFlow's), so cast where they meet (e.g. "
+            f"d / rt.cast(n, rt.float32)) or give it that type before the loop "
+            f"(e.g. {advice})"
+        )
     return TypeError(
         f"{shown}, a Python number before the graph loop{where}, is carried "
         f"by the loop as {dtypes}, but its body uses it with a value of another "

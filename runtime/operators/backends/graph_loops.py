@@ -191,6 +191,8 @@ def widening(
         _, body_, carried, carried_names = _loop_with_places(
             None, body, state, tuple(names), places, skip
         )
+        staged = STATE.staged_raises  # (what the trial stages a raise at)
+        raises = None if staged is None else len(staged)
         try:
             trial = trial_of(body_, len(carried))
             widened = widened_numbers(carried, carried_names, trial)
@@ -207,7 +209,8 @@ def widening(
         finally:
             places_.write(places, before)
         if widened is None:
-            refusal = _unwidened(error, carried, carried_names)
+            raising = raises is None or len(staged) > raises
+            refusal = _unwidened(error, carried, carried_names, raising)
             if refusal is None:
                 raise
             forget()
@@ -222,12 +225,14 @@ def widening(
 
 
 def _unwidened(
-    error: BaseException, state: tuple[Any, ...], names: Sequence[str]
+    error: BaseException, state: tuple[Any, ...], names: Sequence[str], raising: bool
 ) -> TypeError | None:
     """The refusal of an op's `DTypeMismatch` (`error`) in a loop whose
     Python numbers of that dtype (`state`, `names`) its trial does not
-    widen: the body widens one only on a path that raises. None where the
-    error is not an op's, or no such number is carried."""
+    widen: the body widens one only on a path that raises (`raising`: the
+    trial staged a raise), or mixes an int and a float no widening
+    makes one type (`mean += d / n`, `n` a counter). None where the error
+    is not an op's, or no such number is carried."""
     if not isinstance(error, DTypeMismatch):
         return None
     text = str(error)
@@ -240,7 +245,7 @@ def _unwidened(
     if not numbers:
         return None
     where = where_.statement_here()
-    return verification.unwidened_numbers(numbers, where, text, _instead(text))
+    return verification.unwidened_numbers(numbers, where, text, _instead(text), raising)
 
 
 def _from_dtype_mismatch(

@@ -3179,3 +3179,27 @@ def test_min_and_max_of_a_staged_nan_keep_pythons_rule(backend):
     result = RUNNERS[backend](extremes_with_a_nan, math.nan)
     assert [math.isnan(v) for v in result] == [True, False, True, False]
     assert result[1] == result[3] == 1.0
+
+
+def running_mean_over_a_counter(xs):
+    n = 0
+    mean = 0.0
+    for x in xs:
+        n += 1
+        mean += (x - mean) / n  # float32 / int32
+    return mean
+
+
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
+def test_an_int_counter_mixed_with_a_float_says_where_to_cast(backend):
+    # The graph's ops keep TensorFlow's strict dtypes: `/` of a float32 by
+    # the int32 counter is refused. The message said the number was
+    # "widened only on a path that raises", which no path does; it says to
+    # cast where they meet. JAX promotes, as Python's arithmetic does.
+    fn = running_mean_over_a_counter
+    if backend == "graph":
+        message = r"'n', a Python number .* mixes it with .* rt\.cast\(n, rt\.float32\)"
+        with pytest.raises(TypeError, match=message):
+            RUNNERS[backend](fn, [1.0, 2.0, 4.5])
+        return
+    assert RUNNERS[backend](fn, [1.0, 2.0, 4.5]) == 2.5
