@@ -49,6 +49,12 @@ _BUILTIN_OPERATORS: dict[Any, Callable[..., Any]] = {
 _OPERATORS_BY_ID = {id(f): operator for f, operator in _BUILTIN_OPERATORS.items()}
 
 
+def operator_of(f: Any) -> Callable[..., Any] | None:
+    """The operator converted code calls for builtin `f` (`max`: `max_`),
+    or None."""
+    return _OPERATORS_BY_ID.get(id(f))
+
+
 def set_converter(converter: Callable[[Any], Any] | None) -> None:
     """Installs `converter(f) -> callable to run instead of f`."""
     global _converter

@@ -11,6 +11,7 @@ list over every implementation, a new backend is one more entry in
 from __future__ import annotations
 
 import collections
+import functools
 import inspect
 import io
 import itertools
@@ -1804,6 +1805,11 @@ def dict_in_both_branches_and_one_unused_in_a_python_range(a):
     return v["k"]
 
 
+def relu_by_a_partial_max(x):
+    relu = functools.partial(max, 0.0)
+    return relu(x)
+
+
 CASES = [
     # enumerate() and zip() over arrays are one loop, with a traced `break`
     # or `return` too (it was refused as a Python loop; zip stops at the
@@ -2361,6 +2367,8 @@ CASES = [
     (relu_sum_by_max, ([1.0, -2.0, 3.0],), VALUE),
     (max_of_three, (0.25,), VALUE),
     (max_of_three, (-2.0,), VALUE),
+    (relu_by_a_partial_max, (-2.0,), VALUE),
+    (relu_by_a_partial_max, (1.5,), VALUE),
     (
         born_by_a_counter_a_tuple_carries,
         (1,),
