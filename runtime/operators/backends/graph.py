@@ -241,7 +241,9 @@ def _placeholders(scratch: Graph, value: Any) -> Any:
     """`value` with a placeholder of `scratch` for each `TypeGuess` (a
     tuple's leaves too)."""
     if isinstance(value, TypeGuess):
-        return scratch.placeholder(value.dtype, value.shape)
+        tensor = scratch.placeholder(value.dtype, value.shape)
+        tensor.weak = value.weak
+        return tensor
     if type(value) is tuple:
         return tuple(_placeholders(scratch, v) for v in value)
     return value
@@ -253,6 +255,7 @@ class TypeGuess:
 
     dtype: dtypes.DType
     shape: tuple[int | None, ...] | None
+    weak: bool = False  # (a Python int's: `SymbolicTensor.weak`)
 
 
 def zeros_like_spec(value: Any, relaxed: list[Any] | None = None) -> Any:

@@ -232,7 +232,8 @@ def as_guess(value: Any) -> Any:
     the loop stages (`if c[0] != 'run'`), and learn another state."""
     if isinstance(value, (bool, int, float, str, Tensor)):
         spec = value if is_symbolic(value) else convert_to_tensor(value)
-        return TypeGuess(spec.dtype, spec.shape)
+        weak = type(value) is int or getattr(value, "weak", False)
+        return TypeGuess(spec.dtype, spec.shape, weak)
     if type(value) is tuple:
         return tuple(as_guess(v) for v in value)
     return value
