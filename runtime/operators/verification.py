@@ -207,11 +207,18 @@ def check_loop_return(
     code = body.__code__
     at = f"{code.co_filename}:{code.co_firstlineno}"
     detail = difference(in_loop, after, "inside the loop", "after it")
+    fix = "return the same structure in both places"
+    if type(in_loop) is type(after) in (list, tuple) and len(in_loop) != len(after):
+        # (a graph carries each item in a variable of its own)
+        fix = (
+            f"a {type(in_loop).__name__} has one length on every path: return "
+            f"{describe(in_loop)} after the loop too (padded, with a count of "
+            "the items that are real, where fewer are)"
+        )
     raise ValueError(
         f"{_user_function(body)!r} returns {describe(in_loop)} from inside the "
         f"{kind} loop at {at} but {describe(after)} after the loop{detail}; a "
-        f"{kind} function needs a value of the same structure on every path: "
-        "return the same structure in both places"
+        f"{kind} function needs a value of the same structure on every path: {fix}"
     )
 
 

@@ -1165,19 +1165,27 @@ _BORN = (
 )
 
 
+def _plain(result, leaf):
+    """`result` with each tensor or array `leaf` made a Python value, its
+    tuples, lists and dicts kept (to compare with Python's result)."""
+    if isinstance(result, dict):
+        return {k: _plain(v, leaf) for k, v in result.items()}
+    if type(result) in (tuple, list):
+        return type(result)(_plain(v, leaf) for v in result)
+    return leaf(result)
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
-    if isinstance(result, list):
-        return [np.asarray(t.numpy()).tolist() for t in result]
-    return np.asarray(result.numpy()).tolist()
+    return _plain(result, lambda t: np.asarray(t.numpy()).tolist())
 
 
 def _jax(fn, *args):
     jax = pytest.importorskip("jax", reason="JAX is not installed (the 'jax' extra)")
     # (A list is an array, as `rt.constant` makes it a tensor.)
     args = [jax.numpy.asarray(a) if isinstance(a, list) else a for a in args]
-    result = jax.jit(autograph.to_graph(fn))(*args)
-    return np.asarray(jax.block_until_ready(result)).tolist()
+    result = jax.block_until_ready(jax.jit(autograph.to_graph(fn))(*args))
+    return _plain(result, lambda a: np.asarray(a).tolist())
 
 
 def _toy(fn, *args):
@@ -1764,6 +1772,59 @@ def half_sum_with_a_python_counter(n):
     return acc
 
 
+def list_returned_from_a_for(n):
+    for i in range(n):
+        if i > 1:
+            return [i, i * 2]
+    return [0, 0]
+
+
+def list_returned_from_a_while(n):
+    i = 0
+    while i < n:
+        if i > 0:
+            return [i, 1]
+        i += 1
+    return [0, 0]
+
+
+def dict_returned_from_a_loop(n):
+    for i in range(n):
+        if i > 1:
+            return {"i": i}
+    return {"i": 0}
+
+
+def tuple_holding_a_list_returned_from_a_loop(n):
+    for i in range(n):
+        if i > 1:
+            return i, [i]
+    return 0, [0]
+
+
+def carried_list_returned_from_a_loop(n):
+    xs = [0, 0]
+    for i in range(n):
+        xs[0] = i
+        if i > 1:
+            return xs
+    return xs
+
+
+def values_of_a_dict_returned_from_nested_loops(n):
+    d = {"a": 0, "b": 0}
+    i = 0
+    while i < n:
+        fuel = 1
+        while True:
+            fuel -= 1
+            if fuel < 0:
+                d["a"] = i
+                return list(d.values())
+        i += 1
+    return list(d.values())
+
+
 CASES = [
     # enumerate() and zip() over arrays are one loop, with a traced `break`
     # or `return` too (it was refused as a Python loop; zip stops at the
@@ -2309,6 +2370,21 @@ CASES = [
         (3,),
         ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
     ),
+    # A list or dict returned from inside a loop: the graph kept the list
+    # the body made, holding the body's tensors ("the graph tensor 'cond:1'
+    # ... escaped from the body of the graph loop"); tuples worked.
+    (list_returned_from_a_for, (4,), VALUE),
+    (list_returned_from_a_for, (1,), VALUE),
+    (list_returned_from_a_while, (3,), VALUE),
+    (list_returned_from_a_while, (0,), VALUE),
+    (dict_returned_from_a_loop, (4,), VALUE),
+    (dict_returned_from_a_loop, (0,), VALUE),
+    (tuple_holding_a_list_returned_from_a_loop, (4,), VALUE),
+    (tuple_holding_a_list_returned_from_a_loop, (2,), VALUE),
+    (carried_list_returned_from_a_loop, (4,), VALUE),
+    (carried_list_returned_from_a_loop, (2,), VALUE),
+    (values_of_a_dict_returned_from_nested_loops, (3,), VALUE),
+    (values_of_a_dict_returned_from_nested_loops, (0,), VALUE),
 ]
 
 
@@ -2457,6 +2533,27 @@ def test_returns_of_two_structures_inside_and_after_a_loop_name_the_loop(backend
     )
     with pytest.raises(ValueError, match=message):
         RUNNERS[backend](returns_two_structures, 0, 5)
+
+
+def returns_lists_of_two_lengths(n):
+    for i in range(n):
+        if i > 1:
+            return [i]
+    return []
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_returned_lists_of_two_lengths_are_refused_saying_what_to_write(backend):
+    # A list a graph carries has one length on every path.
+    line = returns_lists_of_two_lengths.__code__.co_firstlineno + 1
+    message = (
+        r"^'returns_lists_of_two_lengths' returns a list of 1 item from inside "
+        rf"the \S+ loop at \S+:{line} but a list of 0 items after the loop; .* a "
+        r"list has one length on every path: return a list of 1 item after the "
+        r"loop too"
+    )
+    with pytest.raises(ValueError, match=message):
+        RUNNERS[backend](returns_lists_of_two_lengths, 4)
 
 
 def chooses_a_function(a, b):
