@@ -84,6 +84,8 @@ LEGITIMATE_REFUSALS = (
         r"is (deleted \(`del \w+`\)|unbound \(the end of an `except \.\.\. as \w+` "
         r"block unbinds it\)) in the (if|else) branch of the \S+ `if` at .* but bound",
     ),
+    # ... and one a branch leaves unassigned where the other returns.
+    (ValueError, r"is not assigned on the path that continues after the \S+ `if`"),
     (ValueError, r"first assigned inside a \S+ loop.*not on every path through"),
     # ... and a name only a loop's `else` block assigns (README).
     (ValueError, r"is assigned in the `else` block of the \S+ loop at .* but not on"),

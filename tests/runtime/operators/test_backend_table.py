@@ -1825,6 +1825,17 @@ def values_of_a_dict_returned_from_nested_loops(n):
     return list(d.values())
 
 
+def unassigned_where_the_other_branch_returns(a):
+    if a > 5:
+        w = 1
+    else:
+        if a > 0:
+            return 3
+        for _ in range(0):
+            w = -4
+    return w + 1
+
+
 CASES = [
     # enumerate() and zip() over arrays are one loop, with a traced `break`
     # or `return` too (it was refused as a Python loop; zip stops at the
@@ -2385,6 +2396,19 @@ CASES = [
     (carried_list_returned_from_a_loop, (2,), VALUE),
     (values_of_a_dict_returned_from_nested_loops, (3,), VALUE),
     (values_of_a_dict_returned_from_nested_loops, (0,), VALUE),
+    # A branch that only returns assigns nothing (it read "'w' is assigned in
+    # the if branch ... but not in its else branch").
+    (
+        unassigned_where_the_other_branch_returns,
+        (2,),
+        (
+            "refused",
+            r"^'w' is not assigned on the path that continues after the \S+ `if` "
+            r"at \S+:\d+ in 'unassigned_where_the_other_branch_returns' \(its if "
+            r"branch returns, and its else branch does not assign it\), and it is "
+            r"used after the `if`; assign it before the `if`, or in its else branch",
+        ),
+    ),
 ]
 
 
