@@ -1747,8 +1747,8 @@ def lagged_sum_of_a_name_the_loop_binds_first(n):
     s = 0
     for i in range(n):
         if i > 0:
-            s = s + prev  # unbound in the first iteration
-        prev = i / 2
+            s = s + prev  # noqa: F821 - unbound in the first iteration
+        prev = i / 2  # noqa: F841 - read in the next iteration
     return s
 
 
