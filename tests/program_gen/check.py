@@ -107,9 +107,6 @@ LEGITIMATE_REFUSALS = (
         r".*(use rt\.range|rt\.range\(n\), to make it one graph loop"
         r"|range\(n\) with a traced n, to make it one JAX loop)",
     ),
-    # Issue 10 item 7: a graph tensor escaping a branch or loop through state
-    # the statement cannot see (an attribute a called method changes).
-    (ValueError, r"escaped from .* which has finished"),
     # Items a graph op cannot carry (a key that changes).
     (TypeError, r"so (graph|JAX) ops cannot carry it"),
     # A raise in a graph branch or loop that a `try` around it would catch
