@@ -3224,3 +3224,35 @@ def test_a_dtype_mismatch_the_users_code_catches_while_tracing_is_not_swallowed(
         return
     result = RUNNERS[backend](widened_in_a_try_that_catches_everything, 3)
     assert list(result) == [1.5, 0]
+
+
+def returned_from_an_if_in_a_loop_then_updated(n):
+    xs = [0, 0]
+    try:
+        for i in range(n):
+            if i > 1:
+                return xs
+    finally:
+        xs[1] += 4  # Python's caller sees this: `xs` is the list returned
+    return xs
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        pytest.param(
+            backend,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="the `if` in the loop body merges xs with the return value "
+                "the loop carries (no object), so the loop returns a copy; the "
+                "body could be given no return value, as in Python",
+            ),
+        )
+        for backend in ("graph", "jax")
+    ]
+    + ["toy"],
+)
+def test_a_list_returned_from_an_if_in_a_loop_is_the_same_object(backend):
+    fn = returned_from_an_if_in_a_loop_then_updated
+    assert RUNNERS[backend](fn, 4) == fn(4)
