@@ -374,9 +374,15 @@ class _LoopBlocks:
         return values
 
     def keep(self, result: tuple[Any, ...]) -> tuple[Any, ...]:
-        """`result`, except that a list or dict the body gives as an object
-        from outside the loop stays that object (`nest.keep_shared`) where
-        the loop began with it, or with no value (a return value)."""
+        """`result`, except that a list or dict the body gives as the object
+        the loop began with, or where it began with no value (a return
+        value), stays that object (`nest.keep_shared`), holding the loop's
+        outputs where the body left a tensor of its own.
+
+        (The body's own items are not the loop's: they belong to its graph,
+        which has finished. An item the body left as it came, a Python
+        value or a tensor from outside the loop, is the same in every
+        iteration and stays.)"""
         given = self.where.get("in the body of a graph loop")
         if given is None:
             return result
@@ -384,8 +390,26 @@ class _LoopBlocks:
         for out, before, value, items in zip(result, self.state, given, self._items):
             if type(before) is UndefinedReturnValue:
                 before = value  # (its value is never read: the body's)
-            kept.append(nest.keep_shared(out, before, value, items, items))
+            came = nest.map_structure(_as_it_came, items)
+            kept.append(nest.keep_shared(out, before, value, came, items))
         return tuple(kept)
+
+
+# What `_LoopBlocks.keep` compares an item the body made with: never it.
+_MADE_IN_THE_BODY = object()
+
+
+def _as_it_came(value: Any) -> Any:
+    """`value`, or `_MADE_IN_THE_BODY` for a tensor of a graph the loop
+    being built is not nested in (its body's, or a branch's in it)."""
+    if not isinstance(value, SymbolicTensor):
+        return value
+    graph = STATE.graph
+    while graph is not None:
+        if value.graph is graph:
+            return value
+        graph = graph.outer_graph
+    return _MADE_IN_THE_BODY
 
 
 def _has_effects(test: Callable[..., Any], state: tuple[Any, ...]) -> bool:

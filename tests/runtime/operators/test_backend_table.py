@@ -1166,19 +1166,27 @@ _BORN = (
 )
 
 
+def _plain(result, leaf):
+    """`result` with each tensor or array `leaf` made a Python value, its
+    tuples, lists and dicts kept (to compare with Python's result)."""
+    if isinstance(result, dict):
+        return {k: _plain(v, leaf) for k, v in result.items()}
+    if type(result) in (tuple, list):
+        return type(result)(_plain(v, leaf) for v in result)
+    return leaf(result)
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
-    if isinstance(result, list):
-        return [np.asarray(t.numpy()).tolist() for t in result]
-    return np.asarray(result.numpy()).tolist()
+    return _plain(result, lambda t: np.asarray(t.numpy()).tolist())
 
 
 def _jax(fn, *args):
     jax = pytest.importorskip("jax", reason="JAX is not installed (the 'jax' extra)")
     # (A list is an array, as `rt.constant` makes it a tensor.)
     args = [jax.numpy.asarray(a) if isinstance(a, list) else a for a in args]
-    result = jax.jit(autograph.to_graph(fn))(*args)
-    return np.asarray(jax.block_until_ready(result)).tolist()
+    result = jax.block_until_ready(jax.jit(autograph.to_graph(fn))(*args))
+    return _plain(result, lambda a: np.asarray(a).tolist())
 
 
 def _toy(fn, *args):
@@ -1810,6 +1818,70 @@ def relu_by_a_partial_max(x):
     return relu(x)
 
 
+def list_returned_from_a_for(n):
+    for i in range(n):
+        if i > 1:
+            return [i, i * 2]
+    return [0, 0]
+
+
+def list_returned_from_a_while(n):
+    i = 0
+    while i < n:
+        if i > 0:
+            return [i, 1]
+        i += 1
+    return [0, 0]
+
+
+def dict_returned_from_a_loop(n):
+    for i in range(n):
+        if i > 1:
+            return {"i": i}
+    return {"i": 0}
+
+
+def tuple_holding_a_list_returned_from_a_loop(n):
+    for i in range(n):
+        if i > 1:
+            return i, [i]
+    return 0, [0]
+
+
+def carried_list_returned_from_a_loop(n):
+    xs = [0, 0]
+    for i in range(n):
+        xs[0] = i
+        if i > 1:
+            return xs
+    return xs
+
+
+def values_of_a_dict_returned_from_nested_loops(n):
+    d = {"a": 0, "b": 0}
+    i = 0
+    while i < n:
+        fuel = 1
+        while True:
+            fuel -= 1
+            if fuel < 0:
+                d["a"] = i
+                return list(d.values())
+        i += 1
+    return list(d.values())
+
+
+def unassigned_where_the_other_branch_returns(a):
+    if a > 5:
+        w = 1
+    else:
+        if a > 0:
+            return 3
+        for _ in range(0):
+            w = -4
+    return w + 1
+
+
 CASES = [
     # enumerate() and zip() over arrays are one loop, with a traced `break`
     # or `return` too (it was refused as a Python loop; zip stops at the
@@ -2379,6 +2451,34 @@ CASES = [
         (3,),
         ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
     ),
+    # A list or dict returned from inside a loop: the graph kept the list
+    # the body made, holding the body's tensors ("the graph tensor 'cond:1'
+    # ... escaped from the body of the graph loop"); tuples worked.
+    (list_returned_from_a_for, (4,), VALUE),
+    (list_returned_from_a_for, (1,), VALUE),
+    (list_returned_from_a_while, (3,), VALUE),
+    (list_returned_from_a_while, (0,), VALUE),
+    (dict_returned_from_a_loop, (4,), VALUE),
+    (dict_returned_from_a_loop, (0,), VALUE),
+    (tuple_holding_a_list_returned_from_a_loop, (4,), VALUE),
+    (tuple_holding_a_list_returned_from_a_loop, (2,), VALUE),
+    (carried_list_returned_from_a_loop, (4,), VALUE),
+    (carried_list_returned_from_a_loop, (2,), VALUE),
+    (values_of_a_dict_returned_from_nested_loops, (3,), VALUE),
+    (values_of_a_dict_returned_from_nested_loops, (0,), VALUE),
+    # A branch that only returns assigns nothing (it read "'w' is assigned in
+    # the if branch ... but not in its else branch").
+    (
+        unassigned_where_the_other_branch_returns,
+        (2,),
+        (
+            "refused",
+            r"^'w' is not assigned on the path that continues after the \S+ `if` "
+            r"at \S+:\d+ in 'unassigned_where_the_other_branch_returns' \(its if "
+            r"branch returns, and its else branch does not assign it\), and it is "
+            r"used after the `if`; assign it before the `if`, or in its else branch",
+        ),
+    ),
 ]
 
 
@@ -2527,6 +2627,27 @@ def test_returns_of_two_structures_inside_and_after_a_loop_name_the_loop(backend
     )
     with pytest.raises(ValueError, match=message):
         RUNNERS[backend](returns_two_structures, 0, 5)
+
+
+def returns_lists_of_two_lengths(n):
+    for i in range(n):
+        if i > 1:
+            return [i]
+    return []
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_returned_lists_of_two_lengths_are_refused_saying_what_to_write(backend):
+    # A list a graph carries has one length on every path.
+    line = returns_lists_of_two_lengths.__code__.co_firstlineno + 1
+    message = (
+        r"^'returns_lists_of_two_lengths' returns a list of 1 item from inside "
+        rf"the \S+ loop at \S+:{line} but a list of 0 items after the loop; .* a "
+        r"list has one length on every path: return a list of 1 item after the "
+        r"loop too"
+    )
+    with pytest.raises(ValueError, match=message):
+        RUNNERS[backend](returns_lists_of_two_lengths, 4)
 
 
 def chooses_a_function(a, b):
@@ -3204,3 +3325,35 @@ def test_an_int_counter_divides_a_float_as_in_python(backend):
     # path that raises). A loop's Python int is a weak int now, which an op
     # with a float casts, as JAX's weak types and Python's arithmetic do.
     assert RUNNERS[backend](running_mean_over_a_counter, [1.0, 2.0, 4.5]) == 2.5
+
+
+def returned_from_an_if_in_a_loop_then_updated(n):
+    xs = [0, 0]
+    try:
+        for i in range(n):
+            if i > 1:
+                return xs
+    finally:
+        xs[1] += 4  # Python's caller sees this: `xs` is the list returned
+    return xs
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        pytest.param(
+            backend,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="the `if` in the loop body merges xs with the return value "
+                "the loop carries (no object), so the loop returns a copy; the "
+                "body could be given no return value, as in Python",
+            ),
+        )
+        for backend in ("graph", "jax")
+    ]
+    + ["toy"],
+)
+def test_a_list_returned_from_an_if_in_a_loop_is_the_same_object(backend):
+    fn = returned_from_an_if_in_a_loop_then_updated
+    assert RUNNERS[backend](fn, 4) == fn(4)
