@@ -283,6 +283,11 @@ def _graph_while(
     placeholders = [_placeholder_name(names, n, flat) for n in range(len(flat))]
     cond_g = _loop_graph("cond", outer, inits, shapes, placeholders)
     body_g = _loop_graph("body", outer, inits, shapes, placeholders)
+    # A Python int is carried as a weak int (`SymbolicTensor.weak`): `total
+    # / n` is a float division, as in Python.
+    weak = [i for i, (_, v) in enumerate(flat) if type(v) is int or _weak(v)]
+    for i in weak:
+        cond_g.inputs[i].weak = body_g.inputs[i].weak = True
     loop_inputs = {id(g): list(g.inputs) for g in (cond_g, body_g)}
     _trace_loop_cond(cond_g, structure, cond_fn)
     result = _trace_loop_body(body_g, structure, body_fn, labels, inits, shapes, names)
@@ -290,8 +295,14 @@ def _graph_while(
         outer, cond_g, body_g, loop_inputs, inits, shapes, maximum_iterations
     )
     outputs = list(op.outputs[: len(inits)])
+    for i in weak:
+        outputs[i].weak = True
     packed = nest.pack_sequence_as(result, outputs, expand_composites=True)
     return packed[0] if single else packed
+
+
+def _weak(value: Any) -> bool:
+    return type(value) is SymbolicTensor and value.weak
 
 
 def _loop_labels(

@@ -358,6 +358,7 @@ class Graph:
             attrs = {"dtype": outer.dtype, "shape": outer.shape}
             op = self.create_op("Placeholder", (), attrs, name=outer._op.name)
             inner = op.outputs[0]
+            inner.weak = outer.weak
             self.captures.append((outer, inner))
             self._captured[id(outer)] = inner
         self._captured[id(tensor)] = inner

@@ -493,6 +493,7 @@ def _symbolic(
             tensors.append(convert_in_graph(graph, x))
         else:
             tensors.append(_UNTYPED)
+    weak = op.unify and _cast_weak_ints(graph, op, tensors)
     if op.unify or any(t is _UNTYPED for t in tensors):
         convert = functools.partial(_graph_convert, graph)
         try:
@@ -507,10 +508,41 @@ def _symbolic(
     node = graph.create_op(op, tensors, attrs, name=name)
     n = op.num_outputs
     if n == 1:
-        return node.outputs[0]
+        out = node.outputs[0]
+        if weak is None and out.dtype.is_integer:
+            out.weak = True  # (`n + 1`: of weak ints and Python numbers)
+        return out
     if n == 0:
         return None
     return node.outputs
+
+
+def _cast_weak_ints(graph: Any, op: OpDef, tensors: list[Any]) -> bool | None:
+    """Casts each weak int operand of `op` (`SymbolicTensor.weak`: a loop's
+    counter made of a Python int) to the wider dtype of another operand (a
+    float, int64), as Python's arithmetic gives `total / n`, and JAX's weak
+    types. None where every operand is
+    weak or a Python number and one is weak: what the op gives is weak
+    too; otherwise whether any operand was weak."""
+    positions = op.unify_positions or range(len(tensors))
+    weak = [i for i in positions if getattr(tensors[i], "weak", False)]
+    if not weak:
+        return False
+    strong = [
+        t.dtype
+        for i in positions
+        if (t := tensors[i]) is not _UNTYPED and i not in weak and t.dtype in _PY_ORDER
+    ]
+    if strong:
+        to = max(strong, key=_PY_ORDER.index)
+        cast = get("Cast")
+        for i in weak:
+            if _PY_ORDER.index(to) > _PY_ORDER.index(tensors[i].dtype):
+                tensors[i] = _symbolic(graph, cast, (tensors[i],), {"dtype": to}, None)
+        return True
+    if all(tensors[i] is _UNTYPED or i in weak for i in positions):
+        return None
+    return True
 
 
 def _graph_convert(graph: Any, value: Any, hint: dtypes.DType | None) -> Any:

@@ -218,15 +218,21 @@ class SymbolicTensor(Tensor):
     Its `dtype` and static `shape` (None for unknown sizes) are known while the
     graph is built; using it where Python needs a concrete value (`bool()`,
     `iter()`, `len()` of an unknown first dimension) raises TypeError.
+
+    `weak`: an int a graph loop carries for a Python int (a counter `n = 0`),
+    or what an op gives of such ints and Python numbers (`n + 1`): an op
+    with a float tensor casts it to that float, as Python's arithmetic (and
+    JAX's weak types) gives `total / n` (`op_registry._cast_weak_ints`).
     """
 
-    __slots__ = ("_dtype", "_index", "_op", "_shape")
+    __slots__ = ("_dtype", "_index", "_op", "_shape", "weak")
 
     def __init__(self, op: Operation, index: int, dtype: dtypes.DType, shape: Shape):
         self._op = op
         self._index = index
         self._dtype = dtype
         self._shape = shape
+        self.weak = False
 
     @property
     def dtype(self) -> dtypes.DType:

@@ -121,6 +121,22 @@ def test_a_traced_int_result_may_be_int32(monkeypatch) -> None:
             ),
             "refusal",
         ),
+        (
+            ValueError(
+                "'w' is not assigned on the path that continues after the graph "
+                "`if` at f.py:3 in 'f' (its if branch returns, and its else ..."
+            ),
+            "refusal",
+        ),
+        # A value returned from inside a loop is the program's, not a tensor
+        # the user stored somewhere that outlives the loop.
+        (
+            ValueError(
+                "the graph tensor 'cond:1' (made at f.py:3: `if i > 1:`) escaped "
+                "from the body of the graph loop 'while', which has finished: ..."
+            ),
+            "mismatch",
+        ),
         (TypeError("'x' changed dtype from int32 to float32 after one ..."), "refusal"),
         (TypeError("... depends on a graph tensor; use rt.range"), "refusal"),
         (ValueError("output 0 is None in the true branch"), "mismatch"),

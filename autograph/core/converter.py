@@ -151,6 +151,8 @@ OVERLOADED_BUILTINS = {
     "len": "len_",
     "int": "int_",
     "float": "float_",
+    "max": "max_",
+    "min": "min_",
 }
 
 # Builtins that converted code routes through an operator where a `for`

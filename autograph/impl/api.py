@@ -174,7 +174,8 @@ def _call_target(f: Any) -> Callable[..., Any]:
         inner = _call_target(f.__func__)
         return f if inner is f.__func__ else types.MethodType(inner, f.__self__)
     if isinstance(f, functools.partial):
-        inner = _call_target(f.func)
+        # (`partial(max, 0.0)`: the builtin's operator, as named directly.)
+        inner = operator_calls.operator_of(f.func) or _call_target(f.func)
         return f if inner is f.func else functools.partial(inner, *f.args, **f.keywords)
     if isinstance(f, type):
         return _class_call(f)

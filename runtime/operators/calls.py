@@ -38,6 +38,8 @@ _BUILTIN_OPERATORS: dict[Any, Callable[..., Any]] = {
     builtins.len: py_builtins.len_,
     builtins.int: py_builtins.int_,
     builtins.float: py_builtins.float_,
+    builtins.max: py_builtins.max_,
+    builtins.min: py_builtins.min_,
     # Count `stacklevel` / `depth` over the user's frames:
     warnings.warn: frames.warn_,
     sys._getframe: frames.getframe_,
@@ -45,6 +47,12 @@ _BUILTIN_OPERATORS: dict[Any, Callable[..., Any]] = {
 
 
 _OPERATORS_BY_ID = {id(f): operator for f, operator in _BUILTIN_OPERATORS.items()}
+
+
+def operator_of(f: Any) -> Callable[..., Any] | None:
+    """The operator converted code calls for builtin `f` (`max`: `max_`),
+    or None."""
+    return _OPERATORS_BY_ID.get(id(f))
 
 
 def set_converter(converter: Callable[[Any], Any] | None) -> None:

@@ -1,5 +1,5 @@
 """Builtins whose meaning changes for graph tensors: print, range, len, int,
-float, and enumerate and zip as a `for` loop's iterable.
+float, min, max, and enumerate and zip as a `for` loop's iterable.
 
 Converted code calls `ag__.print_(...)` where the user wrote `print(...)`,
 and `ag__.enumerate_(...)`/`ag__.zip_(...)` where `enumerate(...)`/`zip(...)`
@@ -14,13 +14,23 @@ from __future__ import annotations
 import builtins
 
 # Own references: a user's `builtins.len = spy` does not see our calls.
-from builtins import any, isinstance, iter, len, next, type
+from builtins import (
+    all,
+    any,
+    getattr,
+    isinstance,
+    iter,
+    len,
+    next,
+    type,
+)
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from runtime.context import STATE
 from runtime.operators import dispatch
 from runtime.operators.dispatch import TABLES, UNCLAIMED
+from runtime.operators.logical import if_exp
 
 _PRINT = TABLES["print_"]
 _PRINT_UNCLAIMED = UNCLAIMED["print_"]
@@ -28,6 +38,7 @@ _RANGE = TABLES["range_"]
 _LEN = TABLES["len_"]
 _INT = TABLES["int_"]
 _FLOAT = TABLES["float_"]
+_IF_EXP = TABLES["if_exp"]
 _FOR = TABLES["for_stmt"]
 
 
@@ -128,6 +139,54 @@ def float_(*args: Any, **kwargs: Any) -> Any:
         if result is not NotImplemented:
             return result
     return builtins.float(*args, **kwargs)
+
+
+def max_(*args: Any, **kwargs: Any) -> Any:
+    """`max(*args, **kwargs)`; of two or more scalars, one of them a value a
+    backend stages (a graph tensor, a JAX tracer), Python's own rule made
+    staged: `b if b > a else a`, argument by argument (the first of equal
+    values; a NaN first stays, as in Python).
+
+    Anything else (an iterable, `key=`, `default=`, an array of more than
+    one element) is the builtin's, which refuses a staged value as
+    Python's `bool` does, saying what to write (`rt.maximum`).
+    """
+    return _extreme(builtins.max, _greater, args, kwargs)
+
+
+def min_(*args: Any, **kwargs: Any) -> Any:
+    """`min(*args, **kwargs)`: as `max_`, with `b if b < a else a`."""
+    return _extreme(builtins.min, _less, args, kwargs)
+
+
+def _greater(b: Any, a: Any) -> Any:
+    return b > a
+
+
+def _less(b: Any, a: Any) -> Any:
+    return b < a
+
+
+def _extreme(
+    builtin: Callable[..., Any],
+    replaces: Callable[[Any, Any], Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Any:
+    if kwargs or len(args) < 2 or _claimed(_IF_EXP, args) is None:
+        return builtin(*args, **kwargs)
+    if not all(getattr(a, "shape", ()) == () for a in args):
+        return builtin(*args, **kwargs)  # (Python compares arrays as bools)
+    label = f"{builtin.__name__}(...)"
+    result = args[0]
+    for arg in args[1:]:
+        result = if_exp(
+            replaces(arg, result),
+            lambda arg=arg: arg,
+            lambda result=result: result,
+            label,
+        )
+    return result
 
 
 class Rows:

@@ -32,7 +32,12 @@ from runtime.operators import places as places_
 from runtime.operators.places import Place
 from runtime.operators.staging.python_value import needs_python_value
 from runtime.operators.staging.where import GENERATED_FUNCTIONS, statement_here
-from runtime.operators.variables import UnboundUntilRun, Undefined, is_undefined
+from runtime.operators.variables import (
+    UnboundAfterReturn,
+    UnboundUntilRun,
+    Undefined,
+    is_undefined,
+)
 
 # What converted code's own state variables stand for, by the Namer's base
 # names (a clash with a user's name gets a suffix: `retval__1`, `break__2`).
@@ -207,11 +212,18 @@ def check_loop_return(
     code = body.__code__
     at = f"{code.co_filename}:{code.co_firstlineno}"
     detail = difference(in_loop, after, "inside the loop", "after it")
+    fix = "return the same structure in both places"
+    if type(in_loop) is type(after) in (list, tuple) and len(in_loop) != len(after):
+        # (a graph carries each item in a variable of its own)
+        fix = (
+            f"a {type(in_loop).__name__} has one length on every path: return "
+            f"{describe(in_loop)} after the loop too (padded, with a count of "
+            "the items that are real, where fewer are)"
+        )
     raise ValueError(
         f"{_user_function(body)!r} returns {describe(in_loop)} from inside the "
         f"{kind} loop at {at} but {describe(after)} after the loop{detail}; a "
-        f"{kind} function needs a value of the same structure on every path: "
-        "return the same structure in both places"
+        f"{kind} function needs a value of the same structure on every path: {fix}"
     )
 
 
@@ -271,11 +283,49 @@ def check_defined(
                 raise _undefined_around_loop_else(name, branch, kind, body)
             if value.deleted_by:
                 raise _deleted_in_one_branch(value, name, branch, kind, body, has_else)
+            if type(given) is UnboundAfterReturn:  # (the other branch returns)
+                raise _unassigned_where_the_other_returns(
+                    name, branch, kind, body, has_else
+                )
             raise ValueError(
                 one_branch_only(quote(label(name)), branch, kind, body, has_else)
                 + "and it is used after the `if`; "
                 + _assign_it(branch, has_else)
             )
+
+
+def _unassigned_where_the_other_returns(
+    name: str,
+    branch: str,
+    kind: str,
+    body: Callable[..., Any] | None,
+    has_else: bool,
+) -> ValueError:
+    """`name` is read after a `kind` `if` whose other branch returns and
+    whose `branch` leaves it unassigned: unbound on the only path that
+    continues (TensorFlow: "'w' must also be initialized in the main branch")."""
+    other = "else" if branch == "if" else "if"
+    unassigned = (
+        f"its {branch} branch does not assign it"
+        if branch == "if" or has_else
+        else "it is not assigned when the condition is false (the `if` has no else)"
+    )
+    where = f"in its {branch}" if branch == "if" or has_else else "in an else"
+    return ValueError(
+        f"{quote(label(name))} is not assigned on the path that continues after "
+        f"the {kind} `if`{_if_at(body)} (its {other} branch returns, and "
+        f"{unassigned}), and it is used after the `if`; assign it before the "
+        f"`if`, or {where} branch"
+    )
+
+
+def _if_at(body: Callable[..., Any] | None) -> str:
+    """`' at f.py:3 in 'f''`: the line of the `if` whose true branch is
+    `body`, and the user's function, or nothing."""
+    if body is None:
+        return ""
+    code = body.__code__
+    return f" at {code.co_filename}:{code.co_firstlineno} in {_user_function(body)!r}"
 
 
 def _assign_it(branch: str, has_else: bool) -> str:
@@ -297,10 +347,7 @@ def one_branch_only(
     but not in its else branch, "`. `body`: the if's true branch (its line
     and function); `has_else`: whether the user wrote an else branch."""
     other = "else" if branch == "if" else "if"
-    at = ""
-    if body is not None:
-        code = body.__code__
-        at = f" at {code.co_filename}:{code.co_firstlineno} in {_user_function(body)!r}"
+    at = _if_at(body)
     lacking = (
         f"in its {branch} branch"
         if branch == "if" or has_else
@@ -325,10 +372,7 @@ def _deleted_in_one_branch(
     path keeps it bound: which it is after the `if` would depend on a `kind`
     value."""
     shown = quote(label(name))
-    at = ""
-    if body is not None:
-        code = body.__code__
-        at = f" at {code.co_filename}:{code.co_firstlineno} in {_user_function(body)!r}"
+    at = _if_at(body)
     if value.deleted_by == "except":
         how = f"unbound (the end of an `except ... as {name}` block unbinds it)"
         fix = "bind the exception to a name used only in that block"
@@ -565,17 +609,34 @@ def untyped_loop_name(name: str, loop: str, where: str = "") -> str:
 
 
 def unwidened_numbers(
-    numbers: Sequence[tuple[str, str]], where: str, mismatch: str, advice: str
+    numbers: Sequence[tuple[str, str]],
+    where: str,
+    mismatch: str,
+    advice: str,
+    raising: bool = True,
 ) -> TypeError:
     """A graph loop that carries Python numbers (`numbers`: name and the
     dtype it gets) whose body uses one with another dtype (`mismatch`, the
     op's error) only on paths that finish no iteration (they raise), so
     the loop's trial cannot tell the wider type Python's arithmetic gives
-    it there; `advice`: what to write before the loop instead."""
+    it there; `advice`: what to write before the loop instead. Not
+    `raising`: the body mixes an int and a float where Python's arithmetic
+    allows it (`mean += d / n`, `n` a counter), which no wider type of one
+    number makes one dtype."""
     shown = ", ".join(quote(label(name)) for name, _ in numbers)
     if len(numbers) > 1:
         shown = f"one of {shown}"
     dtypes = "/".join(dict.fromkeys(dtype for _, dtype in numbers))
+    if not raising:
+        return TypeError(
+            f"{shown}, a Python number before the graph loop{where}, is carried "
+            f"by the loop as {dtypes}, and its body mixes it with a value of "
+            f"another dtype ({mismatch}), which Python's arithmetic allows; a "
+            "graph loop keeps each variable's dtype and its ops do not mix an "
+            "int and a float (as TensorFlow's), so cast where they meet (e.g. "
+            f"d / rt.cast(n, rt.float32)) or give it that type before the loop "
+            f"(e.g. {advice})"
+        )
     return TypeError(
         f"{shown}, a Python number before the graph loop{where}, is carried "
         f"by the loop as {dtypes}, but its body uses it with a value of another "

@@ -128,7 +128,7 @@ def test_calls_into_builtins_and_libraries_stay_unwrapped():
 
     code = autograph.to_code(f)
     assert "math.sqrt(ag__.len_(xs))" in code
-    assert "abs(min(xs))" in code
+    assert "abs(ag__.min_(xs))" in code  # (min/max: staged for scalars)
 
 
 def test_comprehensions_try_and_with_run_as_python():

@@ -89,15 +89,17 @@ CASES = [
         "over the columns), or read a column as m[:, j]",
     ),
     (
+        # (Of scalars, `max` is staged: arrays compare as a Python bool.)
         with_max,
         "max(a, b)",
-        (rt.constant(1), rt.constant(2)),
+        (rt.constant([1, 2]), rt.constant([2, 1])),
         "max(a, b) compares graph tensors as a Python bool; write rt.maximum(a, b)",
     ),
     (
+        # (Of scalars, `min` is staged: arrays compare as a Python bool.)
         with_min,
         "min(a, b)",
-        (rt.constant(1), rt.constant(2)),
+        (rt.constant([1, 2]), rt.constant([2, 1])),
         "min(a, b) compares graph tensors as a Python bool; write rt.minimum(a, b)",
     ),
     (

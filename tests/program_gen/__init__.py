@@ -8,7 +8,8 @@ compiler rewrites. Without features (``CORE``): nested ``if``/``elif``/
 with ``else``), ``break``/``continue``, early and bare ``return`` anywhere,
 ``and``/``or``/``not``, conditional expressions, (augmented) assignments,
 ``del``, calls to pure helpers and to ``record`` (which appends to ``log`` and
-prints: side effects in order), ``print``, ``assert`` and integer division.
+prints: side effects in order), ``max``/``min`` of two values, ``print``,
+``assert`` and integer division.
 Each name in ``FEATURE_ISSUES`` switches on one more family of constructs
 (the patterns of issues 10 and 11); ``FEATURES`` is the set ``make test``
 enables.

@@ -84,6 +84,8 @@ LEGITIMATE_REFUSALS = (
         r"is (deleted \(`del \w+`\)|unbound \(the end of an `except \.\.\. as \w+` "
         r"block unbinds it\)) in the (if|else) branch of the \S+ `if` at .* but bound",
     ),
+    # ... and one a branch leaves unassigned where the other returns.
+    (ValueError, r"is not assigned on the path that continues after the \S+ `if`"),
     (ValueError, r"first assigned inside a \S+ loop.*not on every path through"),
     # ... and a name only a loop's `else` block assigns (README).
     (ValueError, r"is assigned in the `else` block of the \S+ loop at .* but not on"),
@@ -105,9 +107,6 @@ LEGITIMATE_REFUSALS = (
         r".*(use rt\.range|rt\.range\(n\), to make it one graph loop"
         r"|range\(n\) with a traced n, to make it one JAX loop)",
     ),
-    # Issue 10 item 7: a graph tensor escaping a branch or loop through state
-    # the statement cannot see (an attribute a called method changes).
-    (ValueError, r"escaped from .* which has finished"),
     # Items a graph op cannot carry (a key that changes).
     (TypeError, r"so (graph|JAX) ops cannot carry it"),
     # A raise in a graph branch or loop that a `try` around it would catch

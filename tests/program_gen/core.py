@@ -162,6 +162,7 @@ class Writer:
         kinds: tuple[str, ...] = ("name", "constant")
         if depth < 2:
             kinds += ("arith", "call", "ternary", "negate", "floor_constant")
+            kinds += ("extreme",)
             if self.tensor:
                 kinds += ("clamp_call",)
             else:
@@ -188,6 +189,9 @@ class Writer:
             return f"({self.expression(sub)} {op} {self.draw(st.integers(2, 3))})"
         if kind == "call":
             return f"{self.choice(('double', 'clamp'))}({self.expression(sub)})"
+        if kind == "extreme":  # (staged: Python's `b if b > a else a`)
+            function = self.choice(("max", "min"))
+            return f"{function}({self.expression(sub)}, {self.expression(sub)})"
         if kind == "clamp_call":
             return f"clamp({self.expression(sub)} * {self.draw(st.integers(2, 3))})"
         if kind == "record":

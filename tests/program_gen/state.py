@@ -42,7 +42,8 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   JAX, for which it is part of the tuple's structure, refuses); reads
   ``c[1]`` and ``c[0] == 'run'`` (and ``len(c[0])`` in Python mode).
 * ``widening`` (with ``floats``): ``acc = 0``, a Python int that float
-  updates (``acc = fclamp(acc + u)``, ``acc = fclamp(acc * 0.5)``) make a
+  updates (``acc = fclamp(acc + u)``, ``acc = fclamp(acc * 0.5)``), or
+  another such number only (``acc = fclamp(acc + lag)``), make a
   float, on some paths only: a staged loop carries it as the wider type
   (the graph refused ``total = 0`` then ``total += x[i]``).
 """
@@ -89,7 +90,7 @@ class StateFeatures:
         if self.on("static_tuples"):
             lines += ["c = ('run', a)"]
         if self.widening():
-            lines += ["acc = 0"]
+            lines += ["acc = 0", "lag = 0"]
         if self.on("builtins"):
             lines += ["fn = range", "length = len", "absolute = abs"]
             lines += ["to_int = int", "to_float = float"]
@@ -115,7 +116,7 @@ class StateFeatures:
         if self.widening():
             # (Python gives the int 0 on a path no float update took, where
             # a staged statement gives the float 0.0 of the other paths.)
-            values.append("float(acc)")
+            values += ["float(acc)", "float(lag)"]
         return values
 
     def widening(self) -> bool:
@@ -134,7 +135,7 @@ class StateFeatures:
         if self.on("static_tuples"):
             values.append("c")
         if self.widening():
-            values.append("acc")
+            values += ["acc", "lag"]
         return values
 
     # Reads.
@@ -278,8 +279,15 @@ class StateFeatures:
     def s_widen(self, depth: int) -> tuple[list[str], bool]:
         """``acc`` (a Python 0 at first) made a float: never an int update,
         which a graph loop would carry as int32 (strict dtypes, as TF)."""
-        if self.chance(30):
+        if self.chance(25):
             return [f"acc = {self.bounded('acc * 0.5', 'float')}"], False
+        if self.chance(30):
+            # Widened through another number only (`lag`, a Python 0 that
+            # float updates widen): the graph widened `lag`, then raised.
+            if self.chance(50):
+                return [f"acc = {self.bounded('acc + lag', 'float')}"], False
+            added = self.expression(1, "float")
+            return [f"lag = {self.bounded(f'lag * 0.5 + {added}', 'float')}"], False
         added = self.expression(1, "float")
         return [f"acc = {self.bounded(f'acc + {added}', 'float')}"], False
 

@@ -234,11 +234,19 @@ def dry_run(body: Callable[..., Any], args: Sequence[Any]) -> Any:
     scratch = Graph("dry_run", outer_graph=outer)
     scratch.isolated = True  # what fails here may be tried another way
     with scratch.as_default(), aliasing.items_kept(), trial_trace():
-        args = [
-            scratch.placeholder(a.dtype, a.shape) if isinstance(a, TypeGuess) else a
-            for a in args
-        ]
-        return body(*args)
+        return body(*(_placeholders(scratch, a) for a in args))
+
+
+def _placeholders(scratch: Graph, value: Any) -> Any:
+    """`value` with a placeholder of `scratch` for each `TypeGuess` (a
+    tuple's leaves too)."""
+    if isinstance(value, TypeGuess):
+        tensor = scratch.placeholder(value.dtype, value.shape)
+        tensor.weak = value.weak
+        return tensor
+    if type(value) is tuple:
+        return tuple(_placeholders(scratch, v) for v in value)
+    return value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -247,6 +255,7 @@ class TypeGuess:
 
     dtype: dtypes.DType
     shape: tuple[int | None, ...] | None
+    weak: bool = False  # (a Python int's: `SymbolicTensor.weak`)
 
 
 def zeros_like_spec(value: Any, relaxed: list[Any] | None = None) -> Any:

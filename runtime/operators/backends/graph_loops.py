@@ -191,6 +191,8 @@ def widening(
         _, body_, carried, carried_names = _loop_with_places(
             None, body, state, tuple(names), places, skip
         )
+        staged = STATE.staged_raises  # (what the trial stages a raise at)
+        raises = None if staged is None else len(staged)
         try:
             trial = trial_of(body_, len(carried))
             widened = widened_numbers(carried, carried_names, trial)
@@ -207,7 +209,8 @@ def widening(
         finally:
             places_.write(places, before)
         if widened is None:
-            refusal = _unwidened(error, carried, carried_names)
+            raising = raises is None or len(staged) > raises
+            refusal = _unwidened(error, carried, carried_names, raising)
             if refusal is None:
                 raise
             forget()
@@ -222,12 +225,14 @@ def widening(
 
 
 def _unwidened(
-    error: BaseException, state: tuple[Any, ...], names: Sequence[str]
+    error: BaseException, state: tuple[Any, ...], names: Sequence[str], raising: bool
 ) -> TypeError | None:
     """The refusal of an op's `DTypeMismatch` (`error`) in a loop whose
     Python numbers of that dtype (`state`, `names`) its trial does not
-    widen: the body widens one only on a path that raises. None where the
-    error is not an op's, or no such number is carried."""
+    widen: the body widens one only on a path that raises (`raising`: the
+    trial staged a raise), or mixes an int and a float no widening
+    makes one type (`mean += d / n`, `n` a counter). None where the error
+    is not an op's, or no such number is carried."""
     if not isinstance(error, DTypeMismatch):
         return None
     text = str(error)
@@ -240,7 +245,7 @@ def _unwidened(
     if not numbers:
         return None
     where = where_.statement_here()
-    return verification.unwidened_numbers(numbers, where, text, _instead(text))
+    return verification.unwidened_numbers(numbers, where, text, _instead(text), raising)
 
 
 def _from_dtype_mismatch(
@@ -369,9 +374,15 @@ class _LoopBlocks:
         return values
 
     def keep(self, result: tuple[Any, ...]) -> tuple[Any, ...]:
-        """`result`, except that a list or dict the body gives as an object
-        from outside the loop stays that object (`nest.keep_shared`) where
-        the loop began with it, or with no value (a return value)."""
+        """`result`, except that a list or dict the body gives as the object
+        the loop began with, or where it began with no value (a return
+        value), stays that object (`nest.keep_shared`), holding the loop's
+        outputs where the body left a tensor of its own.
+
+        (The body's own items are not the loop's: they belong to its graph,
+        which has finished. An item the body left as it came, a Python
+        value or a tensor from outside the loop, is the same in every
+        iteration and stays.)"""
         given = self.where.get("in the body of a graph loop")
         if given is None:
             return result
@@ -379,8 +390,26 @@ class _LoopBlocks:
         for out, before, value, items in zip(result, self.state, given, self._items):
             if type(before) is UndefinedReturnValue:
                 before = value  # (its value is never read: the body's)
-            kept.append(nest.keep_shared(out, before, value, items, items))
+            came = nest.map_structure(_as_it_came, items)
+            kept.append(nest.keep_shared(out, before, value, came, items))
         return tuple(kept)
+
+
+# What `_LoopBlocks.keep` compares an item the body made with: never it.
+_MADE_IN_THE_BODY = object()
+
+
+def _as_it_came(value: Any) -> Any:
+    """`value`, or `_MADE_IN_THE_BODY` for a tensor of a graph the loop
+    being built is not nested in (its body's, or a branch's in it)."""
+    if not isinstance(value, SymbolicTensor):
+        return value
+    graph = STATE.graph
+    while graph is not None:
+        if value.graph is graph:
+            return value
+        graph = graph.outer_graph
+    return _MADE_IN_THE_BODY
 
 
 def _has_effects(test: Callable[..., Any], state: tuple[Any, ...]) -> bool:

@@ -226,10 +226,16 @@ def _trial(
 
 
 def as_guess(value: Any) -> Any:
-    """A Python number or a tensor as the loop variable it becomes."""
-    if isinstance(value, (bool, int, float, Tensor)):
+    """A Python number, string or tensor as the loop variable it becomes,
+    each leaf of a tuple too: the loop carries `('run', n)` as two tensors,
+    so a trial on the Python string would take one branch of a test that
+    the loop stages (`if c[0] != 'run'`), and learn another state."""
+    if isinstance(value, (bool, int, float, str, Tensor)):
         spec = value if is_symbolic(value) else convert_to_tensor(value)
-        return TypeGuess(spec.dtype, spec.shape)
+        weak = type(value) is int or getattr(value, "weak", False)
+        return TypeGuess(spec.dtype, spec.shape, weak)
+    if type(value) is tuple:
+        return tuple(as_guess(v) for v in value)
     return value
 
 
@@ -253,8 +259,10 @@ def _fixed_point(
     guesses: list[TypeGuess] = []
     refusals: list[Exception] = []
     # (The candidates' leaves, as JAX's: a tuple of a string and a number
-    # is no one tensor's type.)
-    for value in [*nest.flatten(list(candidates)), 0, 0.0]:
+    # is no one tensor's type.) A type the body gives for a guess is tried
+    # too: `prev = i / 2` gives float64 whatever `prev` was.
+    values = [*nest.flatten(list(candidates)), 0, 0.0]
+    for value in values:
         if isinstance(value, TypeGuess):
             guess = value
         elif is_undefined(value) or not checks.convertible(value):
@@ -277,12 +285,10 @@ def _fixed_point(
             refusals.append(error)
             continue
         out = sample[i]
-        if (
-            isinstance(out, SymbolicTensor | EagerTensor)
-            and out.dtype is guess.dtype
-            and out.shape == guess.shape
-        ):
-            return guess
+        if isinstance(out, SymbolicTensor | EagerTensor):
+            if out.dtype is guess.dtype and out.shape == guess.shape:
+                return guess
+            values.append(TypeGuess(out.dtype, out.shape))
     if refusals:
         raise _NoFixedPoint(guesses[0], refusals[0])
     return None
@@ -367,17 +373,44 @@ def widened_numbers(
     """`state` with each Python number the body makes a wider number cast
     to that type (`total = 0` then `total += x[i]` on float32: a float32
     0.0), as Python's arithmetic widens it and JAX's weak types do; None if
-    there is none. The body is traced once on trial with the numbers as
-    Python numbers (and the rest as the loop's variables), which the graph
-    loop needs only where building it with the numbers' own types failed.
+    there is none. The body is traced on trial with the numbers as Python
+    numbers (and the rest as the loop's variables), which the graph loop
+    needs only where building it with the numbers' own types failed.
     Raises what the trial raises.
+
+    Traced again until nothing changes: a number widened can widen another
+    (`s = s + prev; prev = i / 2`, both 0), and a name the loop binds first
+    (`prev`), whose read raised on the first trial (`if i > 0: s = s +
+    prev`), is given the type the body gives it, as the loop will.
     """
-    numbers = [i for i, v in enumerate(state) if type(v) in (int, float)]
-    if not numbers:
-        return None
-    with on_trial(state):
-        sample = _trial(trial, state, names, (), guess=_weak_guess)
     out, widened = list(state), False
+    probe = list(state)  # what the body is traced on
+    while numbers := [i for i, v in enumerate(probe) if type(v) in (int, float)]:
+        with on_trial(probe):
+            sample = _trial(trial, tuple(probe), names, (), guess=_weak_guess)
+        wider = _wider(state, sample, numbers)
+        if wider:
+            wider = _in_the_loop(wider, state, probe, names, trial)
+        for i, dtype in wider.items():
+            out[i] = probe[i] = convert_to_tensor(state[i], dtype=dtype)
+        more = bool(wider)
+        widened = widened or more
+        for i, value in enumerate(probe):
+            given = sample[i]
+            if type(value) is Undefined and isinstance(given, SymbolicTensor):
+                probe[i] = TypeGuess(given.dtype, given.shape)
+                more = True
+        if not more:
+            break
+    return tuple(out) if widened else None
+
+
+def _wider(
+    state: Sequence[Any], sample: Sequence[Any], numbers: Sequence[int]
+) -> dict[int, Any]:
+    """The positions among `numbers` (Python numbers of `state`) whose value
+    in `sample` is of a wider type, each with that dtype."""
+    wider = {}
     for i in numbers:
         given = sample[i]
         if type(given) in (int, float):
@@ -385,9 +418,29 @@ def widened_numbers(
         if not isinstance(given, SymbolicTensor | EagerTensor):
             continue
         if _widens(convert_to_tensor(state[i]).dtype, given.dtype):
-            out[i] = convert_to_tensor(state[i], dtype=given.dtype)
-            widened = True
-    return tuple(out) if widened else None
+            wider[i] = given.dtype
+    return wider
+
+
+def _in_the_loop(
+    wider: dict[int, Any],
+    state: Sequence[Any],
+    probe: list[Any],
+    names: Sequence[str],
+    trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
+) -> dict[int, Any]:
+    """`wider`'s dtypes as the loop gives them: traced again with the other
+    Python numbers as the tensors the loop makes of them. A counter `i = 0`
+    is an int32 there, so `acc + i / 2` is a float64, where the trial on
+    Python numbers gave a Python float (float32). `wider` as it is where
+    that trace fails (a number that widens only with another one)."""
+    loop = [v if i in wider else _weak_guess(as_guess(v)) for i, v in enumerate(probe)]
+    try:
+        with on_trial(loop):
+            sample = _trial(trial, tuple(loop), names, (), guess=_weak_guess)
+    except (TypeError, ValueError):
+        return wider
+    return {i: _wider(state, sample, [i]).get(i, dtype) for i, dtype in wider.items()}
 
 
 def _weak_guess(value: Any) -> Any:

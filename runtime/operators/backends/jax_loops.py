@@ -10,6 +10,7 @@ import dataclasses
 import inspect
 import warnings
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -116,8 +117,11 @@ def build_while(statement: Loop) -> Any:
         # (XLA's compiler crashes on a loop it can prove runs no iteration
         # whose body has a run-time check, a callback: `while a < a:`. The
         # barrier hides the initial values from that proof.)
-        carry = lax.optimization_barrier(pack(carry))
-        result = unpack(lax.while_loop(packed(cond_fun), packed(body_fun), carry))
+        def run(carry: dict[str, Any]) -> dict[str, Any]:
+            carry = lax.optimization_barrier(pack(carry))
+            return unpack(lax.while_loop(packed(cond_fun), packed(body_fun), carry))
+
+        result = _widened(run, carry, lambda c: loop.trial(body_fun, c))
         result.pop(_COND, None)
         result.pop(_INDEX, None)
         return result
@@ -308,9 +312,16 @@ def _for_loop(statement: Loop) -> Any:
             carry = loop.start(item_shape)
             if arrays:
                 step = packed(lambda c, x: loop.step((x,), c)[0])
-                return unpack(
-                    lax.scan(lambda c, x: (step(c, x), None), pack(carry), iterable)[0]
+
+                def scan(carry: dict[str, Any]) -> dict[str, Any]:
+                    body = lambda c, x: (step(c, x), None)
+                    return unpack(lax.scan(body, pack(carry), iterable)[0])
+
+                row = jax.tree_util.tree_map(
+                    lambda a: jax.ShapeDtypeStruct(a.shape[1:], a.dtype), iterable
                 )
+                trial = packed(lambda c, x: loop.step((x,), c)[0])
+                return _widened(scan, carry, lambda c: loop.trial(trial, c, row))
 
             def body_fun(i: Any, c: dict[str, Any]) -> dict[str, Any]:
                 # (A traced trip count is a while_loop: under vmap its body
@@ -318,7 +329,11 @@ def _for_loop(statement: Loop) -> Any:
                 with traced_path(lambda: i < length):
                     return loop.step((item(i),), c)[0]
 
-            return unpack(lax.fori_loop(0, length, packed(body_fun), pack(carry)))
+            def run(carry: dict[str, Any]) -> dict[str, Any]:
+                return unpack(lax.fori_loop(0, length, packed(body_fun), pack(carry)))
+
+            index = jnp.asarray(0)
+            return _widened(run, carry, lambda c: loop.trial(body_fun, index, c))
 
         # (A static trip count of at least one runs an iteration for sure.)
         return loop.build(make, ran=isinstance(length, int) and length > 0)
@@ -351,15 +366,21 @@ def _for_loop(statement: Loop) -> Any:
             # A static trip count: a `scan` whose steps after a `break` pass
             # the state through (`lax.cond`), so reverse mode works (a
             # while_loop would stop early, but JAX cannot reverse it).
-            carry = _promote_weak(carry, loop.trial(body_fun, carry))
+            carry = _settled(carry, lambda c: loop.trial(body_fun, c))
 
             def step(c: dict[str, Any], _: Any) -> tuple[dict[str, Any], None]:
                 return lax.cond(c[_COND], packed(body_fun), lambda c: c, c), None
 
-            result = unpack(lax.scan(step, pack(carry), None, length=length)[0])
+            def run(carry: dict[str, Any]) -> dict[str, Any]:
+                return unpack(lax.scan(step, pack(carry), None, length=length)[0])
+
         else:
-            carry = pack(carry)
-            result = unpack(lax.while_loop(lambda c: c[_COND], packed(body_fun), carry))
+
+            def run(carry: dict[str, Any]) -> dict[str, Any]:
+                more = lambda c: c[_COND]
+                return unpack(lax.while_loop(more, packed(body_fun), pack(carry)))
+
+        result = _widened(run, carry, lambda c: loop.trial(body_fun, c))
         result.pop(_COND)
         result.pop(_INDEX)
         return result
@@ -399,16 +420,48 @@ def _rows(rows: Rows, where: str) -> Any:
 def _promote_weak(carry: Any, shapes: Any) -> Any:
     """`carry` with each Python number (weakly typed value) whose dtype the
     loop body changes cast to the body's dtype, as `lax.while_loop` does for
-    its own carry (`total = 0` then `total += 0.5`)."""
+    its own carry (`total = 0` then `total += 0.5`); `carry` itself where
+    there is none."""
     leaves, tree = jax.tree_util.tree_flatten(carry)
     out, out_tree = jax.tree_util.tree_flatten(shapes)
     if tree != out_tree:
         return carry  # the loop's own check names the variable
-    leaves = [
+    promoted = [
         jnp.asarray(v, s.dtype) if is_weak(v) and jnp.result_type(v) != s.dtype else v
         for v, s in zip(leaves, out)
     ]
-    return jax.tree_util.tree_unflatten(tree, leaves)
+    if all(a is b for a, b in zip(promoted, leaves)):
+        return carry
+    return jax.tree_util.tree_unflatten(tree, promoted)
+
+
+def _widened(
+    run: Callable[[dict[str, Any]], Any],
+    carry: dict[str, Any],
+    trial: Callable[[dict[str, Any]], Any],
+) -> Any:
+    """`run(carry)`; where `lax` refuses the carry's types because the body
+    widens a Python number through another one (`s = s + prev; prev = i /
+    2`, both 0: `lax` promotes each weak number once, from one trace), `run`
+    again with the numbers promoted as often as the body (`trial`: its
+    output's shapes for a carry) widens them, as Python's arithmetic does."""
+    try:
+        return run(carry)
+    except TypeError as error:
+        if "carry input and carry output must have equal types" not in str(error):
+            raise
+        settled = _settled(carry, trial)
+        if settled is carry:
+            raise
+    return run(settled)
+
+
+def _settled(carry: dict[str, Any], trial: Callable[[dict[str, Any]], Any]) -> Any:
+    """`carry` with its Python numbers promoted (`_promote_weak`) to the
+    types the body gives them, again until it gives each its own."""
+    while (promoted := _promote_weak(carry, trial(carry))) is not carry:
+        carry = promoted
+    return carry
 
 
 def _tracked(statement: Loop) -> list[places_.Place]:

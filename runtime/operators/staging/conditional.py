@@ -196,8 +196,10 @@ def if_stmt(
                 ]
                 for i, value in enumerate(given.get(which, ())):
                     if _unset(value):  # as the branch gives it
-                        given[which][i] = out[i]
-                        copies[which][i] = backend.snapshot([out[i]])[0]
+                        # (A name carried with its flag, `maybe`: the value
+                        # alone, as the other branch's is recorded.)
+                        given[which][i] = out[i][0] if i in maybe else out[i]
+                        copies[which][i] = backend.snapshot([given[which][i]])[0]
             if not returns:
                 # Each branch against the other, once both are traced (an
                 # item of a missing container is undefined in both).
@@ -259,7 +261,14 @@ def if_stmt(
         for i in same_python_scalars(outs["if"], outs["else"]):
             out[i] = outs["if"][i]
     if len(given) == 2:
-        out[:count] = backend.keep_objects(out[:count], given, copies)
+        # (A name carried with its flag, `maybe`, is a (value, flag) pair
+        # here, which `maybe_bound` below makes one value.)
+        plain = [i for i in range(count) if i not in maybe]
+        kept = backend.keep_objects(
+            [out[i] for i in plain], _at(given, plain), _at(copies, plain)
+        )
+        for i, value in zip(plain, kept):
+            out[i] = value
         where = {
             f"in the {b} branch of a {backend.kind} `if`": v for b, v in given.items()
         }
@@ -280,6 +289,11 @@ def if_stmt(
     places_.write(places, out[count:])
     out = out[:count]
     return out[0] if returns else unpack_state(out)
+
+
+def _at(record: dict[str, list[Any]], positions: list[int]) -> dict[str, list[Any]]:
+    """Each branch's values in `record` at `positions` only."""
+    return {which: [values[i] for i in positions] for which, values in record.items()}
 
 
 def same_python_scalars(a: Sequence[Any], b: Sequence[Any]) -> list[int]:

@@ -11,6 +11,7 @@ list over every implementation, a new backend is one more entry in
 from __future__ import annotations
 
 import collections
+import functools
 import inspect
 import io
 import itertools
@@ -1165,19 +1166,27 @@ _BORN = (
 )
 
 
+def _plain(result, leaf):
+    """`result` with each tensor or array `leaf` made a Python value, its
+    tuples, lists and dicts kept (to compare with Python's result)."""
+    if isinstance(result, dict):
+        return {k: _plain(v, leaf) for k, v in result.items()}
+    if type(result) in (tuple, list):
+        return type(result)(_plain(v, leaf) for v in result)
+    return leaf(result)
+
+
 def _graph(fn, *args):
     result = autograph.function(fn)(*(rt.constant(a) for a in args))
-    if isinstance(result, list):
-        return [np.asarray(t.numpy()).tolist() for t in result]
-    return np.asarray(result.numpy()).tolist()
+    return _plain(result, lambda t: np.asarray(t.numpy()).tolist())
 
 
 def _jax(fn, *args):
     jax = pytest.importorskip("jax", reason="JAX is not installed (the 'jax' extra)")
     # (A list is an array, as `rt.constant` makes it a tensor.)
     args = [jax.numpy.asarray(a) if isinstance(a, list) else a for a in args]
-    result = jax.jit(autograph.to_graph(fn))(*args)
-    return np.asarray(jax.block_until_ready(result)).tolist()
+    result = jax.block_until_ready(jax.jit(autograph.to_graph(fn))(*args))
+    return _plain(result, lambda a: np.asarray(a).tolist())
 
 
 def _toy(fn, *args):
@@ -1706,6 +1715,173 @@ def first_pair_summing_to(xs, target):
     return -1
 
 
+def born_by_a_counter_a_tuple_carries(n):
+    k = (0, n)
+    i = 0
+    while i < n:
+        if k[0] > 1:  # a graph test in the loop: `k` is two loop variables
+            w = 2
+        k = (k[0] + 1, n)
+        i += 1
+    return w + k[0]
+
+
+def born_by_a_tag_a_tuple_carries(n):
+    c = ("run", n)
+    for i in range(n):
+        if c[0] != "run":  # a string tensor in the loop, a str on trial
+            w = i
+        c = ("run", n - i)
+    return w
+
+
+def lagged_sum(n):
+    s = 0
+    prev = 0
+    for i in range(n):
+        s = s + prev  # widened only once `prev` is
+        prev = i / 2
+    return s
+
+
+def lagged_sum_of_a_name_the_loop_binds_first(n):
+    s = 0
+    for i in range(n):
+        if i > 0:
+            s = s + prev  # noqa: F821 - unbound in the first iteration only
+        prev = i / 2  # noqa: F841 - read in the next iteration
+    return s
+
+
+def lagged_sum_in_a_while(n):
+    s = 0
+    prev = 0
+    i = 0
+    while i < n:
+        s = s + prev
+        prev = i / 2
+        i += 1
+    return s
+
+
+def half_sum_with_a_python_counter(n):
+    acc = 0
+    i = 0
+    while i < n:
+        acc = acc + i / 2  # `i` an int32 in the loop: a float64
+        i += 1
+    return acc
+
+
+def best_so_far_by_max(xs):
+    best = -1.0
+    for v in xs:
+        best = max(best, v)
+    return best
+
+
+def clipped_to_unit(x):
+    return max(0.0, min(x, 1.0))
+
+
+def relu_sum_by_max(xs):
+    total = 0.0
+    for v in xs:
+        total += max(v, 0.0)
+    return total
+
+
+def max_of_three(x):
+    return max(x, 0.5, -x)
+
+
+def dict_bound_in_one_branch_in_a_python_range(a):
+    for j in range(2):
+        if a > j:
+            w = {"k": a}
+    return w["k"]
+
+
+def dict_in_both_branches_and_one_unused_in_a_python_range(a):
+    for j in range(3):
+        if a > j:
+            v = {"k": a + j}
+        else:
+            v = {"k": 0}
+        if a > 5:
+            u = {"k": 1}  # noqa: F841 - bound on one path, carried with a flag
+    return v["k"]
+
+
+def relu_by_a_partial_max(x):
+    relu = functools.partial(max, 0.0)
+    return relu(x)
+
+
+def list_returned_from_a_for(n):
+    for i in range(n):
+        if i > 1:
+            return [i, i * 2]
+    return [0, 0]
+
+
+def list_returned_from_a_while(n):
+    i = 0
+    while i < n:
+        if i > 0:
+            return [i, 1]
+        i += 1
+    return [0, 0]
+
+
+def dict_returned_from_a_loop(n):
+    for i in range(n):
+        if i > 1:
+            return {"i": i}
+    return {"i": 0}
+
+
+def tuple_holding_a_list_returned_from_a_loop(n):
+    for i in range(n):
+        if i > 1:
+            return i, [i]
+    return 0, [0]
+
+
+def carried_list_returned_from_a_loop(n):
+    xs = [0, 0]
+    for i in range(n):
+        xs[0] = i
+        if i > 1:
+            return xs
+    return xs
+
+
+def values_of_a_dict_returned_from_nested_loops(n):
+    d = {"a": 0, "b": 0}
+    i = 0
+    while i < n:
+        fuel = 1
+        while True:
+            fuel -= 1
+            if fuel < 0:
+                d["a"] = i
+                return list(d.values())
+        i += 1
+    return list(d.values())
+
+
+def unassigned_where_the_other_branch_returns(a):
+    if a > 5:
+        w = 1
+    else:
+        if a > 0:
+            return 3
+        for _ in range(0):
+            w = -4
+    return w + 1
+
+
 CASES = [
     # enumerate() and zip() over arrays are one loop, with a traced `break`
     # or `return` too (it was refused as a Python loop; zip stops at the
@@ -2224,6 +2400,85 @@ CASES = [
         (1,),
         ("raises", r"(cannot access local variable 'last'|'last' is read after)"),
     ),
+    # A name a loop binds first, under a test of a value a tuple carries:
+    # the trial traced the body on the tuple's Python number or string,
+    # took one branch of a test the loop stages, and the build then raised
+    # "cannot tell the type of the return value" (fuzz, datasets).
+    (born_by_a_counter_a_tuple_carries, (4,), VALUE),
+    # A Python number widened through another one: the graph widened only
+    # `prev` (then raised `Add: int32 and float64`), and refused where
+    # `prev` is read before the loop binds it; JAX's `lax` promotes each
+    # weak number once, and refused the carry's types.
+    (lagged_sum, (4,), VALUE),
+    (lagged_sum, (0,), VALUE),
+    (lagged_sum_of_a_name_the_loop_binds_first, (4,), VALUE),
+    (lagged_sum_in_a_while, (4,), VALUE),
+    # ... widened to the type the loop gives it (the trial on Python
+    # numbers gave float32, and `acc + i / 2` then raised float32 and
+    # float64).
+    (half_sum_with_a_python_counter, (4,), VALUE),
+    # min/max of scalars, one staged: Python's `b if b > a else a` (TF's
+    # AutoGraph converts them too; ours refused "compares graph tensors as
+    # a Python bool").
+    # A dict a staged `if` binds on one path, in a Python range: JAX
+    # crashed (KeyError: 0) keeping the branches' dicts as objects, on the
+    # name's (value, flag) pair (JAX fuzz).
+    (dict_bound_in_one_branch_in_a_python_range, (3,), VALUE),
+    (
+        dict_bound_in_one_branch_in_a_python_range,
+        (-1,),
+        ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
+    ),
+    (dict_in_both_branches_and_one_unused_in_a_python_range, (3,), VALUE),
+    (dict_in_both_branches_and_one_unused_in_a_python_range, (-1,), VALUE),
+    (best_so_far_by_max, ([1.0, 3.0, 2.0],), VALUE),
+    (best_so_far_by_max, ([],), VALUE),
+    (clipped_to_unit, (1.5,), VALUE),
+    (clipped_to_unit, (-0.5,), VALUE),
+    (clipped_to_unit, (0.25,), VALUE),
+    (relu_sum_by_max, ([1.0, -2.0, 3.0],), VALUE),
+    (max_of_three, (0.25,), VALUE),
+    (max_of_three, (-2.0,), VALUE),
+    (relu_by_a_partial_max, (-2.0,), VALUE),
+    (relu_by_a_partial_max, (1.5,), VALUE),
+    (
+        born_by_a_counter_a_tuple_carries,
+        (1,),
+        ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
+    ),
+    (
+        born_by_a_tag_a_tuple_carries,
+        (3,),
+        ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
+    ),
+    # A list or dict returned from inside a loop: the graph kept the list
+    # the body made, holding the body's tensors ("the graph tensor 'cond:1'
+    # ... escaped from the body of the graph loop"); tuples worked.
+    (list_returned_from_a_for, (4,), VALUE),
+    (list_returned_from_a_for, (1,), VALUE),
+    (list_returned_from_a_while, (3,), VALUE),
+    (list_returned_from_a_while, (0,), VALUE),
+    (dict_returned_from_a_loop, (4,), VALUE),
+    (dict_returned_from_a_loop, (0,), VALUE),
+    (tuple_holding_a_list_returned_from_a_loop, (4,), VALUE),
+    (tuple_holding_a_list_returned_from_a_loop, (2,), VALUE),
+    (carried_list_returned_from_a_loop, (4,), VALUE),
+    (carried_list_returned_from_a_loop, (2,), VALUE),
+    (values_of_a_dict_returned_from_nested_loops, (3,), VALUE),
+    (values_of_a_dict_returned_from_nested_loops, (0,), VALUE),
+    # A branch that only returns assigns nothing (it read "'w' is assigned in
+    # the if branch ... but not in its else branch").
+    (
+        unassigned_where_the_other_branch_returns,
+        (2,),
+        (
+            "refused",
+            r"^'w' is not assigned on the path that continues after the \S+ `if` "
+            r"at \S+:\d+ in 'unassigned_where_the_other_branch_returns' \(its if "
+            r"branch returns, and its else branch does not assign it\), and it is "
+            r"used after the `if`; assign it before the `if`, or in its else branch",
+        ),
+    ),
 ]
 
 
@@ -2372,6 +2627,27 @@ def test_returns_of_two_structures_inside_and_after_a_loop_name_the_loop(backend
     )
     with pytest.raises(ValueError, match=message):
         RUNNERS[backend](returns_two_structures, 0, 5)
+
+
+def returns_lists_of_two_lengths(n):
+    for i in range(n):
+        if i > 1:
+            return [i]
+    return []
+
+
+@pytest.mark.parametrize("backend", ["graph", "jax"])
+def test_returned_lists_of_two_lengths_are_refused_saying_what_to_write(backend):
+    # A list a graph carries has one length on every path.
+    line = returns_lists_of_two_lengths.__code__.co_firstlineno + 1
+    message = (
+        r"^'returns_lists_of_two_lengths' returns a list of 1 item from inside "
+        rf"the \S+ loop at \S+:{line} but a list of 0 items after the loop; .* a "
+        r"list has one length on every path: return a list of 1 item after the "
+        r"loop too"
+    )
+    with pytest.raises(ValueError, match=message):
+        RUNNERS[backend](returns_lists_of_two_lengths, 4)
 
 
 def chooses_a_function(a, b):
@@ -3009,12 +3285,75 @@ def test_a_dtype_mismatch_the_users_code_catches_while_tracing_is_not_swallowed(
 ):
     # The graph loop carried `acc` as int32 and `acc + i / 2` raised while
     # tracing; the user's `except Exception` caught it, so the graph took the
-    # handler on every iteration: (0, 3) for Python's (1.5, 0). The mismatch
-    # is kept and ends the trace (the handler's effects cannot be undone to
-    # widen `acc` and build again); JAX's weak types add as Python does.
-    if backend == "graph":
-        with pytest.raises(rt.errors.DTypeMismatch, match="int32 and float64"):
-            RUNNERS[backend](widened_in_a_try_that_catches_everything, 3)
-        return
+    # handler on every iteration: (0, 3) for Python's (1.5, 0). A mismatch
+    # the user's code catches is kept and ends the trace (the handler's
+    # effects cannot be undone to widen and build again); here there is
+    # none: `acc`, made of a Python int, is a weak int the float addition
+    # casts (`SymbolicTensor.weak`), as JAX's weak types and Python do.
     result = RUNNERS[backend](widened_in_a_try_that_catches_everything, 3)
     assert list(result) == [1.5, 0]
+
+
+def extremes_with_a_nan(x):
+    return [max(x, 1.0), max(1.0, x), min(x, 1.0), min(1.0, x)]
+
+
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
+def test_min_and_max_of_a_staged_nan_keep_pythons_rule(backend):
+    # Python keeps the first argument unless a later one compares greater
+    # (less): a NaN first stays, a NaN later is skipped, where a maximum op
+    # would give NaN for both.
+    result = RUNNERS[backend](extremes_with_a_nan, math.nan)
+    assert [math.isnan(v) for v in result] == [True, False, True, False]
+    assert result[1] == result[3] == 1.0
+
+
+def running_mean_over_a_counter(xs):
+    n = 0
+    mean = 0.0
+    for x in xs:
+        n += 1
+        mean += (x - mean) / n  # float32 / int32
+    return mean
+
+
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
+def test_an_int_counter_divides_a_float_as_in_python(backend):
+    # `(x - mean) / n` with `n = 0` counting: the graph carried `n` as an
+    # int32 and its ops keep TensorFlow's strict dtypes, so `/` refused a
+    # float32 by an int32 (and the message said `n` was widened only on a
+    # path that raises). A loop's Python int is a weak int now, which an op
+    # with a float casts, as JAX's weak types and Python's arithmetic do.
+    assert RUNNERS[backend](running_mean_over_a_counter, [1.0, 2.0, 4.5]) == 2.5
+
+
+def returned_from_an_if_in_a_loop_then_updated(n):
+    xs = [0, 0]
+    try:
+        for i in range(n):
+            if i > 1:
+                return xs
+    finally:
+        xs[1] += 4  # Python's caller sees this: `xs` is the list returned
+    return xs
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        pytest.param(
+            backend,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="the `if` in the loop body merges xs with the return value "
+                "the loop carries (no object), so the loop returns a copy; the "
+                "body could be given no return value, as in Python",
+            ),
+        )
+        for backend in ("graph", "jax")
+    ]
+    + ["toy"],
+)
+def test_a_list_returned_from_an_if_in_a_loop_is_the_same_object(backend):
+    fn = returned_from_an_if_in_a_loop_then_updated
+    assert RUNNERS[backend](fn, 4) == fn(4)

@@ -56,9 +56,12 @@ Staged.__neg__ = lambda a: Staged(-value(a))
 
 
 def value(v):
-    """The Python value inside `v` (recursively through tuples and lists)."""
+    """The Python value inside `v` (recursively through tuples, lists and
+    dicts)."""
     if isinstance(v, Staged):
         return v.value
+    if type(v) is dict:
+        return {k: value(x) for k, x in v.items()}
     if type(v) in (tuple, list):
         return type(v)(value(x) for x in v)
     return v
