@@ -3357,3 +3357,37 @@ def returned_from_an_if_in_a_loop_then_updated(n):
 def test_a_list_returned_from_an_if_in_a_loop_is_the_same_object(backend):
     fn = returned_from_an_if_in_a_loop_then_updated
     assert RUNNERS[backend](fn, 4) == fn(4)
+
+
+def _returns_its_argument_from_a_loop(xs, n):
+    for i in range(n):
+        if i > 1:
+            return xs
+    return xs
+
+
+def changed_through_a_list_returned_from_a_loop(n):
+    xs = [0, 0]
+    ys = _returns_its_argument_from_a_loop(xs, n)
+    ys[0] += 1  # Python: `ys` is `xs`
+    return xs
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        pytest.param(
+            backend,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="a list returned from inside a staged loop is a new list "
+                "holding the loop's values (README, known limit)",
+            ),
+        )
+        for backend in ("graph", "jax")
+    ]
+    + ["toy"],
+)
+def test_a_list_returned_from_a_loop_is_the_callers_list(backend):
+    fn = changed_through_a_list_returned_from_a_loop
+    assert RUNNERS[backend](fn, 4) == fn(4)
