@@ -14,6 +14,7 @@ locals whose bindings all moved into generated functions stay local.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 
 from autograph.core import builders as b
@@ -94,13 +95,7 @@ class CleanupTransformer(transformer.Base):
         # `(a, b) = ag__.for_stmt(...)`): the usual case then needs no walk.
         for stmt in node.body:
             if type(stmt) is ast.Assign:
-                for target in stmt.targets:
-                    if type(target) is ast.Name:
-                        lost.discard(target.id)
-                    elif type(target) is ast.Tuple:
-                        lost.difference_update(
-                            e.id for e in target.elts if type(e) is ast.Name
-                        )
+                lost.difference_update(_assigned_names(stmt))
         if lost:
             # One walk of the function's own scope finds both what it still
             # binds there and what it reads (free reads of the generated
@@ -254,16 +249,20 @@ def _not_bound_by(node: ast.FunctionDef, names: AbstractSet[str]) -> set[str] | 
     for stmt in node.body:
         kind = type(stmt)
         if kind is ast.Assign:
-            for target in stmt.targets:
-                if type(target) is ast.Name:
-                    missing.discard(target.id)
-                elif type(target) is ast.Tuple:
-                    missing.difference_update(
-                        e.id for e in target.elts if type(e) is ast.Name
-                    )
+            missing.difference_update(_assigned_names(stmt))
         elif kind is ast.Global or kind is ast.Nonlocal:
             return None
     return missing
+
+
+def _assigned_names(stmt: ast.Assign) -> Iterator[str]:
+    """The names `stmt` binds as a name or an item of a tuple target
+    (`x = ...`, `(a, b) = ag__.for_stmt(...)`)."""
+    for target in stmt.targets:
+        if type(target) is ast.Name:
+            yield target.id
+        elif type(target) is ast.Tuple:
+            yield from (e.id for e in target.elts if type(e) is ast.Name)
 
 
 def _free_reads_in_cells(nodes: list[ast.AST]) -> None:
