@@ -493,7 +493,7 @@ def _symbolic(
             tensors.append(convert_in_graph(graph, x))
         else:
             tensors.append(_UNTYPED)
-    weak = op.unify and _cast_weak_ints(graph, op, tensors)
+    weak = op.unify and _cast_weak_ints(graph, op, inputs, tensors)
     if op.unify or any(t is _UNTYPED for t in tensors):
         convert = functools.partial(_graph_convert, graph)
         try:
@@ -509,7 +509,7 @@ def _symbolic(
     n = op.num_outputs
     if n == 1:
         out = node.outputs[0]
-        if weak is None and out.dtype.is_integer:
+        if weak is None and (out.dtype.is_integer or out.dtype.is_floating):
             out.weak = True  # (`n + 1`: of weak ints and Python numbers)
         return out
     if n == 0:
@@ -517,13 +517,16 @@ def _symbolic(
     return node.outputs
 
 
-def _cast_weak_ints(graph: Any, op: OpDef, tensors: list[Any]) -> bool | None:
-    """Casts each weak int operand of `op` (`SymbolicTensor.weak`: a loop's
-    counter made of a Python int) to the wider dtype of another operand (a
-    float, int64), as Python's arithmetic gives `total / n`, and JAX's weak
-    types. None where every operand is
-    weak or a Python number and one is weak: what the op gives is weak
-    too; otherwise whether any operand was weak."""
+def _cast_weak_ints(
+    graph: Any, op: OpDef, inputs: Sequence[Any], tensors: list[Any]
+) -> bool | None:
+    """Casts each weak operand of `op` (`SymbolicTensor.weak`: a loop's
+    counter made of a Python int, or what ops make of it with Python
+    numbers) to the wider dtype of another operand (a float, int64), or to
+    float32 beside a Python float (`i * 0.5`), as Python's arithmetic gives
+    `total / n`, and JAX's weak types. None where every operand is weak or
+    a Python number and one is weak: what the op gives is weak too;
+    otherwise whether any operand was weak."""
     positions = op.unify_positions or range(len(tensors))
     weak = [i for i in positions if getattr(tensors[i], "weak", False)]
     if not weak:
@@ -533,14 +536,16 @@ def _cast_weak_ints(graph: Any, op: OpDef, tensors: list[Any]) -> bool | None:
         for i in positions
         if (t := tensors[i]) is not _UNTYPED and i not in weak and t.dtype in _PY_ORDER
     ]
-    if strong:
-        to = max(strong, key=_PY_ORDER.index)
-        cast = get("Cast")
+    wider = strong or [tensors[i].dtype for i in weak]  # (strong ones win)
+    if not strong and any(type(inputs[i]) is float for i in positions):
+        wider.append(dtypes.float32)
+    to = max(wider, key=_PY_ORDER.index) if set(wider) <= set(_PY_ORDER) else None
+    if to is not None:
         for i in weak:
             if _PY_ORDER.index(to) > _PY_ORDER.index(tensors[i].dtype):
-                tensors[i] = _symbolic(graph, cast, (tensors[i],), {"dtype": to}, None)
-        return True
-    if all(tensors[i] is _UNTYPED or i in weak for i in positions):
+                cast = (get("Cast"), (tensors[i],), {"dtype": to}, None)
+                tensors[i] = _symbolic(graph, *cast)
+    if not strong and all(tensors[i] is _UNTYPED or i in weak for i in positions):
         return None
     return True
 

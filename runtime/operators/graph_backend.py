@@ -38,6 +38,7 @@ from runtime.operators.backends.graph_loops import (
     length_of,
     raising_body,
     rows_of,
+    weak_range,
     while_trial,
     widening,
 )
@@ -181,7 +182,7 @@ def _range(*args: Any) -> Any:
         message = f"ValueError: {py_builtins.STEP_ZERO} (the range(){where})"
         step = ensure_defined(args[2] != 0, args[2], message, raises="ValueError")
         args = (*args[:2], step)
-    return creation.range(*args)
+    return weak_range(*args)
 
 
 def _len(value: SymbolicTensor) -> Any:

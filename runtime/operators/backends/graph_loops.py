@@ -146,10 +146,7 @@ def for_trial(
         # An item of the right type and shape, not `iterable[0]`: the iterable
         # may be empty.
         def run(*args: Any) -> Any:
-            element = nest.map_structure(
-                lambda t: STATE.graph.placeholder(t.dtype, _item_shape(t)),
-                _tensors_of(iterable),
-            )
+            element = nest.map_structure(_item_placeholder, _tensors_of(iterable))
             return body(element, *args)
 
         return as_state(dry_run(run, args), count)
@@ -503,10 +500,13 @@ def build_for(
     length = _length(nest.flatten(iterable))
 
     def item(i: Any) -> Any:
-        return nest.map_structure(lambda t: t[i], iterable)
+        return nest.map_structure(lambda t: _row(t, i), iterable)
 
     trial = for_trial(iterable, body, count)
-    item_types = [TypeGuess(t.dtype, _item_shape(t)) for t in nest.flatten(iterable)]
+    item_types = [
+        TypeGuess(t.dtype, _item_shape(t), getattr(t, "weak", False))
+        for t in nest.flatten(iterable)
+    ]
     try:
         relaxed: list[Any] = []
         loop_vars, born, sample = loop_state(
@@ -611,8 +611,34 @@ def _tensors_of(iterable: Any) -> Any:
     """What a graph `for` iterates: a `range` of tensor bounds (the rest of a
     Python loop, `for_stmt`) as a tensor."""
     if isinstance(iterable, range):
-        return creation.range(iterable.start, iterable.stop, iterable.step)
+        return weak_range(iterable.start, iterable.stop, iterable.step)
     return iterable
+
+
+def weak_range(*args: Any) -> Any:
+    """Python's `range(*args)` as a graph tensor of weak ints
+    (`SymbolicTensor.weak`): its items are Python ints, so `i * 0.5` is a
+    float, as in Python; `rt.range` keeps TensorFlow's strict int32."""
+    values = creation.range(*args)
+    if isinstance(values, SymbolicTensor) and values.dtype.is_integer:
+        values.weak = True
+    return values
+
+
+def _item_placeholder(values: SymbolicTensor) -> SymbolicTensor:
+    """A placeholder of the graph being built for an item of `values`
+    (weak where `values` is)."""
+    item = STATE.graph.placeholder(values.dtype, _item_shape(values))
+    item.weak = getattr(values, "weak", False)
+    return item
+
+
+def _row(values: Any, i: Any) -> Any:
+    """`values[i]`, weak where `values` is (a Python range's ints)."""
+    row = values[i]
+    if getattr(values, "weak", False) and isinstance(row, SymbolicTensor):
+        row.weak = True
+    return row
 
 
 def _item_shape(value: SymbolicTensor) -> Any:

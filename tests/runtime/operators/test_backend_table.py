@@ -1882,6 +1882,33 @@ def unassigned_where_the_other_branch_returns(a):
     return w + 1
 
 
+def weighted_by_a_range_index(n):
+    s = 0
+    for i in range(n):
+        w = i * 0.25  # a Python int times a float: a float
+        s = s + w * 2
+    return s
+
+
+def halved_counter_in_a_while(n):
+    acc = 0
+    i = 0
+    while i < n:
+        acc = acc + i * 0.5
+        i += 1
+    return acc
+
+
+def mean_after_a_counting_loop(xs):
+    count = 0
+    total = 0.0
+    for v in xs:
+        if v > 0:
+            count += 1
+            total += v
+    return total / count if count > 0 else 0.0
+
+
 CASES = [
     # enumerate() and zip() over arrays are one loop, with a traced `break`
     # or `return` too (it was refused as a Python loop; zip stops at the
@@ -2417,6 +2444,14 @@ CASES = [
     # numbers gave float32, and `acc + i / 2` then raised float32 and
     # float64).
     (half_sum_with_a_python_counter, (4,), VALUE),
+    # A Python int a graph loop carries, or `range()`'s index, is a weak
+    # int: with a float (a tensor's, or a Python float) it is a float, as in
+    # Python (the graph refused `Mul: cannot use 0.25 with a int32 operand`
+    # and `Div: float32 and int32`, as TensorFlow does).
+    (weighted_by_a_range_index, (4,), VALUE),
+    (halved_counter_in_a_while, (4,), VALUE),
+    (mean_after_a_counting_loop, ([1.0, -2.0, 4.0],), VALUE),
+    (mean_after_a_counting_loop, ([-1.0],), VALUE),
     # min/max of scalars, one staged: Python's `b if b > a else a` (TF's
     # AutoGraph converts them too; ours refused "compares graph tensors as
     # a Python bool").
