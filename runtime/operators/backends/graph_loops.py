@@ -686,6 +686,4 @@ def rows_of(rows: Rows) -> Any:
         if None in lengths or len(set(lengths)) > 1:
             where = where_.at(where_.current())
             raise verification.strict_zip_of_tensors(lengths, where)
-    return rows.items(
-        iter(tensors), lambda start: creation.range(start, start + length)
-    )
+    return rows.items(iter(tensors), lambda start: weak_range(start, start + length))

@@ -1909,6 +1909,13 @@ def mean_after_a_counting_loop(xs):
     return total / count if count > 0 else 0.0
 
 
+def positions_weighted_by_enumerate(xs):
+    s = 0.0
+    for i, x in enumerate(xs, 1):
+        s += x / i  # enumerate's index: a Python int
+    return s
+
+
 CASES = [
     # enumerate() and zip() over arrays are one loop, with a traced `break`
     # or `return` too (it was refused as a Python loop; zip stops at the
@@ -2449,6 +2456,7 @@ CASES = [
     # Python (the graph refused `Mul: cannot use 0.25 with a int32 operand`
     # and `Div: float32 and int32`, as TensorFlow does).
     (weighted_by_a_range_index, (4,), VALUE),
+    (positions_weighted_by_enumerate, ([1.0, 2.0, 4.5],), VALUE),
     (halved_counter_in_a_while, (4,), VALUE),
     (mean_after_a_counting_loop, ([1.0, -2.0, 4.0],), VALUE),
     (mean_after_a_counting_loop, ([-1.0],), VALUE),
