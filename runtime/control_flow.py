@@ -207,7 +207,9 @@ def _graph_cond(
         then_g.outputs.append(ta)
         else_g.outputs.append(tb)
         specs.append((ta.dtype, merge(ta.shape, tb.shape)))
-        results.append(_PENDING)
+        # (Weak where both branches give a weak value or a Python number:
+        # `count + 1 if v > 0 else count`.)
+        results.append(_WEAK if _weak_or_number(a) and _weak_or_number(b) else _PENDING)
     captured = _union_captures(outer, (then_g, else_g))
     name = outer.unique_name("cond")
     for g in (then_g, else_g):
@@ -223,9 +225,25 @@ def _graph_cond(
         stateful=then_g.is_stateful or else_g.is_stateful,
     )
     outputs = iter(op.outputs)
-    leaves = [next(outputs) if r is _PENDING else r for r in results]
+    leaves = [_output(outputs, r) if r in (_PENDING, _WEAK) else r for r in results]
     packed = nest.pack_sequence_as(then_out, leaves, expand_composites=True)
     return nest.keep_shared(packed, then_raw, else_raw, then_out, else_out)
+
+
+_WEAK = object()  # (a cond output that is weak: `_weak_or_number`)
+
+
+def _output(outputs: Any, result: Any) -> SymbolicTensor:
+    out = next(outputs)
+    if result is _WEAK and (out.dtype.is_integer or out.dtype.is_floating):
+        out.weak = True
+    return out
+
+
+def _weak_or_number(value: Any) -> bool:
+    """Whether a branch's value is weak (`SymbolicTensor.weak`) or a Python
+    int or float, whose op output then stands for a Python number too."""
+    return type(value) in (int, float) or _weak(value)
 
 
 # Python's numeric tower: `x = 1` in one branch and `x = 2.5` in the other

@@ -1916,6 +1916,14 @@ def positions_weighted_by_enumerate(xs):
     return s
 
 
+def ratio_of_a_chosen_count(x, k):
+    n = 0
+    for _ in range(k):
+        n += 1
+    m = n if x > 0 else 1  # a graph cond of a weak int and a Python int
+    return x / m
+
+
 CASES = [
     # enumerate() and zip() over arrays are one loop, with a traced `break`
     # or `return` too (it was refused as a Python loop; zip stops at the
@@ -2457,6 +2465,8 @@ CASES = [
     # and `Div: float32 and int32`, as TensorFlow does).
     (weighted_by_a_range_index, (4,), VALUE),
     (positions_weighted_by_enumerate, ([1.0, 2.0, 4.5],), VALUE),
+    (ratio_of_a_chosen_count, (3.0, 4), VALUE),
+    (ratio_of_a_chosen_count, (-3.0, 4), VALUE),
     (halved_counter_in_a_while, (4,), VALUE),
     (mean_after_a_counting_loop, ([1.0, -2.0, 4.0],), VALUE),
     (mean_after_a_counting_loop, ([-1.0],), VALUE),
