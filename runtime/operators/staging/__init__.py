@@ -12,6 +12,8 @@ statement means live here once:
 - `staging.born`: names a loop may be the first to assign carry a flag, and
   reading one checks it where Python would raise UnboundLocalError; refused
   where a `try` would handle that error.
+- `staging.returned`: a loop whose `return`s all give one list or dict of
+  before the loop returns that object, not a new one holding its values.
 - `staging.where`: the user's line of the statement being staged, recorded
   when the statement starts, so messages never name a library's frame.
 

@@ -157,11 +157,16 @@ def function_locals() -> dict[str, Any]:
 
 
 def watching_items(
-    impl: Callable[..., Any], statement: str, position: int | None = None
+    impl: Callable[..., Any],
+    statement: str,
+    position: int | None = None,
+    check: bool = True,
 ) -> Callable[..., Any]:
     """`impl`, a backend's statement, refusing items changed through a name
     the statement assigns (`UntrackedItems`); its places are the keyword
-    `places`, or the argument at `position`."""
+    `places`, or the argument at `position`. With `check` False it only
+    scopes `restore_items` (the statement's blocks start from the items as
+    they are when it starts)."""
 
     def run(*args: Any, **kwargs: Any) -> Any:
         places = kwargs.get("places", ())
@@ -173,7 +178,8 @@ def watching_items(
             result = impl(*args, **kwargs)
         finally:
             _WATCHED.stack.pop()
-        items.check(statement, result)
+        if check:
+            items.check(statement, result)
         return result
 
     return run

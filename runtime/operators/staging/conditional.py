@@ -32,6 +32,7 @@ from runtime.operators import verification
 from runtime.operators.control_flow import as_state, unpack_state
 from runtime.operators.places import Place
 from runtime.operators.staging import aliasing
+from runtime.operators.staging import returned as returns_
 from runtime.operators.staging.born import (
     maybe_bound,
     unset_by_loop,
@@ -122,9 +123,11 @@ def if_stmt(
         values += places_.read(places)
         if which is not None:
             traced.append(which)
-            if not returns:
-                given[which] = values[:count]
-                copies[which] = backend.snapshot(values[:count])
+            # (A list or dict both branches return stays that object too:
+            # `return retval_ if do_return else xs` after a loop whose
+            # `return`s give `xs` is `xs`.)
+            given[which] = values[:count]
+            copies[which] = backend.snapshot(values[:count])
             held[which] = values[count:]
             held_copies[which] = backend.snapshot(values[count:])
         late = {
@@ -171,6 +174,7 @@ def if_stmt(
                 raise_when_run(backend, error, what, "this run took")
                 given.pop(which, None)
                 return backend.zeros(shapes)
+            raw[which] = list(out[:count])  # (before a placeholder is filled)
             if returns:
                 returned[which] = out[0]
                 if len(returned) == 2 and (returned["if"] is None) != (
@@ -229,6 +233,7 @@ def if_stmt(
     left: dict[str, list[Any]] = {}
     defined: dict[str, list[Any]] = {}
     outs: dict[str, list[Any]] = {}  # each branch's outputs, as given
+    raw: dict[str, list[Any]] = {}  # ... as the branch gave them
     token = object()
     while True:
         try:
@@ -248,6 +253,7 @@ def if_stmt(
                 left,
                 defined,
                 outs,
+                raw,
             ):
                 seen.clear()
             traced.clear()
@@ -288,6 +294,9 @@ def if_stmt(
         out[i] = maybe_bound(backend, every[i], *out[i], message)
     places_.write(places, out[count:])
     out = out[:count]
+    # (Which objects a list or dict packed here came from: a loop being
+    # built follows its return value back through them.)
+    returns_.merged(out, list(raw.values()))
     return out[0] if returns else unpack_state(out)
 
 

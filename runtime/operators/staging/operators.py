@@ -18,7 +18,7 @@ from typing import Any
 from runtime.operators import dispatch, mutations, verification
 from runtime.operators.control_flow import state_names
 from runtime.operators.places import Place
-from runtime.operators.staging import aliasing, born, conditional, key_order
+from runtime.operators.staging import aliasing, born, conditional, key_order, returned
 from runtime.operators.staging import where as where_
 from runtime.operators.staging.where import staged
 
@@ -128,9 +128,14 @@ def install(
         if declines(first_cond):
             return NotImplemented
         names = names or state_names(test)
-        loop = Loop(body, state, names, places, opts, test, first_cond=first_cond)
-        with born.building_loop():
-            return while_loop(loop)
+        with (
+            born.building_loop(),
+            returned.building_loop(body, state, names, places, skip=0) as returns,
+        ):
+            loop = Loop(
+                returns.body(body), state, names, places, opts, test, first_cond
+            )
+            return returns.finish(while_loop(loop))
 
     def for_stmt_of(build: Callable[[Loop], Any]) -> Callable[..., Any]:
         def for_stmt(
@@ -144,10 +149,13 @@ def install(
         ) -> Any:
             names = names or state_names(body, skip=1)
             test = extra_test
-            with born.building_loop():
-                return build(
-                    Loop(body, state, names, places, opts, test, iterable=iterable)
-                )
+            with (
+                born.building_loop(),
+                returned.building_loop(body, state, names, places, skip=1) as returns,
+            ):
+                traced = returns.body(body)
+                loop = Loop(traced, state, names, places, opts, test, iterable=iterable)
+                return returns.finish(build(loop))
 
         return for_stmt
 
@@ -163,7 +171,14 @@ def install(
             # `return retval_ if do_return else <after>` after a loop holding
             # a `return`: refused as that `if` is, naming the loop and the
             # function (no "true branch" at the loop's line).
-            return conditional.if_stmt(backend, cond, if_true, if_false, (), ())
+            # (Its own statement, watching items: each arm starts from the
+            # items as they are here, not as they were before an `if`
+            # around it, whose branch may have changed them: a loop's
+            # place written back into the list the loop returns.)
+            returning = aliasing.watching_items(
+                conditional.if_stmt, f"{backend.kind} `if`", check=False
+            )
+            return returning(backend, cond, if_true, if_false, (), ())
         label = _if_exp_label(if_true, if_false)
         arms = key_order.Arms(label, backend.kind)  # (a dict's order: one)
         true, false = arms.arm(if_true, "if"), arms.arm(if_false, "else")

@@ -1924,6 +1924,202 @@ def ratio_of_a_chosen_count(x, k):
     return x / m
 
 
+# A list or dict a loop's `return`s give (`staging.returned`): the object
+# itself where every `return` gives one object of before the loop, so a
+# change through the returned value reaches it; else a new one holding the
+# loop's values (which the callers below cannot tell from Python's).
+def _returns_a_fresh_list_from_a_loop(xs, n):
+    for i in range(n):
+        if i > 1:
+            return [i, i * 2]
+    return xs
+
+
+def changed_through_a_fresh_list_returned_from_a_loop(n):
+    xs = [0, 0]
+    ys = _returns_a_fresh_list_from_a_loop(xs, n)
+    ys[0] += 1
+    return xs, ys
+
+
+def _returns_one_of_two_lists_from_a_loop(xs, zs, n):
+    for i in range(n):
+        if i > 2:
+            return xs
+        if i > 0:
+            return zs
+    return xs
+
+
+def changed_through_one_of_two_lists_returned_from_a_loop(n):
+    xs, zs = [10, 10], [20, 20]
+    ys = _returns_one_of_two_lists_from_a_loop(xs, zs, n)
+    ys[0] += 1
+    return xs, ys
+
+
+def _changes_then_returns_its_argument(xs, n):
+    for i in range(n):
+        xs[0] += 1
+        if i > 1:
+            return xs
+    return xs
+
+
+def changed_in_the_loop_then_through_the_returned_list(n):
+    xs = [0, 0]
+    ys = _changes_then_returns_its_argument(xs, n)
+    ys[1] += 5
+    return xs, ys
+
+
+def _returns_a_list_it_rebinds_in_a_loop(xs, n):
+    for i in range(n):
+        xs = [i, 0]
+        if i > 1:
+            return xs
+    return xs
+
+
+def changed_through_a_rebound_list_returned_from_a_loop(n):
+    xs = [7, 7]
+    ys = _returns_a_list_it_rebinds_in_a_loop(xs, n)
+    ys[1] += 5
+    return xs, ys
+
+
+def _returns_a_dict_from_nested_ifs_in_a_while(d, n):
+    i = 0
+    while i < n:
+        if i > 0:  # noqa: SIM102 - an `if` in an `if`, as a user writes
+            if i > 1:
+                return d
+        i += 1
+    return d
+
+
+def changed_through_a_dict_returned_from_nested_ifs_in_a_loop(n):
+    d = {"a": 0}
+    e = _returns_a_dict_from_nested_ifs_in_a_while(d, n)
+    e["a"] += 3
+    return d
+
+
+def _returns_its_argument_from_nested_loops(xs, n):
+    for i in range(n):
+        for j in range(n):
+            xs[1] += 1
+            if j > 1:
+                return xs
+    return xs
+
+
+def changed_through_a_list_returned_from_nested_loops(n):
+    xs = [0, 0]
+    ys = _returns_its_argument_from_nested_loops(xs, n)
+    ys[0] += 1
+    return xs
+
+
+def _returns_one_of_two_lists_from_nested_loops(xs, zs, n):
+    for i in range(n):
+        if i == 1:
+            return zs
+        for j in range(n):
+            if j > 2:
+                return xs
+    return xs
+
+
+def changed_through_one_of_two_lists_returned_from_nested_loops(n):
+    xs, zs = [10, 10], [20, 20]
+    ys = _returns_one_of_two_lists_from_nested_loops(xs, zs, n)
+    ys[0] += 1
+    return ys
+
+
+class _ListHolder:
+    """An object holding a list as an attribute."""
+
+    def __init__(self, xs):
+        self.xs = xs
+
+
+def _returns_an_attributes_list_from_a_loop(o, n):
+    for i in range(n):
+        o.xs[1] += 1
+        if i > 1:
+            return o.xs
+    return o.xs
+
+
+def changed_through_an_attributes_list_returned_from_a_loop(n):
+    o = _ListHolder([0, 0])
+    ys = _returns_an_attributes_list_from_a_loop(o, n)
+    ys[0] += 1
+    return o.xs
+
+
+def _returns_its_argument_through_a_finally_in_a_loop(xs, n):
+    for i in range(n):
+        try:
+            if i > 1:
+                return xs
+        finally:
+            xs[1] += 1
+    return xs
+
+
+def changed_by_a_finally_in_the_loop_and_by_the_caller(n):
+    xs = [0, 0]
+    ys = _returns_its_argument_through_a_finally_in_a_loop(xs, n)
+    ys[0] += 1
+    return xs, ys
+
+
+def returned_from_the_second_of_two_loops(n):
+    xs = [0, 0]
+    for i in range(n):
+        if i > 5:
+            return xs
+    for i in range(n):
+        xs[0] += 1
+        if i > 1:
+            return xs
+    return [9, 9]
+
+
+def changed_by_a_second_loop_then_returned(n):
+    xs = [0, 0]
+    for i in range(n):
+        if i > 5:
+            return [i, i]
+    for i in range(n):
+        xs[0] += 1
+        if i > 1:
+            return xs
+    return xs
+
+
+def _changes_its_argument(xs):
+    xs[0] += 1
+    return xs
+
+
+def _returns_its_argument_from_a_loop_or_a_call_after(xs, n):
+    for i in range(n):
+        if i > 1:
+            return xs
+    return _changes_its_argument(xs)
+
+
+def changed_by_a_call_returned_after_a_loop_and_by_the_caller(n):
+    xs = [0, 0]
+    ys = _returns_its_argument_from_a_loop_or_a_call_after(xs, n)
+    ys[1] += 1
+    return xs, ys
+
+
 CASES = [
     # enumerate() and zip() over arrays are one loop, with a traced `break`
     # or `return` too (it was refused as a Python loop; zip stops at the
@@ -2519,6 +2715,35 @@ CASES = [
     (carried_list_returned_from_a_loop, (2,), VALUE),
     (values_of_a_dict_returned_from_nested_loops, (3,), VALUE),
     (values_of_a_dict_returned_from_nested_loops, (0,), VALUE),
+    # ... and where a change through it tells whether it is the object the
+    # function had (the rule must not make a fresh list, one of two, or a
+    # list the body made the caller's; a list the loop changes holds the
+    # loop's values).
+    (changed_through_a_fresh_list_returned_from_a_loop, (4,), VALUE),
+    (changed_through_one_of_two_lists_returned_from_a_loop, (4,), VALUE),
+    (changed_through_one_of_two_lists_returned_from_a_loop, (5,), VALUE),
+    (changed_in_the_loop_then_through_the_returned_list, (4,), VALUE),
+    (changed_in_the_loop_then_through_the_returned_list, (2,), VALUE),
+    (changed_through_a_rebound_list_returned_from_a_loop, (4,), VALUE),
+    (changed_through_a_dict_returned_from_nested_ifs_in_a_loop, (4,), VALUE),
+    (changed_through_a_dict_returned_from_nested_ifs_in_a_loop, (1,), VALUE),
+    (changed_through_a_list_returned_from_nested_loops, (4,), VALUE),
+    (changed_through_a_list_returned_from_nested_loops, (1,), VALUE),
+    (changed_through_one_of_two_lists_returned_from_nested_loops, (3,), VALUE),
+    (changed_through_an_attributes_list_returned_from_a_loop, (4,), VALUE),
+    (changed_by_a_finally_in_the_loop_and_by_the_caller, (4,), VALUE),
+    (changed_by_a_finally_in_the_loop_and_by_the_caller, (1,), VALUE),
+    # (The second loop's `return` in a staged `if not do_return:`, whose
+    # `return retval_ if do_return else ...` restored the items as they were
+    # before that `if`: the loop's change to `xs[0]` was lost.)
+    (returned_from_the_second_of_two_loops, (4,), VALUE),
+    (returned_from_the_second_of_two_loops, (1,), VALUE),
+    (changed_by_a_second_loop_then_returned, (4,), VALUE),
+    (changed_by_a_second_loop_then_returned, (1,), VALUE),
+    # (`return retval_ if do_return else f(xs)`, `f` changing `xs`: Python's
+    # value, both paths giving `xs`; the change was made while tracing.)
+    (changed_by_a_call_returned_after_a_loop_and_by_the_caller, (4,), VALUE),
+    (changed_by_a_call_returned_after_a_loop_and_by_the_caller, (1,), VALUE),
     # A branch that only returns assigns nothing (it read "'w' is assigned in
     # the if branch ... but not in its else branch").
     (
@@ -3391,23 +3616,12 @@ def returned_from_an_if_in_a_loop_then_updated(n):
     return xs
 
 
-@pytest.mark.parametrize(
-    "backend",
-    [
-        pytest.param(
-            backend,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="the `if` in the loop body merges xs with the return value "
-                "the loop carries (no object), so the loop returns a copy; the "
-                "body could be given no return value, as in Python",
-            ),
-        )
-        for backend in ("graph", "jax")
-    ]
-    + ["toy"],
-)
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
 def test_a_list_returned_from_an_if_in_a_loop_is_the_same_object(backend):
+    # The `if` in the loop body merged `xs` with the return value the loop
+    # carries (zeros of its type: another list), so the loop returned a new
+    # list and the `finally` changed `xs`, not what the function returned
+    # (`staging.returned`).
     fn = returned_from_an_if_in_a_loop_then_updated
     assert RUNNERS[backend](fn, 4) == fn(4)
 
@@ -3426,21 +3640,9 @@ def changed_through_a_list_returned_from_a_loop(n):
     return xs
 
 
-@pytest.mark.parametrize(
-    "backend",
-    [
-        pytest.param(
-            backend,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="a list returned from inside a staged loop is a new list "
-                "holding the loop's values (README, known limit)",
-            ),
-        )
-        for backend in ("graph", "jax")
-    ]
-    + ["toy"],
-)
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
 def test_a_list_returned_from_a_loop_is_the_callers_list(backend):
+    # The loop's return value was a new list holding its values, so the
+    # caller's `ys[0] += 1` missed `xs` (graph and JAX gave [0, 0]).
     fn = changed_through_a_list_returned_from_a_loop
     assert RUNNERS[backend](fn, 4) == fn(4)
