@@ -28,7 +28,7 @@ import ast
 import enum
 from collections.abc import Callable, Sequence
 
-from autograph.pyct import anno
+from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
 
@@ -255,7 +255,7 @@ def annotate(
         cache: Statements' names, when the caller shares them with other
             analyses of the same tree.
     """
-    _Analyzer(cache or activity.Cache()).block(fn.body, _EMPTY)
+    _Analyzer(cache or activity.Cache()).block(_asked_part(fn.body), _EMPTY)
 
 
 def on_raise(
@@ -283,5 +283,19 @@ def on_raise(
     """
     analyzer = _Analyzer(cache or activity.Cache())
     analyzer.watched = dict.fromkeys(stmts, _EMPTY)
-    analyzer.block(fn.body, _EMPTY)
+    analyzer.block(_asked_part(fn.body), _EMPTY)
     return analyzer.watched
+
+
+def _asked_part(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A function's `body` from its first statement holding statements on.
+
+    The simple statements before it record nothing, and the names live
+    before them (the function's own live-in) are asked about by no one.
+    (An exception leaving one of them leaves the function: `on_raise` is
+    empty there.)
+    """
+    for i, stmt in enumerate(body):
+        if transformer.statement_fields(type(stmt)):
+            return body[i:]
+    return []
