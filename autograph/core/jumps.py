@@ -575,8 +575,15 @@ def invert_empty_ifs(stmts: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def fill_empty_blocks(node: ast.AST) -> None:
-    """Puts `pass` into every statement list that lowering left empty."""
-    for child in transformer.walk(node):
+    """Puts `pass` into every statement list that lowering left empty.
+
+    (Only statements and except handlers hold statement lists: expressions
+    are not walked.)
+    """
+    stack: list[ast.AST] = [node]
+    while stack:
+        child = stack.pop()
         block = getattr(child, "body", None)
-        if isinstance(block, list) and not block:
+        if type(block) is list and not block:
             block.append(b.pass_())
+        stack.extend(transformer.child_statements(child))
