@@ -131,7 +131,7 @@ class _Analyzer:
         Every statement's effect on the live set is `A | (live & P)` for
         sets `A` and `P` of its own (it adds the names it reads, keeps those
         it does not bind), and so is a block's, a loop's included. So the
-        header after one pass, `H1 = H0 | (A | (H0 & P)) - bound`, is the
+        header after one pass, `H1 = H0 | ((A | (H0 & P)) - bound)`, is the
         fixpoint already: a second pass from `H1` adds nothing to it. It
         runs only to record the sets of the statements in the body with
         `H1` live at its end, and is skipped when they record none.
