@@ -56,7 +56,7 @@ class BreakTransformer(transformer.Base):
         self.generic_visit(node)  # inner loops own their breaks
         flag = self.ctx.namer.new_symbol("break_")
         lowering = jumps.Lowering(
-            lambda s: isinstance(s, ast.Break),
+            ast.Break,
             lambda s: [b.assign(flag, b.const(True))],  # break_ = True
             flag,
             namer=self.ctx.namer,

@@ -30,14 +30,14 @@ class ContinueTransformer(transformer.Base):
         namer = self.ctx.namer
 
         def lowering(replace, flag) -> jumps.Lowering:
-            return jumps.Lowering(_is_continue, replace, flag, namer=namer)
+            return jumps.Lowering(ast.Continue, replace, flag, namer=namer)
 
         # The flag exists only if some guard reads it: a trial lowering of a
         # copy (with names that reserve nothing) tells, so that the flag is
         # named before any statement uses it. (Lowering rewrites statements
         # and their blocks, not expressions: the copy shares those.)
         trial = jumps.Lowering(
-            _is_continue, lambda s: [], "continue_", namer=namer.scratch()
+            ast.Continue, lambda s: [], "continue_", namer=namer.scratch()
         )
         if not trial.contains(node.body):
             return node
@@ -61,10 +61,6 @@ class ContinueTransformer(transformer.Base):
 
     visit_While = _visit_loop
     visit_For = _visit_loop
-
-
-def _is_continue(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.Continue)
 
 
 def transform(node: ast.AST, ctx: object) -> ast.AST:

@@ -52,7 +52,7 @@ class _FunctionReturns:
         self.ctx = ctx
         self._retval = ""  # named with `do_return`, when a return needs them
         self.lowering = jumps.Lowering(
-            lambda s: isinstance(s, ast.Return),
+            ast.Return,
             self._replace,
             self._name_flags,
             namer=ctx.namer,

@@ -26,6 +26,7 @@ from autograph.pyct import anno, naming, transformer
 from autograph.pyct.static_analysis import activity
 
 _LOOPS = (ast.For, ast.While, ast.AsyncFor)
+_SCOPES_AND_LOOPS = (*activity.SCOPES, *_LOOPS)
 TRIES: tuple[type[ast.stmt], ...] = (ast.Try,) + (
     (ast.TryStar,) if hasattr(ast, "TryStar") else ()  # Python 3.11+
 )
@@ -77,7 +78,7 @@ class Lowering:
     """Replaces one kind of jump within a block by a flag and guards.
 
     Args:
-        is_jump: Whether a statement is the jump being lowered.
+        jump: The class of the jump being lowered (`ast.Break`, ...).
         replace: The statements a jump becomes (e.g. `break_ = True`).
         flag: The flag's name, or a function asked for it the first time a
             guard `if not flag:` needs it (so a flag no guard reads is never
@@ -98,7 +99,7 @@ class Lowering:
 
     def __init__(
         self,
-        is_jump: Callable[[ast.stmt], bool],
+        jump: type[ast.stmt],
         replace: Callable[[ast.stmt], list[ast.stmt]],
         flag: str | Callable[[], str],
         *,
@@ -108,7 +109,7 @@ class Lowering:
         leave: Callable[[ast.stmt, list[ast.stmt]], list[ast.stmt]] | None = None,
         carried: Callable[[], tuple[str, ...]] = tuple,
     ) -> None:
-        self.is_jump = is_jump
+        self.jump = jump
         self.replace = replace
         self._flag = flag
         self.namer = namer
@@ -157,22 +158,26 @@ class Lowering:
 
     def contains(self, node: ast.AST) -> bool:
         """Whether `node` (a statement or a list) holds a jump of this kind."""
+        jump = self.jump
+        # (a jump in a nested function is that function's; a break/continue
+        # in a nested loop is that loop's)
+        closed = activity.SCOPES if self.into_loops else _SCOPES_AND_LOOPS
         stack: list[ast.AST] = list(node) if isinstance(node, list) else [node]
         while stack:
             item = stack.pop()
-            if isinstance(item, ast.stmt) and self.is_jump(item):
+            kind = type(item)
+            if kind is jump:
                 return True
-            if isinstance(item, activity.SCOPES):
-                continue  # a jump in a nested function is that function's
-            if isinstance(item, _LOOPS) and not self.into_loops:
-                continue  # a break/continue there is that loop's
-            stack.extend(transformer.child_statements(item))
+            fields = transformer.statement_fields(kind)
+            if fields and not issubclass(kind, closed):
+                for field in fields:
+                    stack.extend(getattr(item, field))
         return False
 
     def always_jumps(self, stmts: Sequence[ast.stmt]) -> bool:
         """Whether every path through `stmts` ends in a jump of this kind."""
         for stmt in stmts:
-            if self.is_jump(stmt):
+            if isinstance(stmt, self.jump):
                 return True
             if self._endless(stmt):
                 return True
@@ -209,7 +214,7 @@ class Lowering:
             # Every path below returns: `rest` is copied once per block.
             rest = list(stmts[i + 1 :])
             endless = self._endless(stmt)  # (asked before lowering changes it)
-            if self.is_jump(stmt):
+            if isinstance(stmt, self.jump):
                 out.extend([stmt] if tail else self.replace(stmt))
                 self.dropped |= bool(rest)
                 self.moved |= bool(rest)
@@ -286,7 +291,7 @@ class Lowering:
 
     def _jumps_only_at_top(self, stmts: Sequence[ast.stmt]) -> bool:
         """Whether every jump in `stmts` is one of them, not inside one."""
-        return all(self.is_jump(s) or not self.contains(s) for s in stmts)
+        return all(isinstance(s, self.jump) or not self.contains(s) for s in stmts)
 
     def _lower_tail_children(self, stmt: ast.stmt) -> None:
         """Lowers the blocks of a `with` or `try` that ends its function."""
@@ -575,8 +580,15 @@ def invert_empty_ifs(stmts: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def fill_empty_blocks(node: ast.AST) -> None:
-    """Puts `pass` into every statement list that lowering left empty."""
-    for child in transformer.walk(node):
+    """Puts `pass` into every statement list that lowering left empty.
+
+    (Only statements and except handlers hold statement lists: expressions
+    are not walked.)
+    """
+    stack: list[ast.AST] = [node]
+    while stack:
+        child = stack.pop()
         block = getattr(child, "body", None)
-        if isinstance(block, list) and not block:
+        if type(block) is list and not block:
             block.append(b.pass_())
+        stack.extend(transformer.child_statements(child))

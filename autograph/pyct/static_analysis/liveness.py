@@ -1,16 +1,17 @@
 """Liveness: which names may still be read after each statement.
 
 Python's control flow is structured, so liveness is one backward walk over
-the statement lists; a loop iterates its body to a fixpoint, which takes two
-or three passes (the sets only grow, and are bounded by the loop's names).
+the statement lists; a loop's body takes one pass to find what is live at
+the loop's header, and a second one only when that grew and the body holds
+statements annotated with what is live there (see `_Analyzer._loop`).
 Cost is linear in the function's size for sequential code. Nested function
 definitions are analysed on their own, when the walk reaches them.
 
 Annotations written (keys in `Live`), on the statements conversion turns
-into operator calls (`if`, `for`, `while`) only: their readers
-(`converters.control_flow`, converted-mode definedness) ask about no
-other statement, and two annotations per statement were a third of the
-analysis' time:
+into operator calls (`if`, `for`, `while`) only, and only the sets their
+readers (`converters.control_flow`, converted-mode definedness) ask for:
+they ask about no other statement, and two annotations per statement were
+a third of the analysis' time:
 
     >>> import ast
     >>> from autograph.pyct import anno
@@ -27,7 +28,7 @@ import ast
 import enum
 from collections.abc import Callable, Sequence
 
-from autograph.pyct import anno
+from autograph.pyct import anno, transformer
 from autograph.pyct.static_analysis import activity
 
 
@@ -37,8 +38,8 @@ class Live(enum.Enum):
     __hash__ = object.__hash__  # by identity (see anno.NoValue)
 
     OUT = "Names possibly read after this statement completes: a set."
-    BODY_IN = "For if/loops: names live on entry to the body: a set."
-    ORELSE_IN = "For if/loops: names live on entry to the else block: a set."
+    BODY_IN = "For ifs: names live on entry to the body: a set."
+    ORELSE_IN = "For ifs: names live on entry to the else block: a set."
     LOOP_HEADER = (
         "For loops: names live before each evaluation of the test (while) or "
         "before drawing each item (for): a set."
@@ -65,6 +66,9 @@ class _Analyzer:
         self.cache = cache
         # Statements whose `on_raise` the caller asks for (`on_raise`).
         self.watched: dict[ast.stmt, frozenset[str]] | None = None
+        # How many sets were recorded for statements (annotations, watched
+        # statements): a loop body that recorded none needs no last pass.
+        self.recorded = 0
 
     def block(self, stmts: Sequence[ast.stmt], out: frozenset[str]) -> frozenset[str]:
         live = out
@@ -74,8 +78,10 @@ class _Analyzer:
                 live = live | on_raise
             if type(stmt) in _ANNOTATED:
                 anno.setanno(stmt, Live.OUT, live)
+                self.recorded += 1
             if self.watched is not None and stmt in self.watched:
                 self.watched[stmt] = on_raise  # a loop's last pass wins
+                self.recorded += 1
             live = self.stmt(stmt, live)
         return live
 
@@ -120,10 +126,20 @@ class _Analyzer:
         head_reads: set[str],
         bound_per_item: set[str],
     ) -> frozenset[str]:
+        """The names live at a loop's header: a fixpoint of the body's pass.
+
+        Every statement's effect on the live set is `A | (live & P)` for
+        sets `A` and `P` of its own (it adds the names it reads, keeps those
+        it does not bind), and so is a block's, a loop's included. So the
+        header after one pass, `H1 = H0 | ((A | (H0 & P)) - bound)`, is the
+        fixpoint already: a second pass from `H1` adds nothing to it. It
+        runs only to record the sets of the statements in the body with
+        `H1` live at its end, and is skipped when they record none.
+        """
         orelse = self.block(node.orelse, out)
-        anno.setanno(node, Live.ORELSE_IN, orelse)
         header = frozenset(head_reads) | orelse
         while True:
+            recorded = self.recorded
             self.loops.append((out, header))
             self.finals_outside_loop.append(len(self.finals))
             body = self.block(node.body, header)
@@ -133,7 +149,10 @@ class _Analyzer:
             if new_header == header:
                 break
             header = new_header
-        anno.setanno(node, Live.BODY_IN, body)
+            if self.recorded == recorded:
+                # The second pass would only confirm `header` (see `_loop`'s
+                # docstring): nothing in the body records what it finds.
+                break
         anno.setanno(node, Live.LOOP_HEADER, header)
         return header
 
@@ -170,7 +189,6 @@ class _Analyzer:
         # The context manager may suppress an exception from anywhere in the
         # body: what is live after the `with` is live throughout it.
         body = self._guarded(node.body, out, out)
-        anno.setanno(node, Live.BODY_IN, body)
         bound: set[str] = set()
         read: set[str] = set()
         for item in node.items:
@@ -203,7 +221,6 @@ class _Analyzer:
         body = self._guarded(node.body, orelse | handlers | after, handlers | after)
         if node.finalbody:
             self.finals.pop()
-        anno.setanno(node, Live.BODY_IN, body)
         return body | handlers | after
 
     visit_TryStar = visit_Try
@@ -238,7 +255,7 @@ def annotate(
         cache: Statements' names, when the caller shares them with other
             analyses of the same tree.
     """
-    _Analyzer(cache or activity.Cache()).block(fn.body, _EMPTY)
+    _Analyzer(cache or activity.Cache()).block(_asked_part(fn.body), _EMPTY)
 
 
 def on_raise(
@@ -266,5 +283,19 @@ def on_raise(
     """
     analyzer = _Analyzer(cache or activity.Cache())
     analyzer.watched = dict.fromkeys(stmts, _EMPTY)
-    analyzer.block(fn.body, _EMPTY)
+    analyzer.block(_asked_part(fn.body), _EMPTY)
     return analyzer.watched
+
+
+def _asked_part(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A function's `body` from its first statement holding statements on.
+
+    The simple statements before it record nothing, and the names live
+    before them (the function's own live-in) are asked about by no one.
+    (An exception leaving one of them leaves the function: `on_raise` is
+    empty there.)
+    """
+    for i, stmt in enumerate(body):
+        if transformer.statement_fields(type(stmt)):
+            return body[i:]
+    return []
