@@ -24,7 +24,7 @@ from runtime import control_flow_checks as checks
 from runtime import dtypes, nest
 from runtime.context import STATE
 from runtime.graph import Graph, Operation
-from runtime.op_registry import OpDef, register
+from runtime.op_registry import OpDef, apply, register
 from runtime.shapes import as_shape, merge
 from runtime.tensor import SymbolicTensor, is_symbolic
 
@@ -240,6 +240,24 @@ def _output(outputs: Any, result: Any) -> SymbolicTensor:
     return out
 
 
+def _as_float_beside(graph: Graph, value: Any, other: Any) -> Any:
+    """`value`, cast in `graph` to the float `other` is (a Python float:
+    float32), where it is a weak int (`SymbolicTensor.weak`): `return 9.0`
+    in one branch and `return v` of a counter in the other."""
+    if not (_weak(value) and value.dtype.is_integer):
+        return value
+    if type(other) is float:
+        to = dtypes.float32
+    elif is_symbolic(other) and other.dtype.is_floating:
+        to = other.dtype
+    else:
+        return value
+    with graph.as_default():
+        out = apply("Cast", (value,), {"dtype": to})
+    out.weak = True
+    return out
+
+
 def _weak_or_number(value: Any) -> bool:
     """Whether a branch's value is weak (`SymbolicTensor.weak`) or a Python
     int or float, whose op output then stands for a Python number too."""
@@ -266,6 +284,8 @@ def _branch_outputs(
         # flag neither branch sets): the value passes through unchanged.
         return _PASSTHROUGH
     checks.check_cond_outputs(a, b, label)
+    if python_numbers:  # (a weak int beside a float is a float, as in Python)
+        a, b = _as_float_beside(then_g, a, b), _as_float_beside(else_g, b, a)
     typed_a, typed_b = checks.is_typed(a), checks.is_typed(b)
     wider_b = python_numbers and _NUMBER_RANK.get(type(b), 0) > _NUMBER_RANK.get(
         type(a), 0
