@@ -402,7 +402,38 @@ def widened_numbers(
                 more = True
         if not more:
             break
+    if not widened:
+        out = _widened_as_weak(state, names, trial)
+        widened = out is not None
     return tuple(out) if widened else None
+
+
+def _widened_as_weak(
+    state: tuple[Any, ...],
+    names: Sequence[str],
+    trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
+) -> list[Any] | None:
+    """`widened_numbers` where the trial on Python numbers widens none: a
+    staged `if` the numbers reach (`acc = fclamp(acc + lag)`, whose `if v >
+    9.0: return 9.0` the Python 0 folds away) widens them only as the
+    loop's weak tensors (`SymbolicTensor.weak`), which this trial traces
+    them as. None if that widens none either."""
+    numbers = [i for i, v in enumerate(state) if type(v) in (int, float)]
+    if not numbers:
+        return None
+    weak = list(state)
+    for i in numbers:
+        spec = convert_to_tensor(state[i])
+        weak[i] = TypeGuess(spec.dtype, spec.shape, True)
+    with on_trial(weak):
+        sample = _trial(trial, tuple(weak), names, ())
+    wider = _wider(state, sample, numbers)
+    if not wider:
+        return None
+    out = list(state)
+    for i, dtype in wider.items():
+        out[i] = convert_to_tensor(state[i], dtype=dtype)
+    return out
 
 
 def _wider(

@@ -2120,6 +2120,19 @@ def changed_by_a_call_returned_after_a_loop_and_by_the_caller(n):
     return xs, ys
 
 
+def _float_clamped(v):
+    if v > 9.0:
+        return 9.0
+    return v
+
+
+def clamped_by_a_float_bound(n):
+    acc = 0
+    for _ in range(n):
+        acc = _float_clamped(acc + 4)  # an int, or the float 9.0
+    return acc
+
+
 CASES = [
     # enumerate() and zip() over arrays are one loop, with a traced `break`
     # or `return` too (it was refused as a Python loop; zip stops at the
@@ -2662,6 +2675,10 @@ CASES = [
     (weighted_by_a_range_index, (4,), VALUE),
     (positions_weighted_by_enumerate, ([1.0, 2.0, 4.5],), VALUE),
     (ratio_of_a_chosen_count, (3.0, 4), VALUE),
+    # Widened only through a staged `if` that the trial's Python 0 folded
+    # away (`if v > 9.0: return 9.0`): refused, now traced as a weak int.
+    (clamped_by_a_float_bound, (4,), VALUE),
+    (clamped_by_a_float_bound, (1,), VALUE),
     (ratio_of_a_chosen_count, (-3.0, 4), VALUE),
     (halved_counter_in_a_while, (4,), VALUE),
     (mean_after_a_counting_loop, ([1.0, -2.0, 4.0],), VALUE),
