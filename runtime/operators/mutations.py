@@ -51,6 +51,7 @@ from runtime.operators.places import Place, contents
 from runtime.operators.staging import in_place, key_order, python_value
 from runtime.operators.staging.conditional import outputs_before
 from runtime.operators.staging.python_value import needs_python_value
+from runtime.operators.staging.wrapper import Wrapper
 from runtime.operators.variables import Undefined
 from runtime.source_locations import user_frame, user_location
 
@@ -504,25 +505,16 @@ def _staged_key(error: Exception) -> bool:
     return needs_python_value(error) in (python_value.INT, python_value.HASHED)
 
 
-class _Watched:
-    """A branch or body the backend calls, checked when it ends; it looks
-    like the function it wraps to the backend (`__code__`, `__qualname__`:
-    messages and state names come from them)."""
+class _Watched(Wrapper):
+    """A branch or body the backend calls, checked when it ends."""
 
     def __init__(
         self, fn: Callable[..., Any], tracker: _Tracker, label: str, skip: int = 0
     ) -> None:
-        self._fn = fn
+        super().__init__(fn)
         self._tracker = tracker
         self._label = label
         self._skip = skip
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._fn, name)
-
-    @property
-    def __wrapped__(self) -> Callable[..., Any]:  # (`inspect.unwrap`)
-        return self._fn
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         tracker, label, orders = self._tracker, self._label, self._tracker.orders

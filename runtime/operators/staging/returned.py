@@ -31,6 +31,7 @@ from typing import Any
 from runtime.operators import places as places_
 from runtime.operators import verification
 from runtime.operators.control_flow import as_state, unpack_state
+from runtime.operators.staging.wrapper import Wrapper
 from runtime.operators.variables import UndefinedReturnValue, is_undefined
 
 
@@ -123,21 +124,12 @@ class Returns:
         return out
 
 
-class _Traced:
-    """A loop's body that records its `retval_` in and out in each trace;
-    it looks like the function it wraps to the backend (`__code__`,
-    `__qualname__`: messages and state names come from them)."""
+class _Traced(Wrapper):
+    """A loop's body that records its `retval_` in and out in each trace."""
 
     def __init__(self, fn: Callable[..., Any], record: Returns) -> None:
-        self._fn = fn
+        super().__init__(fn)
         self._record = record
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._fn, name)
-
-    @property
-    def __wrapped__(self) -> Callable[..., Any]:  # (`inspect.unwrap`)
-        return self._fn
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         record = self._record
