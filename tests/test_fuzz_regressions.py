@@ -179,6 +179,92 @@ def program(a, b):
 """
 
 
+# A name a Python-iterated loop may bind (a flag with its value) that
+# neither branch of a graph `if` binds, on a path that returns: the fix for
+# JAX's kept objects took its value as a (value, flag) pair, and subscripted
+# the Undefined (`'Undefined' object is not subscriptable`).
+UNBOUND_IN_BOTH_BRANCHES = """\
+def program(a, b):
+    d = {'a': 0, 'b': 0}
+    xs = [0, 0]
+    ys = xs
+    key = 'b'
+    box = Box()
+    ns = types.SimpleNamespace(total=0)
+    def peek():
+        return x + 1
+    later = lambda: y
+    def bump(k):
+        nonlocal z
+        z = clamp(z + k)
+        return z > 2
+    def relay(k):
+        for j in range(k):
+            def step():
+                nonlocal z
+                if j > 0:
+                    z = clamp(z + k)
+            step()
+        return z > 3
+    c = ('run', a)
+    acc = 0
+    lag = 0
+    cnt = 0
+    fn = range
+    length = len
+    absolute = abs
+    to_int = int
+    to_float = float
+    nn = {'a': {'a': 0}}
+    ms = [0, 0]
+    tally = Tally()
+    scan = [0, 0, 0]
+    wk = {0: 1, 1: -2, 2: 3, 3: 0, 4: -1, 5: 2}
+    pit = iter((3, 1, 4, 1, 5, 9, 2, 6))
+    parr = numpy.zeros(2)
+    ds = runtime.data.Dataset.from_tensor_slices([-1]).take(2)
+    ds2 = runtime.data.Dataset.from_tensor_slices([2])
+    stats = {'n': 0}
+    x = b
+    y = b
+    z = -3
+    u = float(a)
+    v = 2.0
+    p = (b > 0)
+    q = (a > 0)
+    for dv0 in ds2:
+        autograph.set_loop_options(maximum_iterations=cap(20))
+        w1 = clamp(double(ms[0]))
+        if (u < v <= u):
+            w2 = clamp((5 // 2))
+        else:
+            if ((x := clamp(xs[1])) > 1):
+                return absolute(absolute(a)), x, y, z, u, v, p, q, d, xs, list(d.values()), box.total, box.count, box.inner.n, ns.total, c[1], (c[0] == 'run'), float(acc), float(lag), cnt, ms[0], ms[1], tally.n, scan[0], scan[1], scan[2], int(parr[0]), stats['n']
+            for i3 in range(b):
+                w2 = clamp((5 // 2))
+                z = clamp(z + 1)
+        z = clamp(z + w2)
+        fuel4 = 0
+        while ((x := clamp(to_int(v))) > 1) and fuel4 > 0:
+            autograph.set_loop_options(maximum_iterations=cap(20))
+            fuel4 -= 1
+            w5 = {'k': clamp(d['a'])}
+            if bump(1):
+                w6 = clamp(y)
+            y = clamp(absolute(absolute(y)))
+            y = clamp(y + (w2 if ((z := clamp(a)) != 1) else 1))
+        else:
+            u = fclamp(to_float(absolute(d['a'])))
+            x = clamp(x + (w2 if ((x := clamp(d['a'])) > 1) else 1))
+        x = clamp(x + w6)
+        y = clamp(y + w5['k'])
+    else:
+        raise KeyError('r9')
+    x = clamp(x + w1)
+    return to_int((u + u)), x, y, z, u, v, p, q, d, xs, list(d.values()), box.total, box.count, box.inner.n, ns.total, c[1], (c[0] == 'run'), float(acc), float(lag), cnt, ms[0], ms[1], tally.n, scan[0], scan[1], scan[2], int(parr[0]), stats['n']
+"""
+
+
 @pytest.mark.parametrize(
     ("program", "inputs", "kind"),
     [
@@ -193,6 +279,7 @@ def program(a, b):
             "ok",
             id="raises-in-both",
         ),
+        pytest.param(UNBOUND_IN_BOTH_BRANCHES, [(0, 0)], "ok", id="unbound-in-both"),
     ],
 )
 def test_a_program_the_campaigns_found_matches_python(program, inputs, kind):

@@ -45,7 +45,9 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   updates (``acc = fclamp(acc + u)``, ``acc = fclamp(acc * 0.5)``), or
   another such number only (``acc = fclamp(acc + lag)``), make a
   float, on some paths only: a staged loop carries it as the wider type
-  (the graph refused ``total = 0`` then ``total += x[i]``).
+  (the graph refused ``total = 0`` then ``total += x[i]``); and ``cnt = 0``,
+  a counter (``cnt += 1``) that float expressions read (``cnt * 0.5``,
+  ``u + cnt``): a staged loop carries it as a weak int.
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ class StateFeatures:
         if self.on("static_tuples"):
             lines += ["c = ('run', a)"]
         if self.widening():
-            lines += ["acc = 0", "lag = 0"]
+            lines += ["acc = 0", "lag = 0", "cnt = 0"]
         if self.on("builtins"):
             lines += ["fn = range", "length = len", "absolute = abs"]
             lines += ["to_int = int", "to_float = float"]
@@ -116,7 +118,7 @@ class StateFeatures:
         if self.widening():
             # (Python gives the int 0 on a path no float update took, where
             # a staged statement gives the float 0.0 of the other paths.)
-            values += ["float(acc)", "float(lag)"]
+            values += ["float(acc)", "float(lag)", "cnt"]
         return values
 
     def widening(self) -> bool:
@@ -135,7 +137,7 @@ class StateFeatures:
         if self.on("static_tuples"):
             values.append("c")
         if self.widening():
-            values += ["acc", "lag"]
+            values += ["acc", "lag", "cnt"]
         return values
 
     # Reads.
@@ -177,6 +179,12 @@ class StateFeatures:
         if self.on("items") and not self.tensor and ty == "int":
             makers.append(lambda: f"d.get('c', {self.constant()})")
             makers.append(lambda: "xs[-1]")
+        if self.widening() and ty == "float":
+            # A Python int counter with floats: a loop carries it as a weak
+            # int, which an op with a float casts (the graph refused
+            # `float32 * int32` and `cnt * 0.5`).
+            makers += [lambda: "(cnt * 0.5)"] * 3
+            makers += [lambda: f"({self.expression(sub, 'float')} + cnt)"] * 3
         return makers
 
     def converted_lambda(self, depth: int) -> str:
@@ -281,6 +289,8 @@ class StateFeatures:
         which a graph loop would carry as int32 (strict dtypes, as TF)."""
         if self.chance(25):
             return [f"acc = {self.bounded('acc * 0.5', 'float')}"], False
+        if self.chance(25):
+            return ["cnt += 1"], False  # (bounded: loops are short)
         if self.chance(30):
             # Widened through another number only (`lag`, a Python 0 that
             # float updates widen): the graph widened `lag`, then raised.

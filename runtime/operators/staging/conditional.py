@@ -200,10 +200,8 @@ def if_stmt(
                 ]
                 for i, value in enumerate(given.get(which, ())):
                     if _unset(value):  # as the branch gives it
-                        # (A name carried with its flag, `maybe`: the value
-                        # alone, as the other branch's is recorded.)
-                        given[which][i] = out[i][0] if i in maybe else out[i]
-                        copies[which][i] = backend.snapshot([given[which][i]])[0]
+                        given[which][i] = out[i]
+                        copies[which][i] = backend.snapshot([out[i]])[0]
             if not returns:
                 # Each branch against the other, once both are traced (an
                 # item of a missing container is undefined in both).
