@@ -26,7 +26,7 @@ from runtime.context import STATE
 from runtime.graph import Graph, Operation
 from runtime.op_registry import OpDef, apply, register
 from runtime.shapes import as_shape, merge
-from runtime.tensor import SymbolicTensor, is_symbolic
+from runtime.tensor import SymbolicTensor, is_symbolic, is_weak
 
 __all__ = ["cond", "while_loop"]
 
@@ -244,7 +244,7 @@ def _as_float_beside(graph: Graph, value: Any, other: Any) -> Any:
     """`value`, cast in `graph` to the float `other` is (a Python float:
     float32), where it is a weak int (`SymbolicTensor.weak`): `return 9.0`
     in one branch and `return v` of a counter in the other."""
-    if not (_weak(value) and value.dtype.is_integer):
+    if not (is_weak(value) and value.dtype.is_integer):
         return value
     if type(other) is float:
         to = dtypes.float32
@@ -261,7 +261,7 @@ def _as_float_beside(graph: Graph, value: Any, other: Any) -> Any:
 def _weak_or_number(value: Any) -> bool:
     """Whether a branch's value is weak (`SymbolicTensor.weak`) or a Python
     int or float, whose op output then stands for a Python number too."""
-    return type(value) in (int, float) or _weak(value)
+    return type(value) in (int, float) or is_weak(value)
 
 
 # Python's numeric tower: `x = 1` in one branch and `x = 2.5` in the other
@@ -323,7 +323,7 @@ def _graph_while(
     body_g = _loop_graph("body", outer, inits, shapes, placeholders)
     # A Python int is carried as a weak int (`SymbolicTensor.weak`): `total
     # / n` is a float division, as in Python.
-    weak = [i for i, (_, v) in enumerate(flat) if type(v) is int or _weak(v)]
+    weak = [i for i, (_, v) in enumerate(flat) if type(v) is int or is_weak(v)]
     for i in weak:
         cond_g.inputs[i].weak = body_g.inputs[i].weak = True
     loop_inputs = {id(g): list(g.inputs) for g in (cond_g, body_g)}
@@ -337,10 +337,6 @@ def _graph_while(
         outputs[i].weak = True
     packed = nest.pack_sequence_as(result, outputs, expand_composites=True)
     return packed[0] if single else packed
-
-
-def _weak(value: Any) -> bool:
-    return type(value) is SymbolicTensor and value.weak
 
 
 def _loop_labels(

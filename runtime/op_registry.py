@@ -51,6 +51,7 @@ from runtime.tensor import (
     as_numpy,
     contains_tensor,
     dtype_error,
+    is_weak,
     packs_as,
     register_tensor_conversion,
 )
@@ -528,7 +529,7 @@ def _cast_weak_ints(
     a Python number and one is weak: what the op gives is weak too;
     otherwise whether any operand was weak."""
     positions = op.unify_positions or range(len(tensors))
-    weak = [i for i in positions if getattr(tensors[i], "weak", False)]
+    weak = [i for i in positions if is_weak(tensors[i])]
     if not weak:
         return False
     strong = [

@@ -46,6 +46,7 @@ __all__ = [
     "dtype_error",
     "is_symbolic",
     "is_tensor",
+    "is_weak",
     "register_tensor_conversion",
     "stands_for_tensor",
 ]
@@ -390,6 +391,12 @@ def is_tensor(value: Any) -> bool:
 def is_symbolic(value: Any) -> bool:
     """True for a graph tensor (a `SymbolicTensor`)."""
     return type(value) is SymbolicTensor
+
+
+def is_weak(value: Any) -> bool:
+    """True for a weak graph tensor (`SymbolicTensor.weak`: one that stands
+    for a Python number)."""
+    return type(value) is SymbolicTensor and value.weak
 
 
 # type -> fn(value, dtype) -> Tensor; lets `Variable` (and other objects that

@@ -50,6 +50,7 @@ from runtime.source_locations import keep_refusal, refusals_from_here
 from runtime.tensor import (
     EagerTensor,
     SymbolicTensor,
+    is_weak,
 )
 
 
@@ -504,8 +505,7 @@ def build_for(
 
     trial = for_trial(iterable, body, count)
     item_types = [
-        TypeGuess(t.dtype, _item_shape(t), getattr(t, "weak", False))
-        for t in nest.flatten(iterable)
+        TypeGuess(t.dtype, _item_shape(t), is_weak(t)) for t in nest.flatten(iterable)
     ]
     try:
         relaxed: list[Any] = []
@@ -629,14 +629,14 @@ def _item_placeholder(values: SymbolicTensor) -> SymbolicTensor:
     """A placeholder of the graph being built for an item of `values`
     (weak where `values` is)."""
     item = STATE.graph.placeholder(values.dtype, _item_shape(values))
-    item.weak = getattr(values, "weak", False)
+    item.weak = is_weak(values)
     return item
 
 
 def _row(values: Any, i: Any) -> Any:
     """`values[i]`, weak where `values` is (a Python range's ints)."""
     row = values[i]
-    if getattr(values, "weak", False) and isinstance(row, SymbolicTensor):
+    if is_weak(values) and isinstance(row, SymbolicTensor):
         row.weak = True
     return row
 

@@ -30,6 +30,7 @@ from runtime.tensor import (
     SymbolicTensor,
     Tensor,
     is_symbolic,
+    is_weak,
 )
 
 
@@ -232,7 +233,7 @@ def as_guess(value: Any) -> Any:
     the loop stages (`if c[0] != 'run'`), and learn another state."""
     if isinstance(value, (bool, int, float, str, Tensor)):
         spec = value if is_symbolic(value) else convert_to_tensor(value)
-        weak = type(value) is int or getattr(value, "weak", False)
+        weak = type(value) is int or is_weak(value)
         return TypeGuess(spec.dtype, spec.shape, weak)
     if type(value) is tuple:
         return tuple(as_guess(v) for v in value)
