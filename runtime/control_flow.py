@@ -24,7 +24,7 @@ from runtime import control_flow_checks as checks
 from runtime import dtypes, nest
 from runtime.context import STATE
 from runtime.graph import Graph, Operation
-from runtime.op_registry import OpDef, apply, register
+from runtime.op_registry import OpDef, apply, register, weak_dtype
 from runtime.shapes import as_shape, merge
 from runtime.tensor import SymbolicTensor, is_symbolic, is_weak
 
@@ -241,16 +241,14 @@ def _output(outputs: Any, result: Any) -> SymbolicTensor:
 
 
 def _as_float_beside(graph: Graph, value: Any, other: Any) -> Any:
-    """`value`, cast in `graph` to the float `other` is (a Python float:
-    float32), where it is a weak int (`SymbolicTensor.weak`): `return 9.0`
-    in one branch and `return v` of a counter in the other."""
+    """`value`, cast in `graph` to the float it takes beside `other`
+    (`op_registry.weak_dtype`, the ops' rule: a Python float's float32, a
+    float tensor's dtype), where it is a weak int (`SymbolicTensor.weak`):
+    `return 9.0` in one branch and `return v` of a counter in the other."""
     if not (is_weak(value) and value.dtype.is_integer):
         return value
-    if type(other) is float:
-        to = dtypes.float32
-    elif is_symbolic(other) and other.dtype.is_floating:
-        to = other.dtype
-    else:
+    to = weak_dtype([value, other])
+    if to is None or not to.is_floating:
         return value
     with graph.as_default():
         out = apply("Cast", (value,), {"dtype": to})

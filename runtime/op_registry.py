@@ -51,6 +51,7 @@ from runtime.tensor import (
     as_numpy,
     contains_tensor,
     dtype_error,
+    is_symbolic,
     is_weak,
     packs_as,
     register_tensor_conversion,
@@ -532,23 +533,37 @@ def _cast_weak_ints(
     weak = [i for i in positions if is_weak(tensors[i])]
     if not weak:
         return False
-    strong = [
-        t.dtype
-        for i in positions
-        if (t := tensors[i]) is not _UNTYPED and i not in weak and t.dtype in _PY_ORDER
-    ]
-    wider = strong or [tensors[i].dtype for i in weak]  # (strong ones win)
-    if not strong and any(type(inputs[i]) is float for i in positions):
-        wider.append(dtypes.float32)
-    to = max(wider, key=_PY_ORDER.index) if set(wider) <= set(_PY_ORDER) else None
+    to = weak_dtype(
+        [inputs[i] if tensors[i] is _UNTYPED else tensors[i] for i in positions]
+    )
     if to is not None:
         for i in weak:
             if _PY_ORDER.index(to) > _PY_ORDER.index(tensors[i].dtype):
                 cast = (get("Cast"), (tensors[i],), {"dtype": to}, None)
                 tensors[i] = _symbolic(graph, *cast)
-    if not strong and all(tensors[i] is _UNTYPED or i in weak for i in positions):
+    if all(tensors[i] is _UNTYPED or i in weak for i in positions):
         return None
     return True
+
+
+def weak_dtype(values: Sequence[Any]) -> dtypes.DType | None:
+    """The dtype the weak tensors among `values` (`SymbolicTensor.weak`)
+    take beside the others, as Python's arithmetic and JAX's weak types
+    give it: the widest of the other graph tensors' (a float, int64); with
+    none, the weak ones' own widest, and float32 beside a Python float.
+    None where none is weak, or a dtype is no number's."""
+    weak = [v.dtype for v in values if is_weak(v)]
+    if not weak:
+        return None
+    strong = [
+        v.dtype
+        for v in values
+        if is_symbolic(v) and not v.weak and v.dtype in _PY_ORDER
+    ]
+    wider = strong or weak  # (the strong ones win)
+    if not strong and any(type(v) is float for v in values):
+        wider.append(dtypes.float32)
+    return max(wider, key=_PY_ORDER.index) if set(wider) <= set(_PY_ORDER) else None
 
 
 def _graph_convert(graph: Any, value: Any, hint: dtypes.DType | None) -> Any:
