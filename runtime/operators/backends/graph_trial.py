@@ -392,8 +392,8 @@ def widened_numbers(
         wider = _wider(state, sample, numbers)
         if wider:
             wider = _in_the_loop(wider, state, probe, names, trial)
-        for i, dtype in wider.items():
-            out[i] = probe[i] = convert_to_tensor(state[i], dtype=dtype)
+        _cast_to(wider, state, out)
+        _cast_to(wider, state, probe)
         more = bool(wider)
         widened = widened or more
         for i, value in enumerate(probe):
@@ -404,37 +404,38 @@ def widened_numbers(
         if not more:
             break
     if not widened:
-        out = _widened_as_weak(state, names, trial)
-        widened = out is not None
+        wider = _wider_as_weak(state, names, trial)
+        _cast_to(wider, state, out)
+        widened = bool(wider)
     return tuple(out) if widened else None
 
 
-def _widened_as_weak(
+def _cast_to(wider: dict[int, Any], state: Sequence[Any], out: list[Any]) -> None:
+    """`out` with the numbers of `state` at `wider`'s positions cast to its
+    dtypes."""
+    for i, dtype in wider.items():
+        out[i] = convert_to_tensor(state[i], dtype=dtype)
+
+
+def _wider_as_weak(
     state: tuple[Any, ...],
     names: Sequence[str],
     trial: Callable[[tuple[Any, ...]], tuple[Any, ...]],
-) -> list[Any] | None:
-    """`widened_numbers` where the trial on Python numbers widens none: a
-    staged `if` the numbers reach (`acc = fclamp(acc + lag)`, whose `if v >
-    9.0: return 9.0` the Python 0 folds away) widens them only as the
-    loop's weak tensors (`SymbolicTensor.weak`), which this trial traces
-    them as. None if that widens none either."""
+) -> dict[int, Any]:
+    """`_wider` where the trial on Python numbers widens none: a staged
+    `if` the numbers reach (`acc = fclamp(acc + lag)`, whose `if v > 9.0:
+    return 9.0` the Python 0 folds away) widens them only as the loop's
+    weak tensors (`SymbolicTensor.weak`), which this trial traces them as."""
     numbers = [i for i, v in enumerate(state) if type(v) in (int, float)]
     if not numbers:
-        return None
+        return {}
     weak = list(state)
     for i in numbers:
         spec = convert_to_tensor(state[i])
         weak[i] = TypeGuess(spec.dtype, spec.shape, True)
     with on_trial(weak):
         sample = _trial(trial, tuple(weak), names, ())
-    wider = _wider(state, sample, numbers)
-    if not wider:
-        return None
-    out = list(state)
-    for i, dtype in wider.items():
-        out[i] = convert_to_tensor(state[i], dtype=dtype)
-    return out
+    return _wider(state, sample, numbers)
 
 
 def _wider(
@@ -466,7 +467,7 @@ def _in_the_loop(
     is an int32 there, so `acc + i / 2` is a float64, where the trial on
     Python numbers gave a Python float (float32). `wider` as it is where
     that trace fails (a number that widens only with another one)."""
-    loop = [v if i in wider else _weak_guess(as_guess(v)) for i, v in enumerate(probe)]
+    loop = [v if i in wider else as_guess(v) for i, v in enumerate(probe)]
     try:
         with on_trial(loop):
             sample = _trial(trial, tuple(loop), names, (), guess=_weak_guess)
