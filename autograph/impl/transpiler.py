@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import functools
+import gc
 import linecache
 import threading
 import types
@@ -33,9 +35,9 @@ from builtins import (
     type,
     zip,
 )
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from autograph import errors
@@ -384,18 +386,35 @@ def _restore_bodies(
         # (else it stood in code no path reaches, which lowering dropped)
 
 
-@dataclass
 class ConvertedEntity:
     """A converted function, ready to be bound to a closure.
 
     Attributes:
-        code: The converted function's code object.
         node: The converted tree; `source` is unparsed from it on first use
             (running converted code never needs the text).
+        code: The converted function's code object, compiled on first use:
+            `to_code` only needs the text, and the compile is about a sixth
+            of a conversion (issue 24). A compile failure (a compiler
+            defect) raises `ConversionError` then, from `to_graph`.
     """
 
-    code: types.CodeType
-    node: ast.AST = field(compare=False, repr=False)
+    def __init__(self, node: ast.AST, compile_: Callable[[], types.CodeType]) -> None:
+        self.node = node
+        self._compile: Callable[[], types.CodeType] | None = compile_
+        self._code: types.CodeType | None = None
+
+    @property
+    def code(self) -> types.CodeType:
+        """The converted function's code object (compiled once)."""
+        code = self._code
+        if code is None:
+            with _lock:  # one code object per conversion, whatever the threads
+                code = self._code
+                if code is None:
+                    assert self._compile is not None
+                    code = self._code = self._compile()
+                    self._compile = None  # (it holds the factory module)
+        return code
 
     @functools.cached_property
     def source(self) -> str:
@@ -436,9 +455,26 @@ def convert_entity(
             _cache.set(code, entries)
         entity = entries.get(key)
         if entity is None:
-            entity = _convert(function, recursive=recursive, is_library=is_library)
+            with _gc_paused():
+                entity = _convert(function, recursive=recursive, is_library=is_library)
             entries[key] = entity
     return entity
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic GC off while converting: a conversion makes thousands of
+    tree nodes and dicts, all reachable until it ends, so collections found
+    nothing and cost about 5-10% of it (issue 24). Only the collector's own
+    state changes: what the user switched off stays off."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _convert(
@@ -486,29 +522,34 @@ def _convert(
         returned = node.name
     free_vars = list(function.__code__.co_freevars)
     module = _factory_module(definition, returned, free_vars)
-    try:
-        # (only the code: `instantiate` binds it to each function's cells)
-        code = loader.function_code(
-            module,
-            located=True,
-            filename=parsed.filename,
-            entity_name=entity_name,
-            leading=[AG],
-            free_vars=free_vars,
-        )
-    except SyntaxError as e:
-        # A compiler defect: never hand the user code that does not compile.
-        raise errors.ConversionError(
-            f"the converted code does not compile ({e.msg}); this is a bug in "
-            "autograph: mark the function with @autograph.do_not_convert",
-            function_name=function.__qualname__,
-            filename=parsed.filename,
-            lineno=e.lineno,
-            source_line=linecache.getline(parsed.filename, e.lineno or 0).rstrip()
-            or None,
-        ) from e
-    code_registry.remember(code, user_names)
-    return ConvertedEntity(code=code, node=node)
+    filename = parsed.filename
+    qualname = function.__qualname__  # (the closure must not keep `function`)
+
+    def compile_() -> types.CodeType:
+        try:
+            # (only the code: `instantiate` binds it to each function's cells)
+            code = loader.function_code(
+                module,
+                located=True,
+                filename=filename,
+                entity_name=entity_name,
+                leading=[AG],
+                free_vars=free_vars,
+            )
+        except SyntaxError as e:
+            # A compiler defect: never hand the user code that does not compile.
+            raise errors.ConversionError(
+                f"the converted code does not compile ({e.msg}); this is a bug "
+                "in autograph: mark the function with @autograph.do_not_convert",
+                function_name=qualname,
+                filename=filename,
+                lineno=e.lineno,
+                source_line=linecache.getline(filename, e.lineno or 0).rstrip() or None,
+            ) from e
+        code_registry.remember(code, user_names)
+        return code
+
+    return ConvertedEntity(node, compile_)
 
 
 def _factory_module(

@@ -152,3 +152,68 @@ def test_equal_code_of_a_dropped_module_does_not_evict_a_live_ones(tmp_path):
         second.total, recursive=True, is_library=lambda name: False
     )
     assert again is kept
+
+
+def test_conversion_pauses_the_gc_and_leaves_its_state_as_it_was(monkeypatch):
+    from autograph.pyct import parser
+
+    seen = []
+    parse_entity = parser.parse_entity
+
+    def spying(function):
+        seen.append(gc.isenabled())
+        return parse_entity(function)
+
+    monkeypatch.setattr(parser, "parse_entity", spying)
+
+    def first(x):
+        return -x if x < 0 else x
+
+    def second(x):
+        return -x if x < 0 else x
+
+    def third(x):
+        return -x if x < 0 else x
+
+    assert gc.isenabled()
+    autograph.to_graph(first)
+    assert seen == [False] and gc.isenabled()
+    gc.disable()  # the user's choice stays
+    try:
+        autograph.to_graph(second)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+    def failing(function):
+        raise RuntimeError("a defect in the parser")
+
+    monkeypatch.setattr(parser, "parse_entity", failing)
+    try:
+        autograph.to_graph(third)
+    except RuntimeError:
+        pass
+    assert gc.isenabled()  # back on after a failed conversion too
+
+
+def test_to_code_then_to_graph_runs_the_code_to_graph_alone_makes():
+    def clipped(x, n):
+        total = 0
+        for i in range(n):
+            if i > x:
+                break
+            total += i
+        return total
+
+    text = autograph.to_code(clipped)
+    entity = transpiler.convert_entity(
+        clipped, recursive=True, is_library=lambda name: False
+    )
+    assert entity.source == text  # the same conversion, compiled on first use
+    assert autograph.to_graph(clipped)(3, 10) == clipped(3, 10) == 6
+    transpiler.clear_cache()
+    fresh = transpiler.convert_entity(
+        clipped, recursive=True, is_library=lambda name: False
+    )
+    assert fresh.code.co_code == entity.code.co_code
+    assert list(fresh.code.co_positions()) == list(entity.code.co_positions())

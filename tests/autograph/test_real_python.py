@@ -139,8 +139,11 @@ def test_generated_code_that_does_not_compile_is_a_conversion_error(monkeypatch)
             return 1
         return 2
 
+    # `to_code` only unparses (it does not compile the code, issue 24): the
+    # text shows the defect, to report; running it is refused.
+    assert "nonlocal ghost" in autograph.to_code(f)
     with pytest.raises(autograph.ConversionError) as raised:
-        autograph.to_code(f)
+        autograph.to_graph(f)
     assert "does not compile" in str(raised.value)
     assert raised.value.filename == __file__
     assert raised.value.lineno is not None
