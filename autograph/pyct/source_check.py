@@ -72,7 +72,7 @@ def compiles_to(
         path = [own]  # a module-level function: compiled as it is
     # Guess the imports from the values (modules, nearly always); only if
     # that does not match, read the module's import statements.
-    used = _global_names(code)
+    used = _names(code)
     globals_ = function.__globals__
     guess = {n for n in used if isinstance(globals_.get(n), types.ModuleType)}
     if _probe(top, at, path, code, guess):
@@ -201,13 +201,21 @@ def _module_imports(filename: str, lines: list[str]) -> frozenset[str]:
     return found
 
 
-def _global_names(code: types.CodeType) -> set[str]:
-    """The `co_names` of `code` and of the code nested in it."""
+def _names(code: types.CodeType) -> set[str]:
+    """Every name `code` and the code nested in it use: globals, attributes,
+    locals and cells. A module-level import changes how the compiler calls a
+    method on a name whatever that name is inside the function (CPython's
+    `is_import_originated`: sympy's parameter `S`, beside its `from sympy
+    import S`, gets an attribute load where another name gets a method
+    call), so the probe declares the imports of all of them."""
     names: set[str] = set()
     stack = [code]
     while stack:
         current = stack.pop()
         names.update(current.co_names)
+        names.update(current.co_varnames)
+        names.update(current.co_cellvars)
+        names.update(current.co_freevars)
         stack.extend(c for c in current.co_consts if type(c) is types.CodeType)
     return names
 

@@ -548,6 +548,14 @@ class Account:
 
 def scaled(k):
     return lambda v: math.floor(v * k)
+
+
+def shadowing(Fraction, math):
+    # Locals named as the module's imports: CPython compiles `Fraction.
+    # append(...)` as an attribute load, not a method call, looking at the
+    # module's imports whatever the name is here (sympy: a parameter `S`).
+    Fraction.append(math)
+    return lambda: math.copy()
 """
 
 
@@ -564,6 +572,8 @@ def test_unedited_functions_of_every_kind_compile_to_their_own_code(tmp_path):
             namespace["Account"].__init__,
             namespace["scaled"],  # a lambda in a function
             namespace["scaled"](2),  # a lambda
+            namespace["shadowing"],  # locals named as imports
+            namespace["shadowing"]([], {}),  # a free variable named so
         ):
             assert parser.parse_entity(fn).node is not None
     finally:
