@@ -482,7 +482,11 @@ def _convert(
 ) -> ConvertedEntity:
     parsed = parser.parse_entity(function)
     user_names = code_registry.user_names(parsed.node, function.__code__)
-    owner = enclosing_class(function.__qualname__)
+    # The qualified name the code was compiled with: a wrapper renamed after
+    # what it wraps (networkx's `argmap`) keeps its class there (3.11+).
+    owner = enclosing_class(
+        getattr(function.__code__, "co_qualname", function.__qualname__)
+    )
     if owner is not None:
         mangle_private_names(parsed.node, owner)
     # The analyses' closures name the globals and cells, not `function`:

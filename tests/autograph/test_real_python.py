@@ -356,3 +356,32 @@ def test_a_converted_callee_dies_with_its_last_reference():
     finally:
         if enabled:
             gc.enable()
+
+
+class _Wrapping:
+    """networkx's `argmap`: a wrapper written in a method, with a private
+    keyword-only parameter (`_Wrapping__target` in its code), renamed after
+    the function it wraps (its `__qualname__` no longer names the class)."""
+
+    def __call__(self, f):
+        def wrapper(*args, __target=None, **kwargs):
+            if __target is None:
+                return "unset"
+            return __target(*args, **kwargs)
+
+        wrapper.__qualname__ = f.__qualname__
+        wrapper.__kwdefaults__["_Wrapping__target"] = f
+        return wrapper
+
+
+@pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="the code's own qualified name is 3.11's"
+)
+def test_private_names_are_mangled_for_the_class_the_code_was_written_in():
+    @_Wrapping()
+    def doubled(x):
+        return 2 * x
+
+    converted = autograph.to_graph(doubled)
+    with api.always_run_converted():
+        assert converted(4) == doubled(4) == 8
