@@ -137,7 +137,8 @@ def _convert_function(func: types.FunctionType, recursive: bool) -> types.Functi
 # global dict would keep every callee, and through it its module's globals,
 # alive forever). `functools.wraps` copies the entry to wrappers, so it is
 # trusted only when it was made for this very function (`_cached_target`),
-# and since the last `clear_cache` (the entry holds the generation).
+# for the code it runs now, and since the last `clear_cache` (the entry holds
+# the code and the generation).
 _TARGET = "__ag_call_target__"
 _generation = [0]
 
@@ -148,9 +149,9 @@ def _cached_target(f: Any) -> Callable[..., Any] | None:
         entry = f.__dict__.get(_TARGET)
     except AttributeError:
         return None
-    if entry is None or entry[0] != _generation[0]:
-        return None
-    target = entry[1]
+    if entry is None or entry[0] != _generation[0] or entry[1] is not f.__code__:
+        return None  # (a new `__code__`: networkx's argmap compiles its own)
+    target = entry[2]
     if target is f:
         return target
     original = getattr(target, "__ag_original__", None)  # a weakref.ref
@@ -199,7 +200,7 @@ def _call_target(f: Any) -> Callable[..., Any]:
             # syntax not supported) runs as it is.
             _warn_once(f, e)
             target = f
-    f.__dict__[_TARGET] = (_generation[0], target)
+    f.__dict__[_TARGET] = (_generation[0], f.__code__, target)
     return target
 
 

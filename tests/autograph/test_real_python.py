@@ -385,3 +385,33 @@ def test_private_names_are_mangled_for_the_class_the_code_was_written_in():
     converted = autograph.to_graph(doubled)
     with api.always_run_converted():
         assert converted(4) == doubled(4) == 8
+
+
+def _compiled_on_first_call(x):
+    # networkx's argmap: the first call gives the function new code, then
+    # calls it again (now that code).
+    _compiled_on_first_call.__code__ = _the_compiled_code.__code__
+    return _compiled_on_first_call(x)
+
+
+def _the_compiled_code(x):
+    return x + 1
+
+
+def _calls_a_self_compiling_function(x):
+    if x > 0:
+        return _compiled_on_first_call(x)
+    return 0
+
+
+def test_a_callee_that_replaces_its_code_runs_its_new_code():
+    original = _compiled_on_first_call.__code__
+    converted = autograph.to_graph(_calls_a_self_compiling_function)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", api.ConversionWarning)
+            with api.always_run_converted():
+                assert converted(4) == 5  # not the first code again, forever
+                assert converted(6) == 7
+    finally:
+        _compiled_on_first_call.__code__ = original
