@@ -14,7 +14,7 @@ PIP := $(BIN)/python -m pip install -q --disable-pip-version-check
 NOTEBOOK := examples/guide.ipynb
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: install test fuzz lint fmt golden examples bench size demo notebook clean stdlib
+.PHONY: install test fuzz lint fmt golden examples bench size demo notebook clean stdlib thirdparty
 
 $(BIN)/python:
 	$(PY) -m venv --system-site-packages $(VENV)
@@ -59,6 +59,11 @@ examples: $(VENV)/.installed-jax
 # `--only argparse,textwrap --jobs 2`.
 stdlib: $(VENV)/.installed-base
 	PYTHONPATH=. $(BIN)/python -m stdlib_check.run $(STDLIB_ARGS)
+
+# The same against third-party packages' own tests (pytest), those installed
+# of mpmath, sympy and networkx (none is a dependency; see stdlib_check/README.md).
+thirdparty: $(VENV)/.installed-test
+	PYTHONPATH=. $(BIN)/python -m stdlib_check.run --third-party $(STDLIB_ARGS)
 
 # Figures go to bench/out/ (untracked); `make bench RECORD=1` writes the
 # tracked bench/results/ that README.md quotes.

@@ -13,7 +13,10 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import importlib
 import inspect
+import pkgutil
+import sys
 import types
 from typing import Any
 
@@ -165,3 +168,36 @@ class ModuleConverter:
                     new = self.value(item)
                     if new is not item:
                         setattr(module, attr, new)
+        self._dispatched()
+
+    def _dispatched(self) -> None:
+        """networkx's public functions are dispatchers (written in its
+        `utils`) that call the algorithm through their `orig_func`: that one
+        is converted where the algorithm is one of ours."""
+        backends = sys.modules.get("networkx.utils.backends")
+        for dispatcher in getattr(backends, "_registered_algorithms", {}).values():
+            if self._ours(dispatcher.orig_func):
+                dispatcher.orig_func = self.function(dispatcher.orig_func)
+
+
+def expand(names: list[str]) -> list[str]:
+    """The module names, each `package.*` replaced by the modules of that
+    package and its subpackages (their tests, conftest files and the
+    modules that do not import here excepted), in order."""
+    out: list[str] = []
+    for name in names:
+        if not name.endswith(".*"):
+            out.append(name)
+            continue
+        package = importlib.import_module(name[:-2])
+        out.append(package.__name__)
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            parts = info.name.split(".")
+            if any(p in ("tests", "conftest") or p.startswith("test_") for p in parts):
+                continue
+            try:
+                importlib.import_module(info.name)
+            except Exception:  # (an optional dependency missing)
+                continue
+            out.append(info.name)
+    return out

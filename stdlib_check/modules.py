@@ -1,4 +1,5 @@
-"""The modules `make stdlib` converts, and the CPython tests it runs on them.
+"""The modules `make stdlib` converts, and the CPython tests it runs on them;
+and the third-party packages `make thirdparty` converts, with their own tests.
 
 Each entry: the modules whose functions are converted (pure Python, much
 control flow), and the test modules of CPython's `test` package that
@@ -15,10 +16,17 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Entry:
-    """Modules to convert and the CPython tests that exercise them."""
+    """Modules to convert and the tests that exercise them.
+
+    `runner` is "unittest" (test modules of CPython's `test` package, by
+    name) or "pytest" (a third-party package's test files, as paths below
+    the directory its top package is installed in). A module ending in
+    ".*" stands for every module of that package (its tests excepted).
+    """
 
     modules: tuple[str, ...]
     tests: tuple[str, ...]
+    runner: str = "unittest"
 
     @property
     def name(self) -> str:
@@ -96,3 +104,111 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(("pickletools",), ("test.test_pickletools",)),
     Entry(("locale",), ("test.test_locale",)),
 )
+
+
+THIRD_PARTY: tuple[Entry, ...] = (
+    # Arbitrary-precision arithmetic: integer loops, precision juggling.
+    Entry(
+        ("mpmath.*",),
+        tuple(
+            f"mpmath/tests/test_{name}.py"
+            for name in [
+                "basic_ops",
+                "bitwise",
+                "calculus",
+                "compatibility",
+                "convert",
+                "diff",
+                "division",
+                "elliptic",
+                "fp",
+                "functions",
+                "functions2",
+                "gammazeta",
+                "hp",
+                "identify",
+                "interval",
+                "levin",
+                "linalg",
+                "matrices",
+                "mpmath",
+                "pickle",
+                "power",
+                "rootfinding",
+                "special",
+                "str",
+                "summation",
+                "trig",
+            ]
+        ),
+        "pytest",
+    ),
+    # Number theory and permutation groups: long functions, nested loops
+    # with break/else, early returns, a parameter named like an import.
+    Entry(("sympy.ntheory.*",), ("sympy/ntheory/tests",), "pytest"),
+    Entry(
+        ("sympy.combinatorics.*",),
+        tuple(
+            f"sympy/combinatorics/tests/test_{name}.py"
+            for name in [
+                "generators",
+                "graycode",
+                "group_constructs",
+                "named_groups",
+                "partitions",
+                "pc_groups",
+                "permutations",
+                "polyhedron",
+                "prufer",
+                "rewriting",
+                "schur_number",
+                "subsets",
+                "testutil",
+                "util",
+                "free_groups",
+                "galois",
+            ]
+        ),
+        "pytest",
+    ),
+    # Graph algorithms behind decorators that compile their own wrappers
+    # (argmap) and dispatchers (`orig_func`), with generators everywhere.
+    Entry(
+        ("networkx.algorithms.*", "networkx.classes.*", "networkx.generators.*"),
+        tuple(
+            f"networkx/algorithms/{path}"
+            for path in [
+                "shortest_paths/tests",
+                "traversal/tests",
+                "components/tests",
+                "coloring/tests",
+                "connectivity/tests",
+                "operators/tests",
+                "tree/tests/test_branchings.py",
+                "tree/tests/test_recognition.py",
+                "tests/test_dag.py",
+                "tests/test_cycles.py",
+                "tests/test_simple_paths.py",
+                "tests/test_euler.py",
+                "tests/test_matching.py",
+                "tests/test_bridges.py",
+                "tests/test_cluster.py",
+                "tests/test_core.py",
+                "tests/test_chains.py",
+                "tests/test_dominance.py",
+                "tests/test_mis.py",
+                "tests/test_triads.py",
+                "tests/test_tournament.py",
+                "tests/test_cuts.py",
+                "tests/test_boundary.py",
+                "tests/test_distance_measures.py",
+                "tests/test_clique.py",
+                "tests/test_lowest_common_ancestors.py",
+                "tests/test_voronoi.py",
+            ]
+        ),
+        "pytest",
+    ),
+)
+"""Third-party packages (`make thirdparty`, where they are installed: none
+is a dependency): code nobody here wrote, with tests of its own."""

@@ -1,7 +1,9 @@
 """`make stdlib`: converts pure-Python standard-library modules and runs
-CPython's own tests on them, converted and not (see README.md).
+CPython's own tests on them, converted and not (see README.md); with
+`--third-party` (`make thirdparty`), the installed third-party packages of
+`modules.THIRD_PARTY` against their own tests.
 
-    python -m stdlib_check.run [--only argparse,textwrap] [--jobs N]
+    python -m stdlib_check.run [--third-party] [--only argparse,textwrap] [--jobs N]
 
 Per module it reports the functions converted / refused (with reasons) /
 not converted (generators, async), the tests run, and every test that
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import collections
 import concurrent.futures
+import importlib.util
 import json
 import os
 import subprocess
@@ -23,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from stdlib_check.modules import ENTRIES, Entry
+from stdlib_check.modules import ENTRIES, THIRD_PARTY, Entry
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -37,6 +40,11 @@ def has_test_package() -> bool:
     except ImportError:
         return False
     return True
+
+
+def _installed(entry: Entry) -> bool:
+    """Whether the package of `entry`'s first module is installed."""
+    return importlib.util.find_spec(entry.modules[0].split(".")[0]) is not None
 
 
 def _worker(entry: Entry, mode: str, timeout: float) -> dict[str, Any]:
@@ -55,6 +63,7 @@ def _worker(entry: Entry, mode: str, timeout: float) -> dict[str, Any]:
             out,
             ",".join(entry.modules),
             ",".join(entry.tests),
+            entry.runner,
         ]
         env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"}
         with open(log, "w") as log_file:
@@ -187,9 +196,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated entry names (first module)")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=900.0)
-    parser.add_argument("--out", default=str(RESULTS / "latest.json"))
+    parser.add_argument("--out")
+    parser.add_argument(
+        "--third-party",
+        action="store_true",
+        help="the third-party packages (those installed) against their tests",
+    )
     args = parser.parse_args(argv)
-    if not has_test_package():
+    out = Path(
+        args.out
+        or RESULTS / ("third_party.json" if args.third_party else "latest.json")
+    )
+    if args.third_party:
+        entries = [e for e in THIRD_PARTY if _installed(e)]
+        for missing in set(THIRD_PARTY) - set(entries):
+            print(f"{missing.name}: not installed, skipped", file=sys.stderr)
+    elif not has_test_package():
         print(
             "make stdlib needs CPython's `test` package, which this interpreter "
             f"({sys.executable}) does not have. On Debian/Ubuntu install "
@@ -198,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    entries = list(ENTRIES)
+    else:
+        entries = list(ENTRIES)
     if args.only:
         wanted = set(args.only.split(","))
         entries = [e for e in entries if e.name in wanted]
@@ -211,7 +234,6 @@ def main(argv: list[str] | None = None) -> int:
             del entry
     text, held = report(results)
     print(text)
-    out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
     return 0 if held else 1

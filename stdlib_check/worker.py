@@ -1,18 +1,22 @@
 """One run of CPython tests, in a process of its own: plain or converted.
 
-    python -m stdlib_check.worker MODE OUT.json MODULES TESTS
+    python -m stdlib_check.worker MODE OUT.json MODULES TESTS [RUNNER]
 
 MODE is `plain` (the modules as they are) or `converted` (every function of
 MODULES converted, `autograph.api.always_run_converted()` forced while the
-tests run); MODULES and TESTS are comma-separated. Writes the outcome of
-every test (and, converted, what conversion made of each function) to
-OUT.json.
+tests run); MODULES and TESTS are comma-separated. RUNNER is `unittest`
+(TESTS: modules of CPython's `test` package) or `pytest` (TESTS: paths
+below the directory MODULES' first package is installed in). Writes the
+outcome of every test (and, converted, what conversion made of each
+function) to OUT.json.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
+import os
 import sys
 import time
 import traceback
@@ -63,10 +67,68 @@ class Outcomes(unittest.TestResult):
             self._set(test, "fail" if failed else "error", err)
 
 
+class PytestOutcomes:
+    """A pytest plugin keeping every test's outcome as `Outcomes` does."""
+
+    def __init__(self) -> None:
+        self.outcomes: dict[str, tuple[str, str]] = {}
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        previous = self.outcomes.get(report.nodeid)
+        if previous is not None and previous[0] in ("fail", "error"):
+            return  # a failed setup or teardown fails the test
+        if report.when == "call" or report.outcome != "passed":
+            if report.outcome == "passed":
+                status = "xpass" if hasattr(report, "wasxfail") else "pass"
+            elif report.outcome == "skipped":
+                status = "xfail" if hasattr(report, "wasxfail") else "skip"
+            else:
+                status = "fail" if report.when == "call" else "error"
+            detail = ""
+            if report.outcome == "failed":
+                lines = str(report.longrepr).strip().splitlines()
+                detail = lines[-1][:300] if lines else ""
+            self.outcomes[report.nodeid] = (status, detail)
+
+
+def _pytest_run(names: list[str], tests: list[str]) -> dict[str, tuple[str, str]]:
+    import pytest
+
+    top = importlib.import_module(names[0].split(".")[0])
+    site = os.path.dirname(os.path.dirname(top.__file__))
+    plugin = PytestOutcomes()
+    pytest.main(
+        [
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "--rootdir",  # (node ids name the package's test files)
+            site,
+            *(os.path.join(site, t) for t in tests),
+        ],
+        plugins=[plugin],
+    )
+    return plugin.outcomes
+
+
+def _unittest_run(tests: list[str]) -> dict[str, tuple[str, str]]:
+    result = Outcomes()
+    suite = unittest.TestSuite(
+        unittest.defaultTestLoader.loadTestsFromName(t) for t in tests
+    )
+    suite.run(result)
+    return result.outcomes
+
+
 def main(argv: list[str]) -> int:
-    mode, out, modules, tests = argv
+    mode, out, modules, tests, *rest = argv
+    runner = rest[0] if rest else "unittest"
     report: dict[str, Any] = {"mode": mode}
-    names = modules.split(",")
+    from stdlib_check.convert import expand
+
+    names = expand(modules.split(","))
     if mode == "converted":
         from autograph.impl import api, libraries
         from stdlib_check.convert import ModuleConverter, Tally
@@ -81,18 +143,19 @@ def main(argv: list[str]) -> int:
     else:
         for name in names:
             importlib.import_module(name)
-    result = Outcomes()
     start = time.perf_counter()
-    suite = unittest.TestSuite(
-        unittest.defaultTestLoader.loadTestsFromName(t) for t in tests.split(",")
+    run = (
+        functools.partial(_pytest_run, names, tests.split(","))
+        if runner == "pytest"
+        else functools.partial(_unittest_run, tests.split(","))
     )
     if mode == "converted":
         with api.always_run_converted():
-            suite.run(result)
+            outcomes = run()
     else:
-        suite.run(result)
+        outcomes = run()
     report["tests_s"] = round(time.perf_counter() - start, 2)
-    report["outcomes"] = result.outcomes
+    report["outcomes"] = outcomes
     with open(out, "w") as f:
         json.dump(report, f, indent=1, sort_keys=True)
     return 0

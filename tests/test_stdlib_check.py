@@ -1,12 +1,17 @@
 """The standard-library harness (`make stdlib`) without the `test` package:
-what it converts in a module, and its message when the package is missing."""
+what it converts in a module, and its message when the package is missing;
+its pytest runner (`make thirdparty`) on a package made here."""
 
 from __future__ import annotations
 
 import functools
 import importlib
+import json
+import os
+import subprocess
 import sys
 import types
+from pathlib import Path
 
 import autograph
 from autograph.impl import api, transpiler
@@ -123,3 +128,72 @@ def test_the_module_list_is_long_enough():
     assert functools.reduce(set.union, ({*e.tests} for e in ENTRIES)) >= {
         "test.test_argparse"
     }
+
+
+_PACKAGE_MODULE = """
+def total(xs):
+    out = 0
+    for x in xs:
+        if x < 0:
+            break
+        out += x
+    return out
+"""
+
+_PACKAGE_TEST = """
+from harness_package.algo import total
+
+
+def test_total():
+    assert total([1, 2, -1, 5]) == 3
+
+
+def test_fails_anyway():
+    assert total([]) == 1
+"""
+
+
+def test_the_pytest_runner_converts_a_package_and_keeps_each_outcome(tmp_path):
+    package = tmp_path / "harness_package"
+    (package / "tests").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "algo.py").write_text(_PACKAGE_MODULE)
+    (package / "tests" / "__init__.py").write_text("")
+    (package / "tests" / "test_algo.py").write_text(_PACKAGE_TEST)
+    out = tmp_path / "out.json"
+    root = Path(run.__file__).resolve().parent.parent
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "stdlib_check.worker",
+            "converted",
+            str(out),
+            "harness_package.*",
+            "harness_package/tests/test_algo.py",
+            "pytest",
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{root}"},
+        check=True,
+        capture_output=True,
+    )
+    report = json.loads(out.read_text())
+    assert report["functions"]["converted"] == 1  # `total`; the tests are not
+    outcomes = report["outcomes"]
+    name = "harness_package/tests/test_algo.py::"
+    assert outcomes[name + "test_total"] == ["pass", ""]
+    assert outcomes[name + "test_fails_anyway"][0] == "fail"
+
+
+def test_networkx_dispatchers_call_the_converted_algorithm(tmp_path, monkeypatch):
+    module = _module(tmp_path, monkeypatch, "harness_subject_3")
+
+    class Dispatcher:  # networkx.utils.backends._dispatchable
+        orig_func = module.plain
+
+    backends = types.ModuleType("networkx.utils.backends")
+    backends._registered_algorithms = {"plain": Dispatcher}
+    monkeypatch.setitem(sys.modules, "networkx.utils.backends", backends)
+    ModuleConverter([module], Tally()).run()
+    assert transpiler.is_converted_code(Dispatcher.orig_func.__code__)
