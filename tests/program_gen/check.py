@@ -16,6 +16,14 @@
     backend: a backend is only how to stage the program, how to pass the
     inputs, and which error reports a failure when the staged program runs.
 
+A program that uses ``rt.Variable``s (the ``variables`` feature: module-level
+ones it names, and those of ``FIRST_CALL_STATE`` it makes on its first call)
+is judged on their values too: after each call, every Variable must hold what
+it holds after the original's call, in (a) and (b); the staged function is
+called twice on each input pair (the second call of the same trace must leave
+them right too), and ``FIRST_CALL_STATE``'s Variables are forgotten before its
+first call, so that its first trace makes them.
+
 The result is a ``Verdict``: ``ok``; ``refusal`` (an error the contract
 allows, counted separately: ``LEGITIMATE_REFUSALS``); ``mismatch`` (a wrong
 value, a wrong or missing exception, an error the contract does not allow, or
@@ -32,8 +40,11 @@ import importlib
 import io
 import re
 import signal
+import types
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+import numpy as np
 
 from tests.equivalence import (
     _assert_close,
@@ -46,6 +57,7 @@ from tests.program_gen import loaded_program
 __all__ = [
     "ALLOWED_ERRORS",
     "BACKENDS",
+    "FIRST_CALL_STATE",
     "LEGITIMATE_REFUSALS",
     "Verdict",
     "check_program",
@@ -166,6 +178,12 @@ _WALRUS_REFUSAL = r":=|walrus|assignment expression"
 """Issue 11: the walrus may be refused up front with a ConversionError."""
 
 _TIME_LIMIT_S = 10.0
+
+FIRST_CALL_STATE = "MODEL"
+"""The module-level namespace whose ``rt.Variable``s a program makes on its
+first call (``if MODEL.w is None: MODEL.w = runtime.Variable(a)``, the
+TensorFlow guide's pattern): check (b) empties it before the staged
+function's first call, so that the trace, not Python, makes them."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -376,6 +394,76 @@ def _legitimate(
     )
 
 
+def _variables(program: Any) -> dict[str, Any]:
+    """The ``rt.Variable``s the program names: module-level ones, and those
+    held by a module-level namespace (``MODEL.w``), by label."""
+    rt = importlib.import_module("runtime")
+    scope = program.__globals__
+    found: dict[str, Any] = {}
+
+    def add(label: str, value: Any) -> None:
+        if isinstance(value, rt.Variable):
+            found[label] = value
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                add(f"{label}[{index}]", item)
+
+    for name in program.__code__.co_names:
+        value = scope.get(name)
+        add(name, value)
+        # (A namespace, or an object of a class the program's module defines.)
+        held = isinstance(value, types.SimpleNamespace) or (
+            type(value).__module__ == program.__module__
+            and not isinstance(value, type)
+            and hasattr(value, "__dict__")
+        )
+        if held:
+            for attribute, item in vars(value).items():
+                add(f"{name}.{attribute}", item)
+    return found
+
+
+def _uses_variables(program: Any) -> bool:
+    scope = program.__globals__
+    rt = importlib.import_module("runtime")
+    return any(
+        isinstance(scope.get(name), rt.Variable) or name == FIRST_CALL_STATE
+        for name in program.__code__.co_names
+    )
+
+
+def _variable_values(program: Any) -> dict[str, np.ndarray]:
+    """Each Variable's value now (a copy)."""
+    return {
+        label: np.array(variable.numpy(), copy=True)
+        for label, variable in _variables(program).items()
+    }
+
+
+def _forget_first_call_state(program: Any) -> None:
+    state = program.__globals__.get(FIRST_CALL_STATE)
+    if isinstance(state, types.SimpleNamespace):
+        for attribute in vars(state):
+            setattr(state, attribute, None)
+
+
+def _variables_differ(expected: dict[str, np.ndarray], program: Any) -> str | None:
+    """How the program's Variables now differ from ``expected``, or None."""
+    actual = _variable_values(program)
+    if set(actual) != set(expected):
+        return f"variables {sorted(actual)} instead of {sorted(expected)}"
+    for label, value in expected.items():
+        try:
+            _assert_close(value, actual[label], f"variable {label}")
+        except AssertionError:
+            got = actual[label]
+            return (
+                f"variable {label} holds {got.tolist()!r} ({got.dtype}), not "
+                f"{value.tolist()!r} ({value.dtype})"
+            )
+    return None
+
+
 def _to_graph(autograph: Any, program: Any) -> Any:
     try:
         return autograph.to_graph(program)
@@ -397,6 +485,7 @@ def _check_python(program: Any, args: tuple[Any, ...]) -> Verdict:
     expected = run_captured(program, args, {})
     if expected.error is not None and not isinstance(expected.error, ALLOWED_ERRORS):
         return Verdict("invalid", "python", describe_error(expected.error))
+    variables = _variable_values(program)
     try:
         converted = _to_graph(autograph, program)
     except Exception as e:  # a conversion that fails up front
@@ -423,6 +512,10 @@ def _check_python(program: Any, args: tuple[Any, ...]) -> Verdict:
         else:
             what = "wrong " + normalize(str(e).split("differs: ", 1)[-1])
         return Verdict("mismatch", "python", what, str(e))
+    difference = _variables_differ(variables, program)
+    if difference and expected.error is None:
+        what = "wrong " + normalize(difference)
+        return Verdict("mismatch", "python", what, difference)
     return Verdict("ok")
 
 
@@ -438,9 +531,16 @@ def _check_staged(
     a: int,
     b: int,
     source: str,
+    first: bool = False,
 ) -> Verdict:
-    """Check (b): the staged program computes the original's numbers."""
+    """Check (b): the staged program computes the original's numbers (and
+    leaves its Variables as the original does; ``first``: the staged
+    function's first call, which makes the first call's Variables)."""
     expected = run_captured(program, (a, b), {})
+    expected_result = _to_numpy(expected.result)
+    variables = _variable_values(program)
+    if first:
+        _forget_first_call_state(program)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         try:
@@ -507,7 +607,7 @@ def _check_staged(
     if backend.sorts_dicts:
         traced = _in_order_of(expected.result, traced)
     try:
-        _assert_close(_to_numpy(expected.result), _to_numpy(traced), "result")
+        _assert_close(expected_result, _to_numpy(traced), "result")
     except AssertionError as e:
         text += f"\nexpected {expected.result!r}\ngot {traced!r}\n{e}"
         what = "wrong value " + normalize(str(e).replace("\n", " "))
@@ -515,6 +615,10 @@ def _check_staged(
     if backend.prints_when_run and printed.getvalue() != expected.stdout:
         text += f"\nPython printed {expected.stdout!r}\nstaged {printed.getvalue()!r}"
         return Verdict("mismatch", where, "wrong printed output", text)
+    difference = _variables_differ(variables, program)
+    if difference:
+        text += f"\n{difference}"
+        return Verdict("mismatch", where, "wrong " + normalize(difference), text)
     return Verdict("ok")
 
 
@@ -540,13 +644,20 @@ def check_program(
     refusal = None
     with loaded_program(source) as program:
         function = staged.stage(program) if staged else None
+        calls = 2 if _uses_variables(program) else 1  # the same trace again
+        first = True
         for a, b in inputs:
             args = (a, b) if tensor else (a, b, [])
             try:
                 with time_limit(_TIME_LIMIT_S):
                     verdict = _check_python(program, args)
-                    if verdict.kind == "ok" and staged:
-                        verdict = _check_staged(program, function, staged, a, b, source)
+                    for _ in range(calls if staged else 0):
+                        if verdict.kind != "ok":
+                            break
+                        verdict = _check_staged(
+                            program, function, staged, a, b, source, first
+                        )
+                        first = False
             except TimeLimitExceeded as e:
                 where = staged.name if staged else "python"
                 verdict = Verdict("mismatch", where, "hang")
