@@ -581,3 +581,36 @@ def test_check_lets_the_staged_first_call_make_the_first_calls_variables(
     )
     assert verdict.kind == "ok"
     assert calls == [True, False, False, False]  # made by the first staged call
+
+
+def test_check_calls_the_trace_again_from_the_state_its_first_call_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A "trace" that read the counter once, while tracing, and returns that
+    # value on every call: right on the first call only (the program does
+    # not reset VI, so the second call starts from another value).
+    from tests.program_gen import check
+
+    def backend() -> check.StagedBackend:
+        def stage(program: Callable[..., object]) -> Callable[..., object]:
+            traced: list[object] = []
+
+            def run(a: int, b: int) -> object:
+                if not traced:
+                    traced.append(program(a, b))
+                return traced[0]
+
+            return run
+
+        return check.StagedBackend(
+            name="baked",
+            stage=stage,
+            inputs=lambda a, b: (a, b),
+            run_time_errors=lambda: (),
+        )
+
+    monkeypatch.setitem(check.BACKENDS, "baked", backend)
+    source = _variable_program("    VI.assign_add(a)\n    return VI.read_value()\n")
+    verdict = check_program(source, [(1, 2)], tensor=True, backend="baked")
+    assert verdict.kind == "mismatch"
+    assert verdict.kind_of_failure.startswith("wrong value Arrays are not equal")

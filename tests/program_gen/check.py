@@ -18,11 +18,12 @@
 
 A program that uses ``rt.Variable``s (the ``variables`` feature: module-level
 ones it names, and those of ``FIRST_CALL_STATE`` it makes on its first call)
-is judged on their values too: after each call, every Variable must hold what
-it holds after the original's call, in (a) and (b); the staged function is
-called twice on each input pair (the second call of the same trace must leave
-them right too), and ``FIRST_CALL_STATE``'s Variables are forgotten before its
-first call, so that its first trace makes them.
+is judged on their values too. Each run of an input pair starts from the same
+Variable state (values, and which are made yet), and after it every Variable
+must hold what it holds after the original's run, in (a) and (b). The staged
+function is called twice on each pair: the second call of the same trace,
+from the state the first left (a counter a program does not reset has moved
+on from the value it had while tracing), must leave them right too.
 
 The result is a ``Verdict``: ``ok``; ``refusal`` (an error the contract
 allows, counted separately: ``LEGITIMATE_REFUSALS``); ``mismatch`` (a wrong
@@ -35,6 +36,7 @@ normalized description that groups mismatches into classes.
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import importlib
 import io
@@ -182,8 +184,9 @@ _TIME_LIMIT_S = 10.0
 FIRST_CALL_STATE = "MODEL"
 """The module-level namespace whose ``rt.Variable``s a program makes on its
 first call (``if MODEL.w is None: MODEL.w = runtime.Variable(a)``, the
-TensorFlow guide's pattern): check (b) empties it before the staged
-function's first call, so that the trace, not Python, makes them."""
+TensorFlow guide's pattern): every run of an input pair starts from the
+state before its first run, where they are not made yet on the first pair,
+so that the staged function's first trace makes them."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -394,11 +397,26 @@ def _legitimate(
     )
 
 
+def _held(program: Any) -> dict[str, Any]:
+    """The module-level objects the program names whose attributes may hold
+    Variables: namespaces (``MODEL``) and objects of the module's classes."""
+    scope = program.__globals__
+    found = {}
+    for name in program.__code__.co_names:
+        value = scope.get(name)
+        if isinstance(value, types.SimpleNamespace) or (
+            type(value).__module__ == program.__module__
+            and not isinstance(value, type)
+            and hasattr(value, "__dict__")
+        ):
+            found[name] = value
+    return found
+
+
 def _variables(program: Any) -> dict[str, Any]:
     """The ``rt.Variable``s the program names: module-level ones, and those
-    held by a module-level namespace (``MODEL.w``), by label."""
+    ``_held`` objects' attributes hold (maybe in a list), by label."""
     rt = importlib.import_module("runtime")
-    scope = program.__globals__
     found: dict[str, Any] = {}
 
     def add(label: str, value: Any) -> None:
@@ -409,42 +427,63 @@ def _variables(program: Any) -> dict[str, Any]:
                 add(f"{label}[{index}]", item)
 
     for name in program.__code__.co_names:
-        value = scope.get(name)
-        add(name, value)
-        # (A namespace, or an object of a class the program's module defines.)
-        held = isinstance(value, types.SimpleNamespace) or (
-            type(value).__module__ == program.__module__
-            and not isinstance(value, type)
-            and hasattr(value, "__dict__")
-        )
-        if held:
-            for attribute, item in vars(value).items():
-                add(f"{name}.{attribute}", item)
+        add(name, program.__globals__.get(name))
+    for name, value in _held(program).items():
+        for attribute, item in vars(value).items():
+            add(f"{name}.{attribute}", item)
     return found
 
 
-def _uses_variables(program: Any) -> bool:
-    scope = program.__globals__
-    rt = importlib.import_module("runtime")
-    return any(
-        isinstance(scope.get(name), rt.Variable) or name == FIRST_CALL_STATE
-        for name in program.__code__.co_names
+@dataclasses.dataclass(frozen=True)
+class _State:
+    """A program's Variable state at one moment, to run it again from there:
+    the attributes of the objects holding Variables (``MODEL.w`` may still
+    be None: not made yet) and each Variable's value."""
+
+    attributes: list[tuple[Any, dict[str, Any]]]
+    values: list[tuple[Any, np.ndarray]]
+
+    def restore(self) -> None:
+        for holder, attributes in self.attributes:
+            for name, value in attributes.items():
+                setattr(holder, name, value)
+        for variable, value in self.values:
+            variable.assign(value)
+
+
+def _state(program: Any) -> _State | None:
+    """The program's Variable state now; None if it names no Variable."""
+    variables = _variables(program)
+    if not variables and FIRST_CALL_STATE not in program.__code__.co_names:
+        return None
+    return _State(
+        [(held, dict(vars(held))) for held in _held(program).values()],
+        [(v, np.array(v.numpy(), copy=True)) for v in variables.values()],
     )
 
 
 def _variable_values(program: Any) -> dict[str, np.ndarray]:
-    """Each Variable's value now (a copy)."""
+    """Each Variable's value now (a copy), by label."""
     return {
         label: np.array(variable.numpy(), copy=True)
         for label, variable in _variables(program).items()
     }
 
 
-def _forget_first_call_state(program: Any) -> None:
-    state = program.__globals__.get(FIRST_CALL_STATE)
-    if isinstance(state, types.SimpleNamespace):
-        for attribute in vars(state):
-            setattr(state, attribute, None)
+class _FromState:
+    """``fn``, run from the Variable state ``start`` on every call (so that
+    the original and converted code start alike); errors and messages name
+    ``fn``'s file and lines as if it were called itself."""
+
+    def __init__(self, fn: Any, start: _State) -> None:
+        self.__wrapped__ = fn
+        self.__code__ = fn.__code__
+        self.__qualname__ = fn.__qualname__
+        self.start = start
+
+    def __call__(self, *args: Any) -> Any:
+        self.start.restore()
+        return self.__wrapped__(*args)
 
 
 def _variables_differ(expected: dict[str, np.ndarray], program: Any) -> str | None:
@@ -482,6 +521,7 @@ def _check_python(program: Any, args: tuple[Any, ...]) -> Verdict:
     autograph = importlib.import_module("autograph")
     from autograph.impl.api import always_run_converted
 
+    start = _state(program)
     expected = run_captured(program, args, {})
     if expected.error is not None and not isinstance(expected.error, ALLOWED_ERRORS):
         return Verdict("invalid", "python", describe_error(expected.error))
@@ -494,8 +534,11 @@ def _check_python(program: Any, args: tuple[Any, ...]) -> Verdict:
         ):
             return Verdict("refusal", "python", describe_error(e), str(e))
         return Verdict("mismatch", "python", "to_graph " + describe_error(e), str(e))
+    original = program
+    if start is not None:  # each run from the same Variable state
+        original, converted = _FromState(program, start), _FromState(converted, start)
     try:
-        assert_same_behaviour(program, converted, *args)
+        assert_same_behaviour(original, converted, *args)
     except AssertionError as e:
         with always_run_converted():
             actual = run_captured(converted, args, {})
@@ -531,16 +574,15 @@ def _check_staged(
     a: int,
     b: int,
     source: str,
-    first: bool = False,
 ) -> Verdict:
-    """Check (b): the staged program computes the original's numbers (and
-    leaves its Variables as the original does; ``first``: the staged
-    function's first call, which makes the first call's Variables)."""
+    """Check (b): the staged program computes the original's numbers, and
+    leaves its Variables as the original does from the same state."""
+    start = _state(program)
     expected = run_captured(program, (a, b), {})
-    expected_result = _to_numpy(expected.result)
+    expected_result = copy.deepcopy(_to_numpy(expected.result))  # (Variables')
     variables = _variable_values(program)
-    if first:
-        _forget_first_call_state(program)
+    if start is not None:
+        start.restore()
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         try:
@@ -644,20 +686,21 @@ def check_program(
     refusal = None
     with loaded_program(source) as program:
         function = staged.stage(program) if staged else None
-        calls = 2 if _uses_variables(program) else 1  # the same trace again
-        first = True
         for a, b in inputs:
             args = (a, b) if tensor else (a, b, [])
             try:
                 with time_limit(_TIME_LIMIT_S):
+                    start = _state(program)
                     verdict = _check_python(program, args)
-                    for _ in range(calls if staged else 0):
-                        if verdict.kind != "ok":
+                    if start is not None:
+                        start.restore()  # (a's runs made their own Variables)
+                    # A program with Variables: the same trace called again,
+                    # from the state the first call left.
+                    calls = 0 if staged is None else 1 + (start is not None)
+                    for _ in range(calls):
+                        if verdict.kind != "ok" or staged is None:
                             break
-                        verdict = _check_staged(
-                            program, function, staged, a, b, source, first
-                        )
-                        first = False
+                        verdict = _check_staged(program, function, staged, a, b, source)
             except TimeLimitExceeded as e:
                 where = staged.name if staged else "python"
                 verdict = Verdict("mismatch", where, "hang")

@@ -6,14 +6,17 @@ JAX has no Variables). TensorFlow's AutoGraph tests and its guides use
 ``tf.Variable`` state inside ``tf.function`` throughout; these programs do
 the same with the runtime's ``rt.Variable``:
 
-* state (``HELPERS``): ``VI`` (int32) and ``VF`` (float32), module-level
-  Variables captured by the program, which resets them at its start (as it
-  resets ``COUNTER``): ``VI.assign(a)``; and ``MODEL.w`` (int32) and
-  ``MODEL.f`` (float32), made on the first call in the guide's pattern
-  (``if MODEL.w is None: MODEL.w = runtime.Variable(a)``, else reset by
-  ``assign``): check.py forgets them before the staged function's first
-  call, so that its first trace creates them (from its tensor inputs: a
-  lifted initial value) and its check trace does not;
+* state (``HELPERS``): ``VI`` (int32), ``VF`` (float32) and ``VB`` (bool),
+  module-level Variables captured by the program, and ``METER.v``, a model
+  object's, which its method ``add`` updates in a branch; each is reset at
+  the program's start (``VI.assign(a)``, as ``COUNTER`` is) or not (then it
+  keeps counting from call to call); ``MODEL.w`` (int32), ``MODEL.f``
+  (float32) and the list ``MODEL.ws`` made on the first call in the guide's
+  pattern (``if MODEL.w is None: MODEL.w = runtime.Variable(a)``, maybe
+  reset by ``assign`` on later calls): check.py runs every call of an input
+  pair from the same state, so that the staged function's first trace makes
+  them (from its tensor inputs: a lifted initial value) and its check trace
+  does not;
 * statements: ``V.assign(clamp(...))``, ``V.assign_add(k)`` and
   ``V.assign_sub(k)`` (a small constant, or an int variable) anywhere, so
   in branches and in graph and Python loops; ``for iN in
@@ -27,7 +30,8 @@ the same with the runtime's ``rt.Variable``:
 check.py compares, besides the results, every Variable's value after each
 call (Python's vs converted code's, and Python's vs the traced graph's),
 and calls the traced function twice on each input pair, so that the second
-call of the same trace must leave Python's values too. Values stay bounded:
+call of the same trace, from the state the first left, must leave Python's
+values too. Values stay bounded:
 assignments are clamped, updates add at most a small constant or a clamped
 variable per iteration of loops of a few iterations each; float updates
 add dyadic constants (exact in float32, which both sides compute in).
@@ -64,10 +68,13 @@ class VariableFeatures:
         lines = super().prologue()
         if not self.variables():
             return lines
-        lines.append(f"VI.assign({self._start('int')})")
-        lines.append(f"VF.assign({self._start('float')})")
-        lines.append(f"VB.assign({self.choice(('True', 'False', '(a > b)'))})")
-        lines.append(f"METER.v.assign({self._start('int')})")
+        # Each is reset at the start (as COUNTER is), or not: then it keeps
+        # counting from call to call, as the guides' counters do.
+        for name, ty in (("VI", "int"), ("VF", "float"), ("METER.v", "int")):
+            if self.chance(60):
+                lines.append(f"{name}.assign({self._start(ty)})")
+        if self.chance(70):
+            lines.append(f"VB.assign({self.choice(('True', 'False', '(a > b)'))})")
         # Made in a Python loop on the first call (a list of Variables).
         start = self._start("int")
         lines += [
@@ -75,18 +82,18 @@ class VariableFeatures:
             "    MODEL.ws = []",
             "    for k in range(2):",
             f"        MODEL.ws.append(runtime.Variable({start} + k))",
-            "else:",
-            "    for k in range(2):",
-            f"        MODEL.ws[k].assign({start} + k)",
         ]
+        if self.chance(50):
+            lines += ["else:", "    for k in range(2):"]
+            lines.append(f"        MODEL.ws[k].assign({start} + k)")
         for slot, ty in (("w", "int"), ("f", "float")):
             start = self._start(ty)
             lines += [
                 f"if MODEL.{slot} is None:",
                 f"    MODEL.{slot} = runtime.Variable({start})",
-                "else:",
-                f"    MODEL.{slot}.assign({start})",
             ]
+            if self.chance(60):
+                lines += ["else:", f"    MODEL.{slot}.assign({start})"]
         # What every return gives for each Variable: itself or a read.
         for name in (*_INT_VARIABLES, *self._of("float"), "VB"):
             self.returned_variables.append(

@@ -5,9 +5,11 @@ tf.function" use tf.Variable state inside tf.function throughout: a counter
 incremented in a loop, Variables made on the first call only (and the error
 when a function would make them on every call), updates in a tf.cond-like
 `if`, Variables captured from a module, a closure or an object (`self.v`),
-read after an update. Each example runs the traced function more than once
-(the same trace again) and checks the Variables' values after each call
-against the plain Python function run eagerly.
+read after an update. (examples/guides/ ports the guides' own cells: the
+`Count` module, `recommended_add`'s external Variable, the gradient.) Each
+example runs the traced function more than once (the same trace again) and
+checks the Variables' values after each call against the plain Python
+function run eagerly.
 """
 
 from __future__ import annotations
@@ -155,22 +157,6 @@ def test_a_model_objects_variable_is_read_on_each_call_not_captured_as_a_value()
     assert float(model(rt.constant(1.0))) == 27.0
     assert int(model.steps.numpy()) == 6
     assert model.__call__.tracing_count == 1
-
-
-_EXTERNAL = rt.Variable(3)
-
-
-def test_an_external_variable_changed_between_calls_is_seen():
-    # The guide's `variable_add`: unlike a Python global, a Variable is read
-    # when the function runs.
-    @autograph.function
-    def variable_add():
-        return 1 + _EXTERNAL
-
-    assert int(variable_add()) == 4
-    _EXTERNAL.assign(100)
-    assert int(variable_add()) == 101
-    _EXTERNAL.assign(3)
 
 
 def test_a_variable_captured_by_a_closure():
