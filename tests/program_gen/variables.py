@@ -44,8 +44,10 @@ from typing import Any
 
 from tests.program_gen.core import PARAMETERS
 
-_INT_VARIABLES = ("VI", "MODEL.w", "MODEL.ws[1]", "METER.v")
-_FLOAT_VARIABLES = ("VF", "MODEL.f")
+_INT_VARIABLES = ("VI", "METER.v")
+_FLOAT_VARIABLES = ("VF",)
+_MADE_INT = ("MODEL.w", "MODEL.ws[1]")
+_MADE_FLOAT = ("MODEL.f",)
 
 
 class VariableFeatures:
@@ -55,14 +57,17 @@ class VariableFeatures:
         super().__init__(*args, **kwargs)
         self.returned_variables: list[str] = []
         self.next_test: str | None = None  # the next `if`'s test, as written
+        self.made = False  # whether the program makes MODEL's on its first call
 
     def variables(self) -> bool:
         return self.on("variables") and self.tensor
 
     def _of(self, ty: str) -> tuple[str, ...]:
         if ty == "float" and self.on("floats"):
-            return _FLOAT_VARIABLES
-        return _INT_VARIABLES if ty == "int" else ()
+            return _FLOAT_VARIABLES + (_MADE_FLOAT if self.made else ())
+        if ty == "int":
+            return _INT_VARIABLES + (_MADE_INT if self.made else ())
+        return ()
 
     def prologue(self) -> list[str]:
         lines = super().prologue()
@@ -75,9 +80,22 @@ class VariableFeatures:
                 lines.append(f"{name}.assign({self._start(ty)})")
         if self.chance(70):
             lines.append(f"VB.assign({self.choice(('True', 'False', '(a > b)'))})")
-        # Made in a Python loop on the first call (a list of Variables).
+        # (Not in every program: a first call that makes Variables traces
+        # twice, TensorFlow's rule.)
+        self.made = self.chance(30)
+        if self.made:
+            lines += self._made_on_the_first_call()
+        # What every return gives for each Variable: itself or a read.
+        for name in (*self._of("int"), *self._of("float"), "VB"):
+            self.returned_variables.append(
+                self.choice((name, name, f"{name}.read_value()"))
+            )
+        return lines
+
+    def _made_on_the_first_call(self) -> list[str]:
+        # A list of Variables made in a Python loop, and two more.
         start = self._start("int")
-        lines += [
+        lines = [
             "if MODEL.ws is None:",
             "    MODEL.ws = []",
             "    for k in range(2):",
@@ -94,11 +112,6 @@ class VariableFeatures:
             ]
             if self.chance(60):
                 lines += ["else:", f"    MODEL.{slot}.assign({start})"]
-        # What every return gives for each Variable: itself or a read.
-        for name in (*_INT_VARIABLES, *self._of("float"), "VB"):
-            self.returned_variables.append(
-                self.choice((name, name, f"{name}.read_value()"))
-            )
         return lines
 
     def _start(self, ty: str) -> str:
@@ -196,7 +209,7 @@ class VariableFeatures:
         return lines, False
 
     def s_var_loop(self, depth: int) -> tuple[list[str], bool]:
-        name = self.choice(_INT_VARIABLES)
+        name = self.choice(self._of("int"))
         count = f"range(clamp({name}.read_value()))"
         target = f"i{self.loop_depth}"
         return self.for_loop(depth, [target], count), False
