@@ -111,26 +111,6 @@ def test_a_python_loop_with_a_tensor_break_lists_only_user_variables():
     )
 
 
-def returns_from_a_python_loop_in_a_graph_loop(n):
-    total = 0
-    for i in range(n):
-        total = total + 1
-        for v in [1, 2]:
-            return total + v
-    return total
-
-
-def test_a_python_loop_inside_a_graph_loop_is_named_not_the_graph_loop():
-    # (The message named the enclosing graph loop's line, which iterates
-    # over a tensor: the variables fuzz's most common refusal read wrong.)
-    code = returns_from_a_python_loop_in_a_graph_loop.__code__
-    at = f"{code.co_filename}:{code.co_firstlineno + 4}"
-    message = message_of(returns_from_a_python_loop_in_a_graph_loop, rt.constant(2))
-    assert message.startswith(
-        f"this `for` loop at {at} iterates over a Python value, so it runs as Python"
-    ), message
-
-
 def dot_of_a_strict_zip(a, b):
     total = 0
     for x, y in zip(a, b, strict=True):
