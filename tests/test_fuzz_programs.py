@@ -389,6 +389,19 @@ TENSOR_CONSTRUCTS = {
         r"runtime\.cast\(ds2?\.cardinality\(\), runtime\.int32\)"
     ),
     "a batched dataset's item": r"runtime\.reduce_sum\(dv\d+\)",
+    # variables (TensorFlow's guides: tf.Variable state in tf.function)
+    "a Variable made on the first call": r"MODEL\.w = runtime\.Variable\(",
+    "Variables made in a loop on the first call": (
+        r"MODEL\.ws\.append\(runtime\.Variable\("
+    ),
+    "a Variable updated in a branch or loop": (
+        r"^ {8,}(VI|VF|MODEL\.\w+(\[1\])?|METER\.v)\.assign(_add|_sub)?\("
+    ),
+    "a Variable used directly as a condition": r"^ *if (not )?VB:",
+    "a trip count read from a Variable": r"in range\(clamp\(\S+\.read_value\(\)\)\)",
+    "an update's new value read": r"clamp\(\S+\.assign_(add|sub)\(",
+    "a method updating a Variable attribute": r"METER\.add\(",
+    "a Variable compared in a test": r"\((VI|VF|MODEL\.\w+|METER\.v)\S* [<>=!]=? ",
 }
 
 
@@ -426,9 +439,9 @@ def test_graph_programs_leave_out_what_the_graph_is_not_given() -> None:
     assert not seen, f"written for the graph: {seen}"
 
 
-def test_jax_programs_leave_out_datasets() -> None:
-    # JAX has no datasets (BACKEND_FEATURES).
-    patterns = {"a dataset": r"runtime\.data\."}
+def test_jax_programs_leave_out_datasets_and_variables() -> None:
+    # JAX has no datasets and no Variables (BACKEND_FEATURES).
+    patterns = {"a dataset": r"runtime\.data\.", "a Variable": r"\b(VI|MODEL|METER)\."}
     strategy = programs(features=FEATURES, tensor=True, backend="jax")
     seen = _constructs_seen(patterns, strategy, 100)
     assert not seen, f"written for JAX: {seen}"
@@ -499,3 +512,105 @@ def test_a_scalar_the_graph_made_is_no_legitimate_refusal() -> None:
     for made in ("cond:0", "cond_1:0", "while:0", "loop_var:0"):
         error = TypeError(f"cannot iterate over a scalar tensor '{made}'{hint}")
         assert not _legitimate(error), made
+
+
+def _variable_program(body: str) -> str:
+    from tests.program_gen import HELPERS
+
+    return HELPERS + "\n\ndef program(a, b):\n" + body
+
+
+def _forgetful_backend(monkeypatch: pytest.MonkeyPatch, lose_on_call: int) -> list:
+    # Runs the program as it is, then on call `lose_on_call` undoes one
+    # update of VI: a staged function that leaves a Variable wrong.
+    from tests.program_gen import check
+
+    calls: list[bool] = []
+
+    def backend() -> check.StagedBackend:
+        def stage(program: Callable[..., object]) -> Callable[..., object]:
+            def run(a: int, b: int) -> object:
+                calls.append(program.__globals__["MODEL"].w is None)
+                result = program(a, b)
+                if len(calls) == lose_on_call:
+                    program.__globals__["VI"].assign_sub(1)
+                return result
+
+            return run
+
+        return check.StagedBackend(
+            name="forgetful",
+            stage=stage,
+            inputs=lambda a, b: (a, b),
+            run_time_errors=lambda: (),
+        )
+
+    monkeypatch.setitem(check.BACKENDS, "forgetful", backend)
+    return calls
+
+
+@pytest.mark.parametrize("lose_on_call", [1, 2])
+def test_check_compares_variables_after_each_staged_call(
+    monkeypatch: pytest.MonkeyPatch, lose_on_call: int
+) -> None:
+    # The returned value is right; the Variable is wrong after the call (the
+    # second call of the same trace too: a program with Variables is called
+    # twice per input pair).
+    calls = _forgetful_backend(monkeypatch, lose_on_call)
+    source = _variable_program("    VI.assign(a)\n    VI.assign_add(b)\n    return a\n")
+    verdict = check_program(source, [(1, 2)], tensor=True, backend="forgetful")
+    assert verdict.kind == "mismatch"
+    assert verdict.kind_of_failure == "wrong variable VI holds # (int#), not # (int#)"
+    assert len(calls) == lose_on_call
+
+
+def test_check_lets_the_staged_first_call_make_the_first_calls_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = _forgetful_backend(monkeypatch, 0)
+    body = (
+        "    VI.assign(a)\n"
+        "    if MODEL.w is None:\n"
+        "        MODEL.w = runtime.Variable(b)\n"
+        "    else:\n"
+        "        MODEL.w.assign(b)\n"
+        "    return MODEL.w\n"
+    )
+    verdict = check_program(
+        _variable_program(body), [(1, 2), (3, 4)], tensor=True, backend="forgetful"
+    )
+    assert verdict.kind == "ok"
+    assert calls == [True, False, False, False]  # made by the first staged call
+
+
+def test_check_calls_the_trace_again_from_the_state_its_first_call_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A "trace" that read the counter once, while tracing, and returns that
+    # value on every call: right on the first call only (the program does
+    # not reset VI, so the second call starts from another value).
+    from tests.program_gen import check
+
+    def backend() -> check.StagedBackend:
+        def stage(program: Callable[..., object]) -> Callable[..., object]:
+            traced: list[object] = []
+
+            def run(a: int, b: int) -> object:
+                if not traced:
+                    traced.append(program(a, b))
+                return traced[0]
+
+            return run
+
+        return check.StagedBackend(
+            name="baked",
+            stage=stage,
+            inputs=lambda a, b: (a, b),
+            run_time_errors=lambda: (),
+        )
+
+    monkeypatch.setitem(check.BACKENDS, "baked", backend)
+    source = _variable_program("    VI.assign_add(a)\n    return VI.read_value()\n")
+    verdict = check_program(source, [(1, 2)], tensor=True, backend="baked")
+    assert verdict.kind == "mismatch"
+    assert verdict.kind_of_failure.startswith("wrong value Arrays are not equal")

@@ -25,6 +25,7 @@ from runtime.operators.dispatch import TABLES
 from runtime.operators.places import Place, Untracked, unset_variables
 from runtime.operators.staging import born
 from runtime.operators.staging import where as where_
+from runtime.source_locations import user_location
 
 _IF = TABLES["if_stmt"]
 _WHILE = TABLES["while_stmt"]
@@ -220,7 +221,9 @@ def for_stmt(
                 # is a range, which the backend loops over from here.
                 if not isinstance(iterable, range):
                     names = names or state_names(body, 1)
-                    where = where_.at(where_.current())
+                    # (This loop's own line: the innermost *staged*
+                    # statement is a graph loop around it, if any.)
+                    where = where_.at(user_location(1))
                     backend = getattr(impl, "backend", None)
                     verification.raise_python_loop_tensor_condition(
                         names, backend, where

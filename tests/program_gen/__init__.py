@@ -46,7 +46,7 @@ can compute from ``rt.constant(a)``, ``rt.constant(b)`` (int32 scalars):
 * chained comparisons (``0 < x <= y``) only with the ``chained`` feature.
 Only the features in ``TENSOR_FEATURES`` apply in tensor mode, and those of
 ``BACKEND_FEATURES`` only for their backends (JAX's ``print`` of
-``traced_print``; the graph's ``datasets``).
+``traced_print``; the graph's ``datasets`` and ``variables``).
 
 ``loaded_program(source)`` writes the source to a temporary ``.py`` file and
 imports it, so that ``inspect.getsource`` works on the function, as it does
@@ -82,6 +82,7 @@ from tests.program_gen.real_python import RealPythonFeatures
 from tests.program_gen.reference import ReferenceFeatures
 from tests.program_gen.state import StateFeatures
 from tests.program_gen.syntax import SyntaxFeatures
+from tests.program_gen.variables import VariableFeatures
 
 __all__ = [
     "BACKEND_FEATURES",
@@ -135,6 +136,7 @@ FEATURE_ISSUES = {
     "py_state": "mixed code: an iterator advanced, an array changed in place",
     "widening": "graph fix: a Python int that loops and branches make a float",
     "datasets": "hunt: for over a dataset, enumerate/zip of datasets, cardinality()",
+    "variables": "TF guides: rt.Variable state updated in branches and loops, read",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -171,6 +173,7 @@ TENSOR_FEATURES = frozenset(
         "py_state",
         "widening",
         "datasets",
+        "variables",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""
@@ -178,12 +181,15 @@ TENSOR_FEATURES = frozenset(
 BACKEND_FEATURES = {
     "traced_print": frozenset({"jax"}),
     "datasets": frozenset({"python", "graph"}),
+    "variables": frozenset({"graph"}),
 }
 """Features written for some backends only (``python``: Python mode; tensor
 mode with another staging backend ignores them): ``traced_print`` for JAX,
 which prints when the compiled function runs, on the path taken, as Python
 does (the graph prints once, while tracing, as TensorFlow does);
-``datasets`` for Python and the graph (JAX has no datasets)."""
+``datasets`` for Python and the graph (JAX has no datasets); ``variables``
+for the graph (JAX has no Variables; Python mode has no typed state to keep
+them bounded)."""
 
 
 HELPERS = """\
@@ -199,6 +205,31 @@ import runtime
 
 COUNTER = 0
 RESULTS = []
+
+# The `variables` feature's state: Variables the program resets at its
+# start, as it resets COUNTER, and MODEL's, made on its first call (the
+# TensorFlow guide's `if self.v is None: self.v = tf.Variable(...)`).
+VI = runtime.Variable(0)
+VF = runtime.Variable(0.0)
+VB = runtime.Variable(False)
+MODEL = types.SimpleNamespace(w=None, f=None, ws=None)
+
+
+class Meter:
+    # A model object whose Variable attribute its method updates in a branch
+    # (the guides' `self.v`); the program resets it.
+    def __init__(self):
+        self.v = runtime.Variable(0)
+
+    def add(self, k):
+        if k > 0:
+            self.v.assign_add(k)
+        else:
+            self.v.assign_sub(1)
+        return self.v.read_value()
+
+
+METER = Meter()
 
 
 class LineHandler(logging.Handler):
@@ -461,6 +492,7 @@ class _ProgramWriter(
     ReferenceFeatures,
     StateFeatures,
     SyntaxFeatures,
+    VariableFeatures,
     Writer,
 ):
     """The writer with every feature's hooks (each checks ``on(feature)``)."""

@@ -16,6 +16,15 @@
     backend: a backend is only how to stage the program, how to pass the
     inputs, and which error reports a failure when the staged program runs.
 
+A program that uses ``rt.Variable``s (the ``variables`` feature: module-level
+ones it names, and those of ``FIRST_CALL_STATE`` it makes on its first call)
+is judged on their values too. Each run of an input pair starts from the same
+Variable state (values, and which are made yet), and after it every Variable
+must hold what it holds after the original's run, in (a) and (b). The staged
+function is called twice on each pair: the second call of the same trace,
+from the state the first left (a counter a program does not reset has moved
+on from the value it had while tracing), must leave them right too.
+
 The result is a ``Verdict``: ``ok``; ``refusal`` (an error the contract
 allows, counted separately: ``LEGITIMATE_REFUSALS``); ``mismatch`` (a wrong
 value, a wrong or missing exception, an error the contract does not allow, or
@@ -27,13 +36,17 @@ normalized description that groups mismatches into classes.
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import importlib
 import io
 import re
 import signal
+import types
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+import numpy as np
 
 from tests.equivalence import (
     _assert_close,
@@ -46,6 +59,7 @@ from tests.program_gen import loaded_program
 __all__ = [
     "ALLOWED_ERRORS",
     "BACKENDS",
+    "FIRST_CALL_STATE",
     "LEGITIMATE_REFUSALS",
     "Verdict",
     "check_program",
@@ -166,6 +180,13 @@ _WALRUS_REFUSAL = r":=|walrus|assignment expression"
 """Issue 11: the walrus may be refused up front with a ConversionError."""
 
 _TIME_LIMIT_S = 10.0
+
+FIRST_CALL_STATE = "MODEL"
+"""The module-level namespace whose ``rt.Variable``s a program makes on its
+first call (``if MODEL.w is None: MODEL.w = runtime.Variable(a)``, the
+TensorFlow guide's pattern): every run of an input pair starts from the
+state before its first run, where they are not made yet on the first pair,
+so that the staged function's first trace makes them."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -376,6 +397,112 @@ def _legitimate(
     )
 
 
+def _held(program: Any) -> dict[str, Any]:
+    """The module-level objects the program names whose attributes may hold
+    Variables: namespaces (``MODEL``) and objects of the module's classes."""
+    scope = program.__globals__
+    found = {}
+    for name in program.__code__.co_names:
+        value = scope.get(name)
+        if isinstance(value, types.SimpleNamespace) or (
+            type(value).__module__ == program.__module__
+            and not isinstance(value, type)
+            and hasattr(value, "__dict__")
+        ):
+            found[name] = value
+    return found
+
+
+def _variables(program: Any) -> dict[str, Any]:
+    """The ``rt.Variable``s the program names: module-level ones, and those
+    ``_held`` objects' attributes hold (maybe in a list), by label."""
+    rt = importlib.import_module("runtime")
+    found: dict[str, Any] = {}
+
+    def add(label: str, value: Any) -> None:
+        if isinstance(value, rt.Variable):
+            found[label] = value
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                add(f"{label}[{index}]", item)
+
+    for name in program.__code__.co_names:
+        add(name, program.__globals__.get(name))
+    for name, value in _held(program).items():
+        for attribute, item in vars(value).items():
+            add(f"{name}.{attribute}", item)
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
+class _State:
+    """A program's Variable state at one moment, to run it again from there:
+    the attributes of the objects holding Variables (``MODEL.w`` may still
+    be None: not made yet) and each Variable's value."""
+
+    attributes: list[tuple[Any, dict[str, Any]]]
+    values: list[tuple[Any, np.ndarray]]
+
+    def restore(self) -> None:
+        for holder, attributes in self.attributes:
+            for name, value in attributes.items():
+                setattr(holder, name, value)
+        for variable, value in self.values:
+            variable.assign(value)
+
+
+def _state(program: Any) -> _State | None:
+    """The program's Variable state now; None if it names no Variable."""
+    variables = _variables(program)
+    if not variables and FIRST_CALL_STATE not in program.__code__.co_names:
+        return None
+    return _State(
+        [(held, dict(vars(held))) for held in _held(program).values()],
+        [(v, np.array(v.numpy(), copy=True)) for v in variables.values()],
+    )
+
+
+def _variable_values(program: Any) -> dict[str, np.ndarray]:
+    """Each Variable's value now (a copy), by label."""
+    return {
+        label: np.array(variable.numpy(), copy=True)
+        for label, variable in _variables(program).items()
+    }
+
+
+class _FromState:
+    """``fn``, run from the Variable state ``start`` on every call (so that
+    the original and converted code start alike); errors and messages name
+    ``fn``'s file and lines as if it were called itself."""
+
+    def __init__(self, fn: Any, start: _State) -> None:
+        self.__wrapped__ = fn
+        self.__code__ = fn.__code__
+        self.__qualname__ = fn.__qualname__
+        self.start = start
+
+    def __call__(self, *args: Any) -> Any:
+        self.start.restore()
+        return self.__wrapped__(*args)
+
+
+def _variables_differ(expected: dict[str, np.ndarray], program: Any) -> str | None:
+    """How the program's Variables now differ from ``expected``, or None."""
+    actual = _variable_values(program)
+    if set(actual) != set(expected):
+        return f"variables {sorted(actual)} instead of {sorted(expected)}"
+    for label, value in expected.items():
+        try:
+            _assert_close(value, actual[label], f"variable {label}")
+        except AssertionError:
+            got = actual[label]
+            return (
+                f"variable {label} holds {got.tolist()!r} ({got.dtype}), not "
+                f"{value.tolist()!r} ({value.dtype})"
+            )
+    return None
+
+
 def _to_graph(autograph: Any, program: Any) -> Any:
     try:
         return autograph.to_graph(program)
@@ -394,9 +521,11 @@ def _check_python(program: Any, args: tuple[Any, ...]) -> Verdict:
     autograph = importlib.import_module("autograph")
     from autograph.impl.api import always_run_converted
 
+    start = _state(program)
     expected = run_captured(program, args, {})
     if expected.error is not None and not isinstance(expected.error, ALLOWED_ERRORS):
         return Verdict("invalid", "python", describe_error(expected.error))
+    variables = _variable_values(program)
     try:
         converted = _to_graph(autograph, program)
     except Exception as e:  # a conversion that fails up front
@@ -405,8 +534,11 @@ def _check_python(program: Any, args: tuple[Any, ...]) -> Verdict:
         ):
             return Verdict("refusal", "python", describe_error(e), str(e))
         return Verdict("mismatch", "python", "to_graph " + describe_error(e), str(e))
+    original = program
+    if start is not None:  # each run from the same Variable state
+        original, converted = _FromState(program, start), _FromState(converted, start)
     try:
-        assert_same_behaviour(program, converted, *args)
+        assert_same_behaviour(original, converted, *args)
     except AssertionError as e:
         with always_run_converted():
             actual = run_captured(converted, args, {})
@@ -423,6 +555,10 @@ def _check_python(program: Any, args: tuple[Any, ...]) -> Verdict:
         else:
             what = "wrong " + normalize(str(e).split("differs: ", 1)[-1])
         return Verdict("mismatch", "python", what, str(e))
+    difference = _variables_differ(variables, program)
+    if difference and expected.error is None:
+        what = "wrong " + normalize(difference)
+        return Verdict("mismatch", "python", what, difference)
     return Verdict("ok")
 
 
@@ -439,8 +575,14 @@ def _check_staged(
     b: int,
     source: str,
 ) -> Verdict:
-    """Check (b): the staged program computes the original's numbers."""
+    """Check (b): the staged program computes the original's numbers, and
+    leaves its Variables as the original does from the same state."""
+    start = _state(program)
     expected = run_captured(program, (a, b), {})
+    expected_result = copy.deepcopy(_to_numpy(expected.result))  # (Variables')
+    variables = _variable_values(program)
+    if start is not None:
+        start.restore()
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         try:
@@ -507,7 +649,7 @@ def _check_staged(
     if backend.sorts_dicts:
         traced = _in_order_of(expected.result, traced)
     try:
-        _assert_close(_to_numpy(expected.result), _to_numpy(traced), "result")
+        _assert_close(expected_result, _to_numpy(traced), "result")
     except AssertionError as e:
         text += f"\nexpected {expected.result!r}\ngot {traced!r}\n{e}"
         what = "wrong value " + normalize(str(e).replace("\n", " "))
@@ -515,6 +657,10 @@ def _check_staged(
     if backend.prints_when_run and printed.getvalue() != expected.stdout:
         text += f"\nPython printed {expected.stdout!r}\nstaged {printed.getvalue()!r}"
         return Verdict("mismatch", where, "wrong printed output", text)
+    difference = _variables_differ(variables, program)
+    if difference:
+        text += f"\n{difference}"
+        return Verdict("mismatch", where, "wrong " + normalize(difference), text)
     return Verdict("ok")
 
 
@@ -544,8 +690,16 @@ def check_program(
             args = (a, b) if tensor else (a, b, [])
             try:
                 with time_limit(_TIME_LIMIT_S):
+                    start = _state(program)
                     verdict = _check_python(program, args)
-                    if verdict.kind == "ok" and staged:
+                    if start is not None:
+                        start.restore()  # (a's runs made their own Variables)
+                    # A program with Variables: the same trace called again,
+                    # from the state the first call left.
+                    calls = 0 if staged is None else 1 + (start is not None)
+                    for _ in range(calls):
+                        if verdict.kind != "ok" or staged is None:
+                            break
                         verdict = _check_staged(program, function, staged, a, b, source)
             except TimeLimitExceeded as e:
                 where = staged.name if staged else "python"

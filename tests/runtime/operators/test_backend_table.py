@@ -3049,24 +3049,38 @@ def find_with_enumerate(xs, t):
     return -1
 
 
+def python_loop_in_a_staged_loop(n, t):
+    for _ in range(n):
+        for x in [1.0, 2.0]:
+            if x == t:
+                return x
+    return -1.0
+
+
 @pytest.mark.parametrize(("backend", "kind"), [("graph", "graph"), ("jax", "JAX")])
+@pytest.mark.parametrize("fn", [find_with_enumerate, python_loop_in_a_staged_loop])
 def test_a_python_loop_a_traced_break_would_end_is_refused_naming_the_backend(
-    backend, kind
+    backend, kind, fn
 ):
     # (JAX's refusal said "graph tensor" and suggested rt.range; neither
-    # named the line.)
-    line = find_with_enumerate.__code__.co_firstlineno + 1
+    # named the line. Inside a staged loop, both named that loop's line,
+    # which iterates over a traced value, not the Python loop's.)
+    line = fn.__code__.co_firstlineno + (2 if fn is python_loop_in_a_staged_loop else 1)
     message = (
         rf"`for` loop at \S+test_backend_table.py:{line} iterates over a Python "
         rf"value, .* depends on a (traced )?{kind} "
     )
+    staged_loop = fn is python_loop_in_a_staged_loop
     with pytest.raises(TypeError, match=message):
         if backend == "jax":
             jax = pytest.importorskip("jax", reason="JAX is not installed")
-            jax.jit(autograph.to_graph(find_with_enumerate))(jax.numpy.arange(3.0), 1.0)
+            first = jax.numpy.asarray(2) if staged_loop else jax.numpy.arange(3.0)
+            jax.jit(autograph.to_graph(fn))(first, 1.0)
         else:
-            tensors = [rt.constant(1.0), rt.constant(2.0)]
-            autograph.function(find_with_enumerate)(tensors, rt.constant(1.0))
+            first = (
+                rt.constant(2) if staged_loop else [rt.constant(1.0), rt.constant(2.0)]
+            )
+            autograph.function(fn)(first, rt.constant(1.0))
 
 
 def item_first_set_in_a_loop(n):
