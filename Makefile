@@ -61,7 +61,7 @@ stdlib: $(VENV)/.installed-base
 	PYTHONPATH=. $(BIN)/python -m stdlib_check.run $(STDLIB_ARGS)
 
 # The same against third-party packages' own tests (pytest), those installed
-# of mpmath, sympy and networkx (none is a dependency; see stdlib_check/README.md).
+# of mpmath, sympy, scipy and networkx (see stdlib_check/README.md).
 thirdparty: $(VENV)/.installed-test
 	PYTHONPATH=. $(BIN)/python -m stdlib_check.run --third-party $(STDLIB_ARGS)
 

@@ -171,6 +171,26 @@ THIRD_PARTY: tuple[Entry, ...] = (
         ),
         "pytest",
     ),
+    # Numerical optimization on NumPy values: line searches, root finders,
+    # trust regions (test__numdiff is left out: it pickles `rosen`, which
+    # its module imported before the harness replaced it, by reference).
+    Entry(
+        tuple(
+            f"scipy.optimize._{name}"
+            for name in (
+                "optimize linesearch zeros_py nonlin numdiff trustregion "
+                "trustregion_ncg trustregion_dogleg bracket chandrupatla spectral "
+                "root_scalar minimize dcsrch"
+            ).split()
+        ),
+        tuple(
+            f"scipy/optimize/tests/test_{name}.py"
+            for name in (
+                "linesearch zeros bracket chandrupatla _spectral nonlin trustregion"
+            ).split()
+        ),
+        "pytest",
+    ),
     # Graph algorithms behind decorators that compile their own wrappers
     # (argmap) and dispatchers (`orig_func`), with generators everywhere.
     Entry(
@@ -211,4 +231,4 @@ THIRD_PARTY: tuple[Entry, ...] = (
     ),
 )
 """Third-party packages (`make thirdparty`, where they are installed: none
-is a dependency): code nobody here wrote, with tests of its own."""
+but NumPy is a dependency): code nobody here wrote, with tests of its own."""
