@@ -239,13 +239,17 @@ def dry_run(body: Callable[..., Any], args: Sequence[Any]) -> Any:
 
 def _placeholders(scratch: Graph, value: Any) -> Any:
     """`value` with a placeholder of `scratch` for each `TypeGuess` (a
-    tuple's leaves too)."""
+    tuple's leaves too, and a list's, in place: the trial's list is its
+    own, and whether the body appends to it or makes another shows in
+    its identity)."""
     if isinstance(value, TypeGuess):
         tensor = scratch.placeholder(value.dtype, value.shape)
         tensor.weak = value.weak
         return tensor
     if type(value) is tuple:
         return tuple(_placeholders(scratch, v) for v in value)
+    if type(value) is list:
+        value[:] = [_placeholders(scratch, v) for v in value]
     return value
 
 

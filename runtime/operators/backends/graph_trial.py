@@ -228,15 +228,19 @@ def _trial(
 
 def as_guess(value: Any) -> Any:
     """A Python number, string or tensor as the loop variable it becomes,
-    each leaf of a tuple too: the loop carries `('run', n)` as two tensors,
-    so a trial on the Python string would take one branch of a test that
-    the loop stages (`if c[0] != 'run'`), and learn another state."""
+    each leaf of a tuple or list too: the loop carries `('run', n)` and
+    `[0, n]` as two tensors, so a trial on the Python string or number would
+    take one branch of a test that the loop stages (`if c[0] != 'run'`,
+    `if ms[-1] == 0`), and learn another state. A list stays a list (a
+    fresh one, which the trial may append to)."""
     if isinstance(value, (bool, int, float, str, Tensor)):
         spec = value if is_symbolic(value) else convert_to_tensor(value)
         weak = type(value) is int or is_weak(value)
         return TypeGuess(spec.dtype, spec.shape, weak)
     if type(value) is tuple:
         return tuple(as_guess(v) for v in value)
+    if type(value) is list:
+        return [v if type(v) is list else as_guess(v) for v in value]
     return value
 
 

@@ -1735,6 +1735,28 @@ def born_by_a_tag_a_tuple_carries(n):
     return w
 
 
+def born_by_a_counter_a_list_carries(n):
+    k = [0, n]
+    i = 0
+    while i < n:
+        if k[0] > 1:  # a graph test in the loop: `k` is two loop variables
+            w = 2
+        k = [k[0] + 1, n]
+        i += 1
+    return w + k[0]
+
+
+def born_after_a_break_a_list_decides(xs):
+    ms = [0, 0]
+    z = 0
+    for z in xs:
+        if ms[-1] == 0:  # a graph test in the loop, a Python one on trial
+            break
+        ms = [ms[0], z]
+        w = -1
+    return z + w
+
+
 def lagged_sum(n):
     s = 0
     prev = 0
@@ -2715,6 +2737,22 @@ CASES = [
     (
         born_by_a_tag_a_tuple_carries,
         (3,),
+        ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
+    ),
+    # The same with a list the loop carries: the trial traced the body on
+    # the list's Python numbers, took the Python branch (a `break`), and the
+    # build refused a program Python runs, or one where Python raises
+    # UnboundLocalError, with "cannot tell the type of the return value"
+    # (tensor fuzz, 3 of 2,000).
+    (born_by_a_counter_a_list_carries, (4,), VALUE),
+    (
+        born_by_a_counter_a_list_carries,
+        (1,),
+        ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
+    ),
+    (
+        born_after_a_break_a_list_decides,
+        ([3, 1, 1],),
         ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
     ),
     # A list or dict returned from inside a loop: the graph kept the list
