@@ -1735,6 +1735,72 @@ def born_by_a_tag_a_tuple_carries(n):
     return w
 
 
+def shared_list_only_read_after_a_loop(a, b):
+    xs = [0, 0]
+    ys = xs  # one list, two names; the loop's body works on a copy
+    for i in range(a):
+        z = ys[0] + b
+        ys = [z, 0]
+    return ys[0], xs[0], len(xs)
+
+
+def shared_dict_only_read_after_a_loop(a):
+    sd = {"b": 5}
+    se = {"b": 1}
+    for i in range(a):
+        se = sd  # after the loop, `se` holds a copy of `sd`'s values
+    return se["b"] + sum(sd.values()) + se.get("c", 0)
+
+
+def shared_list_only_read_after_an_if(a):
+    xs = [0, 0]
+    ys = [1, 1]
+    if a > 0:
+        ys = xs
+    zs = ys  # another name for it, read only too
+    return zs[0] + xs[-1]
+
+
+def shared_list_changed_after_a_loop(a, b):
+    sa = [0]
+    sb = sa
+    for i in range(a):
+        sa = [b]
+    sb[0] += 1  # Python: `sa` sees it where the loop ran no iteration
+    return sa[0] + sb[0]
+
+
+def shared_list_told_apart_after_an_if(a):
+    xs = [0, 0]
+    ys = [1, 1]
+    if a > 0:
+        ys = xs
+    return ys is xs
+
+
+def shared_list_given_to_a_function_after_an_if(a):
+    xs = [0, 0]
+    ys = [1, 1]
+    if a > 0:
+        ys = xs
+    _append_one(ys)  # a callee may change it
+    return xs[-1]
+
+
+def _append_one(items):
+    items.append(1)
+
+
+def shared_list_read_by_a_lambda_after_an_if(a):
+    xs = [0, 0]
+    ys = [1, 1]
+    if a > 0:
+        ys = xs
+    later = lambda: ys
+    later().append(2)
+    return xs[-1]
+
+
 def born_by_a_counter_a_list_carries(n):
     k = [0, n]
     i = 0
@@ -2738,6 +2804,40 @@ CASES = [
         born_by_a_tag_a_tuple_carries,
         (3,),
         ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
+    ),
+    # A list or dict two names share, one of which a staged statement
+    # makes a copy, is refused only where the function can tell (a change
+    # through either name, `is`, a callee or a function it escapes to):
+    # reads alone see the same values (TF gives Python's value here too).
+    (shared_list_only_read_after_a_loop, (2, 7), VALUE),
+    (shared_list_only_read_after_a_loop, (0, 7), VALUE),
+    (shared_dict_only_read_after_a_loop, (2,), VALUE),
+    (shared_dict_only_read_after_a_loop, (0,), VALUE),
+    (shared_list_only_read_after_an_if, (3,), VALUE),
+    (shared_list_only_read_after_an_if, (-3,), VALUE),
+    (
+        shared_list_changed_after_a_loop,
+        (0, 7),
+        (
+            "value or refused",
+            r"'sa' holds the same list as 'sb' before a \S+ loop.*"
+            r"\(which the function can see: `sb\[0\] \+= 1` at \S+:\d+\)",
+        ),
+    ),
+    (
+        shared_list_told_apart_after_an_if,
+        (3,),
+        ("value or refused", r"holds the same list .*`return ys is xs` at"),
+    ),
+    (
+        shared_list_given_to_a_function_after_an_if,
+        (3,),
+        ("value or refused", r"holds the same list .*`_append_one\(ys\)` at"),
+    ),
+    (
+        shared_list_read_by_a_lambda_after_an_if,
+        (3,),
+        ("value or refused", r"holds the same list .*`later = lambda: ys` at"),
     ),
     # The same with a list the loop carries: the trial traced the body on
     # the list's Python numbers, took the Python branch (a `break`), and the
