@@ -363,6 +363,8 @@ TENSOR_CONSTRUCTS = {
     "list grown in a loop": r"gl = gl \+ \[",
     "list two names share across a loop": r"^ *sb = sa$",
     "dict shared in a loop body": r"^ *se = sd$",
+    "list two names share, only read after a loop": r"^ *rb = ra$",
+    "dict shared in a loop body, only read after it": r"^ *rf = rd$",
     "method called through a class": r"Ops\.s(quare|caled)\(",
     "base method called through a class": r"SubOps\(\)\.shifted\(",
     "class call whose __init__ has an if": r"Clipped\(.*\)\.v",
@@ -499,3 +501,18 @@ def test_a_scalar_the_graph_made_is_no_legitimate_refusal() -> None:
     for made in ("cond:0", "cond_1:0", "while:0", "loop_var:0"):
         error = TypeError(f"cannot iterate over a scalar tensor '{made}'{hint}")
         assert not _legitimate(error), made
+
+
+def test_an_alias_refusal_is_legitimate_only_where_the_function_sees_it() -> None:
+    from tests.program_gen.check import _legitimate
+
+    shared = (
+        "'sa' holds the same list as 'sb' before a graph loop, but the loop's "
+        "body would work on a copy (a graph picks values, not objects), so a "
+        "change through one would not show in the other{}; give it its own "
+        "list (`list(...)`) or keep one name for the object"
+    )
+    seen = " (which the function can see: `sb[0] += 1` at prog.py:7)"
+    assert _legitimate(ValueError(shared.format(seen)))
+    # Read only, the copy gives Python's value: the fuzz demands it.
+    assert not _legitimate(ValueError(shared.format("")))
