@@ -1812,6 +1812,17 @@ def born_by_a_counter_a_list_carries(n):
     return w + k[0]
 
 
+def born_by_a_counter_a_dict_carries(n):
+    k = {"c": 0, "n": [0]}
+    i = 0
+    while i < n:
+        if k["c"] > 1:  # `k["c"]` a loop variable, a Python int on trial
+            w = 2
+        k = {"c": k["c"] + 1, "n": [k["n"][0] + 1]}
+        i += 1
+    return w + k["c"] + k["n"][0]
+
+
 def born_after_a_break_a_list_decides(xs):
     ms = [0, 0]
     z = 0
@@ -2847,6 +2858,12 @@ CASES = [
     (born_by_a_counter_a_list_carries, (4,), VALUE),
     (
         born_by_a_counter_a_list_carries,
+        (1,),
+        ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
+    ),
+    (born_by_a_counter_a_dict_carries, (4,), VALUE),
+    (
+        born_by_a_counter_a_dict_carries,
         (1,),
         ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
     ),
