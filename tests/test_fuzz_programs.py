@@ -363,6 +363,8 @@ TENSOR_CONSTRUCTS = {
     "list grown in a loop": r"gl = gl \+ \[",
     "list two names share across a loop": r"^ *sb = sa$",
     "dict shared in a loop body": r"^ *se = sd$",
+    "list two names share, only read after a loop": r"^ *rb = ra$",
+    "dict shared in a loop body, only read after it": r"^ *rf = rd$",
     "method called through a class": r"Ops\.s(quare|caled)\(",
     "base method called through a class": r"SubOps\(\)\.shifted\(",
     "class call whose __init__ has an if": r"Clipped\(.*\)\.v",
@@ -614,3 +616,18 @@ def test_check_calls_the_trace_again_from_the_state_its_first_call_left(
     verdict = check_program(source, [(1, 2)], tensor=True, backend="baked")
     assert verdict.kind == "mismatch"
     assert verdict.kind_of_failure.startswith("wrong value Arrays are not equal")
+
+
+def test_an_alias_refusal_is_legitimate_only_where_the_function_sees_it() -> None:
+    from tests.program_gen.check import _legitimate
+
+    shared = (
+        "'sa' holds the same list as 'sb' before a graph loop, but the loop's "
+        "body would work on a copy (a graph picks values, not objects), so a "
+        "change through one would not show in the other{}; give it its own "
+        "list (`list(...)`) or keep one name for the object"
+    )
+    seen = " (which the function can see: `sb[0] += 1` at prog.py:7)"
+    assert _legitimate(ValueError(shared.format(seen)))
+    # Read only, the copy gives Python's value: the fuzz demands it.
+    assert not _legitimate(ValueError(shared.format("")))

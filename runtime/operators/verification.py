@@ -530,6 +530,16 @@ def untyped_return(loop: str) -> ValueError:
     )
 
 
+def born_on_an_untraced_path(name: str, loop: str, where: str) -> ValueError:
+    """A name first assigned in a loop, on a path of its body that the trial
+    trace, which learns the loop's types, did not take."""
+    return ValueError(
+        f"{quote(name)} is first assigned inside the {loop} loop{where} on a "
+        "path its trial trace did not take, so its type cannot be told; give "
+        f"{quote(name)} a value before the loop"
+    )
+
+
 def not_carried_out_of_loop(name: str, kind: str, loop: str, where: str) -> TypeError:
     """A name first assigned in a loop, to a value (`kind`: 'a function')
     that a `loop` ("graph", "JAX") loop cannot carry out of it."""

@@ -34,6 +34,10 @@ A mixin over ``core.Writer``; each hook checks ``self.on(feature)``:
   ``se = sd`` inside the loop, then a change through one name and a read
   through the other. A staged loop would copy the object: refused (it
   returned a wrong value under JAX), a Python loop runs it.
+* ``shared_reads``: the same sharing with reads only afterwards (``ra =
+  [0]`` / ``rb = ra`` / a loop that rebinds ``ra``, or ``rf = rd`` in the
+  body, then ``ra[0] + rb[0]``, ``rf['b']``): the copy a staged statement
+  makes holds Python's values, so every backend gives Python's result.
 """
 
 from __future__ import annotations
@@ -74,6 +78,8 @@ class ReferenceFeatures:
             kinds.append("growing_list")
         if self.on("aliases"):
             kinds.append("shared_container")
+        if self.on("shared_reads"):
+            kinds.append("shared_read")
         return kinds
 
     # Loops: the directive first in the body, dicts born in the body.
@@ -180,3 +186,14 @@ class ReferenceFeatures:
         body = f"    sa = [{value}]" if shape == "replaced" else f"    sb[0] = {value}"
         lines = ["sa = [0]", "sb = sa", header, body, "sb[0] += 1"]
         return [*lines, *self._after("sa[0] + sb[0]")], False
+
+    def s_shared_read(self, depth: int) -> tuple[list[str], bool]:
+        """``s_shared_container`` without the change: reads only (names of
+        its own, which no other statement changes)."""
+        index, value = self._loop_value()
+        header = f"for {index} in {self.range_call()}:"
+        if self.chance(50):
+            lines = ["rd = {'b': 0}", "rf = {'b': 5}", header, "    rf = rd"]
+            return [*lines, *self._after("rf['b'] + rd.get('b', 0)")], False
+        lines = ["ra = [0]", "rb = ra", header, f"    ra = [{value} + rb[0]]"]
+        return [*lines, *self._after("ra[0] + rb[-1] + len(rb)")], False

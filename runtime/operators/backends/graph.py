@@ -234,18 +234,24 @@ def dry_run(body: Callable[..., Any], args: Sequence[Any]) -> Any:
     scratch = Graph("dry_run", outer_graph=outer)
     scratch.isolated = True  # what fails here may be tried another way
     with scratch.as_default(), aliasing.items_kept(), trial_trace():
-        return body(*(_placeholders(scratch, a) for a in args))
+        return body(*(_placeholders(scratch, a, True) for a in args))
 
 
-def _placeholders(scratch: Graph, value: Any) -> Any:
-    """`value` with a placeholder of `scratch` for each `TypeGuess` (a
-    tuple's leaves too)."""
+def _placeholders(scratch: Graph, value: Any, top: bool = False) -> Any:
+    """`value` with a placeholder of `scratch` for each `TypeGuess`, a
+    tuple's, list's or dict's leaves too. A list that is an argument
+    (`top`) is the trial's own and changed in place: whether the body
+    appends to it or makes another shows in its identity."""
     if isinstance(value, TypeGuess):
         tensor = scratch.placeholder(value.dtype, value.shape)
         tensor.weak = value.weak
         return tensor
-    if type(value) is tuple:
-        return tuple(_placeholders(scratch, v) for v in value)
+    if type(value) is list and top:
+        value[:] = [_placeholders(scratch, v) for v in value]
+    elif type(value) in (tuple, list):
+        return type(value)(_placeholders(scratch, v) for v in value)
+    elif type(value) is dict:
+        return {k: _placeholders(scratch, v) for k, v in value.items()}
     return value
 
 

@@ -303,7 +303,7 @@ def build_while(
         opts = relax(opts, relaxed)
     except NeverSet as never:
         test_, body_, state_, names_, finish = without(
-            never.position, test, body, state, names, 0, never.name
+            never.position, test, body, state, names, 0, never.name, never.born
         )
         known = {"effects": False, "sample": never.sample}
         loop = (test_, body_, state_, names_, first_cond)
@@ -515,7 +515,7 @@ def build_for(
         opts = relax(opts, relaxed)
     except NeverSet as never:
         test_, body_, state_, names_, finish = without(
-            never.position, extra_test, body, state, names, 1, never.name
+            never.position, extra_test, body, state, names, 1, never.name, never.born
         )
         loop = (iterable, body_, state_, names_, test_)
         return finish(build_for(*loop, opts=opts, sample=never.sample))

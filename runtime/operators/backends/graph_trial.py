@@ -73,7 +73,7 @@ def loop_state(
             out.append(zeros_like_spec(sample[i], relaxed))
         elif type(value) is Undefined:
             if sample[i] is value:  # assigned on no path the graph has
-                raise NeverSet(i, sample)
+                raise NeverSet(i, sample, born=name)
             given = sample[i]
             if type(given) is UnboundUntilRun:  # by a loop inside the body
                 given = given.value
@@ -122,11 +122,16 @@ class NeverSet(Exception):
     `without`)."""
 
     def __init__(
-        self, position: int, sample: tuple[Any, ...], name: str | None = None
+        self,
+        position: int,
+        sample: tuple[Any, ...],
+        name: str | None = None,
+        born: str | None = None,
     ) -> None:
         super().__init__(position)
         self.position = position
         self.name = name
+        self.born = born  # (a name the loop may bind first: its name)
         # (What the trial trace gave for the other variables.)
         self.sample = (*sample[:position], *sample[position + 1 :])
 
@@ -139,12 +144,16 @@ def without(
     names: tuple[str, ...],
     skip: int,
     name: str | None = None,
+    born_name: str | None = None,
 ) -> tuple[Any, ...]:
     """A loop's test, body, state and names without the state variable at
     `position`, which keeps its value; and a function that puts it back
-    into the loop's result. `name`: the object's (`NeverSet.name`)."""
+    into the loop's result. `name`: the object's (`NeverSet.name`);
+    `born_name`: the name's, for one the loop may bind first
+    (`NeverSet.born`)."""
     kept = state[position]
     count = len(state)
+    where = where_.statement_here() if born_name is not None else ""
 
     def full(values: Sequence[Any]) -> tuple[Any, ...]:
         return (*values[:position], kept, *values[position:])
@@ -157,6 +166,10 @@ def without(
         if out[position] is not kept:
             if name is not None:
                 checks.check_body_value(out[position], f"loop variable {name!r}")
+            if born_name is not None:
+                # (The trial took a path the loop does not: a test it stages
+                # on a value the trial had as a Python one.)
+                raise verification.born_on_an_untraced_path(born_name, "graph", where)
             raise verification.untyped_return("graph")
         return unpack_state((*out[:position], *out[position + 1 :]))
 
@@ -228,15 +241,19 @@ def _trial(
 
 def as_guess(value: Any) -> Any:
     """A Python number, string or tensor as the loop variable it becomes,
-    each leaf of a tuple too: the loop carries `('run', n)` as two tensors,
-    so a trial on the Python string would take one branch of a test that
-    the loop stages (`if c[0] != 'run'`), and learn another state."""
+    each leaf of a tuple, list or dict too: the loop carries `('run', n)`,
+    `[0, n]` and `{'c': 0}` as tensors, so a trial on the Python string or
+    number would take one branch of a test that the loop stages
+    (`if c[0] != 'run'`, `if ms[-1] == 0`), and learn another state. A list
+    or dict stays one (a fresh one, which the trial may change)."""
     if isinstance(value, (bool, int, float, str, Tensor)):
         spec = value if is_symbolic(value) else convert_to_tensor(value)
         weak = type(value) is int or is_weak(value)
         return TypeGuess(spec.dtype, spec.shape, weak)
-    if type(value) is tuple:
-        return tuple(as_guess(v) for v in value)
+    if type(value) in (tuple, list):
+        return type(value)(as_guess(v) for v in value)
+    if type(value) is dict:
+        return {k: as_guess(v) for k, v in value.items()}
     return value
 
 

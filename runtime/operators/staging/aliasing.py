@@ -31,6 +31,7 @@ from typing import Any
 from runtime.control_flow_checks import quote
 from runtime.operators import places as places_
 from runtime.operators.places import Place
+from runtime.operators.staging import unobserved
 from runtime.operators.verification import is_generated
 from runtime.source_locations import user_frame
 
@@ -89,21 +90,55 @@ def refuse_lost_aliases(
                         for n, v in held.items()
                         if n != name and not is_generated(n) and _holds(v, obj)
                     ]
-                if others:
-                    kind = type(obj).__name__
-                    raise ValueError(
-                        f"{quote(name)} holds the same {kind} as {quote(others[0])} "
-                        f"{where}, but "
-                        + (
-                            "the loop's body would work on a copy"
-                            if where == copied
-                            else f"after it {quote(name)} would hold a copy"
-                        )
-                        + f" ({program} picks values, "
-                        f"not objects), so a change through one would not show "
-                        f"in the other; give it its own {kind} (`{kind}(...)`) "
-                        f"or keep one name for the object"
+                if not others:
+                    continue
+                seen = _observation(name, names, outs, obj)
+                if seen is None:
+                    continue  # only read: the copy holds Python's values
+                kind = type(obj).__name__
+                seen = f" (which the function can see: {seen})" if seen else ""
+                raise ValueError(
+                    f"{quote(name)} holds the same {kind} as {quote(others[0])} "
+                    f"{where}, but "
+                    + (
+                        "the loop's body would work on a copy"
+                        if where == copied
+                        else f"after it {quote(name)} would hold a copy"
                     )
+                    + f" ({program} picks values, "
+                    f"not objects), so a change through one would not show "
+                    f"in the other{seen}; give it its own {kind} (`{kind}(...)`) "
+                    f"or keep one name for the object"
+                )
+
+
+def _observation(
+    name: str, names: Sequence[str], outs: Sequence[Any], obj: Any
+) -> str | None:
+    """How the user's function may see the list or dict `obj` as one object
+    through a name that holds it (`name`, a state variable `names` whose
+    value in `outs` holds it, a variable of the function): None where it
+    only reads its values, so that a copy cannot be told from it
+    (`unobserved.observation`). A name holding it inside another list or
+    dict counts as such a use."""
+    frames = _function_frames()
+    if not frames:
+        return ""
+    holders = {name}
+    held = [
+        (n, v)
+        for frame in frames
+        for n, v in frame.f_locals.items()
+        if not is_generated(n)
+    ]
+    held += [(n, v) for n, v in zip(names, outs) if not is_generated(n)]
+    for n, v in held:
+        if _holds(v, obj):
+            if v is not obj:
+                return f"{quote(n)} holds it inside another object"
+            holders.add(n)
+    outer = frames[-1]
+    return unobserved.observation(outer.f_code, outer.f_globals, holders, obj)
 
 
 def mutable_parts(value: Any) -> list[Any]:
@@ -144,16 +179,25 @@ def function_locals() -> dict[str, Any]:
     statement is in: the first frame outside this library, and each frame up
     the stack whose code holds the code of the last one found (the
     functions it is nested in)."""
-    frame = user_frame(2)
     found: dict[str, Any] = {}
+    for frame in _function_frames():
+        for name, value in frame.f_locals.items():
+            found.setdefault(name, value)
+    return found
+
+
+def _function_frames() -> list[Any]:
+    """The frames `function_locals` reads, innermost first: the last is the
+    user's function (the others are functions nested in it)."""
+    frame = user_frame(3)
+    frames = []
     code = None
     while frame is not None:
         if code is None or code in frame.f_code.co_consts:
-            for name, value in frame.f_locals.items():
-                found.setdefault(name, value)
+            frames.append(frame)
             code = frame.f_code
         frame = frame.f_back
-    return found
+    return frames
 
 
 def watching_items(

@@ -286,6 +286,19 @@ def if_stmt(
         for j, value in enumerate(kept):
             if count + j not in maybe:
                 out[count + j] = value
+        # One that each branch leaves as another object is a copy after the
+        # `if`, as a name's is (`ys = xs` in a branch, where a function
+        # reads `ys` too, so that it is a place).
+        plain = [j for j in range(len(places)) if count + j not in maybe]
+        aliasing.refuse_lost_aliases(
+            [places[j].name for j in plain],
+            {
+                f"in the {b} branch of a {backend.kind} `if`": [v[j] for j in plain]
+                for b, v in held.items()
+            },
+            [out[count + j] for j in plain],
+            program=backend.program,
+        )
     for i, message in maybe.items():
         if i in fresh and type(out[i]) is not tuple:
             continue  # bound by neither branch: unbound as before

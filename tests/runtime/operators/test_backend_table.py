@@ -1735,6 +1735,105 @@ def born_by_a_tag_a_tuple_carries(n):
     return w
 
 
+def shared_list_only_read_after_a_loop(a, b):
+    xs = [0, 0]
+    ys = xs  # one list, two names; the loop's body works on a copy
+    for i in range(a):
+        z = ys[0] + b
+        ys = [z, 0]
+    return ys[0], xs[0], len(xs)
+
+
+def shared_dict_only_read_after_a_loop(a):
+    sd = {"b": 5}
+    se = {"b": 1}
+    for i in range(a):
+        se = sd  # after the loop, `se` holds a copy of `sd`'s values
+    return se["b"] + sum(sd.values()) + se.get("c", 0)
+
+
+def shared_list_only_read_after_an_if(a):
+    xs = [0, 0]
+    ys = [1, 1]
+    if a > 0:
+        ys = xs
+    zs = ys  # another name for it, read only too
+    return zs[0] + xs[-1]
+
+
+def shared_list_changed_after_a_loop(a, b):
+    sa = [0]
+    sb = sa
+    for i in range(a):
+        sa = [b]
+    sb[0] += 1  # Python: `sa` sees it where the loop ran no iteration
+    return sa[0] + sb[0]
+
+
+def shared_list_told_apart_after_an_if(a):
+    xs = [0, 0]
+    ys = [1, 1]
+    if a > 0:
+        ys = xs
+    return ys is xs
+
+
+def shared_list_given_to_a_function_after_an_if(a):
+    xs = [0, 0]
+    ys = [1, 1]
+    if a > 0:
+        ys = xs
+    _append_one(ys)  # a callee may change it
+    return xs[-1]
+
+
+def _append_one(items):
+    items.append(1)
+
+
+def shared_list_read_by_a_lambda_after_an_if(a):
+    xs = [0, 0]
+    ys = [1, 1]
+    if a > 0:
+        ys = xs
+    later = lambda: ys
+    later().append(2)
+    return xs[-1]
+
+
+def born_by_a_counter_a_list_carries(n):
+    k = [0, n]
+    i = 0
+    while i < n:
+        if k[0] > 1:  # a graph test in the loop: `k` is two loop variables
+            w = 2
+        k = [k[0] + 1, n]
+        i += 1
+    return w + k[0]
+
+
+def born_by_a_counter_a_dict_carries(n):
+    k = {"c": 0, "n": [0]}
+    i = 0
+    while i < n:
+        if k["c"] > 1:  # `k["c"]` a loop variable, a Python int on trial
+            w = 2
+        k = {"c": k["c"] + 1, "n": [k["n"][0] + 1]}
+        i += 1
+    return w + k["c"] + k["n"][0]
+
+
+def born_after_a_break_a_list_decides(xs):
+    ms = [0, 0]
+    z = 0
+    for z in xs:
+        if ms[-1] == 0:  # a graph test in the loop, a Python one on trial
+            break
+        ms = [ms[0], z]
+        w = -1
+    return z + w
+
+
 def lagged_sum(n):
     s = 0
     prev = 0
@@ -2715,6 +2814,62 @@ CASES = [
     (
         born_by_a_tag_a_tuple_carries,
         (3,),
+        ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
+    ),
+    # A list or dict two names share, one of which a staged statement
+    # makes a copy, is refused only where the function can tell (a change
+    # through either name, `is`, a callee or a function it escapes to):
+    # reads alone see the same values (TF gives Python's value here too).
+    (shared_list_only_read_after_a_loop, (2, 7), VALUE),
+    (shared_list_only_read_after_a_loop, (0, 7), VALUE),
+    (shared_dict_only_read_after_a_loop, (2,), VALUE),
+    (shared_dict_only_read_after_a_loop, (0,), VALUE),
+    (shared_list_only_read_after_an_if, (3,), VALUE),
+    (shared_list_only_read_after_an_if, (-3,), VALUE),
+    (
+        shared_list_changed_after_a_loop,
+        (0, 7),
+        (
+            "value or refused",
+            r"'sa' holds the same list as 'sb' before a \S+ loop.*"
+            r"\(which the function can see: `sb\[0\] \+= 1` at \S+:\d+\)",
+        ),
+    ),
+    (
+        shared_list_told_apart_after_an_if,
+        (3,),
+        ("value or refused", r"holds the same list .*`return ys is xs` at"),
+    ),
+    (
+        shared_list_given_to_a_function_after_an_if,
+        (3,),
+        ("value or refused", r"holds the same list .*`_append_one\(ys\)` at"),
+    ),
+    (
+        shared_list_read_by_a_lambda_after_an_if,
+        (3,),
+        ("value or refused", r"holds the same list .*`later = lambda: ys` at"),
+    ),
+    # The same with a list the loop carries: the trial traced the body on
+    # the list's Python numbers, took the Python branch (a `break`), and the
+    # build refused a program Python runs, or one where Python raises
+    # UnboundLocalError, with "cannot tell the type of the return value"
+    # (tensor fuzz, 3 of 2,000).
+    (born_by_a_counter_a_list_carries, (4,), VALUE),
+    (
+        born_by_a_counter_a_list_carries,
+        (1,),
+        ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
+    ),
+    (born_by_a_counter_a_dict_carries, (4,), VALUE),
+    (
+        born_by_a_counter_a_dict_carries,
+        (1,),
+        ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
+    ),
+    (
+        born_after_a_break_a_list_decides,
+        ([3, 1, 1],),
         ("raises", r"(cannot access local variable 'w'|'w' is read after)"),
     ),
     # A list or dict returned from inside a loop: the graph kept the list

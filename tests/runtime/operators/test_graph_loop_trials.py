@@ -92,3 +92,18 @@ def test_a_graph_loop_takes_at_most_two_trial_traces(fn, monkeypatch):
     result = autograph.function(fn)(rt.constant(3))
     assert len(trials) <= 2
     assert result.numpy() == fn(3)
+
+
+def test_a_name_the_trial_never_saw_set_but_the_loop_sets_is_named():
+    # Where the trial takes a path the loop does not (a test the loop stages
+    # on a value the trial had as a Python one), the build sets a name the
+    # trial found never set: the refusal names it, not "the return value".
+    from runtime.operators.backends import graph_trial
+    from runtime.operators.variables import Undefined
+
+    unset = Undefined("w")
+    _, body, _, _, _ = graph_trial.without(
+        0, None, lambda w, i: (rt.constant(2), i), (unset, 0), ("w", "i"), 0, None, "w"
+    )
+    with pytest.raises(ValueError, match=r"^'w' is first assigned inside the graph"):
+        body(0)
