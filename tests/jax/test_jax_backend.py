@@ -202,6 +202,44 @@ def test_enumerate_whose_body_needs_python_values_unrolls_as_before():
     assert "over enumerate() of arrays is unrolled" in str(unrolled[0].message)
 
 
+def _doubled_rows(xs):
+    out = []
+    for x in xs:
+        out.append(x * 2)
+    return jnp.stack(out)
+
+
+def _row_sums_until(m, limit):
+    sums = []
+    for row in m:
+        sums.append(row.sum())
+        if row.sum() > limit:
+            break
+    return sums
+
+
+def test_a_for_over_an_array_whose_body_needs_python_unrolls_as_enumerate_does():
+    # `for x in xs: out.append(...)` was refused ('out' is a Python list
+    # whose length changes) where `for i, x in enumerate(xs)` with the same
+    # body ran unrolled: the array's length is static, so Python's loop runs.
+    line = _doubled_rows.__code__.co_firstlineno + 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert_jax_equivalent(_doubled_rows, [1.0, 2.0, 3.0])
+    unrolled = [w for w in caught if w.category is jax_backend.UnrolledLoopWarning]
+    assert {(w.filename, w.lineno) for w in unrolled} == {(__file__, line)}
+    assert "over an array is unrolled" in str(unrolled[0].message)
+
+
+def test_a_traced_break_in_an_unrolled_array_loop_keeps_python_s_list():
+    # Unrolled (the body appends), its traced `break` hands the rest of the
+    # rows to JAX: a list whose length depends on it is refused naming it, as
+    # for a range (it said the loop "iterates over a Python value").
+    m = jnp.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    with pytest.raises(TypeError, match="'sums' is a Python list whose length"):
+        jax.jit(autograph.to_graph(_row_sums_until))(m, 2.0)
+
+
 def test_while_hands_off_to_lax_when_its_test_becomes_traced():
     x = jnp.array([1.0, 2.0, -3.0, 4.0])
     f = jax.jit(autograph.to_graph(first_negative))
@@ -288,6 +326,31 @@ def test_enumerate_and_zip_over_traced_arrays_are_one_loop_under_vmap_and_grad()
     with pytest.raises(ValueError, match=r"zip\(\) argument 2 is shorter"):
         jax.jit(autograph.to_graph(dot))(xs, ys)
     assert jax.jit(autograph.to_graph(dot))(xs[:3], ys) == 26.0
+
+
+def test_a_traced_return_over_an_array_vmap_does_not_batch():
+    # `in_axes=(None, 0)`: `xs` reaches the function as a concrete array, so
+    # Python loops over its rows; the traced `return` then continues as one
+    # loop over the rest (it was refused: "iterates over a Python value").
+    def first_over(xs, t):
+        for i, x in enumerate(xs):
+            if x > t:
+                return i
+        return -1
+
+    def sum_below(xs, t):
+        s = 0.0
+        for x in xs:
+            if x > t:
+                break
+            s += x
+        return s
+
+    xs = jnp.array([1.0, 3.0, 5.0])
+    ts = jnp.array([0.0, 2.0, 9.0])
+    for fn in (first_over, sum_below):
+        got = jax.vmap(autograph.to_graph(fn), in_axes=(None, 0))(xs, ts)
+        np.testing.assert_allclose(got, [fn(xs, t) for t in ts])
 
 
 def test_for_over_traced_range_with_continue():
@@ -496,10 +559,12 @@ def test_error_dtype_change_names_variable_and_line():
 
 
 def test_error_list_append_in_a_traced_loop():
+    # (A loop of a traced trip count: one over an array's rows, of a static
+    # number, runs unrolled where its body appends.)
     def f(x):
         out = []
-        for v in x:
-            out.append(v * 2)
+        for i in range(x.sum().astype(int)):
+            out.append(i * 2)
         return out
 
     with pytest.raises(
