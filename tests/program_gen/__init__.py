@@ -135,6 +135,7 @@ FEATURE_ISSUES = {
     "py_state": "mixed code: an iterator advanced, an array changed in place",
     "widening": "graph fix: a Python int that loops and branches make a float",
     "datasets": "hunt: for over a dataset, enumerate/zip of datasets, cardinality()",
+    "array_rows": "JAX hunt: for over an array's rows, a constant one's traced break",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -171,6 +172,7 @@ TENSOR_FEATURES = frozenset(
         "py_state",
         "widening",
         "datasets",
+        "array_rows",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""
