@@ -6,6 +6,7 @@ installs it.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 
@@ -541,6 +542,49 @@ def test_error_assigned_in_one_branch():
     message = r"'y' is assigned in the if branch of the JAX `if` at \S+:\d+ in 'f'"
     with pytest.raises(ValueError, match=message):
         jax.jit(autograph.to_graph(f))(1.0)
+
+
+@dataclasses.dataclass
+class _Opt:
+    w: object
+    lr: float  # static: a meta field, part of the pytree's structure
+
+
+jax.tree_util.register_dataclass(_Opt, data_fields=["w"], meta_fields=["lr"])
+
+
+def _halves_lr_in_a_branch(o, c):
+    if c > 0:
+        o = _Opt(o.w, o.lr / 2)
+    return o.w
+
+
+def _halves_lr_in_a_loop(o, n):
+    for _ in range(n):
+        o = _Opt(o.w * 2, o.lr / 2)
+    return o.w
+
+
+@pytest.mark.parametrize(
+    ("fn", "says"),
+    [
+        (_halves_lr_in_a_branch, "(0.05,) in one branch but (0.1,) in the other)"),
+        (
+            _halves_lr_in_a_loop,
+            "(0.1,) before the loop but (0.05,) after an iteration)",
+        ),
+    ],
+)
+def test_error_static_field_of_a_pytree_changed_says_which(fn, says):
+    # A flax.struct-like dataclass whose meta field a traced `if` or loop
+    # changes: it said "'o' is arrays on one path and arrays on the other".
+    with pytest.raises(TypeError) as info:
+        jax.jit(autograph.to_graph(fn))(_Opt(jnp.ones(2), 0.1), 3)
+    text = str(info.value)
+    assert text.startswith("'o' "), text
+    assert "arrays on one path and arrays" not in text, text
+    assert "from arrays to arrays" not in text, text
+    assert f"(a _Opt has static data {says}" in text, text
 
 
 def test_error_dtype_change_names_variable_and_line():
