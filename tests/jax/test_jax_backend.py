@@ -587,6 +587,36 @@ def test_error_static_field_of_a_pytree_changed_says_which(fn, says):
     assert f"(a _Opt has static data {says}" in text, text
 
 
+def _keys_grow_in_a_loop(n):
+    seen = {}
+    for i in range(n):
+        seen[len(seen)] = i
+    return seen
+
+
+def _item_by_index_in_a_loop(n):
+    out = [0, 0, 0]
+    for i in range(n):
+        out[i] = i
+    return out
+
+
+@pytest.mark.parametrize(
+    ("fn", "says"),
+    [
+        (_keys_grow_in_a_loop, "so that its keys change ([] before the iteration"),
+        (_item_by_index_in_a_loop, "out[i] is assigned inside a JAX `if` or loop"),
+    ],
+)
+def test_error_a_jax_loop_cannot_carry_suggests_jax_not_the_graph_s_api(fn, says):
+    # They suggested rt.TensorArray, the graph's API, to JAX users.
+    with pytest.raises(TypeError) as info:
+        jax.jit(autograph.to_graph(fn))(jnp.array(2))
+    text = str(info.value)
+    assert says in text, text
+    assert "rt." not in text and "jnp.zeros(n)" in text and ".at[i].set(v)" in text
+
+
 def test_error_dtype_change_names_variable_and_line():
     def f(x):
         i = jnp.int32(0)
