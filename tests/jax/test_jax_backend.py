@@ -1187,9 +1187,34 @@ def test_sorting_traced_values_says_what_to_write_naming_the_line(fn, line, call
 
 def _any_above_five(x):
     xs = [x, x + 1]
-    if [v for v in xs if v > 5]:  # (a line no message of ours rewrites)
+    if xs.count(6.0):  # (a line no message of ours rewrites)
         return x + 100
     return x
+
+
+def _positives(x):
+    return [v for v in x if v > 0]
+
+
+def _sum_of_positives(x):
+    return sum(v * 2 for v in x if v > 0)
+
+
+@pytest.mark.parametrize(
+    ("fn", "where"),
+    [
+        (_positives, "jnp.where(v > 0, v, "),
+        (_sum_of_positives, "jnp.where(v > 0, v * 2, "),
+    ],
+)
+def test_a_comprehension_filtering_traced_values_says_what_to_write(fn, where):
+    # (A raw TracerBoolConversionError naming only the function.)
+    at = f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno + 1}"
+    with pytest.raises(jax.errors.TracerBoolConversionError) as info:
+        jax.jit(autograph.to_graph(fn))(jnp.array([1.0, -1.0]))
+    text = str(info.value)
+    assert text.startswith("the comprehension's condition `if v > 0` tests JAX "), text
+    assert where in text and f"(at {at})" in text, text
 
 
 def test_jax_s_own_errors_name_the_user_s_function_and_file():
