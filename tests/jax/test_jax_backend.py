@@ -617,6 +617,49 @@ def test_error_a_jax_loop_cannot_carry_suggests_jax_not_the_graph_s_api(fn, says
     assert "rt." not in text and "jnp.zeros(n)" in text and ".at[i].set(v)" in text
 
 
+def _big_int_in_a_branch(x):
+    if x > 0:
+        y = 3_000_000_000
+    else:
+        y = 1
+    return y
+
+
+def _big_int_in_a_loop(x):
+    d = {"count": 0}
+    while x > 0:
+        d["count"] = 10**12
+        x = x - 1
+    return d
+
+
+def _big_int_chosen(x):
+    return 10**12 if x > 0 else 0
+
+
+@pytest.mark.parametrize(
+    ("fn", "name", "value", "what", "line"),
+    [
+        (_big_int_in_a_branch, "'y'", 3_000_000_000, "`if`", 1),
+        (_big_int_in_a_loop, "d['count']", 10**12, "loop", 2),
+        (_big_int_chosen, "the value of the `if`/`else`", 10**12, "`if`", 1),
+    ],
+)
+def test_error_a_python_int_jax_cannot_carry_names_it(fn, name, value, what, line):
+    # (JAX's "Python int 3000000000 too large to convert to int32": no name,
+    # no line.)
+    if jax.config.jax_enable_x64:
+        pytest.skip("64-bit types are on: int64 holds it")
+    with pytest.raises(OverflowError) as info:
+        jax.jit(autograph.to_graph(fn))(1.0)
+    text = str(info.value)
+    at = _line(fn, line)
+    assert text.startswith(
+        f"{name} is the Python int {value} in the JAX {what} at {at}"
+    )
+    assert "jax_enable_x64" in text, text
+
+
 def test_error_dtype_change_names_variable_and_line():
     def f(x):
         i = jnp.int32(0)

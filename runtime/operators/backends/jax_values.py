@@ -303,6 +303,31 @@ def same_kind(
     )
 
 
+def refuse_big_ints(
+    error: BaseException, what: str, where: str, outs: Sequence[dict[str, Any]]
+) -> None:
+    """Where `error` is JAX's OverflowError for a Python int its default
+    integer type cannot hold ("Python int 3000000000 too large to convert to
+    int32": no name, no line), raises it naming the variable of `outs` (the
+    values a `what` statement carries, by key) that holds one, and the line."""
+    if not isinstance(error, OverflowError):
+        return
+    dtype = jax.dtypes.canonicalize_dtype(np.int64)
+    info = np.iinfo(dtype)
+    for out in outs:
+        for key, value in out.items():
+            for leaf in jax.tree_util.tree_leaves(value):
+                if type(leaf) is int and not info.min <= leaf <= info.max:
+                    shown = quote(re.sub(r"^(\w+)'+$", r"\1", key))
+                    raise OverflowError(
+                        f"{shown} is the Python int {leaf} in the JAX {what}{where}, "
+                        f"which carries it as an array of JAX's default int type, "
+                        f"{dtype}, too small to hold it: enable 64-bit types "
+                        "(jax.config.update('jax_enable_x64', True)), or give it "
+                        "a value that fits (a float)"
+                    ) from error
+
+
 def add_notes(error: BaseException, what: str, where: str, keys: Sequence[str]) -> None:
     if getattr(error, "_ag_jax_note", False):
         return
