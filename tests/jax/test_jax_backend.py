@@ -660,6 +660,24 @@ def test_error_a_python_int_jax_cannot_carry_names_it(fn, name, value, what, lin
     assert "jax_enable_x64" in text, text
 
 
+def _raises_a_formatted_value_it_catches(x):
+    try:
+        if x > 0:
+            raise ValueError(f"x={x}")
+    except ValueError:
+        return -1.0
+    return x
+
+
+def test_error_a_raise_a_try_would_catch_shows_no_tracer():
+    # (It showed "ValueError('x=JitTracer(~float32[])') is raised in ...".)
+    with pytest.raises(TypeError, match="cannot catch an exception") as info:
+        jax.jit(autograph.to_graph(_raises_a_formatted_value_it_catches))(1.0)
+    text = str(info.value)
+    assert "Tracer" not in text, text
+    assert text.startswith("ValueError (its message shows a traced value) is raised")
+
+
 def test_error_dtype_change_names_variable_and_line():
     def f(x):
         i = jnp.int32(0)
