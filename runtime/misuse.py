@@ -234,6 +234,10 @@ def hint_for_line(
                 return hint
         if kind == "bool" and _sorts(node):
             return _sort_hint(node, library, values)  # type: ignore[arg-type]
+    if kind == "bool":
+        for node in ast.walk(tree):
+            if isinstance(node, _COMPREHENSIONS) and node.generators[-1].ifs:
+                return _filter_hint(node, library, values)
     if library != "rt":
         return None
     if kind == "iter":
@@ -243,6 +247,22 @@ def hint_for_line(
             if isinstance(node, ast.For) and _is_tuple(node.target):
                 return _unpack_each_hint(node.target, node.iter)
     return None
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _filter_hint(node: Any, library: str, values: str) -> str:
+    """A comprehension's `if` on traced values: how many items it keeps
+    would depend on them."""
+    test = ast.unparse(node.generators[-1].ifs[0])
+    item = ast.unparse(node.value if isinstance(node, ast.DictComp) else node.elt)
+    return (
+        f"the comprehension's condition `if {test}` tests {values} as a Python "
+        "bool, whose values are not known while tracing (how many items it keeps "
+        f"would depend on them); keep every item and choose each value with "
+        f"{library}.where({test}, {item}, <default>), or mask the array"
+    )
 
 
 def _is_tuple(node: ast.AST) -> bool:

@@ -163,8 +163,9 @@ def for_stmt(
     `extra_test` comes from `break` and `return` inside the loop: it is checked
     before the next item is drawn, so an iterator is not advanced past the
     item that broke the loop. When it gives a backend's value over a Python
-    `range`, the backend loops over the rest of the range from the current
-    state; over any other Python iterable that is a TypeError.
+    `range` or an array's rows (`rest_of`), the backend loops over the rest
+    from the current state; over any other Python iterable that is a
+    TypeError.
 
     Args:
         iterable: What to iterate over.
@@ -218,7 +219,17 @@ def for_stmt(
             impl = _FOR[type(cond)]
             if impl is not None:
                 # `break`/`return` became a backend's value: the rest of a range
-                # is a range, which the backend loops over from here.
+                # is a range, of an array's rows an array (`rest_of`), which the
+                # backend loops over from here.
+                rest = rest_of(iterable, drawn)
+                result = NotImplemented
+                if rest is not None:
+                    opts = loop_options(opts)
+                    result = impl(
+                        rest, body, state, names, extra_test, places=places, opts=opts
+                    )
+                if result is not NotImplemented:
+                    return result
                 if not isinstance(iterable, range):
                     names = names or state_names(body, 1)
                     # (This loop's own line: the innermost *staged*
@@ -228,13 +239,6 @@ def for_stmt(
                     verification.raise_python_loop_tensor_condition(
                         names, backend, where
                     )
-                rest = iterable[drawn:]
-                opts = loop_options(opts)
-                result = impl(
-                    rest, body, state, names, extra_test, places=places, opts=opts
-                )
-                if result is not NotImplemented:
-                    return result
             if not cond:
                 break
             try:
@@ -247,6 +251,36 @@ def for_stmt(
     finally:
         if scoped:
             born.done_iterating()
+
+
+def rest_of(iterable: Any, drawn: int) -> Any:
+    """What is left of a Python loop's `iterable` after `drawn` items, for a
+    backend to loop over once the loop's `break` or `return` has become its
+    value: the rest of a range, of an array's rows (a NumPy array, a
+    backend's concrete array: a known number of them; `Rows.rest` for
+    `enumerate`/`zip` of them); None for another iterable (a list, an
+    iterator), which the backend cannot loop over."""
+    if isinstance(iterable, range):
+        return iterable[drawn:]
+    rest = getattr(type(iterable), "rest", None)  # (`py_builtins.Rows`, which
+    if callable(rest):  # imports this module)
+        return rest(iterable, drawn)
+    if has_rows(iterable):
+        return iterable[drawn:]
+    return None
+
+
+def has_rows(value: Any) -> bool:
+    """Whether `value` is an array of one or more dimensions (a NumPy array,
+    a backend's array: it has a `shape` tuple and slices), whose rows a
+    Python `for` iterates."""
+    shape = getattr(value, "shape", None)
+    return (
+        not isinstance(value, type)
+        and isinstance(shape, tuple)
+        and len(shape) > 0
+        and callable(getattr(value, "__getitem__", None))
+    )
 
 
 def _staging(state: tuple[Any, ...], places: Sequence[Place]) -> Any:

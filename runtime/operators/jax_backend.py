@@ -72,6 +72,7 @@ from runtime.operators.backends.jax_values import (
     packed,
     predicate,
     raised_on_traced_path,
+    refuse_big_ints,
     same_kind,
     trace_state_clean,
     unpack,
@@ -152,6 +153,9 @@ def _cond_value(
 
     try:
         return build(None)
+    except OverflowError as error:
+        refuse_big_ints(error, "`if`", where, [{key: v} for v in seen.values()])
+        raise
     except TypeError as error:
         promote = weak_promotions(error, [{key: v} for v in seen.values()])
         if not promote:

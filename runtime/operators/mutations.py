@@ -389,6 +389,15 @@ class _Tracker:
             self._refuse_state(kind, name, what, by, at, label)
         verb = "depends" if what == "length" else "depend"
         was, now = containers.show(before, kind), containers.show(after, kind)
+        if label == "loop" and backend == "JAX":
+            raise TypeError(
+                f"the {kind} {quote(name)} is changed{by} in the body of the "
+                f"{backend} loop{at} so that its {what} {_changes(what)} ({was} "
+                f"before the iteration, {now} after): a {backend} loop carries a "
+                f"{kind} only if every iteration keeps its {what}; build the values "
+                "in an array (ys = jnp.zeros(n) before the loop, ys = "
+                "ys.at[i].set(v) in it), or change it after the loop"
+            )
         if label == "loop":
             build = (
                 "a list a local name holds that the loop `append`s to and nothing "
@@ -404,7 +413,8 @@ class _Tracker:
                 )
             raise TypeError(
                 f"the {kind} {quote(name)} is changed{by} in the body of the "
-                f"{backend} loop{at} so that its {what} change ({was} before the "
+                f"{backend} loop{at} so that its {what} {_changes(what)} ({was} "
+                "before the "
                 f"iteration, {now} after): a {backend} loop carries a {kind} only "
                 f"if every iteration keeps its {what}; build the values in a "
                 f"tensor (rt.TensorArray, or {build}), or change it after the loop"
@@ -445,6 +455,11 @@ class _Tracker:
         )
 
     orelse_missing = False
+
+
+def _changes(what: str) -> str:
+    """The verb for `what` ("length", "keys", "attributes") changing."""
+    return "changes" if what == "length" else "change"
 
 
 def _a(kind: str) -> str:

@@ -276,11 +276,16 @@ class Untracked(Place):
     def message(self, kind: str = "graph") -> str:
         """Why a `kind` ("graph", "JAX") op cannot carry this item, and what
         to do instead."""
+        keep = (
+            "an array (ys = jnp.zeros(n) before it, ys = ys.at[i].set(v) in it)"
+            if kind == "JAX"
+            else "a tensor (e.g. rt.TensorArray in a loop)"
+        )
         return (
             f"{self.name} is assigned inside a {kind} `if` or loop with a key that "
             f"changes there (or is computed, or is a slice), so {kind} ops cannot "
-            "carry it; assign it outside, or keep the values in a tensor "
-            "(e.g. rt.TensorArray in a loop) or in a variable"
+            f"carry it; assign it outside, or keep the values in {keep} or in a "
+            "variable"
         )
 
 

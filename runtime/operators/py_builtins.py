@@ -29,6 +29,7 @@ from typing import Any
 
 from runtime.context import STATE
 from runtime.operators import dispatch
+from runtime.operators.control_flow import has_rows
 from runtime.operators.dispatch import TABLES, UNCLAIMED
 from runtime.operators.logical import if_exp
 
@@ -236,6 +237,26 @@ class Rows:
             out.extend(column.arrays() if isinstance(column, Rows) else [column])
         return out
 
+    def rest(self, drawn: int) -> Rows | None:
+        """The rows after the first `drawn`: what is left of a Python loop
+        over them (`control_flow.rest_of`), or None where an argument cannot
+        be cut (an iterator)."""
+        columns = []
+        for column in self.columns:
+            if isinstance(column, Rows):
+                column = column.rest(drawn)
+            elif isinstance(column, (list, tuple, range)) or has_rows(column):
+                column = column[drawn:]
+            else:
+                column = None
+            if column is None:
+                return None
+            columns.append(column)
+        if self.start is None:
+            return Rows(self._builtin, tuple(columns), self._kwargs, tuple(columns))
+        start = self.start + drawn
+        return Rows(self._builtin, (columns[0], start), {}, tuple(columns), start)
+
     def items(self, arrays: Iterator[Any], counter: Callable[[int], Any]) -> Any:
         """The structure of an item over a backend's `arrays` (one per array
         of `arrays()`, in its order) and its `counter(start)` (the indices
@@ -249,8 +270,10 @@ class Rows:
 
 
 def _rows_of(value: Any) -> bool:
-    """Whether a backend loops over `value` (the `for_stmt` table claims it)."""
-    return _FOR[type(value)] is not None
+    """Whether a backend loops over `value` (the `for_stmt` table claims it),
+    or may loop over the rest of its rows (an array: a NumPy array, a
+    backend's concrete array) once the loop's `break` becomes its value."""
+    return _FOR[type(value)] is not None or has_rows(value)
 
 
 def enumerate_(*args: Any, **kwargs: Any) -> Any:

@@ -805,8 +805,11 @@ def raised_inside_try(
 ) -> TypeError:
     """`error`, raised on a staged path (`where`: in what, at which line),
     inside a `try` at `handler` that handles it."""
+    shown = repr(error)
+    if "Tracer(" in shown:  # (a message formatted from a JAX tracer's repr)
+        shown = f"{type(error).__name__} (its message shows a traced value)"
     return TypeError(
-        f"{error!r} is raised in {where}, inside the `try` at {handler} that "
+        f"{shown} is raised in {where}, inside the `try` at {handler} that "
         f"handles it, but {program} cannot catch an exception when it runs; "
         "decide with a Python value, or return a value that says what happened "
         "instead of raising"

@@ -6,6 +6,7 @@ installs it.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 
@@ -202,6 +203,44 @@ def test_enumerate_whose_body_needs_python_values_unrolls_as_before():
     assert "over enumerate() of arrays is unrolled" in str(unrolled[0].message)
 
 
+def _doubled_rows(xs):
+    out = []
+    for x in xs:
+        out.append(x * 2)
+    return jnp.stack(out)
+
+
+def _row_sums_until(m, limit):
+    sums = []
+    for row in m:
+        sums.append(row.sum())
+        if row.sum() > limit:
+            break
+    return sums
+
+
+def test_a_for_over_an_array_whose_body_needs_python_unrolls_as_enumerate_does():
+    # `for x in xs: out.append(...)` was refused ('out' is a Python list
+    # whose length changes) where `for i, x in enumerate(xs)` with the same
+    # body ran unrolled: the array's length is static, so Python's loop runs.
+    line = _doubled_rows.__code__.co_firstlineno + 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert_jax_equivalent(_doubled_rows, [1.0, 2.0, 3.0])
+    unrolled = [w for w in caught if w.category is jax_backend.UnrolledLoopWarning]
+    assert {(w.filename, w.lineno) for w in unrolled} == {(__file__, line)}
+    assert "over an array is unrolled" in str(unrolled[0].message)
+
+
+def test_a_traced_break_in_an_unrolled_array_loop_keeps_python_s_list():
+    # Unrolled (the body appends), its traced `break` hands the rest of the
+    # rows to JAX: a list whose length depends on it is refused naming it, as
+    # for a range (it said the loop "iterates over a Python value").
+    m = jnp.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    with pytest.raises(TypeError, match="'sums' is a Python list whose length"):
+        jax.jit(autograph.to_graph(_row_sums_until))(m, 2.0)
+
+
 def test_while_hands_off_to_lax_when_its_test_becomes_traced():
     x = jnp.array([1.0, 2.0, -3.0, 4.0])
     f = jax.jit(autograph.to_graph(first_negative))
@@ -288,6 +327,31 @@ def test_enumerate_and_zip_over_traced_arrays_are_one_loop_under_vmap_and_grad()
     with pytest.raises(ValueError, match=r"zip\(\) argument 2 is shorter"):
         jax.jit(autograph.to_graph(dot))(xs, ys)
     assert jax.jit(autograph.to_graph(dot))(xs[:3], ys) == 26.0
+
+
+def test_a_traced_return_over_an_array_vmap_does_not_batch():
+    # `in_axes=(None, 0)`: `xs` reaches the function as a concrete array, so
+    # Python loops over its rows; the traced `return` then continues as one
+    # loop over the rest (it was refused: "iterates over a Python value").
+    def first_over(xs, t):
+        for i, x in enumerate(xs):
+            if x > t:
+                return i
+        return -1
+
+    def sum_below(xs, t):
+        s = 0.0
+        for x in xs:
+            if x > t:
+                break
+            s += x
+        return s
+
+    xs = jnp.array([1.0, 3.0, 5.0])
+    ts = jnp.array([0.0, 2.0, 9.0])
+    for fn in (first_over, sum_below):
+        got = jax.vmap(autograph.to_graph(fn), in_axes=(None, 0))(xs, ts)
+        np.testing.assert_allclose(got, [fn(xs, t) for t in ts])
 
 
 def test_for_over_traced_range_with_continue():
@@ -480,6 +544,140 @@ def test_error_assigned_in_one_branch():
         jax.jit(autograph.to_graph(f))(1.0)
 
 
+@dataclasses.dataclass
+class _Opt:
+    w: object
+    lr: float  # static: a meta field, part of the pytree's structure
+
+
+jax.tree_util.register_dataclass(_Opt, data_fields=["w"], meta_fields=["lr"])
+
+
+def _halves_lr_in_a_branch(o, c):
+    if c > 0:
+        o = _Opt(o.w, o.lr / 2)
+    return o.w
+
+
+def _halves_lr_in_a_loop(o, n):
+    for _ in range(n):
+        o = _Opt(o.w * 2, o.lr / 2)
+    return o.w
+
+
+@pytest.mark.parametrize(
+    ("fn", "says"),
+    [
+        (_halves_lr_in_a_branch, "(0.05,) in one branch but (0.1,) in the other)"),
+        (
+            _halves_lr_in_a_loop,
+            "(0.1,) before the loop but (0.05,) after an iteration)",
+        ),
+    ],
+)
+def test_error_static_field_of_a_pytree_changed_says_which(fn, says):
+    # A flax.struct-like dataclass whose meta field a traced `if` or loop
+    # changes: it said "'o' is arrays on one path and arrays on the other".
+    with pytest.raises(TypeError) as info:
+        jax.jit(autograph.to_graph(fn))(_Opt(jnp.ones(2), 0.1), 3)
+    text = str(info.value)
+    assert text.startswith("'o' "), text
+    assert "arrays on one path and arrays" not in text, text
+    assert "from arrays to arrays" not in text, text
+    assert f"(a _Opt has static data {says}" in text, text
+
+
+def _keys_grow_in_a_loop(n):
+    seen = {}
+    for i in range(n):
+        seen[len(seen)] = i
+    return seen
+
+
+def _item_by_index_in_a_loop(n):
+    out = [0, 0, 0]
+    for i in range(n):
+        out[i] = i
+    return out
+
+
+@pytest.mark.parametrize(
+    ("fn", "says"),
+    [
+        (_keys_grow_in_a_loop, "so that its keys change ([] before the iteration"),
+        (_item_by_index_in_a_loop, "out[i] is assigned inside a JAX `if` or loop"),
+    ],
+)
+def test_error_a_jax_loop_cannot_carry_suggests_jax_not_the_graph_s_api(fn, says):
+    # They suggested rt.TensorArray, the graph's API, to JAX users.
+    with pytest.raises(TypeError) as info:
+        jax.jit(autograph.to_graph(fn))(jnp.array(2))
+    text = str(info.value)
+    assert says in text, text
+    assert "rt." not in text and "jnp.zeros(n)" in text and ".at[i].set(v)" in text
+
+
+def _big_int_in_a_branch(x):
+    if x > 0:
+        y = 3_000_000_000
+    else:
+        y = 1
+    return y
+
+
+def _big_int_in_a_loop(x):
+    d = {"count": 0}
+    while x > 0:
+        d["count"] = 10**12
+        x = x - 1
+    return d
+
+
+def _big_int_chosen(x):
+    return 10**12 if x > 0 else 0
+
+
+@pytest.mark.parametrize(
+    ("fn", "name", "value", "what", "line"),
+    [
+        (_big_int_in_a_branch, "'y'", 3_000_000_000, "`if`", 1),
+        (_big_int_in_a_loop, "d['count']", 10**12, "loop", 2),
+        (_big_int_chosen, "the value of the `if`/`else`", 10**12, "`if`", 1),
+    ],
+)
+def test_error_a_python_int_jax_cannot_carry_names_it(fn, name, value, what, line):
+    # (JAX's "Python int 3000000000 too large to convert to int32": no name,
+    # no line.)
+    if jax.config.jax_enable_x64:
+        pytest.skip("64-bit types are on: int64 holds it")
+    with pytest.raises(OverflowError) as info:
+        jax.jit(autograph.to_graph(fn))(1.0)
+    text = str(info.value)
+    at = _line(fn, line)
+    assert text.startswith(
+        f"{name} is the Python int {value} in the JAX {what} at {at}"
+    )
+    assert "jax_enable_x64" in text, text
+
+
+def _raises_a_formatted_value_it_catches(x):
+    try:
+        if x > 0:
+            raise ValueError(f"x={x}")
+    except ValueError:
+        return -1.0
+    return x
+
+
+def test_error_a_raise_a_try_would_catch_shows_no_tracer():
+    # (It showed "ValueError('x=JitTracer(~float32[])') is raised in ...".)
+    with pytest.raises(TypeError, match="cannot catch an exception") as info:
+        jax.jit(autograph.to_graph(_raises_a_formatted_value_it_catches))(1.0)
+    text = str(info.value)
+    assert "Tracer" not in text, text
+    assert text.startswith("ValueError (its message shows a traced value) is raised")
+
+
 def test_error_dtype_change_names_variable_and_line():
     def f(x):
         i = jnp.int32(0)
@@ -496,10 +694,12 @@ def test_error_dtype_change_names_variable_and_line():
 
 
 def test_error_list_append_in_a_traced_loop():
+    # (A loop of a traced trip count: one over an array's rows, of a static
+    # number, runs unrolled where its body appends.)
     def f(x):
         out = []
-        for v in x:
-            out.append(v * 2)
+        for i in range(x.sum().astype(int)):
+            out.append(i * 2)
         return out
 
     with pytest.raises(
@@ -1048,9 +1248,34 @@ def test_sorting_traced_values_says_what_to_write_naming_the_line(fn, line, call
 
 def _any_above_five(x):
     xs = [x, x + 1]
-    if [v for v in xs if v > 5]:  # (a line no message of ours rewrites)
+    if xs.count(6.0):  # (a line no message of ours rewrites)
         return x + 100
     return x
+
+
+def _positives(x):
+    return [v for v in x if v > 0]
+
+
+def _sum_of_positives(x):
+    return sum(v * 2 for v in x if v > 0)
+
+
+@pytest.mark.parametrize(
+    ("fn", "where"),
+    [
+        (_positives, "jnp.where(v > 0, v, "),
+        (_sum_of_positives, "jnp.where(v > 0, v * 2, "),
+    ],
+)
+def test_a_comprehension_filtering_traced_values_says_what_to_write(fn, where):
+    # (A raw TracerBoolConversionError naming only the function.)
+    at = f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno + 1}"
+    with pytest.raises(jax.errors.TracerBoolConversionError) as info:
+        jax.jit(autograph.to_graph(fn))(jnp.array([1.0, -1.0]))
+    text = str(info.value)
+    assert text.startswith("the comprehension's condition `if v > 0` tests JAX "), text
+    assert where in text and f"(at {at})" in text, text
 
 
 def test_jax_s_own_errors_name_the_user_s_function_and_file():

@@ -138,6 +138,7 @@ FEATURE_ISSUES = {
     "widening": "graph fix: a Python int that loops and branches make a float",
     "datasets": "hunt: for over a dataset, enumerate/zip of datasets, cardinality()",
     "variables": "TF guides: rt.Variable state updated in branches and loops, read",
+    "array_rows": "JAX hunt: for over an array's rows, a constant one's traced break",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -176,6 +177,7 @@ TENSOR_FEATURES = frozenset(
         "widening",
         "datasets",
         "variables",
+        "array_rows",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""

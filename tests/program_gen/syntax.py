@@ -30,6 +30,11 @@ and ``iteration`` writes ``for`` over ``enumerate``/``zip`` of arrays
 * ``print``: ``print(..., sep=..., end=...)`` and bare ``print()``.
 * ``generators``: a nested generator function ``evens(n)`` used by ``for``
   loops, ``sum`` and ``next``, and a local ``@contextlib.contextmanager``.
+* ``array_rows`` (tensor mode): ``for`` over ``vector(a, ...)`` itself (a
+  staged array), over the constant ``table = numpy.array([2, -1, 3])``
+  (a Python loop whose ``break``/``return`` may become traced, when the rest
+  of its rows is one staged loop), and over ``enumerate(table)``/
+  ``zip(table, vector(...))``.
 * ``traced_print`` (tensor mode, JAX only: ``BACKEND_FEATURES``): ``print``
   of int expressions anywhere, in traced branches and loops too; JAX prints
   when the compiled function runs, on the path taken, so its output must be
@@ -58,6 +63,8 @@ class SyntaxFeatures:
 
     def prologue(self) -> list[str]:
         lines = super().prologue()
+        if self.on("array_rows") and self.tensor:
+            lines.append("table = numpy.array([2, -1, 3], dtype=numpy.int32)")
         if self.on("generators") and not self.tensor:
             step = self.draw(st.integers(1, 3))
             lines += [
@@ -138,6 +145,8 @@ class SyntaxFeatures:
                 kinds.append("iterate")
             if self.on("traced_print"):
                 kinds += ["traced_print", "traced_print"]
+            if self.on("array_rows") and depth < 3 and self.loop_depth < 3:
+                kinds.append("array_rows")
             return kinds
         if self.on("try") and depth < 3:
             kinds += ["try", "try"]
@@ -313,6 +322,23 @@ class SyntaxFeatures:
         return self.for_loop(
             depth, [target, f"({first}, {second})"], f"enumerate({zipped})"
         )
+
+    def s_array_rows(self, depth: int) -> tuple[list[str], bool]:
+        """Tensor mode: ``for`` over an array's rows: a staged one
+        (``vector(a, ...)``: one loop), or the constant ``table`` (a NumPy
+        array: a Python loop, whose ``break``/``return`` may become traced,
+        then one loop over the rest), or ``enumerate``/``zip`` of it."""
+        target = f"i{self.loop_depth}"
+        kind = self.choice(("vector", "table", "enumerate", "zip"))
+        if kind == "vector":
+            return self.for_loop(depth, [target], self.vector()), False
+        if kind == "table":
+            return self.for_loop(depth, [target], "table"), False
+        if kind == "enumerate":
+            names = [target, self.choice(NAMES["int"])]
+            return self.for_loop(depth, names, "enumerate(table)"), False
+        zipped = f"zip(table, {self.vector()})"
+        return self.for_loop(depth, self.two_variables(), zipped), False
 
     def s_generator_loop(self, depth: int) -> tuple[list[str], bool]:
         target = f"i{self.loop_depth}"

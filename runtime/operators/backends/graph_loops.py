@@ -608,10 +608,13 @@ def _instead(text: str) -> str:
 
 
 def _tensors_of(iterable: Any) -> Any:
-    """What a graph `for` iterates: a `range` of tensor bounds (the rest of a
-    Python loop, `for_stmt`) as a tensor."""
+    """What a graph `for` iterates: a `range` of tensor bounds, or a NumPy
+    array or eager tensor (the rest of a Python loop, `for_stmt`), as a
+    tensor."""
     if isinstance(iterable, range):
         return weak_range(iterable.start, iterable.stop, iterable.step)
+    if isinstance(iterable, (np.ndarray, EagerTensor)):
+        return convert_to_tensor(iterable)
     return iterable
 
 

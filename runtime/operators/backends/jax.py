@@ -26,6 +26,7 @@ from runtime.operators.backends.jax_values import (
     packed,
     predicate,
     raised_on_traced_path,
+    refuse_big_ints,
     same_kind,
     split_values,
     state_keys,
@@ -194,6 +195,9 @@ def _cond(
             out = build(promote)
     except (TypeError, ValueError) as error:
         add_notes(error, "`if`", where, keys)
+        raise
+    except OverflowError as error:
+        refuse_big_ints(error, "`if`", where, list(seen.values()))
         raise
     return [out[k] for k in keys]
 

@@ -17,6 +17,7 @@ from runtime.operators.backends.jax_values import (
     array_leaves,
     is_arrays,
     raised_on_traced_path,
+    refuse_big_ints,
     same_kind,
     split_values,
     state_keys,
@@ -315,5 +316,7 @@ class LoopState:
             places_.write(self.places, self.before)
             if isinstance(error, (TypeError, ValueError)):
                 add_notes(error, "loop", self.where, list(self.init))
+            outs = [self.init, self.body_out or {}]
+            refuse_big_ints(error, "loop", self.where, outs)
             raise
         return self.finish(carry, ran)

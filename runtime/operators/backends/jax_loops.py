@@ -171,42 +171,62 @@ class TracedRange:
 
 def build_for(statement: Loop) -> Any:
     """A `for` loop over a traced array, `enumerate`/`zip` of arrays, or a
-    range as one `lax` loop."""
-    iterable, extra_test = statement.iterable, statement.test
+    range as one `lax` loop; or the rest of a Python loop over a range or an
+    array's rows (a concrete one: its length is known) whose `break` or
+    `return` has become traced."""
+    iterable = statement.iterable
     if isinstance(iterable, Tracer) and declined(iterable):
         return NotImplemented  # a concrete array: Python iterates its rows
+    if isinstance(iterable, TracedRange):
+        return _for_loop(statement)
+    # (`for_stmt` hands over the rest of a Python loop whose `break`/`return`
+    # condition is a tracer: decline it if its value is known.)
+    traced_test = statement.test is not None and not declined(
+        statement.test(*statement.state)
+    )
     if isinstance(iterable, Rows):
-        rows = _rows(iterable, where_now())
+        rows = _rows(iterable, where_now(), concrete=traced_test)
         if rows is None:
             return NotImplemented  # Python iterates the builtin's object
         # (Python's loop over the builtin's object runs it where the staged
         # form cannot: its body indexes a list by the index, appends.)
         staged = dataclasses.replace(statement, iterable=rows)
-        length = len(jax.tree_util.tree_leaves(rows)[0])
         what = f"over {_rows_call(iterable)} of arrays"
+        if traced_test:
+            return _rest_unrolled(staged, what, iterable)
+        length = len(jax.tree_util.tree_leaves(rows)[0])
         return _staged_or_unrolled(staged, what, length, "lax.scan")
-    # `for_stmt` hands over the rest of a range whose `break`/`return`
-    # condition is a tracer: decline it if its value is known.
-    if isinstance(iterable, range) and (
-        extra_test is None or declined(extra_test(*statement.state))
-    ):
-        return NotImplemented
     if isinstance(iterable, range):
-        return _rest_of_range(statement)
-    return _for_loop(statement)
+        if not traced_test:
+            return NotImplemented
+        return _rest_unrolled(statement, "over range()", iterable)
+    what = "over an array"
+    if not isinstance(iterable, Tracer):  # (the rest of a concrete array)
+        if not traced_test:
+            return NotImplemented
+        staged = dataclasses.replace(statement, iterable=jnp.asarray(iterable))
+        return _rest_unrolled(staged, what, iterable)
+    _refuse_0d(iterable, where_now())
+    if traced_test:  # (a `return` before the loop has become traced)
+        return _rest_unrolled(statement, what, iterable)
+    # (Python's loop over the array's rows, of a static number, runs it where
+    # the staged form cannot: its body appends to a list, indexes one.)
+    return _staged_or_unrolled(statement, what, iterable.shape[0], "lax.scan")
 
 
-# The bodies of the range loops unrolled because they need the index as a
-# Python value (`build_for_range`): the rest of one after a traced `break`
-# is unrolled too, without trying to stage it again.
+# The bodies of the loops unrolled because they need the index as a Python
+# value (`_staged_or_unrolled`): the rest of one after a traced `break` is
+# unrolled too, without trying to stage it again.
 _UNROLLED: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
-def _rest_of_range(statement: Loop) -> Any:
-    """The rest of a `for` over a Python range whose `break` or `return`
-    has become traced: one `lax` loop, or, where its body needs the index as
-    a Python value, each iteration unrolled under a `lax.cond` on the
-    loop's traced condition (the range bounds how many there are)."""
+def _rest_unrolled(statement: Loop, what_loop: str, items: Any) -> Any:
+    """The rest of a `for` loop (over a range, an array's rows, `enumerate`/
+    `zip` of arrays: `what_loop`) whose `break` or `return` has become
+    traced: one `lax` loop, or, where its body needs its items as Python
+    values, each item of `items` (Python's iterable: the range, the array,
+    the builtin's object) unrolled under a `lax.cond` on the loop's traced
+    condition (their number is known)."""
     if not _known_unrolled(statement.body):
         tracked = _tracked(statement)
         before = places_.read(tracked)
@@ -219,15 +239,14 @@ def _rest_of_range(statement: Loop) -> Any:
                 raise
             places_.write(tracked, before)
             _warn_unrolled(
-                f"the rest of this `for` loop over range() after its traced "
-                f"`break` or `return` is unrolled ({len(statement.iterable)} "
+                f"the rest of this `for` loop {what_loop} after its traced "
+                f"`break` or `return` is unrolled ({_length(statement.iterable)} "
                 "iterations, each under a lax.cond on the loop's condition) "
                 f"instead of staged as one lax loop: {_needs_index(what)}"
             )
     body, test, state = statement.body, statement.test, statement.state
-    names = statement.names or state_names(body, 1)
     count = len(state)
-    for item in statement.iterable:
+    for item in items:
         cond = test(*state)
         if isinstance(cond, bool) and not cond:
             break
@@ -236,10 +255,22 @@ def _rest_of_range(statement: Loop) -> Any:
             return body(item, *values)
 
         result = control_flow.if_stmt(
-            cond, step, None, state, names, places=statement.places
+            cond,
+            step,
+            None,
+            state,
+            statement.names or state_names(body, 1),
+            places=statement.places,
         )
         state = as_state(result, count)
     return unpack_state(state)
+
+
+def _length(iterable: Any) -> int:
+    """The number of items of a range, an array, or a tuple of arrays."""
+    if isinstance(iterable, range):
+        return len(iterable)
+    return int(jax.tree_util.tree_leaves(iterable)[0].shape[0])
 
 
 def _needs_index(what: str) -> str:
@@ -396,16 +427,17 @@ def _refuse_0d(array: Any, where: str) -> None:
         )
 
 
-def _rows(rows: Rows, where: str) -> Any:
+def _rows(rows: Rows, where: str, concrete: bool = False) -> Any:
     """The arrays of `enumerate(...)`/`zip(...)` over arrays as one tuple of
     arrays of one length, whose rows are the loop's items: `(indices, xs)`,
     `(xs, ys)`, cut to the shortest as `zip` stops there; or None where
-    Python runs the loop (an argument no array, all tracers' values known,
-    a `strict` zip of arrays of unequal lengths)."""
+    Python runs the loop (an argument no array, all tracers' values known
+    unless `concrete` (the rest of a Python loop over concrete arrays whose
+    `break` became traced), a `strict` zip of arrays of unequal lengths)."""
     arrays = rows.arrays()
     if not all(isinstance(a, (Tracer, jax.Array, np.ndarray)) for a in arrays):
         return None  # (a list's items would become arrays)
-    if all(declined(a) for a in arrays if isinstance(a, Tracer)):
+    if not concrete and all(declined(a) for a in arrays if isinstance(a, Tracer)):
         return None  # known values (an eager `jax.grad`): Python's loop
     for array in arrays:
         _refuse_0d(array, where)

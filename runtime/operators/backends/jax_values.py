@@ -198,10 +198,52 @@ def kind_of(value: Any) -> str:
     if isinstance(value, (list, tuple, dict)):
         return checks.describe(value)
     if is_arrays(value):
-        return "an array" if isinstance(value, _NUMBERS) else "arrays"
+        if isinstance(value, _NUMBERS):
+            return "an array"
+        # (A pytree node of the user's: a registered dataclass, a NamedTuple.)
+        return f"a {type(value).__name__}" if _is_node(value) else "arrays"
     shown = repr(value)
     shown = shown if len(shown) <= 40 else shown[:37] + "..."
     return f"a {type(value).__name__} ({shown})"
+
+
+def _is_node(value: Any) -> bool:
+    """Whether `value` is itself a pytree node (not a leaf, not None)."""
+    return jax.tree_util.tree_structure(value).node_data() is not None
+
+
+def _structure_difference(a: Any, b: Any, in_a: str, in_b: str) -> str:
+    """Where two pytrees' structures first differ below lists, tuples and
+    dicts (`checks.difference` shows those), for a message: a node's type,
+    or its static data (what JAX keeps out of the arrays: a dataclass's meta
+    fields, a custom node's aux data), `' (a Opt has static data (0.1,) in
+    one branch but (0.05,) in the other)'`; nothing where none is found."""
+
+    def name(data: Any) -> str:
+        return "a leaf" if data is None else f"a {data[0].__name__}"
+
+    def walk(ta: Any, tb: Any) -> str:
+        da, db = ta.node_data(), tb.node_data()
+        if da is None and db is None:
+            return ""
+        if da is None or db is None or da[0] is not db[0]:
+            return f" ({name(da)} {in_a} but {name(db)} {in_b})"
+        try:
+            same = bool(da[1] == db[1])
+        except Exception:  # (an array as static data)
+            same = da[1] is db[1]
+        if not same:
+            return (
+                f" ({name(da)} has static data {da[1]!r} {in_a} but {db[1]!r} {in_b})"
+            )
+        for ca, cb in zip(ta.children(), tb.children()):
+            found = walk(ca, cb)
+            if found:
+                return found
+        return ""
+
+    structure = jax.tree_util.tree_structure
+    return walk(structure(pack(a)), structure(pack(b)))
 
 
 def _append_error(key: str, where: str, what: str) -> TypeError:
@@ -240,6 +282,9 @@ def same_kind(
     if what != "loop":
         places = ("in one branch", "in the other")
     detail = checks.difference(before, after, *places, leaf=kind_of)
+    if not detail and is_arrays(before) and kind_of(before) == kind_of(after):
+        # (Pytrees the kinds do not tell apart: a dataclass's meta fields.)
+        detail = _structure_difference(before, after, *places)
     if what == "loop":
         # 'x' changes from an array to a str ('a') in the JAX loop at f.py:3
         change = f"{changes} {kind_of(before)} to {kind_of(after)}{detail} in"
@@ -256,6 +301,31 @@ def same_kind(
         "(and tuples, lists, dicts of them) of a fixed structure, and other "
         "values unchanged: give it one kind of value on every path"
     )
+
+
+def refuse_big_ints(
+    error: BaseException, what: str, where: str, outs: Sequence[dict[str, Any]]
+) -> None:
+    """Where `error` is JAX's OverflowError for a Python int its default
+    integer type cannot hold ("Python int 3000000000 too large to convert to
+    int32": no name, no line), raises it naming the variable of `outs` (the
+    values a `what` statement carries, by key) that holds one, and the line."""
+    if not isinstance(error, OverflowError):
+        return
+    dtype = jax.dtypes.canonicalize_dtype(np.int64)
+    info = np.iinfo(dtype)
+    for out in outs:
+        for key, value in out.items():
+            for leaf in jax.tree_util.tree_leaves(value):
+                if type(leaf) is int and not info.min <= leaf <= info.max:
+                    shown = quote(re.sub(r"^(\w+)'+$", r"\1", key))
+                    raise OverflowError(
+                        f"{shown} is the Python int {leaf} in the JAX {what}{where}, "
+                        f"which carries it as an array of JAX's default int type, "
+                        f"{dtype}, too small to hold it: enable 64-bit types "
+                        "(jax.config.update('jax_enable_x64', True)), or give it "
+                        "a value that fits (a float)"
+                    ) from error
 
 
 def add_notes(error: BaseException, what: str, where: str, keys: Sequence[str]) -> None:

@@ -424,6 +424,41 @@ def series_with_a_traced_break(a, tol):
     return s
 
 
+THRESHOLDS = np.array([1.0, 3.0, 5.0, 7.0], dtype=np.float32)
+WIDTHS = np.array([2.0, 2.0, 4.0], dtype=np.float32)
+
+
+def sum_of_thresholds_below(t):
+    s = 0.0
+    for x in THRESHOLDS:
+        if x > t:
+            break
+        s += x
+    return s
+
+
+def bucket_of(t):
+    for i, x in enumerate(THRESHOLDS):
+        if t < x:
+            return i
+    return len(THRESHOLDS)
+
+
+def first_gap_over(t):
+    for lo, width in zip(THRESHOLDS, WIDTHS):
+        if width > t:
+            return lo
+    return -1.0
+
+
+def bucket_by_table(t):
+    names = [10, 20, 30, 40]
+    for i, x in enumerate(THRESHOLDS):
+        if t < x:
+            return names[i]  # needs `i` as a Python int
+    return 0
+
+
 def index_of_a_traced_range_as_a_dict_key(a, n):
     w = {0: 1.0, 1: 2.0, 2: 3.0}
     x = a
@@ -2233,6 +2268,17 @@ def clamped_by_a_float_bound(n):
 
 
 CASES = [
+    # A Python loop over a constant array's rows (a module's NumPy table; a
+    # JAX argument vmap does not batch) whose `break` or `return` becomes
+    # traced continues as one loop over the rest of the rows, as over a
+    # range (it was refused: "iterates over a Python value").
+    (sum_of_thresholds_below, (4.0,), VALUE),
+    (sum_of_thresholds_below, (9.0,), VALUE),
+    (bucket_of, (0.5,), VALUE),
+    (bucket_of, (6.0,), VALUE),
+    (bucket_of, (8.0,), VALUE),
+    (first_gap_over, (1.0,), VALUE),
+    (first_gap_over, (3.0,), VALUE),
     # enumerate() and zip() over arrays are one loop, with a traced `break`
     # or `return` too (it was refused as a Python loop; zip stops at the
     # shortest, as Python's).
@@ -3542,6 +3588,23 @@ def test_a_traced_break_in_an_unrolled_range_loop(backend):
     )
     with pytest.raises(TypeError, match=message):
         RUNNERS[backend](fn, 3.0, 0.2)
+
+
+@pytest.mark.parametrize("backend", sorted(RUNNERS))
+def test_a_traced_return_in_a_loop_over_a_constant_array_s_rows(backend):
+    # The rest of the rows after the traced `return`: JAX unrolls it, each
+    # iteration under a `cond` (the body needs `i` as a Python int); the
+    # graph continues as one graph loop, which refuses `i` as a Python int,
+    # naming it and the line (both refused the Python loop, naming neither).
+    fn = bucket_by_table
+    if backend != "graph":
+        for t in (0.5, 4.0, 9.0):
+            assert RUNNERS[backend](fn, t) == fn(t)
+        return
+    line = fn.__code__.co_firstlineno + 4
+    message = rf"'i' .* is used as a Python int at \S+test_backend_table.py:{line}"
+    with pytest.raises(TypeError, match=message):
+        RUNNERS[backend](fn, 4.0)
 
 
 _HASHED = r"a hashable Python value \(a set member or a dict key\)"

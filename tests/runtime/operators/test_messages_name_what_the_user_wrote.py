@@ -407,11 +407,22 @@ def test_a_function_in_a_list_a_graph_loop_appends_to_names_the_list_and_loop(
     assert "loop_body" not in text, text
 
 
+def appends_a_function_in_a_loop_of_traced_length(n):
+    fns = []
+    for i in range(n):
+        fns.append(lambda: i)  # noqa: B023 - refused: not an array
+    return len(fns)
+
+
 def test_a_function_appended_in_a_jax_loop_names_the_list_and_loop():
     jax = pytest.importorskip("jax")
-    fn = appends_a_function_in_a_loop
+    # (Over an array's rows, of a static number, JAX runs Python's loop.)
+    arg = jax.numpy.array([1, 2])
+    ran = jax.jit(autograph.to_graph(appends_a_function_in_a_loop))(arg)
+    assert ran == appends_a_function_in_a_loop([1, 2]) == 2
+    fn = appends_a_function_in_a_loop_of_traced_length
     with pytest.raises(TypeError) as e:
-        jax.jit(autograph.to_graph(fn))(jax.numpy.array([1, 2]))
+        jax.jit(autograph.to_graph(fn))(jax.numpy.array(2))
     line = fn.__code__.co_firstlineno + 2
     assert str(e.value).startswith(
         f"'fns' changes from a list of 0 items to a list of 1 item in the JAX loop "
