@@ -27,6 +27,12 @@ LIBRARY_PACKAGES = frozenset(
         "tensorflow",
         "jax",
         "torch",
+        # Pure-Python libraries whose code never holds a traced value: their
+        # conversion cost time and met self-modifying code (networkx's
+        # `argmap` gives a wrapper made inside a function new `__code__`).
+        "networkx",
+        "sympy",
+        "mpmath",
     }
 )
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}

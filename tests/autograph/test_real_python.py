@@ -415,3 +415,20 @@ def test_a_callee_that_replaces_its_code_runs_its_new_code():
                 assert converted(6) == 7
     finally:
         _compiled_on_first_call.__code__ = original
+
+
+def _calls_networkx(graph):
+    from networkx.utils import not_implemented_for
+
+    # networkx's argmap compiles the wrapper it made here on its first call.
+    not_implemented_for("multigraph")(lambda g: g)(graph)
+    if len(graph) > 2:
+        return len(graph)
+    return 0
+
+
+def test_networkx_called_from_converted_code_runs_as_a_library():
+    networkx = pytest.importorskip("networkx")
+    graph = networkx.path_graph(3)
+    with api.always_run_converted():
+        assert autograph.to_graph(_calls_networkx)(graph) == 3
