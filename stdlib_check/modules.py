@@ -106,40 +106,21 @@ ENTRIES: tuple[Entry, ...] = (
 )
 
 
+def _tests(directory: str, names: str) -> tuple[str, ...]:
+    """The test files `test_NAME.py` of `directory`, for each name."""
+    return tuple(f"{directory}/test_{name}.py" for name in names.split())
+
+
 THIRD_PARTY: tuple[Entry, ...] = (
     # Arbitrary-precision arithmetic: integer loops, precision juggling.
     Entry(
         ("mpmath.*",),
-        tuple(
-            f"mpmath/tests/test_{name}.py"
-            for name in [
-                "basic_ops",
-                "bitwise",
-                "calculus",
-                "compatibility",
-                "convert",
-                "diff",
-                "division",
-                "elliptic",
-                "fp",
-                "functions",
-                "functions2",
-                "gammazeta",
-                "hp",
-                "identify",
-                "interval",
-                "levin",
-                "linalg",
-                "matrices",
-                "mpmath",
-                "pickle",
-                "power",
-                "rootfinding",
-                "special",
-                "str",
-                "summation",
-                "trig",
-            ]
+        _tests(
+            "mpmath/tests",
+            "basic_ops bitwise calculus compatibility convert diff division "
+            "elliptic fp functions functions2 gammazeta hp identify interval "
+            "levin linalg matrices mpmath pickle power rootfinding special str "
+            "summation trig",
         ),
         "pytest",
     ),
@@ -148,26 +129,11 @@ THIRD_PARTY: tuple[Entry, ...] = (
     Entry(("sympy.ntheory.*",), ("sympy/ntheory/tests",), "pytest"),
     Entry(
         ("sympy.combinatorics.*",),
-        tuple(
-            f"sympy/combinatorics/tests/test_{name}.py"
-            for name in [
-                "generators",
-                "graycode",
-                "group_constructs",
-                "named_groups",
-                "partitions",
-                "pc_groups",
-                "permutations",
-                "polyhedron",
-                "prufer",
-                "rewriting",
-                "schur_number",
-                "subsets",
-                "testutil",
-                "util",
-                "free_groups",
-                "galois",
-            ]
+        _tests(
+            "sympy/combinatorics/tests",
+            "generators graycode group_constructs named_groups partitions "
+            "pc_groups permutations polyhedron prufer rewriting schur_number "
+            "subsets testutil util free_groups galois",
         ),
         "pytest",
     ),
@@ -175,57 +141,54 @@ THIRD_PARTY: tuple[Entry, ...] = (
     # trust regions (test__numdiff is left out: it pickles `rosen`, which
     # its module imported before the harness replaced it, by reference).
     Entry(
-        tuple(
-            f"scipy.optimize._{name}"
-            for name in (
-                "optimize linesearch zeros_py nonlin numdiff trustregion "
-                "trustregion_ncg trustregion_dogleg bracket chandrupatla spectral "
-                "root_scalar minimize dcsrch"
-            ).split()
+        (
+            "scipy.optimize._optimize",
+            "scipy.optimize._linesearch",
+            "scipy.optimize._zeros_py",
+            "scipy.optimize._nonlin",
+            "scipy.optimize._numdiff",
+            "scipy.optimize._trustregion",
+            "scipy.optimize._trustregion_ncg",
+            "scipy.optimize._trustregion_dogleg",
+            "scipy.optimize._bracket",
+            "scipy.optimize._chandrupatla",
+            "scipy.optimize._spectral",
+            "scipy.optimize._root_scalar",
+            "scipy.optimize._minimize",
+            "scipy.optimize._dcsrch",
         ),
-        tuple(
-            f"scipy/optimize/tests/test_{name}.py"
-            for name in (
-                "linesearch zeros bracket chandrupatla _spectral nonlin trustregion"
-            ).split()
+        _tests(
+            "scipy/optimize/tests",
+            "linesearch zeros bracket chandrupatla _spectral nonlin trustregion",
         ),
         "pytest",
     ),
     # Graph algorithms behind decorators that compile their own wrappers
     # (argmap) and dispatchers (`orig_func`), with generators everywhere.
+    # Left out: test_edge_kcomponents, whose subject applies an argmap
+    # decorator inside a function (README's known limit: such a function
+    # made in converted code closes over `ag__`, and argmap's new code has
+    # no cell for it); users' calls of networkx stay unconverted.
     Entry(
         ("networkx.algorithms.*", "networkx.classes.*", "networkx.generators.*"),
-        tuple(
-            f"networkx/algorithms/{path}"
-            for path in [
-                "shortest_paths/tests",
-                "traversal/tests",
-                "components/tests",
-                "coloring/tests",
-                "connectivity/tests",
-                "operators/tests",
-                "tree/tests/test_branchings.py",
-                "tree/tests/test_recognition.py",
-                "tests/test_dag.py",
-                "tests/test_cycles.py",
-                "tests/test_simple_paths.py",
-                "tests/test_euler.py",
-                "tests/test_matching.py",
-                "tests/test_bridges.py",
-                "tests/test_cluster.py",
-                "tests/test_core.py",
-                "tests/test_chains.py",
-                "tests/test_dominance.py",
-                "tests/test_mis.py",
-                "tests/test_triads.py",
-                "tests/test_tournament.py",
-                "tests/test_cuts.py",
-                "tests/test_boundary.py",
-                "tests/test_distance_measures.py",
-                "tests/test_clique.py",
-                "tests/test_lowest_common_ancestors.py",
-                "tests/test_voronoi.py",
-            ]
+        (
+            "networkx/algorithms/shortest_paths/tests",
+            "networkx/algorithms/traversal/tests",
+            "networkx/algorithms/components/tests",
+            "networkx/algorithms/coloring/tests",
+            "networkx/algorithms/operators/tests",
+            *_tests(
+                "networkx/algorithms/connectivity/tests",
+                "connectivity cuts disjoint_paths edge_augmentation kcomponents "
+                "kcutsets stoer_wagner",
+            ),
+            *_tests("networkx/algorithms/tree/tests", "branchings recognition"),
+            *_tests(
+                "networkx/algorithms/tests",
+                "dag cycles simple_paths euler matching bridges cluster core chains "
+                "dominance mis triads tournament cuts boundary distance_measures "
+                "clique lowest_common_ancestors voronoi",
+            ),
         ),
         "pytest",
     ),

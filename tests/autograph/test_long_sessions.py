@@ -16,6 +16,8 @@ import sys
 import weakref
 from pathlib import Path
 
+import pytest
+
 import autograph
 import runtime as rt
 from autograph.impl import api, transpiler
@@ -189,10 +191,8 @@ def test_conversion_pauses_the_gc_and_leaves_its_state_as_it_was(monkeypatch):
         raise RuntimeError("a defect in the parser")
 
     monkeypatch.setattr(parser, "parse_entity", failing)
-    try:
+    with pytest.raises(RuntimeError, match="a defect in the parser"):
         autograph.to_graph(third)
-    except RuntimeError:
-        pass
     assert gc.isenabled()  # back on after a failed conversion too
 
 
