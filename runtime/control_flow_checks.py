@@ -152,10 +152,23 @@ def check_same_structure(a: Any, b: Any, names: Sequence[str] | None) -> None:
 
 def _raise_branch_structure(name: str, a: Any, b: Any) -> None:
     detail = difference(a, b, "in the true branch", "in the false branch")
+    advice = _tensor_array_advice(a) or _tensor_array_advice(b)
     raise ValueError(
         f"{quote(name)} is {describe(a)} in the true branch but {describe(b)} "
-        f"in the false branch{detail}; both branches must give it the same structure"
+        f"in the false branch{detail}; both branches must give it the same "
+        f"structure{advice}"
     )
+
+
+def _tensor_array_advice(value: Any) -> str:
+    """What to write where `value` holds a TensorArray that stands for a list
+    (a graph loop carries a list it appends to as one, which a branch that
+    returns it from inside the loop cannot give as a list); else ''."""
+    advice = getattr(value, "_return_advice", None)
+    if callable(advice):
+        return advice()
+    children = _children(value) or []
+    return next((a for _, c in children if (a := _tensor_array_advice(c))), "")
 
 
 def difference(a: Any, b: Any, in_a: str, in_b: str, leaf: Any = None) -> str:

@@ -137,10 +137,27 @@ def located_cond(
             raise
         raise located from None
     except ValueError as error:
-        located = set_on_one_path(error)
+        located = set_on_one_path(error) or structure_differs(error)
         if located is None:
             raise
         raise located from None
+
+
+# `checks.check_same_structure`'s refusal of one value.
+_STRUCTURE_RULE = "; both branches must give it the same structure"
+
+
+def structure_differs(error: ValueError) -> ValueError | None:
+    """`rt.cond`'s refusal of a value whose structure differs between the
+    branches (`error`), naming the statement's line, which `rt.cond` does
+    not know; None for another error."""
+    text = str(error)
+    if _STRUCTURE_RULE not in text:
+        return None
+    at = where_.at(where_.current())
+    return ValueError(
+        text.replace(_STRUCTURE_RULE, f" in the graph `if`{at}{_STRUCTURE_RULE}", 1)
+    )
 
 
 # `checks.check_both_branches_set`'s refusal.

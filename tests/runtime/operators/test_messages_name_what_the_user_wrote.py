@@ -85,9 +85,11 @@ def returns_a_pair_or_one(x):
 
 
 def test_a_return_value_changing_structure_names_the_return_value():
+    line = returns_a_pair_or_one.__code__.co_firstlineno + 1
     assert message_of(returns_a_pair_or_one, rt.constant(1)) == (
         "the function's return value is a tuple of 2 items in the true branch but a "
-        "tensor in the false branch; both branches must give it the same structure"
+        f"tensor in the false branch in the graph `if` at {__file__}:{line}; both "
+        "branches must give it the same structure"
     )
 
 
@@ -145,9 +147,11 @@ def one_variable_holding_a_pair(x):
 
 
 def test_one_variable_holding_a_structure_is_named():
+    line = one_variable_holding_a_pair.__code__.co_firstlineno + 2
     assert message_of(one_variable_holding_a_pair, rt.constant(1)) == (
         "'pair' is a tensor in the true branch but a tuple of 2 items in the false "
-        "branch; both branches must give it the same structure"
+        f"branch in the graph `if` at {__file__}:{line}; both branches must give it "
+        "the same structure"
     )
 
 
