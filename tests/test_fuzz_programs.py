@@ -299,6 +299,9 @@ CONSTRUCTS = {
     "for over a zip of datasets": r"^ *for \w+, \w+ in zip\(ds2?, ds2?\):",
     "a dataset's cardinality": r"int\(ds2?\.cardinality\(\)\)",
     "a mapped, filtered, batched pipeline": r"\.map\(.*\.filter\(.*\.batch\(2\)",
+    # container_returns
+    "the argument list returned": r"^ *return (\S+, )?log$",
+    "a list built by appending, returned": r"^ *return (\S+, )?rs\d+$",
 }
 
 
@@ -389,6 +392,20 @@ TENSOR_CONSTRUCTS = {
         r"runtime\.cast\(ds2?\.cardinality\(\), runtime\.int32\)"
     ),
     "a batched dataset's item": r"runtime\.reduce_sum\(dv\d+\)",
+    # container_returns
+    "a list returned": r"^ *return \[",
+    "a tuple holding a list returned": r"^ *return [^\[{\n]+, \[",
+    "a dict returned": r"^ *return \{'value': ",
+    "a list built by appending, returned stacked": (
+        r"^( *)rs\d+ = \[\]\n\1for kr\d+ in range\(\d\):\n.*\n\1return .*stacked\("
+    ),
+    "a list built by appending, returned as a list": r"^ *return \[?rs\d+,",
+    "a list a graph loop builds, returned stacked": (
+        r"^( *)for kr\d+ in range\([ab]\):\n.*\n\1return .*stacked\("
+    ),
+    "a container returned inside a graph loop": (
+        r"^( *)for \w+ in range\([ab](, -?\d)?\):\n(\1    .*\n)*\1    ( *)return [\[{]"
+    ),
 }
 
 
