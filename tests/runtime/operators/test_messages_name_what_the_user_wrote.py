@@ -5,6 +5,7 @@ loop's `break` condition), and a graph tensor that escapes the branch or loop
 that made it is reported as that, with the line that made it.
 """
 
+import numpy as np
 import pytest
 
 import autograph
@@ -421,3 +422,26 @@ def test_a_function_appended_in_a_jax_loop_names_the_list_and_loop():
         f"'fns' changes from a list of 0 items to a list of 1 item in the JAX loop "
         f"at {__file__}:{line}"
     ), str(e.value)
+
+
+def returns_int64_or_int32_in_a_loop(n):
+    fuel = 3
+    while True:
+        fuel -= 1
+        if fuel < 0:
+            return np.array([1, 2], dtype=np.int64)
+        if n > 2:
+            return rt.stack([n, n])
+
+
+def test_a_return_value_changing_dtype_in_a_loop_blames_no_counter():
+    # The loop carries `fuel`, a Python int (int32), and the body's `if`
+    # refuses the return value's dtypes (int64, int32): the message blamed
+    # `fuel` ("a Python number ... its body mixes it with a value of another
+    # dtype"), which has nothing to do with it.
+    message = message_of(returns_int64_or_int32_in_a_loop, rt.constant(3))
+    assert "a Python number before the graph loop" not in message
+    assert message.startswith(
+        "the function's return value has dtype int64 in the true branch but "
+        "int32 in the false branch"
+    )
