@@ -54,9 +54,11 @@ def returns_int_or_float(n):
 
 
 def test_a_return_value_changing_dtype_names_the_return_value():
+    line = returns_int_or_float.__code__.co_firstlineno + 2
     assert message_of(returns_int_or_float, rt.constant(9)) == (
         "the function's return value has dtype float32 in the true branch but int32 "
-        "in the false branch; cast one of them so they match"
+        f"in the false branch of the graph `if` at {__file__}:{line}; cast one of "
+        "them so they match"
     )
 
 
@@ -441,7 +443,8 @@ def test_a_return_value_changing_dtype_in_a_loop_blames_no_counter():
     # dtype"), which has nothing to do with it.
     message = message_of(returns_int64_or_int32_in_a_loop, rt.constant(3))
     assert "a Python number before the graph loop" not in message
+    line = returns_int64_or_int32_in_a_loop.__code__.co_firstlineno + 4
     assert message.startswith(
         "the function's return value has dtype int64 in the true branch but "
-        "int32 in the false branch"
+        f"int32 in the false branch of the graph `if` at {__file__}:{line}; cast"
     )
