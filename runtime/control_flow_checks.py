@@ -371,6 +371,16 @@ def check_body_output(
         merged = merge(shape, out.shape)
         invariant = "None" if merged is None else format_shape(merged)
         var = _as_written(label)
+        if label.startswith(_RETURN_VALUE):
+            raise ValueError(
+                f"{label} changed shape from {format_shape(shape)} to "
+                f"{format_shape(out.shape)} after one iteration: a `return` inside "
+                "a graph loop gives a value the loop carries, which keeps one "
+                "shape; return a value of that shape in every iteration, or keep "
+                "it in a variable (autograph.set_loop_options(shape_invariants="
+                f"[(variable, {invariant})]) first in the loop body lets its shape "
+                "change), `break`, and return it after the loop"
+            )
         raise ValueError(
             f"{label} changed shape from {format_shape(shape)} to "
             f"{format_shape(out.shape)} after one iteration; keep its shape the same "
@@ -379,6 +389,10 @@ def check_body_output(
             f"[({var}, {invariant})]) first in the loop body, or pass "
             "shape_invariants to rt.while_loop"
         )
+
+
+_RETURN_VALUE = "the function's return value"
+"""How a loop variable's label names what converted code returns."""
 
 
 def _as_written(label: str) -> str:

@@ -448,3 +448,21 @@ def test_a_return_value_changing_dtype_in_a_loop_blames_no_counter():
         "the function's return value has dtype int64 in the true branch but "
         f"int32 in the false branch of the graph `if` at {__file__}:{line}; cast"
     )
+
+
+def returns_a_growing_history(n):
+    history = []
+    for i in rt.range(n):
+        history.append(i)
+        if i > 2:
+            return rt.stack(history)
+    return rt.stack(history)
+
+
+def test_a_return_value_changing_shape_in_a_loop_says_what_to_write():
+    # The advice was set_loop_options(shape_invariants=[(variable, ...)]),
+    # which cannot name the return value.
+    message = message_of(returns_a_growing_history, rt.constant(5))
+    assert message.startswith("the function's return value changed shape from")
+    assert "a `return` inside a graph loop gives a value the loop carries" in message
+    assert "`break`, and return it after the loop" in message
