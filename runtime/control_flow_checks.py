@@ -336,6 +336,15 @@ def check_maximum_iterations(limit: SymbolicTensor) -> None:
 
 def check_loop_init(value: Any, label: str) -> None:
     """A loop variable's value before the loop can be a tensor."""
+    if value is None and label.startswith(_RETURN_VALUE):
+        # (A `return` inside the loop gives None there: the loop carries what
+        # it returns, as tensors.)
+        raise ValueError(
+            f"{label} is None where a `return` inside a graph loop gives it: the "
+            "loop carries what a `return` inside it gives, as tensors; return a "
+            "tensor there (e.g. rt.constant(0)), or `break` and return None "
+            "after the loop"
+        )
     if value is None:
         raise ValueError(
             f"{label} is None before the loop; give it a tensor value before the loop"

@@ -301,6 +301,8 @@ def zeros_like_spec(value: Any, relaxed: list[Any] | None = None) -> Any:
     """
 
     def zeros(leaf: Any) -> Any:
+        if leaf is None:  # (a `return {'v': x, 'aux': None}`: no tensor)
+            return None
         spec = leaf if isinstance(leaf, SymbolicTensor) else convert_to_tensor(leaf)
         if spec.dtype is dtypes.string:
             return convert_to_tensor("")

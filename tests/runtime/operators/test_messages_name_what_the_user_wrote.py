@@ -466,3 +466,22 @@ def test_a_return_value_changing_shape_in_a_loop_says_what_to_write():
     assert message.startswith("the function's return value changed shape from")
     assert "a `return` inside a graph loop gives a value the loop carries" in message
     assert "`break`, and return it after the loop" in message
+
+
+def returns_none_beside_a_value_in_a_loop(n):
+    x = n
+    while x < 5:
+        x = x + 1
+        if x == 2:
+            return {"value": x, "aux": None}
+    return {"value": x, "aux": None}
+
+
+def test_a_none_returned_inside_a_graph_loop_says_what_to_write():
+    # It crashed with "cannot convert None to a tensor" (no name, no line).
+    message = message_of(returns_none_beside_a_value_in_a_loop, rt.constant(0))
+    assert message.startswith(
+        "the function's return value['aux'] is None where a `return` inside a "
+        "graph loop gives it"
+    )
+    assert "return a tensor there" in message
