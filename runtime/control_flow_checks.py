@@ -152,10 +152,23 @@ def check_same_structure(a: Any, b: Any, names: Sequence[str] | None) -> None:
 
 def _raise_branch_structure(name: str, a: Any, b: Any) -> None:
     detail = difference(a, b, "in the true branch", "in the false branch")
+    advice = _tensor_array_advice(a) or _tensor_array_advice(b)
     raise ValueError(
         f"{quote(name)} is {describe(a)} in the true branch but {describe(b)} "
-        f"in the false branch{detail}; both branches must give it the same structure"
+        f"in the false branch{detail}; both branches must give it the same "
+        f"structure{advice}"
     )
+
+
+def _tensor_array_advice(value: Any) -> str:
+    """What to write where `value` holds a TensorArray that stands for a list
+    (a graph loop carries a list it appends to as one, which a branch that
+    returns it from inside the loop cannot give as a list); else ''."""
+    advice = getattr(value, "_return_advice", None)
+    if callable(advice):
+        return advice()
+    children = _children(value) or []
+    return next((a for _, c in children if (a := _tensor_array_advice(c))), "")
 
 
 def difference(a: Any, b: Any, in_a: str, in_b: str, leaf: Any = None) -> str:
@@ -323,6 +336,15 @@ def check_maximum_iterations(limit: SymbolicTensor) -> None:
 
 def check_loop_init(value: Any, label: str) -> None:
     """A loop variable's value before the loop can be a tensor."""
+    if value is None and label.startswith(_RETURN_VALUE):
+        # (A `return` inside the loop gives None there: the loop carries what
+        # it returns, as tensors.)
+        raise ValueError(
+            f"{label} is None where a `return` inside a graph loop gives it: the "
+            "loop carries what a `return` inside it gives, as tensors; return a "
+            "tensor there (e.g. rt.constant(0)), or `break` and return None "
+            "after the loop"
+        )
     if value is None:
         raise ValueError(
             f"{label} is None before the loop; give it a tensor value before the loop"
@@ -358,6 +380,16 @@ def check_body_output(
         merged = merge(shape, out.shape)
         invariant = "None" if merged is None else format_shape(merged)
         var = _as_written(label)
+        if label.startswith(_RETURN_VALUE):
+            raise ValueError(
+                f"{label} changed shape from {format_shape(shape)} to "
+                f"{format_shape(out.shape)} after one iteration: a `return` inside "
+                "a graph loop gives a value the loop carries, which keeps one "
+                "shape; return a value of that shape in every iteration, or keep "
+                "it in a variable (autograph.set_loop_options(shape_invariants="
+                f"[(variable, {invariant})]) first in the loop body lets its shape "
+                "change), `break`, and return it after the loop"
+            )
         raise ValueError(
             f"{label} changed shape from {format_shape(shape)} to "
             f"{format_shape(out.shape)} after one iteration; keep its shape the same "
@@ -366,6 +398,10 @@ def check_body_output(
             f"[({var}, {invariant})]) first in the loop body, or pass "
             "shape_invariants to rt.while_loop"
         )
+
+
+_RETURN_VALUE = "the function's return value"
+"""How a loop variable's label names what converted code returns."""
 
 
 def _as_written(label: str) -> str:

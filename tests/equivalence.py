@@ -187,6 +187,9 @@ def first_difference(expected: Any, actual: Any, path: str = "value") -> str | N
         return None
     elif isinstance(expected, np.ndarray):
         ok = _arrays_equal(expected, actual)
+    elif callable(getattr(expected, "numpy", None)) and getattr(expected, "shape", ()):
+        # An eager tensor of more than one element (`==` is elementwise).
+        ok = _arrays_equal(np.asarray(expected.numpy()), np.asarray(actual.numpy()))
     elif type(expected).__eq__ is object.__eq__ and hasattr(expected, "__dict__"):
         if expected is actual:
             return None

@@ -299,6 +299,9 @@ CONSTRUCTS = {
     "for over a zip of datasets": r"^ *for \w+, \w+ in zip\(ds2?, ds2?\):",
     "a dataset's cardinality": r"int\(ds2?\.cardinality\(\)\)",
     "a mapped, filtered, batched pipeline": r"\.map\(.*\.filter\(.*\.batch\(2\)",
+    # container_returns
+    "the argument list returned": r"^ *return (\S+, )?log$",
+    "a list built by appending, returned": r"^ *return (\S+, )?rs\d+$",
 }
 
 
@@ -404,6 +407,21 @@ TENSOR_CONSTRUCTS = {
     "an update's new value read": r"clamp\(\S+\.assign_(add|sub)\(",
     "a method updating a Variable attribute": r"METER\.add\(",
     "a Variable compared in a test": r"\((VI|VF|MODEL\.\w+|METER\.v)\S* [<>=!]=? ",
+    # container_returns
+    "a list returned": r"^ *return \[",
+    "a tuple holding a list returned": r"^ *return [^\[{\n]+, \[",
+    "a dict returned": r"^ *return \{'value': ",
+    "a list built by appending, returned stacked": (
+        r"^( *)rs\d+ = \[\]\n\1for kr\d+ in range\(\d\):\n.*\n\1return .*stacked\("
+    ),
+    "a list built by appending, returned as a list": r"^ *return \[?rs\d+,",
+    "a list a graph loop builds, returned stacked": (
+        r"^( *)for kr\d+ in range\([ab]\):\n.*\n\1return .*stacked\("
+    ),
+    "a container returned inside a loop": (
+        r"^( *)(for (?!j in )|while ).*:\n(\1    .*\n)*\1    ( *)return [\[{]"
+    ),
+    "a dict returned inside a local function's loop, called": r"summary\(a\)\[",
 }
 
 
@@ -411,8 +429,10 @@ def test_generator_writes_each_tensor_mode_construct() -> None:
     strategy = programs(features=FEATURES, tensor=True)
     # (1,100: derandomized drawing writes a `break` right in a dataset
     # loop's body from about the 1,060th program, since max/min and the
-    # widening through `lag` joined the expressions.)
-    seen = _constructs_seen(TENSOR_CONSTRUCTS, strategy, 1100)
+    # widening through `lag` joined the expressions; 1,300: since
+    # container_returns joined, the first "item a loop creates if missing"
+    # comes after the 1,100th.)
+    seen = _constructs_seen(TENSOR_CONSTRUCTS, strategy, 1300)
     missing = set(TENSOR_CONSTRUCTS) - seen
     assert not missing, f"never written: {missing}"
 

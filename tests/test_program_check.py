@@ -74,6 +74,26 @@ def test_a_hang_is_a_mismatch(monkeypatch) -> None:
     assert (verdict.kind, verdict.kind_of_failure) == ("mismatch", "hang")
 
 
+EAGER_ARRAY_PROGRAM = """\
+def program(a, b, log):
+    return runtime.stack([runtime.constant(a), runtime.constant(b)])
+"""
+
+
+def test_an_eager_array_result_is_compared_by_value() -> None:
+    # (`bool(t == u)` of two vectors raised, stopping a campaign.)
+    source = "import runtime\n\n" + EAGER_ARRAY_PROGRAM
+    assert check_program(source, [(1, 2)]).kind == "ok"
+
+
+def test_a_wrong_eager_array_result_is_a_mismatch(monkeypatch) -> None:
+    wrong = lambda a, b, log: rt.stack([rt.constant(a), rt.constant(a)])
+    monkeypatch.setattr(autograph, "to_graph", _converted_as(wrong))
+    source = "import runtime\n\n" + EAGER_ARRAY_PROGRAM
+    verdict = check_program(source, [(1, 2)])
+    assert (verdict.kind, verdict.where) == ("mismatch", "python")
+
+
 def test_an_unexpected_error_of_the_original_is_a_generator_bug() -> None:
     source = "def program(a, b, log):\n    return a + 'text'\n"
     verdict = check_program(source, [(1, 2)])

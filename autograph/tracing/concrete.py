@@ -469,10 +469,7 @@ def _graph_outputs(name: str, value: Any, graph: Graph) -> Any:
             text = text if len(text) <= 60 else text[:57] + "..."
             hint = ""
             if isinstance(leaf, TensorArray):
-                hint = (
-                    " (a list appended to in a graph loop is carried as an "
-                    "rt.TensorArray: return rt.stack(the list) for one tensor)"
-                )
+                hint = leaf._return_advice()
             raise TypeError(
                 f"{name}() returned {text}{where}, a {type(leaf).__name__}, which "
                 "is not a tensor: a Function can return tensors, Variables, Python "

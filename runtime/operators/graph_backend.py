@@ -81,15 +81,7 @@ def _select(
 
         return run
 
-    try:
-        return located_cond(cond, arm(if_true, if_false), arm(if_false, if_true), [key])
-    except ValueError as error:
-        text = str(error)
-        rule = "; both branches must give it the same structure"
-        if rule not in text:
-            raise
-        at = where_.at(where_.current())
-        raise ValueError(text.replace(rule, f" in the graph `if`{at}{rule}")) from None
+    return located_cond(cond, arm(if_true, if_false), arm(if_false, if_true), [key])
 
 
 _LAZY = {

@@ -330,6 +330,18 @@ class TensorArray:
             f"{'slice' if what == 'slicing' else 'index'} rt.stack({name}) instead"
         )
 
+    def _return_advice(self) -> str:
+        """What a message says to write where this array is returned as the
+        list it stands for (or given where a list is expected)."""
+        name = self._list_name
+        named = f", {name!r}," if name else ""
+        stacked = f"rt.stack({name})" if name else "rt.stack(the list)"
+        return (
+            f" (a list appended to in a graph loop{named} is carried as an "
+            f"rt.TensorArray: return {stacked} for one tensor, on every path, "
+            "or carry a tensor instead of the list)"
+        )
+
     def write(
         self, index: TensorLike, value: TensorLike, name: str | None = None
     ) -> TensorArray:

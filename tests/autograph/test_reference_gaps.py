@@ -242,8 +242,9 @@ def appended_then_returned(t):
 
 
 def test_a_list_appended_in_a_graph_loop_and_returned_says_to_stack_it():
-    with pytest.raises(TypeError, match=re.escape("return rt.stack(the list)")):
+    with pytest.raises(TypeError, match=re.escape("return rt.stack(s)")) as info:
         autograph.function(appended_then_returned)(rt.constant([1, 2]))
+    assert "'s'" in str(info.value)
 
     def stacked(t):
         return rt.stack(appended_then_returned(t))
@@ -253,6 +254,27 @@ def test_a_list_appended_in_a_graph_loop_and_returned_says_to_stack_it():
         1,
         2,
     ]
+
+
+def appended_then_returned_inside(n, limit):
+    s = [n * 0]
+    for i in range(n):
+        s.append(i)
+        if i > limit:
+            return s
+    return [n, n]
+
+
+def test_a_list_appended_in_a_graph_loop_and_returned_inside_it_says_what_to_write():
+    # The loop carries `s` as a TensorArray, which the `return` inside it
+    # cannot give as a list: the refusal names the list and the `if`, and
+    # says what to write instead (it said only that the structures differ).
+    with pytest.raises(ValueError) as info:
+        _run("graph", appended_then_returned_inside, 4, 1)
+    text = str(info.value)
+    assert "'s'" in text
+    assert f"graph `if` at {_line(appended_then_returned_inside, 4)}" in text
+    assert "rt.stack(s)" in text
 
 
 # -- classes 2 and 3: loop-born values that are not fixed-shape tensors, and items

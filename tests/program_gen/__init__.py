@@ -42,7 +42,9 @@ can compute from ``rt.constant(a)``, ``rt.constant(b)`` (int32 scalars):
   and augmented assignments add constants, so int32 never overflows; float
   constants are dyadic, so float32 and float64 agree exactly;
 * every ``return`` returns the same structure: a value, then all state
-  (``state_values``), so no path returns ``None``;
+  (``state_values``), so no path returns ``None`` (``container_returns``:
+  in a list, a tuple holding a list or a dict, the value maybe a list built
+  by appending in a loop, the same for every ``return`` of a program);
 * chained comparisons (``0 < x <= y``) only with the ``chained`` feature.
 Only the features in ``TENSOR_FEATURES`` apply in tensor mode, and those of
 ``BACKEND_FEATURES`` only for their backends (JAX's ``print`` of
@@ -80,6 +82,7 @@ from tests.program_gen.data import DataFeatures
 from tests.program_gen.methods import MethodFeatures
 from tests.program_gen.real_python import RealPythonFeatures
 from tests.program_gen.reference import ReferenceFeatures
+from tests.program_gen.returns import ReturnFeatures
 from tests.program_gen.state import StateFeatures
 from tests.program_gen.syntax import SyntaxFeatures
 from tests.program_gen.variables import VariableFeatures
@@ -139,6 +142,7 @@ FEATURE_ISSUES = {
     "datasets": "hunt: for over a dataset, enumerate/zip of datasets, cardinality()",
     "variables": "TF guides: rt.Variable state updated in branches and loops, read",
     "array_rows": "JAX hunt: for over an array's rows, a constant one's traced break",
+    "container_returns": "real code: lists, tuples, dicts, appended lists returned",
 }
 """Each switchable feature and the issue item its programs prove."""
 
@@ -178,6 +182,7 @@ TENSOR_FEATURES = frozenset(
         "datasets",
         "variables",
         "array_rows",
+        "container_returns",
     }
 )
 """The features that have a tensor-friendly form (see the module docs)."""
@@ -288,6 +293,20 @@ def vector(*values):
     if library == "runtime":
         return runtime.stack(values)
     return list(values)
+
+
+def stacked(values):
+    # A list of ints as one 1-D array (container_returns): rt.stack or
+    # jnp.stack where the program is staged (a TensorArray, the list a
+    # graph loop appended to, too), a NumPy int32 array in Python (as
+    # rt.stack of Python ints gives).
+    for value in values if isinstance(values, list) else [values]:
+        library = type(value).__module__.partition(".")[0]
+        if library == "jax":
+            return sys.modules["jax"].numpy.stack(values)
+        if library == "runtime":
+            return runtime.stack(values)
+    return numpy.array(values, dtype=numpy.int32)
 
 
 def record(log, v):
@@ -497,6 +516,7 @@ class _ProgramWriter(
     StateFeatures,
     SyntaxFeatures,
     VariableFeatures,
+    ReturnFeatures,
     Writer,
 ):
     """The writer with every feature's hooks (each checks ``on(feature)``)."""

@@ -369,6 +369,11 @@ def _refuses_a_search(error: BaseException, source: str) -> bool:
     if not 2 <= line < len(lines) or not lines[line].strip().startswith(f"{name} = "):
         return False
     at = _indent(lines[line - 1])
+    after = next((t for t in lines[line + 1 :] if t.strip() and _indent(t) <= at), "")
+    if _indent(after) == at and re.match(r"\s*(else:|elif )", after):
+        # (`loop_names` writes its `if` alone; one with an `else` is another
+        # feature's, `branch_born`'s, whose else may leave the name unbound.)
+        return False
     before, previous = lines[line - 3 : line - 1], lines[line - 2]
     header = re.match(r"\s*(for|while) .*:$", previous) and _indent(previous) == at - 4
     fuel = re.fullmatch(r"\s*fuel\d+ -= 1", previous) and _indent(previous) == at

@@ -474,7 +474,7 @@ class Writer:
                 f"while {test}:",
                 f"    {fuel} -= 1",
                 f"    if {fuel} < 0:",
-                f"        {leave}",
+                *indent(indent([leave])),
             ]
         lines += self.loop_body(depth)
         if style == "break" or style == "guard":
@@ -569,4 +569,6 @@ def type_of(name: str) -> str | None:
 
 
 def indent(lines: list[str]) -> list[str]:
-    return ["    " + line for line in lines]
+    """The lines one level deeper; an item may hold several lines (a
+    ``return`` that ``container_returns`` builds a list for first)."""
+    return ["    " + part for line in lines for part in line.split("\n")]

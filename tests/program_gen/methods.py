@@ -58,7 +58,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tests.program_gen.core import NAMES, PARAMETERS
+from tests.program_gen.core import NAMES, PARAMETERS, indent
 
 _KEYS = "{0: 1, 1: -2, 2: 3, 3: 0, 4: -1, 5: 2}"
 """``wk`` of ``index_keys``: a value for every index of ``range(a)``."""
@@ -210,7 +210,11 @@ class MethodFeatures:
         ]
         loop.append(f"    {target} = {self.bounded(f'{target} + 1', 'int')}")
         if self.chance(50):
-            loop = [f"if {self.condition(1)}:", f"    {self.return_statement()}", *loop]
+            loop = [
+                f"if {self.condition(1)}:",
+                *indent([self.return_statement()]),
+                *loop,
+            ]
         branches = [assign, loop] if self.chance(50) else [loop, assign]
         lines = [f"if {self.condition(1)}:"]
         lines += ["    " + line for line in branches[0]]

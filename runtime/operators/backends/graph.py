@@ -11,6 +11,7 @@ from typing import Any
 from runtime import control_flow, dtypes, formatted, nest
 from runtime import control_flow_checks as checks
 from runtime.context import STATE, trial_trace
+from runtime.errors import DTypeMismatch
 from runtime.graph import Graph, keep_refusal
 from runtime.op_registry import convert_to_tensor
 from runtime.operators import verification
@@ -132,15 +133,48 @@ def located_cond(
             truth(pred), true_fn, false_fn, names=names, python_numbers=True
         )
     except TypeError as error:
-        located = not_a_tensor(error)
+        located = not_a_tensor(error) or dtype_differs(error)
         if located is None:
             raise
         raise located from None
     except ValueError as error:
-        located = set_on_one_path(error)
+        located = set_on_one_path(error) or structure_differs(error)
         if located is None:
             raise
         raise located from None
+
+
+# `checks.check_same_structure`'s refusal of one value.
+_STRUCTURE_RULE = "; both branches must give it the same structure"
+
+
+def structure_differs(error: ValueError) -> ValueError | None:
+    """`rt.cond`'s refusal of a value whose structure differs between the
+    branches (`error`), naming the statement's line, which `rt.cond` does
+    not know; None for another error."""
+    text = str(error)
+    if _STRUCTURE_RULE not in text:
+        return None
+    at = where_.at(where_.current())
+    return ValueError(
+        text.replace(_STRUCTURE_RULE, f" in the graph `if`{at}{_STRUCTURE_RULE}", 1)
+    )
+
+
+# `checks.check_branch_dtypes`'s refusal of one value.
+_DTYPE_RULE = " in the false branch; cast one of them so they match"
+
+
+def dtype_differs(error: TypeError) -> DTypeMismatch | None:
+    """`rt.cond`'s refusal of a value whose dtype differs between the
+    branches (`error`), naming the statement's line; None for another
+    error."""
+    text = str(error)
+    if not isinstance(error, DTypeMismatch) or _DTYPE_RULE not in text:
+        return None
+    at = where_.at(where_.current())
+    rule = _DTYPE_RULE.replace(";", f" of the graph `if`{at};", 1)
+    return DTypeMismatch(text.replace(_DTYPE_RULE, rule, 1))
 
 
 # `checks.check_both_branches_set`'s refusal.
@@ -273,6 +307,8 @@ def zeros_like_spec(value: Any, relaxed: list[Any] | None = None) -> Any:
     """
 
     def zeros(leaf: Any) -> Any:
+        if leaf is None:  # (a `return {'v': x, 'aux': None}`: no tensor)
+            return None
         spec = leaf if isinstance(leaf, SymbolicTensor) else convert_to_tensor(leaf)
         if spec.dtype is dtypes.string:
             return convert_to_tensor("")

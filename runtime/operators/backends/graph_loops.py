@@ -222,6 +222,10 @@ def widening(
     return _restoring(places, lambda: build(widened[:k]), before)
 
 
+# `checks.check_branch_dtypes`'s refusal of one value, which it names.
+_BRANCH_DTYPES = re.compile(r"(.+?) has dtype \w+ in the true branch but \w+ in the")
+
+
 def _unwidened(
     error: BaseException, state: tuple[Any, ...], names: Sequence[str], raising: bool
 ) -> TypeError | None:
@@ -234,11 +238,16 @@ def _unwidened(
     if not isinstance(error, DTypeMismatch):
         return None
     text = str(error)
+    # A graph `if`'s refusal names the value whose dtypes differ: only a
+    # carried number itself can be to blame (not a counter beside the
+    # function's return value).
+    branches = _BRANCH_DTYPES.match(text)
     numbers = [
         (name, dtype.name)
         for name, value in zip(names, state)
         if type(value) in (int, float)
         and re.search(rf"\b{(dtype := convert_to_tensor(value).dtype).name}\b", text)
+        and (branches is None or branches.group(1) == quote(label(name)))
     ]
     if not numbers:
         return None

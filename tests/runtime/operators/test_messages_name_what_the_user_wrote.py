@@ -5,6 +5,7 @@ loop's `break` condition), and a graph tensor that escapes the branch or loop
 that made it is reported as that, with the line that made it.
 """
 
+import numpy as np
 import pytest
 
 import autograph
@@ -53,9 +54,11 @@ def returns_int_or_float(n):
 
 
 def test_a_return_value_changing_dtype_names_the_return_value():
+    line = returns_int_or_float.__code__.co_firstlineno + 2
     assert message_of(returns_int_or_float, rt.constant(9)) == (
         "the function's return value has dtype float32 in the true branch but int32 "
-        "in the false branch; cast one of them so they match"
+        f"in the false branch of the graph `if` at {__file__}:{line}; cast one of "
+        "them so they match"
     )
 
 
@@ -85,9 +88,11 @@ def returns_a_pair_or_one(x):
 
 
 def test_a_return_value_changing_structure_names_the_return_value():
+    line = returns_a_pair_or_one.__code__.co_firstlineno + 1
     assert message_of(returns_a_pair_or_one, rt.constant(1)) == (
         "the function's return value is a tuple of 2 items in the true branch but a "
-        "tensor in the false branch; both branches must give it the same structure"
+        f"tensor in the false branch in the graph `if` at {__file__}:{line}; both "
+        "branches must give it the same structure"
     )
 
 
@@ -145,9 +150,11 @@ def one_variable_holding_a_pair(x):
 
 
 def test_one_variable_holding_a_structure_is_named():
+    line = one_variable_holding_a_pair.__code__.co_firstlineno + 2
     assert message_of(one_variable_holding_a_pair, rt.constant(1)) == (
         "'pair' is a tensor in the true branch but a tuple of 2 items in the false "
-        "branch; both branches must give it the same structure"
+        f"branch in the graph `if` at {__file__}:{line}; both branches must give it "
+        "the same structure"
     )
 
 
@@ -428,3 +435,64 @@ def test_a_function_appended_in_a_jax_loop_names_the_list_and_loop():
         f"'fns' changes from a list of 0 items to a list of 1 item in the JAX loop "
         f"at {__file__}:{line}"
     ), str(e.value)
+
+
+def returns_int64_or_int32_in_a_loop(n):
+    fuel = 3
+    while True:
+        fuel -= 1
+        if fuel < 0:
+            return np.array([1, 2], dtype=np.int64)
+        if n > 2:
+            return rt.stack([n, n])
+
+
+def test_a_return_value_changing_dtype_in_a_loop_blames_no_counter():
+    # The loop carries `fuel`, a Python int (int32), and the body's `if`
+    # refuses the return value's dtypes (int64, int32): the message blamed
+    # `fuel` ("a Python number ... its body mixes it with a value of another
+    # dtype"), which has nothing to do with it.
+    message = message_of(returns_int64_or_int32_in_a_loop, rt.constant(3))
+    assert "a Python number before the graph loop" not in message
+    line = returns_int64_or_int32_in_a_loop.__code__.co_firstlineno + 4
+    assert message.startswith(
+        "the function's return value has dtype int64 in the true branch but "
+        f"int32 in the false branch of the graph `if` at {__file__}:{line}; cast"
+    )
+
+
+def returns_a_growing_history(n):
+    history = []
+    for i in rt.range(n):
+        history.append(i)
+        if i > 2:
+            return rt.stack(history)
+    return rt.stack(history)
+
+
+def test_a_return_value_changing_shape_in_a_loop_says_what_to_write():
+    # The advice was set_loop_options(shape_invariants=[(variable, ...)]),
+    # which cannot name the return value.
+    message = message_of(returns_a_growing_history, rt.constant(5))
+    assert message.startswith("the function's return value changed shape from")
+    assert "a `return` inside a graph loop gives a value the loop carries" in message
+    assert "`break`, and return it after the loop" in message
+
+
+def returns_none_beside_a_value_in_a_loop(n):
+    x = n
+    while x < 5:
+        x = x + 1
+        if x == 2:
+            return {"value": x, "aux": None}
+    return {"value": x, "aux": None}
+
+
+def test_a_none_returned_inside_a_graph_loop_says_what_to_write():
+    # It crashed with "cannot convert None to a tensor" (no name, no line).
+    message = message_of(returns_none_beside_a_value_in_a_loop, rt.constant(0))
+    assert message.startswith(
+        "the function's return value['aux'] is None where a `return` inside a "
+        "graph loop gives it"
+    )
+    assert "return a tensor there" in message
