@@ -138,9 +138,19 @@ def parse_entity(entity: Callable[..., Any]) -> ParsedEntity:
     """
     function = _as_function(entity)
     lines, start = _find_source(function)
-    if function.__code__.co_name == "<lambda>":
-        return _parse_lambda(function, lines, start)
-    return _parse_def(function, lines, start)
+    parse = _parse_lambda if function.__code__.co_name == "<lambda>" else _parse_def
+    try:
+        return parse(function, lines, start)
+    except ConversionError:
+        # `linecache` may hold the file as it was before the user edited it
+        # and reloaded the module (read for an earlier conversion, or a
+        # traceback): checked against the disk only now, on failure, as a
+        # stat per conversion would cost every conversion.
+        linecache.checkcache(function.__code__.co_filename)
+        fresh, start = _find_source(function)
+        if fresh is lines:
+            raise
+        return parse(function, fresh, start)
 
 
 def _as_function(entity: Any) -> Any:

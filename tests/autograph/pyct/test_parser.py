@@ -498,6 +498,23 @@ def test_a_file_edited_after_import_is_refused_rather_than_converted(tmp_path):
     )
 
 
+def test_a_file_edited_and_reloaded_converts_its_new_code(tmp_path):
+    # linecache read the file for a first conversion; the user then edits
+    # it and runs it again (a module reload, a notebook's autoreload).
+    path = tmp_path / "edited_and_reloaded.py"
+    path.write_text("def inc(x):\n    return x + 1\n")
+    first: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), first)
+    try:
+        assert "x + 1" in parser.parse_entity(first["inc"]).source
+        path.write_text("def inc(x):\n    return x * 999\n")
+        second: dict = {}
+        exec(compile(path.read_text(), str(path), "exec"), second)
+        assert "x * 999" in parser.parse_entity(second["inc"]).source
+    finally:
+        linecache.cache.pop(str(path), None)
+
+
 def test_a_lambda_edited_after_import_is_refused_rather_than_converted(tmp_path):
     path = tmp_path / "edited_lambda.py"
     path.write_text("inc = lambda x: x + 1\n")
