@@ -33,7 +33,6 @@ definedness analyses decide all of this (STYLE 4).
 from __future__ import annotations
 
 import ast
-import copy
 import inspect
 import types
 from collections.abc import Iterable, Sequence
@@ -684,7 +683,7 @@ def _as_written(node: ast.expr) -> str:
     """The text of the target `node` as the user wrote it, for messages."""
     if not any(isinstance(n, ast.Call) for n in ast.walk(node)):
         return ast.unparse(node)
-    return ast.unparse(_Unload().visit(copy.deepcopy(node)))
+    return ast.unparse(_Unload().visit(transformer.copy_node(node)))
 
 
 def _place(node: ast.expr) -> ast.expr:
@@ -698,7 +697,7 @@ def _place(node: ast.expr) -> ast.expr:
     if isinstance(node, ast.Attribute):
         return b.ag_call("attr", text, owner, b.const(node.attr))
     key = node.slice
-    key = b.name(key.id) if isinstance(key, ast.Name) else copy.copy(key)
+    key = b.name(key.id) if isinstance(key, ast.Name) else transformer.copy_node(key)
     return b.ag_call("item", text, owner, key)
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import copy
 import dataclasses
 import inspect
 import linecache
@@ -98,7 +97,7 @@ def unparse(node: ast.AST | Sequence[ast.AST]) -> str:
     if _has_unlocated_statement(node):
         # ast.unparse reads statements' line numbers (for type comments); a
         # fragment not yet given positions is unparsed from a located copy.
-        node = ast.fix_missing_locations(copy.deepcopy(node))
+        node = ast.fix_missing_locations(transformer.copy_node(node))
     return unparsing.unparse(node)
 
 

@@ -432,3 +432,27 @@ def test_networkx_called_from_converted_code_runs_as_a_library():
     graph = networkx.path_graph(3)
     with api.always_run_converted():
         assert autograph.to_graph(_calls_networkx)(graph) == 3
+
+
+def _items_keyed_by_calls(d, keys):
+    for k in keys:
+        if k:
+            d[str(k)] = len(k)
+    return d
+
+
+def test_conversion_does_not_go_through_the_copy_module(monkeypatch):
+    # `make stdlib` converts `copy` itself: a compiler that copied trees
+    # with copy.deepcopy ran converted copy code, which converted
+    # copy._deepcopy_dict again, while converting it (RecursionError).
+    import copy
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the compiler called the copy module")
+
+    monkeypatch.setattr(copy, "deepcopy", refuse)
+    monkeypatch.setattr(copy, "copy", refuse)
+    assert "d[str(k)]" in autograph.to_code(_items_keyed_by_calls)
+    converted = autograph.to_graph(_items_keyed_by_calls)
+    with api.always_run_converted():
+        assert converted({}, ["ab", ""]) == {"ab": 2}
