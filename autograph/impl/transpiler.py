@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-import contextlib
 import functools
-import gc
 import linecache
 import threading
 import types
@@ -35,7 +33,7 @@ from builtins import (
     type,
     zip,
 )
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
@@ -455,26 +453,9 @@ def convert_entity(
             _cache.set(code, entries)
         entity = entries.get(key)
         if entity is None:
-            with _gc_paused():
-                entity = _convert(function, recursive=recursive, is_library=is_library)
+            entity = _convert(function, recursive=recursive, is_library=is_library)
             entries[key] = entity
     return entity
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The cyclic GC off while converting: a conversion makes thousands of
-    tree nodes and dicts, all reachable until it ends, so collections found
-    nothing and cost about 5-10% of it (issue 24). Only the collector's own
-    state changes: what the user switched off stays off."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _convert(

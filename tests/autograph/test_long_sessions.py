@@ -16,8 +16,6 @@ import sys
 import weakref
 from pathlib import Path
 
-import pytest
-
 import autograph
 import runtime as rt
 from autograph.impl import api, transpiler
@@ -154,46 +152,6 @@ def test_equal_code_of_a_dropped_module_does_not_evict_a_live_ones(tmp_path):
         second.total, recursive=True, is_library=lambda name: False
     )
     assert again is kept
-
-
-def test_conversion_pauses_the_gc_and_leaves_its_state_as_it_was(monkeypatch):
-    from autograph.pyct import parser
-
-    seen = []
-    parse_entity = parser.parse_entity
-
-    def spying(function):
-        seen.append(gc.isenabled())
-        return parse_entity(function)
-
-    monkeypatch.setattr(parser, "parse_entity", spying)
-
-    def first(x):
-        return -x if x < 0 else x
-
-    def second(x):
-        return -x if x < 0 else x
-
-    def third(x):
-        return -x if x < 0 else x
-
-    assert gc.isenabled()
-    autograph.to_graph(first)
-    assert seen == [False] and gc.isenabled()
-    gc.disable()  # the user's choice stays
-    try:
-        autograph.to_graph(second)
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
-
-    def failing(function):
-        raise RuntimeError("a defect in the parser")
-
-    monkeypatch.setattr(parser, "parse_entity", failing)
-    with pytest.raises(RuntimeError, match="a defect in the parser"):
-        autograph.to_graph(third)
-    assert gc.isenabled()  # back on after a failed conversion too
 
 
 def test_to_code_then_to_graph_runs_the_code_to_graph_alone_makes():
