@@ -185,13 +185,18 @@ def for_stmt(
     # one path only: `born.unset_in_iteration`; a variable of a `try` it
     # carries in a place too.)
     scoped = born.iterating((*state, *unset_variables(places)))
+
+    def staged(impl: Callable[..., Any], items: Any) -> Any:
+        """The backend's loop over `items` from the current state, or
+        NotImplemented where it declines (the options are evaluated once)."""
+        nonlocal opts
+        opts = loop_options(opts)
+        return impl(items, body, state, names, extra_test, places=places, opts=opts)
+
     try:
         impl = _FOR[type(iterable)]
         if impl is not None:
-            opts = loop_options(opts)
-            result = impl(
-                iterable, body, state, names, extra_test, places=places, opts=opts
-            )
+            result = staged(impl, iterable)
             if result is not NotImplemented:
                 return result
         count = len(state)
@@ -208,10 +213,7 @@ def for_stmt(
                 # may stage the rest of the range as one loop, or decline.
                 impl = _staging(state, places)
                 if impl is not None:
-                    rest = iterable[drawn:]
-                    args = (rest, body, state, names, extra_test)
-                    opts = loop_options(opts)
-                    result = impl(*args, places=places, opts=opts)
+                    result = staged(impl, iterable[drawn:])
                     if result is not NotImplemented:
                         return result
                     stage = False
@@ -222,14 +224,10 @@ def for_stmt(
                 # is a range, of an array's rows an array (`rest_of`), which the
                 # backend loops over from here.
                 rest = rest_of(iterable, drawn)
-                result = NotImplemented
                 if rest is not None:
-                    opts = loop_options(opts)
-                    result = impl(
-                        rest, body, state, names, extra_test, places=places, opts=opts
-                    )
-                if result is not NotImplemented:
-                    return result
+                    result = staged(impl, rest)
+                    if result is not NotImplemented:
+                        return result
                 if not isinstance(iterable, range):
                     names = names or state_names(body, 1)
                     # (This loop's own line: the innermost *staged*
