@@ -137,6 +137,35 @@ THIRD_PARTY: tuple[Entry, ...] = (
         ),
         "pytest",
     ),
+    # Dense polynomial arithmetic, factoring and root isolation (lists of
+    # coefficients in nested loops), a SAT solver, the iterables toolbox.
+    Entry(
+        (
+            "sympy.polys.densebasic",
+            "sympy.polys.densearith",
+            "sympy.polys.densetools",
+            "sympy.polys.euclidtools",
+            "sympy.polys.factortools",
+            "sympy.polys.sqfreetools",
+            "sympy.polys.galoistools",
+            "sympy.polys.rootisolation",
+            "sympy.polys.monomials",
+            "sympy.polys.orderings",
+            "sympy.logic.algorithms.dpll",
+            "sympy.logic.algorithms.dpll2",
+            "sympy.utilities.iterables",
+        ),
+        (
+            *_tests(
+                "sympy/polys/tests",
+                "densebasic densearith densetools euclidtools factortools "
+                "sqfreetools galoistools rootisolation monomials orderings",
+            ),
+            *_tests("sympy/logic/tests", "dimacs inference"),
+            *_tests("sympy/utilities/tests", "iterables"),
+        ),
+        "pytest",
+    ),
     # Numerical optimization on NumPy values: line searches, root finders,
     # trust regions (test__numdiff is left out: it pickles `rosen`, which
     # its module imported before the harness replaced it, by reference).
