@@ -207,3 +207,19 @@ def test_minimize_keeps_only_the_lines_the_failure_needs() -> None:
     text, pair = minimize(source, [(1, 0), (1, 1)])
     assert text.split("\ndef program", 1)[1] == "(a, b, log):\n    z = a + 'text'\n"
     assert pair == (1, 0)
+
+
+def test_a_time_limit_python_dropped_fires_again():
+    # Raised inside a GC callback (hypothesis has one), the first
+    # TimeLimitExceeded is printed and dropped: the alarm must come back.
+    dropped = 0
+    with pytest.raises(check.TimeLimitExceeded), check.time_limit(0.05):
+        deadline = time.monotonic() + 5.0
+        try:
+            while time.monotonic() < deadline:
+                pass
+        except check.TimeLimitExceeded:
+            dropped += 1  # as Python does in a callback
+        while time.monotonic() < deadline:
+            pass
+    assert dropped == 1

@@ -303,14 +303,17 @@ BACKENDS: dict[str, Callable[[], StagedBackend]] = {
 def time_limit(seconds: float) -> Iterator[None]:
     """Raises ``TimeLimitExceeded`` in the block after ``seconds``.
 
-    Uses ``SIGALRM``, so it works in the main thread only.
+    Uses ``SIGALRM``, so it works in the main thread only. The alarm repeats
+    every half second until the block ends: an exception raised while a
+    callback runs (hypothesis's GC callback, a ``__del__``) is printed and
+    dropped by Python, and the program would run on unjudged.
     """
 
     def expire(signum: int, frame: object) -> None:
         raise TimeLimitExceeded(f"ran longer than {seconds} s")
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)
     try:
         yield
     finally:
