@@ -436,6 +436,16 @@ class ControlFlowTransformer(transformer.Base):
         while optional and _is_default(optional[-1]):
             optional.pop()
         places = self._places([node.body, node.orelse])
+        if (
+            places is not None
+            and self._is_guard(node.test)
+            and any(_reads_names(place) for place in places.value.elts)
+        ):
+            # Jump lowering's `if do_return:`: where the flag is set, a name
+            # a place reads may be unbound (`try: root = next(it)` /
+            # `except StopIteration: return`), so the places are read only
+            # if a backend takes the test (a staged return).
+            places.value = b.thunk(places.value)
         call = b.ag_call(
             "if_stmt", *args, *optional, keywords=[places] if places else []
         )
@@ -468,6 +478,12 @@ class ControlFlowTransformer(transformer.Base):
             return set()
         must = anno.getanno(node, Defined.MUST_IN, frozenset())
         return set(outputs) - must - self.cache.writes(block)
+
+    def _is_guard(self, test: ast.expr) -> bool:
+        """Whether `test` is a jump flag or its negation (`not do_return`)."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        return self._is_flag(test)
 
     def _is_flag(self, node: ast.AST | None) -> bool:
         """Whether `node` is the name of a return flag (`do_return`)."""
@@ -627,6 +643,15 @@ def _item_places(
     for text in untracked:
         places.append(b.ag_call("untracked", b.const(text)))  # ag__.untracked('x[i]')
     return places
+
+
+def _reads_names(place: ast.expr) -> bool:
+    """Whether the place `ag__.item(...)`/`ag__.attr(...)` reads names when
+    it is made (its container, a key); `ag__.var(lambda: x)` and
+    `ag__.untracked('x[i]')` read none."""
+    return isinstance(place, ast.Call) and (
+        b.is_ag_attr(place.func, "item") or b.is_ag_attr(place.func, "attr")
+    )
 
 
 def _position(node: ast.AST) -> tuple[int, int]:

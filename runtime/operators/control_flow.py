@@ -40,7 +40,7 @@ def if_stmt(
     state: tuple[Any, ...] = (),
     names: tuple[str, ...] = (),
     *,
-    places: Sequence[Place] = (),
+    places: Sequence[Place] | Callable[[], Sequence[Place]] = (),
 ) -> Any:
     """Runs `body(*state)` if `cond` is true, else `orelse(*state)`.
 
@@ -58,13 +58,17 @@ def if_stmt(
         state: Values of the variables the branches read and change.
         names: The user's names of the outputs, for error messages.
         places: What the branches change in place (items, attributes,
-            cells: see `places`); only a backend looks at them.
+            cells: see `places`), or a function giving them (jump
+            lowering's `if do_return:`, where a name they read may be
+            unbound); only a backend looks at them.
 
     Returns:
         The outputs: one value bare, several as a tuple, none as None.
     """
     impl = _IF[type(cond)]
     if impl is not None:
+        if callable(places):
+            places = places()
         result = impl(cond, body, orelse, state, names, places)
         if result is not NotImplemented:  # else the backend declined `cond`
             return result

@@ -456,3 +456,27 @@ def test_conversion_does_not_go_through_the_copy_module(monkeypatch):
     converted = autograph.to_graph(_items_keyed_by_calls)
     with api.always_run_converted():
         assert converted({}, ["ab", ""]) == {"ab": 2}
+
+
+def _union(weights, parents, *objects):
+    # networkx's UnionFind.union: the rest of the function runs only where
+    # the `try` bound `root`.
+    roots = iter(sorted(objects, key=lambda r: weights[r], reverse=True))
+    try:
+        root = next(roots)
+    except StopIteration:
+        return
+    for r in roots:
+        weights[root] += weights[r]
+        parents[r] = root
+
+
+@pytest.mark.parametrize("objects", [(), (0,), (0, 1)])
+def test_an_early_return_in_a_handler_leaves_the_rest_s_names_unread(objects):
+    expected = ({0: 1, 1: 2}, {0: 0, 1: 1})
+    result = (dict(expected[0]), dict(expected[1]))
+    assert _union(*expected, *objects) is None
+    converted = autograph.to_graph(_union)
+    with api.always_run_converted():
+        assert converted(*result, *objects) is None
+    assert result == expected
