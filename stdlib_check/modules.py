@@ -199,8 +199,27 @@ THIRD_PARTY: tuple[Entry, ...] = (
     # made in converted code closes over `ag__`, and argmap's new code has
     # no cell for it); users' calls of networkx stay unconverted.
     Entry(
-        ("networkx.algorithms.*", "networkx.classes.*", "networkx.generators.*"),
         (
+            "networkx.algorithms.*",
+            "networkx.classes.*",
+            "networkx.generators.*",
+            "networkx.utils.union_find",
+            "networkx.utils.heaps",
+            "networkx.utils.mapped_queue",
+            "networkx.utils.misc",
+            "networkx.utils.rcm",
+            "networkx.utils.random_sequence",
+        ),
+        (
+            "networkx/algorithms/flow/tests",
+            "networkx/utils/tests",
+            *_tests("networkx/algorithms/isomorphism/tests", "isomorphism vf2userfunc"),
+            *_tests(
+                "networkx/algorithms/centrality/tests",
+                "betweenness_centrality closeness_centrality degree_centrality",
+            ),
+            *_tests("networkx/algorithms/community/tests", "label_propagation kclique"),
+            *_tests("networkx/algorithms/approximation/tests", "clique vertex_cover"),
             "networkx/algorithms/shortest_paths/tests",
             "networkx/algorithms/traversal/tests",
             "networkx/algorithms/components/tests",
@@ -211,7 +230,7 @@ THIRD_PARTY: tuple[Entry, ...] = (
                 "connectivity cuts disjoint_paths edge_augmentation kcomponents "
                 "kcutsets stoer_wagner",
             ),
-            *_tests("networkx/algorithms/tree/tests", "branchings recognition"),
+            *_tests("networkx/algorithms/tree/tests", "branchings recognition mst"),
             *_tests(
                 "networkx/algorithms/tests",
                 "dag cycles simple_paths euler matching bridges cluster core chains "
