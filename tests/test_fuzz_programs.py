@@ -213,6 +213,9 @@ CONSTRUCTS = {
     "assert": r"^ *assert ",
     "record": r"record\(log",
     "floor division": r"//",
+    "a return in a handler, then items keyed by the try's name": (
+        r"except StopIteration:\n +return.*\n *for hv\d+ in hi\d+:"
+    ),
     "comprehension": r"\[.* for k in range",
     "lambda": r"\(lambda k:",
     "unpacking for": r"for \w+, \w+ in",

@@ -142,6 +142,7 @@ FEATURE_ISSUES = {
     "datasets": "hunt: for over a dataset, enumerate/zip of datasets, cardinality()",
     "variables": "TF guides: rt.Variable state updated in branches and loops, read",
     "array_rows": "JAX hunt: for over an array's rows, a constant one's traced break",
+    "handler_returns": "thirdparty: an except returns, then items keyed by a try name",
     "container_returns": "real code: lists, tuples, dicts, appended lists returned",
 }
 """Each switchable feature and the issue item its programs prove."""

@@ -150,6 +150,8 @@ class SyntaxFeatures:
             return kinds
         if self.on("try") and depth < 3:
             kinds += ["try", "try"]
+        if self.on("handler_returns") and self.loop_depth < 3:
+            kinds.append("handler_return")
         if getattr(self, "caught_as_e", False):
             kinds.append("read_caught")
         if self.on("try") or self.on("with"):
@@ -223,6 +225,28 @@ class SyntaxFeatures:
         if not self.tensor and any(" as e" in line for line in lines):
             self.caught_as_e = True  # (`s_read_caught` may follow)
         return lines + after, False
+
+    def s_handler_return(self, depth: int) -> tuple[list[str], bool]:
+        """networkx's ``UnionFind.union``: a ``try`` binds a name, its
+        handler returns, and the rest writes items keyed by that name (jump
+        lowering's ``if`` must not read the key on the returning path)."""
+        n = self.label()
+        items = self.choice(("[]", "[a, b]", "[b]", "list(range(clamp(a)))"))
+        target = self.choice(NAMES["int"])
+        lines = [
+            f"ht{n} = {{}}",
+            f"hi{n} = iter({items})",
+            "try:",
+            f"    hk{n} = next(hi{n})",
+            "except StopIteration:",
+            f"    {self.return_statement()}",
+            f"for hv{n} in hi{n}:",
+            f"    ht{n}[hk{n}] = ht{n}.get(hk{n}, 0) + hv{n}",
+            f"{target} = clamp({target if target in self.defined else 0} + "
+            f"len(ht{n}) + ht{n}.get(hk{n}, 0))",
+        ]
+        self.assigned(target)
+        return lines, False
 
     def epilogue(self) -> list[str]:
         lines = super().epilogue()
