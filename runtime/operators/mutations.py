@@ -389,35 +389,14 @@ class _Tracker:
             self._refuse_state(kind, name, what, by, at, label)
         verb = "depends" if what == "length" else "depend"
         was, now = containers.show(before, kind), containers.show(after, kind)
-        if label == "loop" and backend == "JAX":
+        if label == "loop":
             raise TypeError(
                 f"the {kind} {quote(name)} is changed{by} in the body of the "
                 f"{backend} loop{at} so that its {what} {_changes(what)} ({was} "
                 f"before the iteration, {now} after): a {backend} loop carries a "
                 f"{kind} only if every iteration keeps its {what}; build the values "
-                "in an array (ys = jnp.zeros(n) before the loop, ys = "
-                "ys.at[i].set(v) in it), or change it after the loop"
-            )
-        if label == "loop":
-            build = (
-                "a list a local name holds that the loop `append`s to and nothing "
-                "else changes"
-            )
-            if kind == "list" and not name.isidentifier():
-                # (Only a local name's list is carried as a TensorArray.)
-                build = (
-                    f"{build}: a list held in an item or attribute, as {name} is, "
-                    "is not carried that way; build it in a local name "
-                    f"(`values = []` before the loop) and assign `{name} = values` "
-                    "after the loop"
-                )
-            raise TypeError(
-                f"the {kind} {quote(name)} is changed{by} in the body of the "
-                f"{backend} loop{at} so that its {what} {_changes(what)} ({was} "
-                "before the "
-                f"iteration, {now} after): a {backend} loop carries a {kind} only "
-                f"if every iteration keeps its {what}; build the values in a "
-                f"tensor (rt.TensorArray, or {build}), or change it after the loop"
+                f"in {_built_instead(backend, kind, name)}, or change it after the "
+                "loop"
             )
         other = "else" if label == "if" else "if"
         none = " (there is none)" if other == "else" and self.orelse_missing else ""
@@ -455,6 +434,26 @@ class _Tracker:
         )
 
     orelse_missing = False
+
+
+def _built_instead(backend: str, kind: str, name: str) -> str:
+    """What a `backend` loop carries instead of the container `name` whose
+    size its body changes: a JAX array, or the graph's TensorArray."""
+    if backend == "JAX":
+        return (
+            "an array (ys = jnp.zeros(n) before the loop, ys = ys.at[i].set(v) in it)"
+        )
+    build = (
+        "a list a local name holds that the loop `append`s to and nothing else changes"
+    )
+    if kind == "list" and not name.isidentifier():
+        # (Only a local name's list is carried as a TensorArray.)
+        build = (
+            f"{build}: a list held in an item or attribute, as {name} is, is not "
+            "carried that way; build it in a local name (`values = []` before the "
+            f"loop) and assign `{name} = values` after the loop"
+        )
+    return f"a tensor (rt.TensorArray, or {build})"
 
 
 def _changes(what: str) -> str:
