@@ -197,3 +197,16 @@ def test_networkx_dispatchers_call_the_converted_algorithm(tmp_path, monkeypatch
     monkeypatch.setitem(sys.modules, "networkx.utils.backends", backends)
     ModuleConverter([module], Tally()).run()
     assert transpiler.is_converted_code(Dispatcher.orig_func.__code__)
+
+
+def test_a_third_party_package_not_installed_is_skipped_saying_so(
+    tmp_path, monkeypatch, capsys
+):
+    from stdlib_check.modules import Entry
+
+    missing = Entry(("no_such_package_here.*",), ("tests",), "pytest")
+    monkeypatch.setattr(run, "THIRD_PARTY", (missing,))
+    out = tmp_path / "third_party.json"
+    assert run.main(["--third-party", "--out", str(out)]) == 0
+    assert "no_such_package_here.*: not installed, skipped" in capsys.readouterr().err
+    assert json.loads(out.read_text()) == []
